@@ -1,0 +1,54 @@
+# KAG: two commands set everything up on a fresh machine.
+#   make demo   install, start Neo4j + Redis, run the multi-session demo offline
+#   make test   install, start Neo4j + Redis, run unit + integration tests
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v python3)
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install services-up services-down services-status demo test test-unit test-integration lint serve bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "KAG needs Python >= 3.11"'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -q --upgrade pip uv
+	@echo "[install] resolving and installing (uv; torch comes with sentence-transformers)"
+	@$(VENV)/bin/uv pip install --python $(PY) -q -e '.[dev]' || $(PY) -m pip install -q -e '.[dev]'
+	@$(PY) -m ipykernel install --user --name kag --display-name "KAG (.venv)" >/dev/null
+	@touch $(STAMP)
+
+services-up:
+	@bash scripts/services.sh up
+
+services-down:
+	@bash scripts/services.sh down
+
+services-status:
+	@bash scripts/services.sh status
+
+demo: install services-up
+	@$(VENV)/bin/kag demo
+
+test: install services-up
+	@$(PY) -m pytest tests
+
+test-unit: install
+	@$(PY) -m pytest tests/unit
+
+test-integration: install services-up
+	@$(PY) -m pytest tests/integration
+
+lint: install
+	@$(VENV)/bin/ruff check agent graphs tools tests bench
+
+serve: install services-up
+	@$(VENV)/bin/langgraph dev --no-browser --host 127.0.0.1 --port 2024
+
+bench: install services-up
+	@$(PY) bench/checkpoint.py
+
+clean: services-down
+	rm -rf $(VENV) .services

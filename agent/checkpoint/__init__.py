@@ -1,0 +1,1 @@
+"""Redis checkpoint saver on plain Redis data types."""

@@ -1,0 +1,40 @@
+"""The exceptions KAG raises. Driver errors are wrapped in these."""
+
+from __future__ import annotations
+
+
+class KAGError(Exception):
+    """Base class for every error KAG raises on purpose."""
+
+
+class ConfigError(KAGError, ValueError):
+    """A setting is missing or invalid; the message names the variable."""
+
+    def __init__(self, variable: str, problem: str) -> None:
+        """Name the offending ``variable`` and say what is wrong with it."""
+        self.variable = variable
+        super().__init__(f"{variable}: {problem}")
+
+
+class InvalidInputError(KAGError, ValueError):
+    """A request, learner id or tool argument failed validation."""
+
+
+class StoreUnavailableError(KAGError, ConnectionError):
+    """A backing service (Neo4j or Redis) cannot be reached."""
+
+    def __init__(self, service: str, detail: str) -> None:
+        """Name the ``service`` and how to start it."""
+        self.service = service
+        super().__init__(
+            f"{service} is unreachable ({detail}). Start it with `scripts/services.sh up` "
+            f"or `make services-up`."
+        )
+
+
+class StoreError(KAGError):
+    """A store operation failed for a reason other than reachability."""
+
+
+class CoreMemoryLimitError(KAGError, ValueError):
+    """A core memory section would exceed its character limit."""

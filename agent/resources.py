@@ -1,0 +1,106 @@
+"""Connections and providers a process shares: Neo4j, Redis, embeddings, chat model.
+
+The caller owns a ``Resources`` and closes it (``await resources.aclose()``).
+Stores receive the driver or client they need; they never open their own.
+Async clients are bound to one event loop, so ``default_resources()`` keeps
+one bundle per running loop (the LangGraph server runs one loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from functools import cached_property
+
+import neo4j
+import redis.asyncio as aioredis
+from langchain_core.language_models import BaseChatModel
+
+from agent.chat_models import make_chat_model
+from agent.embeddings import EmbeddingProvider, make_embeddings
+from agent.settings import Settings
+
+NEO4J_POOL_SIZE = 50  # the design's Bolt pool
+REDIS_POOL_SIZE = 10  # the design's Redis pool
+
+
+class Resources:
+    """Lazily opened clients for one event loop. Explicit objects win over settings."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        chat_model: BaseChatModel | None = None,
+        embeddings: EmbeddingProvider | None = None,
+        neo4j_driver: neo4j.AsyncDriver | None = None,
+        redis_client: aioredis.Redis | None = None,
+    ) -> None:
+        """Keep what was passed; build the rest from ``settings`` on first use."""
+        self.settings = settings or Settings.from_env()
+        if chat_model is not None:
+            self.__dict__["chat_model"] = chat_model
+        if embeddings is not None:
+            self.__dict__["embeddings"] = embeddings
+        if neo4j_driver is not None:
+            self.__dict__["neo4j"] = neo4j_driver
+        if redis_client is not None:
+            self.__dict__["redis"] = redis_client
+
+    @cached_property
+    def neo4j(self) -> neo4j.AsyncDriver:
+        """Async Bolt driver (pool of 50)."""
+        s = self.settings
+        return neo4j.AsyncGraphDatabase.driver(
+            s.neo4j_uri,
+            auth=(s.neo4j_user, s.neo4j_password),
+            max_connection_pool_size=NEO4J_POOL_SIZE,
+            connection_timeout=5.0,
+            connection_acquisition_timeout=10.0,
+        )
+
+    @cached_property
+    def redis(self) -> aioredis.Redis:
+        """Async Redis client with ``decode_responses=True`` (pool of 10)."""
+        return aioredis.Redis.from_url(
+            self.settings.redis_url,
+            decode_responses=True,
+            max_connections=REDIS_POOL_SIZE,
+            socket_connect_timeout=5.0,
+        )
+
+    @cached_property
+    def embeddings(self) -> EmbeddingProvider:
+        """The embeddings provider the settings name."""
+        return make_embeddings(self.settings)
+
+    @cached_property
+    def chat_model(self) -> BaseChatModel:
+        """The chat model the settings name (offline policy without a key)."""
+        return make_chat_model(self.settings)
+
+    @property
+    def database(self) -> str:
+        """Neo4j database name."""
+        return self.settings.neo4j_database
+
+    async def aclose(self) -> None:
+        """Close the clients this bundle opened."""
+        if "neo4j" in self.__dict__:
+            await self.__dict__.pop("neo4j").close()
+        if "redis" in self.__dict__:
+            await self.__dict__.pop("redis").aclose()
+
+
+_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Resources] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def default_resources() -> Resources:
+    """The process-wide bundle for the running event loop, built from the environment."""
+    loop = asyncio.get_running_loop()
+    bundle = _PER_LOOP.get(loop)
+    if bundle is None:
+        bundle = _PER_LOOP[loop] = Resources(Settings.from_env())
+    return bundle
