@@ -1,0 +1,59 @@
+"""Integration fixtures over the real Neo4j and Redis started by scripts/services.sh.
+
+If a service is down the tests fail (never skip) with the service's name and
+the command that starts it.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from urllib.parse import urlparse
+
+import pytest
+
+from agent.resources import Resources
+from agent.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=2.0):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session", autouse=True)
+def services_up(settings: Settings) -> None:
+    """Fail fast, naming the service, when Neo4j or Redis is not reachable."""
+    down = []
+    neo = urlparse(settings.neo4j_uri)
+    if not _reachable(neo.hostname or "127.0.0.1", neo.port or 7687):
+        down.append(f"Neo4j at {settings.neo4j_uri}")
+    red = urlparse(settings.redis_url)
+    if not _reachable(red.hostname or "127.0.0.1", red.port or 6379):
+        down.append(f"Redis at {settings.redis_url}")
+    if down:
+        pytest.fail(
+            f"{' and '.join(down)} unreachable. Start the services with "
+            "`scripts/services.sh up` (or `make services-up`), then rerun.",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session")
+async def resources(settings: Settings) -> AsyncIterator[Resources]:
+    """One shared bundle (offline model, MiniLM) for the session's event loop."""
+    bundle = Resources(settings)
+    yield bundle
+    await bundle.aclose()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark everything under tests/integration as integration."""
+    for item in items:
+        if "/integration/" in str(item.fspath):
+            item.add_marker(pytest.mark.integration)
