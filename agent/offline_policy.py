@@ -8,13 +8,15 @@ documented policy, applied to the latest learner message:
    "I work…", "I prefer…") becomes ``core_memory_append(section="user_profile")``.
 2. Each sentence that states a goal ("I want to…", "my goal is…", "I need to
    learn…", "by Friday") becomes ``core_memory_append(section="current_goals")``.
-3. A question about the past ("what did…", "remember…", "last time", "earlier",
+3. A sentence that asks to keep material ("remember that…", "note:", "save
+   this:", "for the record…") becomes ``archival_memory_insert(content=…)``.
+4. A question about the past ("what did…", "remember…", "last time", "earlier",
    "did I…") becomes ``archival_memory_search(query=…)``; when it is about what
    was *said* in conversation ("we discussed", "I told you", "I said") it becomes
    ``conversation_search(query=…)`` instead.
-4. Planned calls run one per step, in order. When all have returned, the model
+5. Planned calls run one per step, in order. When all have returned, the model
    answers by quoting what the tools returned.
-5. Anything else gets a short, honest reply that this is the offline policy.
+6. Anything else gets a short, honest reply that this is the offline policy.
 
 Every message carries ``response_metadata["is_llm"] = False`` and starts with
 ``OFFLINE_BANNER`` so no one mistakes it for a language model.
@@ -55,6 +57,9 @@ _PAST = re.compile(
     r"\b(what did|what was|what were|remember|recall|last time|earlier|before|previous|"
     r"did i|have i|what do you know about|what have we|remind me)\b",
     re.I,
+)
+_KEEP = re.compile(
+    r"^\s*(remember that|note:|note that|save this:?|for the record,?|keep in mind)\s*", re.I
 )
 _SAID = re.compile(
     r"\b(we discussed|we talked|i told you|i said|did i say|did i mention|we covered)\b", re.I
@@ -141,6 +146,9 @@ def plan_actions(text: str, available: set[str]) -> list[tuple[str, dict[str, An
             if tool not in available:
                 tool = "archival_memory_search" if "archival_memory_search" in available else tool
             actions.append((tool, {"query": search_query(sentence)}))
+        elif not is_question and _KEEP.match(sentence):
+            content = _KEEP.sub("", sentence, count=1).strip() or sentence
+            actions.append(("archival_memory_insert", {"content": content}))
         elif not is_question and _GOAL.search(sentence):
             actions.append(
                 ("core_memory_append", {"section": "current_goals", "content": sentence})

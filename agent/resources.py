@@ -61,13 +61,19 @@ class Resources:
 
     @cached_property
     def redis(self) -> aioredis.Redis:
-        """Async Redis client with ``decode_responses=True`` (pool of 10)."""
-        return aioredis.Redis.from_url(
+        """Async Redis client with ``decode_responses=True`` (pool of 10).
+
+        The pool blocks (up to 10 s) when all connections are busy instead of
+        failing, so bursts queue up rather than erroring.
+        """
+        pool = aioredis.BlockingConnectionPool.from_url(
             self.settings.redis_url,
             decode_responses=True,
             max_connections=REDIS_POOL_SIZE,
+            timeout=10,
             socket_connect_timeout=5.0,
         )
+        return aioredis.Redis(connection_pool=pool)
 
     @cached_property
     def embeddings(self) -> EmbeddingProvider:

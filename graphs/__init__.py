@@ -1,0 +1,1 @@
+"""LangGraph graphs: wiring only; logic lives in agent/ and tools/."""

@@ -1,0 +1,1 @@
+"""LangChain tools: thin wrappers over the stores in agent/."""

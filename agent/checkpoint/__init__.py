@@ -1,1 +1,7 @@
 """Redis checkpoint saver on plain Redis data types."""
+
+from agent.checkpoint.aio import AsyncRedisSaver
+from agent.checkpoint.base import CorruptCheckpointError
+from agent.checkpoint.sync import RedisSaver
+
+__all__ = ["AsyncRedisSaver", "CorruptCheckpointError", "RedisSaver"]

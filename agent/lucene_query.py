@@ -1,0 +1,56 @@
+"""Build safe Lucene queries for Neo4j full-text indexes from untrusted text.
+
+User text never reaches Lucene as syntax: every special character is escaped
+and the boolean keywords AND/OR/NOT are lower-cased into plain terms, so odd
+input never raises and never widens the scope of a query.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Lucene's special characters (classic QueryParser); ``&&`` and ``||`` are covered
+# by escaping each ``&`` and ``|``.
+LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
+LUCENE_KEYWORDS = frozenset({"AND", "OR", "NOT"})
+MAX_TERMS = 32  # far below Lucene's 1,024 clause limit
+MAX_TERM_CHARS = 64
+_HAS_WORD = re.compile(r"[^\W_]")  # a term the standard analyzer keeps
+
+
+def escape_lucene(text: str) -> str:
+    """Escape every Lucene special character and neutralise AND/OR/NOT."""
+    escaped = "".join(f"\\{c}" if c in LUCENE_SPECIAL else c for c in text)
+    return " ".join(w.lower() if w in LUCENE_KEYWORDS else w for w in escaped.split(" "))
+
+
+def query_terms(text: str) -> list[str]:
+    """Split ``text`` into at most ``MAX_TERMS`` escaped terms that contain a letter or digit."""
+    terms: list[str] = []
+    for raw in text.split():
+        if not _HAS_WORD.search(raw):
+            continue  # pure punctuation would analyse to nothing
+        terms.append(escape_lucene(raw[:MAX_TERM_CHARS]))
+        if len(terms) >= MAX_TERMS:
+            break
+    return terms
+
+
+def scoped_query(field: str, text: str, *, key_field: str, key: str) -> str | None:
+    """``+key_field:key +field:(terms)``, or None when ``text`` has no searchable term.
+
+    ``field`` and ``key_field`` are trusted identifiers; ``key`` must be a single
+    alphanumeric token (a learner key), which is asserted here.
+    """
+    if not key.isalnum():
+        raise ValueError("scope key must be alphanumeric")
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return f"+{key_field}:{key} +{field}:({' '.join(terms)})"
+
+
+def field_query(field: str, text: str) -> str | None:
+    """``field:(terms)`` for indexes without a learner key; None when nothing is searchable."""
+    terms = query_terms(text)
+    return f"{field}:({' '.join(terms)})" if terms else None

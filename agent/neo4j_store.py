@@ -1,0 +1,210 @@
+"""What the archival and recall stores share: transactions, error wrapping, schema, embedding.
+
+Transactions are explicit (not ``execute_read``/``execute_write``) because the
+driver's managed retries would spend up to 30 s retrying an unreachable server,
+while degraded mode needs to notice an outage at once. Transient errors (deadlocks,
+a concurrent unique-id create) are retried here a few times instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j.exceptions import (
+    ClientError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from agent.embeddings import EmbeddingProvider
+from agent.errors import InvalidInputError, StoreError, StoreUnavailableError
+from agent.neo4j_schema import SchemaNames, schema_names, setup_schema
+from agent.write_backlog import WriteBacklog
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Work = Callable[[neo4j.AsyncTransaction], Awaitable[T]]
+
+MAX_TEXT_BYTES = 32 * 1024
+MAX_LEARNER_ID_CHARS = 128
+_RETRIES = 4
+_RETRYABLE_CLIENT_CODES = ("ConstraintValidationFailed",)
+
+# Schema setup runs once per driver and database in a process.
+_SCHEMA_DONE: weakref.WeakKeyDictionary[neo4j.AsyncDriver, set[str]] = weakref.WeakKeyDictionary()
+_SCHEMA_LOCK = asyncio.Lock()
+
+
+def now_iso() -> str:
+    """Current time, ISO-8601 with timezone (UTC)."""
+    return datetime.now(UTC).isoformat()
+
+
+def normalise_time(value: str | None, name: str) -> str | None:
+    """Parse an ISO-8601 timestamp; naive times are taken as UTC."""
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name} must be ISO-8601, got {value!r}") from exc
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.isoformat()
+
+
+def check_learner_id(learner_id: object) -> str:
+    """A non-empty learner id of at most 128 characters."""
+    if not isinstance(learner_id, str) or not learner_id.strip():
+        raise InvalidInputError("learner_id must be a non-empty string")
+    if len(learner_id) > MAX_LEARNER_ID_CHARS:
+        raise InvalidInputError(f"learner_id is longer than {MAX_LEARNER_ID_CHARS} characters")
+    return learner_id
+
+
+def check_text(value: object, name: str) -> str:
+    """Non-blank text of at most 32 KB (UTF-8)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"{name} must be a non-empty string")
+    size = len(value.encode("utf-8"))
+    if size > MAX_TEXT_BYTES:
+        raise InvalidInputError(f"{name} is {size} bytes; the limit is {MAX_TEXT_BYTES} (32 KB)")
+    return value
+
+
+def check_page(page: int, page_size: int) -> None:
+    """Pages start at 0; a page holds 1-50 hits."""
+    if not isinstance(page, int) or isinstance(page, bool) or not 0 <= page <= 1000:
+        raise InvalidInputError(f"page must be an integer from 0 to 1000, got {page!r}")
+    if not isinstance(page_size, int) or isinstance(page_size, bool) or not 1 <= page_size <= 50:
+        raise InvalidInputError(f"page_size must be an integer from 1 to 50, got {page_size!r}")
+
+
+def is_neo4j_down(exc: BaseException) -> bool:
+    """True for a StoreUnavailableError about Neo4j (the trigger for degraded mode)."""
+    return isinstance(exc, StoreUnavailableError) and exc.service == "Neo4j"
+
+
+class Neo4jStore:
+    """Base for stores over a caller-owned ``neo4j.AsyncDriver``."""
+
+    def __init__(
+        self,
+        driver: neo4j.AsyncDriver,
+        embeddings: EmbeddingProvider,
+        *,
+        database: str = "neo4j",
+        backlog: WriteBacklog | None = None,
+    ) -> None:
+        """Keep the driver, embeddings and optional degraded-mode backlog."""
+        self.driver = driver
+        self.embeddings = embeddings
+        self.database = database
+        self.backlog = backlog
+        self.names: SchemaNames = schema_names(embeddings)
+        if backlog is not None:
+            backlog.register(self)
+
+    @property
+    def degraded(self) -> bool:
+        """True while Neo4j is considered down (writes go to the backlog)."""
+        return self.backlog is not None and self.backlog.neo4j_suspended()
+
+    async def setup(self) -> None:
+        """Create the schema (idempotent). Stores also do this lazily on first use."""
+        await self._run(self._setup_schema_once, write=True, raw_session=True)
+
+    async def _setup_schema_once(self, _: object = None) -> None:
+        done = _SCHEMA_DONE.setdefault(self.driver, set())
+        if self.database in done:
+            return
+        async with _SCHEMA_LOCK:
+            if self.database not in done:
+                await setup_schema(self.driver, self.database, self.embeddings)
+                done.add(self.database)
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed off the event loop (the model is CPU-bound)."""
+        if not texts:
+            return []
+        return await asyncio.to_thread(self.embeddings.embed_documents, list(texts))
+
+    async def embed_query(self, text: str) -> list[float]:
+        """Embed one query off the event loop."""
+        return await asyncio.to_thread(self.embeddings.embed_query, text)
+
+    async def read(self, work: Work[T]) -> T:
+        """Run ``work`` in a read transaction."""
+        return await self._run(work, write=False)
+
+    async def write(self, work: Work[T]) -> T:
+        """Run ``work`` in a write transaction."""
+        return await self._run(work, write=True)
+
+    async def _run(
+        self, work: Callable[..., Awaitable[T]], *, write: bool, raw_session: bool = False
+    ) -> T:
+        if self.backlog is not None and self.backlog.neo4j_suspended():
+            raise StoreUnavailableError(
+                "Neo4j", "marked down after a recent failure; retrying soon"
+            )
+        delay = 0.05
+        for attempt in range(_RETRIES):
+            try:
+                if raw_session:
+                    result = await work()
+                else:
+                    await self._setup_schema_once()
+                    result = await self._transaction(work, write)
+            except (ServiceUnavailable, SessionExpired) as exc:
+                if self.backlog is not None:
+                    self.backlog.mark_down(str(exc))
+                raise StoreUnavailableError("Neo4j", str(exc) or type(exc).__name__) from exc
+            except TransientError as exc:
+                if attempt + 1 == _RETRIES:
+                    raise StoreError(f"Neo4j transient error persisted: {exc}") from exc
+            except ClientError as exc:
+                retry = any(code in (exc.code or "") for code in _RETRYABLE_CLIENT_CODES)
+                if not retry or attempt + 1 == _RETRIES:
+                    raise StoreError(f"Neo4j rejected the query: {exc}") from exc
+            except (Neo4jError, DriverError) as exc:
+                raise StoreError(f"Neo4j error: {exc}") from exc
+            except OSError as exc:
+                if self.backlog is not None:
+                    self.backlog.mark_down(str(exc))
+                raise StoreUnavailableError("Neo4j", str(exc)) from exc
+            else:
+                if self.backlog is not None:
+                    self.backlog.mark_up()
+                return result
+            await asyncio.sleep(delay)
+            delay *= 2
+        raise AssertionError("unreachable")
+
+    async def _transaction(self, work: Work[T], write: bool) -> T:
+        mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
+        async with self.driver.session(database=self.database, default_access_mode=mode) as session:
+            tx = await session.begin_transaction()
+            try:
+                result = await work(tx)
+                await tx.commit()
+                return result
+            finally:
+                if not tx.closed():
+                    await tx.close()
+
+
+async def fetch(tx: neo4j.AsyncTransaction, query: str, **params: Any) -> list[dict[str, Any]]:
+    """Run ``query`` with ``params`` and return its rows as dicts."""
+    result = await tx.run(query, params)
+    return await result.data()

@@ -1,0 +1,125 @@
+"""Named retrieval recipes (graphiti-style): which retrievers run and how they are fused.
+
+A recipe is a frozen value, so callers can pass a name (``"hybrid_rrf"``) or build
+their own ``SearchRecipe``. Every recipe fuses its ranked lists with weighted
+Reciprocal Rank Fusion: ``score(d) = sum_r weight_r / (rrf_k + rank_r(d))``
+with ranks starting at 1 and ``rrf_k = 60`` (Cormack et al. 2009).
+
+Retrievers:
+- ``vector``: the embedding index (oversampled, learner-filtered, exact-scan fallback);
+- ``fulltext``: the Lucene full-text index (BM25), learner-scoped;
+- ``expand``: 1-hop graph neighbours of the top seeds (DERIVED_FROM, SUMMARIZES, FOLDS, links);
+- ``context``: the session/time neighbourhood of the seeds (neighbouring turns);
+- ``notes``: Zettelkasten ``:Note`` nodes (reserved; degrades to ``fallback`` when absent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.errors import InvalidInputError
+
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class SearchRecipe:
+    """Weights of each retriever (0 disables it) and candidate-pool sizing."""
+
+    name: str
+    description: str = ""
+    vector_weight: float = 1.0
+    fulltext_weight: float = 1.0
+    expand_weight: float = 0.0
+    context_weight: float = 0.0
+    notes_weight: float = 0.0
+    rrf_k: int = RRF_K
+    candidate_factor: int = 3
+    """Each retriever returns ``candidate_factor * (page + 1) * page_size`` candidates..."""
+    min_candidates: int = 30
+    """...but at least this many, so fusion has material to work with."""
+    oversample: int = 10
+    """The vector index's top-k is global, so ask for this many times more than needed."""
+    seeds: int = 10
+    """Top fused hits whose neighbours ``expand`` and ``context`` explore."""
+    context_window: int = 1
+    """Turns on each side of a seed that ``context`` adds (1-3)."""
+    fallback: str | None = None
+    """Recipe to use when a source this recipe needs (``:Note``) does not exist."""
+
+    def __post_init__(self) -> None:
+        """Reject weights and sizes that would make a search meaningless."""
+        weights = self.weights
+        if any(w < 0 for w in weights.values()):
+            raise InvalidInputError(f"recipe {self.name!r}: weights must be >= 0")
+        if not weights["vector"] and not weights["fulltext"] and not weights["notes"]:
+            raise InvalidInputError(
+                f"recipe {self.name!r}: needs a primary retriever (vector, fulltext or notes)"
+            )
+        if self.rrf_k <= 0:
+            raise InvalidInputError(f"recipe {self.name!r}: rrf_k must be > 0")
+        if not 1 <= self.context_window <= 3:
+            raise InvalidInputError(f"recipe {self.name!r}: context_window must be 1-3")
+        if self.candidate_factor < 1 or self.min_candidates < 1 or self.oversample < 1:
+            raise InvalidInputError(f"recipe {self.name!r}: sizes must be >= 1")
+        if self.seeds < 1:
+            raise InvalidInputError(f"recipe {self.name!r}: seeds must be >= 1")
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """Retriever name -> RRF weight."""
+        return {
+            "vector": self.vector_weight,
+            "fulltext": self.fulltext_weight,
+            "expand": self.expand_weight,
+            "context": self.context_weight,
+            "notes": self.notes_weight,
+        }
+
+    def candidates(self, page: int, page_size: int) -> int:
+        """How many candidates each retriever should return for ``page``."""
+        return max(self.min_candidates, self.candidate_factor * (page + 1) * page_size)
+
+
+VECTOR_ONLY = SearchRecipe(
+    "vector_only", "Embedding similarity only.", vector_weight=1.0, fulltext_weight=0.0
+)
+FULLTEXT_ONLY = SearchRecipe(
+    "fulltext_only", "Full-text (BM25) only.", vector_weight=0.0, fulltext_weight=1.0
+)
+HYBRID_RRF = SearchRecipe("hybrid_rrf", "Vector + full-text fused with RRF (k=60).")
+HYBRID_EXPAND = SearchRecipe(
+    "hybrid_expand",
+    "hybrid_rrf + 1-hop graph expansion (lineage and links between memories).",
+    expand_weight=0.5,
+)
+HYBRID_CONTEXT = SearchRecipe(
+    "hybrid_context",
+    "hybrid_expand + neighbouring turns of the same session.",
+    expand_weight=0.5,
+    context_weight=0.5,
+)
+HYBRID_NOTES = SearchRecipe(
+    "hybrid_notes",
+    "hybrid_expand + Zettelkasten :Note nodes; degrades to hybrid_expand without notes.",
+    expand_weight=0.5,
+    notes_weight=1.0,
+    fallback="hybrid_expand",
+)
+
+RECIPES: dict[str, SearchRecipe] = {
+    r.name: r
+    for r in (VECTOR_ONLY, FULLTEXT_ONLY, HYBRID_RRF, HYBRID_EXPAND, HYBRID_CONTEXT, HYBRID_NOTES)
+}
+
+
+def get_recipe(recipe: str | SearchRecipe) -> SearchRecipe:
+    """Return the named recipe (or ``recipe`` itself); unknown names list the valid ones."""
+    if isinstance(recipe, SearchRecipe):
+        return recipe
+    found = RECIPES.get(recipe) if isinstance(recipe, str) else None
+    if found is None:
+        raise InvalidInputError(
+            f"unknown search recipe {recipe!r}; valid recipes: {', '.join(sorted(RECIPES))}"
+        )
+    return found

@@ -1,0 +1,96 @@
+"""Recursive summaries for auto-archive (MemGPT's recursive summarisation).
+
+With a real chat model the summary is written by the model, folding in the
+previous summary. The offline policy is not an LLM, so it gets a documented
+*extractive* summary: the first sentence of each evicted message (role-tagged,
+≤ 200 chars each), newest facts last, appended to the previous summary and
+capped at ``MAX_SUMMARY_CHARS`` by dropping the oldest lines.
+If the model fails or times out, ``SummaryFailedError`` tells the caller to
+archive the raw text instead (the design's error matrix).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AnyMessage, HumanMessage, ToolMessage
+
+from agent.chat_models import is_offline_policy
+from agent.offline_policy import OFFLINE_BANNER
+from agent.prompts import SUMMARY_INSTRUCTIONS
+
+MAX_SUMMARY_CHARS = 2000
+SUMMARY_TIMEOUT_S = 30.0
+_FIRST_SENTENCE = re.compile(r"^(.{1,200}?[.!?])(\s|$)", re.S)
+
+
+class SummaryFailedError(RuntimeError):
+    """The model could not summarise; archive the raw text instead."""
+
+
+def role_of(message: AnyMessage) -> str:
+    """The design's role name of a queue message."""
+    if isinstance(message, HumanMessage):
+        return "user"
+    if isinstance(message, ToolMessage):
+        return "tool"
+    if message.type == "system":
+        return "summary"
+    return "assistant"
+
+
+def render_excerpt(messages: Sequence[AnyMessage]) -> str:
+    """Messages as ``role: text`` lines (tool calls shown by name)."""
+    lines = []
+    for message in messages:
+        text = message.text.replace(OFFLINE_BANNER, "").strip()
+        calls = getattr(message, "tool_calls", None) or []
+        if calls:
+            text = (text + " " if text else "") + ", ".join(
+                f"calls {c['name']}({c['args']})" for c in calls
+            )
+        lines.append(f"{role_of(message)}: {text}")
+    return "\n".join(lines)
+
+
+def extractive_summary(previous: str, messages: Sequence[AnyMessage]) -> str:
+    """The offline summary: first sentences of evicted messages, folded into ``previous``."""
+    lines = [line for line in previous.splitlines() if line.strip()]
+    for message in messages:
+        if role_of(message) == "summary":
+            continue
+        text = " ".join(message.text.replace(OFFLINE_BANNER, "").split())
+        if not text:
+            continue
+        match = _FIRST_SENTENCE.match(text)
+        sentence = match.group(1) if match else text[:200]
+        lines.append(f"- {role_of(message)}: {sentence}")
+    while lines and sum(len(line) + 1 for line in lines) > MAX_SUMMARY_CHARS:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+async def summarise(
+    model: BaseChatModel,
+    previous: str,
+    messages: Sequence[AnyMessage],
+    *,
+    timeout: float = SUMMARY_TIMEOUT_S,
+) -> str:
+    """Summarise ``messages`` folding in ``previous``; raise ``SummaryFailedError`` on failure."""
+    if is_offline_policy(model):
+        return extractive_summary(previous, messages)
+    prompt = SUMMARY_INSTRUCTIONS.format(
+        previous=previous or "(none)", excerpt=render_excerpt(messages)
+    )
+    try:
+        reply = await asyncio.wait_for(model.ainvoke([HumanMessage(content=prompt)]), timeout)
+    except Exception as exc:  # noqa: BLE001 - any model failure means raw archive
+        raise SummaryFailedError(f"{type(exc).__name__}: {exc}") from exc
+    text = reply.text.strip()
+    if not text:
+        raise SummaryFailedError("the model returned an empty summary")
+    return text[: MAX_SUMMARY_CHARS * 2]

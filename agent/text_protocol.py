@@ -1,0 +1,90 @@
+"""The design's text markers for models without native tool calling.
+
+``[FUNCTION] tool_name(arg="v", n=1)`` or ``[FUNCTION] tool_name({"arg": "v"})``
+calls a tool; ``[FINAL_ANSWER] text`` ends the turn. Anything else without a
+marker counts as a final answer. Malformed arguments raise ``ToolCallSyntaxError``
+whose message goes back to the model as a tool error.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_FUNCTION = re.compile(r"^\s*\[FUNCTION\]\s*([A-Za-z_][\w]*)\s*\((.*)\)\s*$", re.S)
+_FUNCTION_HEAD = re.compile(r"^\s*\[FUNCTION\]\s*([A-Za-z_][\w]*)?", re.S)
+_FINAL = re.compile(r"^\s*\[FINAL_ANSWER\]\s*(.*)$", re.S)
+
+
+class ToolCallSyntaxError(ValueError):
+    """A ``[FUNCTION]`` line whose arguments cannot be parsed."""
+
+    def __init__(self, tool_name: str, problem: str) -> None:
+        """Remember which tool the model tried to call."""
+        self.tool_name = tool_name or "unknown"
+        super().__init__(
+            f"Malformed [FUNCTION] call to {self.tool_name!r}: {problem}. "
+            'Use: [FUNCTION] tool_name(arg="value", other=1)'
+        )
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """A parsed model reply: a tool call or a final answer."""
+
+    tool_name: str | None
+    args: dict[str, Any]
+    final_text: str | None
+
+    @property
+    def call_id(self) -> str:
+        """A stable id for the tool call, derived from its content."""
+        blob = json.dumps([self.tool_name, self.args], sort_keys=True, default=str)
+        return "text-" + hashlib.sha1(blob.encode()).hexdigest()[:12]
+
+
+def parse_reply(text: str) -> ParsedReply:
+    """Parse one reply in the text protocol."""
+    final = _FINAL.match(text)
+    if final:
+        return ParsedReply(None, {}, final.group(1).strip())
+    head = _FUNCTION_HEAD.match(text)
+    if not head:
+        return ParsedReply(None, {}, text.strip())
+    match = _FUNCTION.match(text)
+    if not match:
+        raise ToolCallSyntaxError(head.group(1) or "", "expected tool_name(arguments)")
+    name, raw = match.group(1), match.group(2).strip()
+    return ParsedReply(name, _parse_args(name, raw), None)
+
+
+def _parse_args(name: str, raw: str) -> dict[str, Any]:
+    if not raw:
+        return {}
+    if raw.startswith("{"):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ToolCallSyntaxError(name, f"invalid JSON object ({exc.msg})") from exc
+        if not isinstance(value, dict):
+            raise ToolCallSyntaxError(name, "JSON arguments must be an object")
+        return value
+    try:
+        call = ast.parse(f"f({raw})", mode="eval").body
+    except SyntaxError as exc:
+        raise ToolCallSyntaxError(name, f"cannot parse arguments ({exc.msg})") from exc
+    if not isinstance(call, ast.Call) or call.args:
+        raise ToolCallSyntaxError(name, "use keyword arguments only")
+    args: dict[str, Any] = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            raise ToolCallSyntaxError(name, "**kwargs are not allowed")
+        try:
+            args[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError as exc:
+            raise ToolCallSyntaxError(name, f"argument {keyword.arg!r} is not a literal") from exc
+    return args

@@ -1,0 +1,177 @@
+"""``kag``: the command line.
+
+- ``kag smoke``: one round trip through Neo4j, Redis, embeddings and the offline model.
+- ``kag demo``: the scripted three-session conversation through the heartbeat.
+- ``kag ask LEARNER REQUEST``: one request through the heartbeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import uuid
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agent.context import Context
+from agent.errors import KAGError
+from agent.resources import Resources
+from agent.settings import Settings
+
+console = Console()
+
+
+async def _run_request(
+    graph: Any, learner_id: str, request: str, thread_id: str, context: Context
+) -> dict:
+    """Stream one request, printing every phase; return the output."""
+    config = {"configurable": {"thread_id": thread_id}}
+    output: dict = {}
+    async for mode, chunk in graph.astream(
+        {"learner_id": learner_id, "request": request, "context": {"session_id": thread_id}},
+        config,
+        context=context,
+        stream_mode=["custom", "values"],
+    ):
+        if mode == "values":
+            output = chunk
+            continue
+        phase = chunk.get("phase")
+        details = {k: v for k, v in chunk.items() if k != "phase"}
+        if phase == "think" and details.get("tool_calls"):
+            details = {"step": details["step"], "tool_calls": details["tool_calls"]}
+        console.print(f"   [cyan]{phase:<8}[/cyan] {json.dumps(details, default=str)[:220]}")
+    return output
+
+
+async def demo(settings: Settings) -> int:
+    """Run the three-session demo on the embedded defaults."""
+    from graphs.demo_script import DEMO_MAX_TOKENS, SESSIONS
+    from graphs.heartbeat import make_builder
+
+    resources = Resources(settings)
+    from agent.checkpoint import AsyncRedisSaver
+
+    learner_id = f"demo-{uuid.uuid4().hex[:8]}"
+    context = Context(max_tokens=DEMO_MAX_TOKENS)
+    crossed, recalled = 0, False
+    console.rule("[bold]KAG demo[/bold]")
+    console.print(
+        f"model: [bold]{settings.chat_model_id}[/bold]"
+        + (" (the offline policy: deterministic rules, NOT an LLM)" if settings.offline else "")
+        + f" · embeddings: {settings.embeddings_id} · learner: {learner_id}"
+        + f" · max_tokens: {DEMO_MAX_TOKENS} (demo budget; default 8192)"
+    )
+    try:
+        async with AsyncRedisSaver.from_conn_string(settings.redis_url) as saver:
+            await saver.setup()
+            graph = make_builder(resources).compile(checkpointer=saver, name="kag")
+            for title, turns in SESSIONS:
+                console.rule(title)
+                thread_id = f"{learner_id}-{title.split(':')[0]}"
+                for request in turns:
+                    console.print(f"[bold green]learner>[/bold green] {request}")
+                    out = await _run_request(graph, learner_id, request, thread_id, context)
+                    console.print(f"[bold magenta]kag>[/bold magenta] {out.get('response', '')}\n")
+                    state = out.get("memory_state", {})
+                    crossed = max(crossed, state.get("archive_successes", 0))
+                    if title.startswith("session-3") and "From your memory" in out.get(
+                        "response", ""
+                    ):
+                        recalled = recalled or "nothing matched" not in out["response"]
+            console.rule("final output (the design's output schema)")
+            console.print_json(json.dumps(out, default=str))
+    finally:
+        await resources.aclose()
+    table = Table(title="demo checks")
+    table.add_column("check")
+    table.add_column("result")
+    table.add_row("pressure crossed 70% and auto-archived", "yes" if crossed else "NO")
+    table.add_row("session 3 recalled archived facts via search", "yes" if recalled else "NO")
+    console.print(table)
+    return 0 if crossed and recalled else 1
+
+
+async def smoke(settings: Settings) -> int:
+    """Touch every service once: Neo4j, Redis, embeddings, one offline tool call."""
+    from langchain_core.messages import HumanMessage
+    from langchain_core.tools import tool
+
+    resources = Resources(settings)
+    probe = f"smoke-{uuid.uuid4().hex[:8]}"
+    try:
+        await resources.neo4j.execute_query("MERGE (p:KagProbe {id: $id})", id=probe)
+        records, _, _ = await resources.neo4j.execute_query(
+            "MATCH (p:KagProbe {id: $id}) RETURN p.id AS id", id=probe
+        )
+        await resources.neo4j.execute_query("MATCH (p:KagProbe {id: $id}) DELETE p", id=probe)
+        console.print(f"neo4j   write/read ok: {records[0]['id']}")
+        await resources.redis.set(f"kag:smoke:{probe}", "ok", ex=60)
+        console.print(f"redis   write/read ok: {await resources.redis.get(f'kag:smoke:{probe}')}")
+        vector = resources.embeddings.embed_query("SQL joins combine rows from two tables")
+        console.print(f"embed   {resources.embeddings.model_name}: dimension {len(vector)}")
+
+        @tool
+        def core_memory_append(section: str, content: str) -> str:
+            """Append to core memory."""
+            return "ok"
+
+        reply = resources.chat_model.bind_tools([core_memory_append]).invoke(
+            [HumanMessage("I am Ana.")]
+        )
+        console.print(f"model   {settings.chat_model_id} tool call: {reply.tool_calls}")
+        return 0 if reply.tool_calls else 1
+    finally:
+        await resources.aclose()
+
+
+async def ask(settings: Settings, learner_id: str, request: str, thread_id: str) -> int:
+    """Send one request through the heartbeat and print the output."""
+    from agent.checkpoint import AsyncRedisSaver
+    from graphs.heartbeat import make_builder
+
+    resources = Resources(settings)
+    try:
+        async with AsyncRedisSaver.from_conn_string(settings.redis_url) as saver:
+            await saver.setup()
+            graph = make_builder(resources).compile(checkpointer=saver)
+            out = await _run_request(graph, learner_id, request, thread_id, Context())
+            console.print_json(json.dumps(out, default=str))
+    finally:
+        await resources.aclose()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``kag`` console script."""
+    parser = argparse.ArgumentParser(prog="kag", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("smoke", help="touch Neo4j, Redis, embeddings and the model once")
+    sub.add_parser("demo", help="run the three-session demo")
+    p_ask = sub.add_parser("ask", help="send one request through the heartbeat")
+    p_ask.add_argument("learner_id")
+    p_ask.add_argument("request")
+    p_ask.add_argument("--thread", default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env()
+        if args.command == "smoke":
+            return asyncio.run(smoke(settings))
+        if args.command == "demo":
+            return asyncio.run(demo(settings))
+        return asyncio.run(
+            ask(settings, args.learner_id, args.request, args.thread or args.learner_id)
+        )
+    except KAGError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""The heartbeat graph: monitor → (archive) → compile → think → act, looping.
+
+```
+receive → monitor ─(pressure > threshold)→ archive → compile → think ─(tool call)→ act ─┐
+             ↑                                                    └─(answer)→ finish   │
+             └──────────────────────────────────────────────────────────────────────────┘
+```
+``graph`` is what ``langgraph.json`` serves as ``kag``; tests build their own
+with ``make_builder(Resources(..., chat_model=fake))``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from agent.context import Context
+from agent.resources import Resources, default_resources
+from agent.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
+from agent.working_memory import eviction_cut
+from graphs.heartbeat_nodes import make_nodes, run_context, split_summary
+
+
+def route_after_monitor(
+    state: HeartbeatState, runtime: Runtime[Context]
+) -> Literal["archive", "compile"]:
+    """Archive when pressure is over the threshold and something can be evicted."""
+    ctx = run_context(runtime)
+    if not ctx.auto_archive or state.get("pressure", 0.0) <= ctx.pressure_threshold:
+        return "compile"
+    _, queue = split_summary(state.get("fifo_queue", []))
+    return "archive" if eviction_cut(queue, ctx.evict_fraction) > 0 else "compile"
+
+
+def route_after_think(state: HeartbeatState) -> Literal["act", "finish"]:
+    """Act on tool calls; anything else is the final answer."""
+    last = state["fifo_queue"][-1]
+    return "act" if getattr(last, "tool_calls", None) else "finish"
+
+
+def make_builder(resources: Resources | None = None) -> StateGraph:
+    """Wire the heartbeat over ``resources`` (default: per-loop bundle from the environment)."""
+    nodes = make_nodes((lambda: resources) if resources is not None else default_resources)
+    builder = StateGraph(
+        HeartbeatState,
+        context_schema=Context,
+        input_schema=HeartbeatInput,
+        output_schema=HeartbeatOutput,
+    )
+    for name, fn in nodes.items():
+        builder.add_node(name, fn)
+    builder.add_edge(START, "receive")
+    builder.add_edge("receive", "monitor")
+    builder.add_conditional_edges("monitor", route_after_monitor, ["archive", "compile"])
+    builder.add_edge("archive", "compile")
+    builder.add_edge("compile", "think")
+    builder.add_conditional_edges("think", route_after_think, ["act", "finish"])
+    builder.add_edge("act", "monitor")
+    builder.add_edge("finish", END)
+    return builder
+
+
+builder = make_builder()
+graph = builder.compile(name="kag")

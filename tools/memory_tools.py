@@ -1,0 +1,71 @@
+"""The MemGPT memory tools, as LangChain tools over KAG's stores.
+
+Each tool is a thin wrapper: validation and storage live in ``agent/``.
+``learner_id`` is ``InjectedState``: hidden from the model's schema and
+supplied by the graph from state, never by the model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from langchain_core.tools import BaseTool, tool
+from langgraph.prebuilt import InjectedState
+
+from agent.memory_stores import MemoryStores
+
+LearnerId = Annotated[str, InjectedState("learner_id")]
+
+
+def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
+    """Build the five memory tools bound to ``stores``."""
+
+    @tool
+    async def core_memory_append(section: str, content: str, learner_id: LearnerId) -> str:
+        """Append a line to a core memory section (user_profile, current_goals, or a new one).
+
+        Use it to remember facts about the learner and their goals.
+        """
+        sections = await stores.core.append(learner_id, section, content)
+        return json.dumps({"ok": True, "section": section, "core_memory": sections})
+
+    @tool
+    async def core_memory_replace(
+        section: str, old_content: str, new_content: str, learner_id: LearnerId
+    ) -> str:
+        """Replace exact text in a core memory section; an empty new_content deletes it."""
+        sections = await stores.core.replace(learner_id, section, old_content, new_content)
+        return json.dumps({"ok": True, "section": section, "core_memory": sections})
+
+    @tool
+    async def archival_memory_insert(
+        content: str, learner_id: LearnerId, tags: list[str] | None = None
+    ) -> str:
+        """Store content in long-term archival memory, optionally with tags."""
+        record = await stores.archival.insert(learner_id, content, tags=tuple(tags or ()))
+        return json.dumps({"ok": True, **record.to_dict()}, default=str)
+
+    @tool
+    async def archival_memory_search(query: str, learner_id: LearnerId, page: int = 0) -> str:
+        """Search archival memory (past sessions, summaries, notes). Pages start at 0."""
+        result = await stores.archival.search(
+            learner_id, query, page=page, page_size=stores.page_size, recipe=stores.recipe
+        )
+        return json.dumps(result.to_dict(), default=str)
+
+    @tool
+    async def conversation_search(query: str, learner_id: LearnerId, page: int = 0) -> str:
+        """Search every past message of every session, verbatim. Pages start at 0."""
+        result = await stores.recall.search(
+            learner_id, query, page=page, page_size=stores.page_size
+        )
+        return json.dumps(result.to_dict(), default=str)
+
+    return [
+        core_memory_append,
+        core_memory_replace,
+        archival_memory_insert,
+        archival_memory_search,
+        conversation_search,
+    ]
