@@ -26,7 +26,7 @@ from neo4j.exceptions import (
 )
 
 from agent.embeddings import EmbeddingProvider
-from agent.errors import InvalidInputError, StoreError, StoreUnavailableError
+from agent.errors import InvalidInputError, KAGError, StoreError, StoreUnavailableError
 from agent.neo4j_schema import SchemaNames, schema_names, setup_schema
 from agent.write_backlog import WriteBacklog
 
@@ -133,6 +133,38 @@ class Neo4jStore:
                 await setup_schema(self.driver, self.database, self.embeddings)
                 done.add(self.database)
 
+    async def write_or_park(
+        self,
+        learner_id: str,
+        op: str,
+        payload: dict[str, Any],
+        apply: Callable[[dict[str, Any]], Awaitable[T]],
+    ) -> T | None:
+        """Apply a write to Neo4j, or park it in the backlog when Neo4j is down (returns None).
+
+        Parked writes of this learner are replayed first, so a new write never
+        overtakes an older one; if they cannot all be replayed, this one is parked too.
+        """
+        backlog = self.backlog
+        if backlog is None:
+            return await apply(payload)
+        if not backlog.neo4j_suspended():
+            pending = await backlog.has_pending(learner_id)
+            if pending:
+                try:
+                    await backlog.replay(learner_id=learner_id)
+                except KAGError as exc:
+                    log.warning("could not replay parked writes before a new one: %s", exc)
+                pending = await backlog.has_pending(learner_id)
+            if not pending and not backlog.neo4j_suspended():
+                try:
+                    return await apply(payload)
+                except StoreUnavailableError as exc:
+                    if not is_neo4j_down(exc):
+                        raise
+        await backlog.enqueue(learner_id, op, payload)
+        return None
+
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed off the event loop (the model is CPU-bound)."""
         if not texts:
@@ -193,7 +225,12 @@ class Neo4jStore:
 
     async def _transaction(self, work: Work[T], write: bool) -> T:
         mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
-        async with self.driver.session(database=self.database, default_access_mode=mode) as session:
+        async with self.driver.session(
+            database=self.database,
+            default_access_mode=mode,
+            # Expansion names link types other modules create later; that is expected.
+            notifications_min_severity=neo4j.NotificationMinimumSeverity.OFF,
+        ) as session:
             tx = await session.begin_transaction()
             try:
                 result = await work(tx)

@@ -68,21 +68,22 @@ _FEEDBACK = re.compile(
 )
 _MISCONCEPTION = re.compile(r"\b(not quite|common mistake|misconception|actually|careful)\b", re.I)
 
-_STOP = frozenset(
-    """a an the and or but if then so of to in on at by for with from into about as is are was
-    were be been being am do does did doing have has had i me my mine we our you your he she it its
-    they them their this that these those there here what which who whom when where why how not no
-    yes can could would should will shall may might must just also very really quite too more most
-    less some any all each every both either neither one two three first second get got gets make
-    makes made use used uses using like likes want wants need needs know knows think thinks see
-    mean means said say says tell told let lets okay ok right sure thanks thank please well good
-    great now again still only even much many thing things something anything way ways lot example
-    examples question questions answer answers understand understood sense idea today session
-    tutor learner kind sort bit part case cases time times show shows give gives take takes look
-    looks try tries trying keep go goes going come comes because than such other same different
-    new old own while after before over under between through exactly correct wrong true false
-    yeah hmm oh wait maybe probably actually basically pretty""".split()
-)
+_STOP_WORDS = """
+    a an the and or but if then so of to in on at by for with from into about as is are was were
+    be been being am do does did doing have has had i me my mine we our you your he she it its
+    they them their this that these those there here what which who whom when where why how not
+    no yes can could would should will shall may might must just also very really quite too more
+    most less some any all each every both either neither one two three first second get got
+    gets make makes made use used uses using like likes want wants need needs know knows think
+    thinks see mean means said say says tell told let lets okay ok right sure thanks thank
+    please well good great now again still only even much many thing things something anything
+    way ways lot example examples question questions answer answers understand understood sense
+    idea today session tutor learner kind sort bit part case cases time times show shows give
+    gives take takes look looks try tries trying keep go goes going come comes because than such
+    other same different new old own while after before over under between through exactly
+    correct wrong true false yeah hmm oh wait maybe probably actually basically pretty
+"""
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 def _stem(word: str) -> str:
@@ -306,8 +307,19 @@ def offline_extract(
     drafts: list[NoteDraft] = []
     for concept in concepts[:max_notes]:
         stems = _concept_stems(concept) or {concept.lower()}
-        tutor = [s for is_l, s in sentences if not is_l and stems <= content_stems(s)]
-        learner = [s for is_l, s in sentences if is_l and stems <= content_stems(s)]
+        others = [_concept_stems(c) for c in concepts if c != concept]
+
+        def crowding(sentence: str, others: list[set[str]] = others) -> int:
+            # Atomicity: prefer sentences that name no other session concept.
+            words = content_stems(sentence)
+            return sum(1 for o in others if o and o <= words)
+
+        tutor = sorted(
+            (s for is_l, s in sentences if not is_l and stems <= content_stems(s)), key=crowding
+        )
+        learner = sorted(
+            (s for is_l, s in sentences if is_l and stems <= content_stems(s)), key=crowding
+        )
         if not tutor and not learner:
             continue
         definition = _pick(tutor, _DEFINING, set()) or (tutor or learner)[0]
@@ -316,8 +328,10 @@ def offline_extract(
         used.add(example)
         insight = _pick(learner, _INSIGHT, used) or _pick(tutor, _FEEDBACK, used)
         source = [s for s in (definition, example, insight) if s]
-        others = [c for c in concepts if c != concept]
-        related = [c for c in others if _concept_stems(c) <= content_stems(" ".join(source))]
+        other_concepts = [c for c in concepts if c != concept]
+        related = [
+            c for c in other_concepts if _concept_stems(c) <= content_stems(" ".join(source))
+        ]
         words = Counter(
             w
             for s in source
@@ -386,7 +400,16 @@ async def extract_notes(
 
 
 def concept_count(draft: NoteDraft, session_concepts: Sequence[str]) -> int:
-    """Atomicity: how many of the session's concepts the note's body mentions (≥ 1)."""
+    """Atomicity: how many distinct session concepts the note's body mentions (≥ 1).
+
+    A concept that generalises or specialises the note's own ("joins" and
+    "left join") belongs to the same family and is not counted again.
+    """
     body = content_stems(" ".join([draft.definition, draft.personal_example, draft.key_insight]))
-    others = [c for c in session_concepts if c != draft.concept]
-    return 1 + sum(1 for c in others if (_concept_stems(c) or {c.lower()}) <= body)
+    own = _concept_stems(draft.concept)
+    count = 1
+    for other in session_concepts:
+        stems = _concept_stems(other) or {other.lower()}
+        if other != draft.concept and not (stems <= own or own <= stems) and stems <= body:
+            count += 1
+    return count

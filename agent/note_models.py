@@ -7,9 +7,10 @@ model (or the offline extractor) returns; ``Note`` is the stored record.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing_extensions import TypedDict
 
 MAX_KEYWORDS = 5
 MAX_DESCRIPTION = 320
@@ -246,3 +247,18 @@ class Failure(TypedDict):
     concept: str | None
     error: str
     attempts: int
+
+
+def compose_text(draft: NoteDraft) -> str:
+    """The atomic note text (the artifact's ``content``)."""
+    parts = [f"{draft.concept}: {draft.definition}"]
+    if draft.personal_example:
+        parts.append(f"Example: {draft.personal_example}")
+    if draft.key_insight:
+        parts.append(f"Insight: {draft.key_insight}")
+    return " ".join(parts)
+
+
+def embedding_text(text: str, keywords: list[str], tags: list[str], description: str) -> str:
+    """What is embedded: payload + keywords + tags + description (never the timestamp)."""
+    return "\n".join([text, " ".join(keywords), " ".join(tags), description])

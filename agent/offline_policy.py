@@ -171,11 +171,17 @@ def _quote_tool_result(message: ToolMessage) -> str:
         data = json.loads(text)
     except (TypeError, ValueError):
         return text.strip()[:400]
-    hits = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return json.dumps(data)[:400]
+    hits = data.get("results")
     if isinstance(hits, list):
         if not hits:
             return "nothing matched in memory"
         return " | ".join(str(h.get("text", h))[:240] for h in hits[:3])
+    if data.get("ok") and data.get("section"):
+        return f"noted in core memory ({data['section']})"
+    if data.get("ok") and data.get("id"):
+        return f"stored in archival memory as {data['id']}"
     return json.dumps(data)[:400]
 
 

@@ -3,7 +3,7 @@
 With a real chat model the summary is written by the model, folding in the
 previous summary. The offline policy is not an LLM, so it gets a documented
 *extractive* summary: the first sentence of each evicted message (role-tagged,
-≤ 200 chars each), newest facts last, appended to the previous summary and
+≤ 200 chars each; tool results as hit counts and the top hit), newest facts last, appended to the previous summary and
 capped at ``MAX_SUMMARY_CHARS`` by dropping the oldest lines.
 If the model fails or times out, ``SummaryFailedError`` tells the caller to
 archive the raw text instead (the design's error matrix).
@@ -12,6 +12,7 @@ archive the raw text instead (the design's error matrix).
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Sequence
 
@@ -56,11 +57,33 @@ def render_excerpt(messages: Sequence[AnyMessage]) -> str:
     return "\n".join(lines)
 
 
+def _tool_gist(message: ToolMessage) -> str:
+    """One line for a tool result: hit counts and the top hit, or the status."""
+    try:
+        data = json.loads(message.text)
+    except ValueError:
+        return message.text[:200]
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        hits = data["results"]
+        top = f"; top: {str(hits[0].get('text', ''))[:140]}" if hits else ""
+        return f"{message.name} found {len(hits)} result(s){top}"
+    if isinstance(data, dict) and data.get("ok"):
+        return f"{message.name} ok ({data.get('section') or data.get('id') or 'stored'})"
+    return f"{message.name}: {message.text[:160]}"
+
+
 def extractive_summary(previous: str, messages: Sequence[AnyMessage]) -> str:
     """The offline summary: first sentences of evicted messages, folded into ``previous``."""
     lines = [line for line in previous.splitlines() if line.strip()]
     for message in messages:
         if role_of(message) == "summary":
+            continue
+        if isinstance(message, ToolMessage):
+            lines.append(f"- tool: {_tool_gist(message)}")
+            continue
+        calls = getattr(message, "tool_calls", None) or []
+        if calls and not message.text.strip():
+            lines.append("- assistant: called " + ", ".join(c["name"] for c in calls))
             continue
         text = " ".join(message.text.replace(OFFLINE_BANNER, "").split())
         if not text:

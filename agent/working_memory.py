@@ -11,7 +11,14 @@ import math
 from collections.abc import Mapping, Sequence
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 
 from agent.prompts import core_memory_block, system_instructions
 from agent.tokens import count_messages
@@ -40,11 +47,13 @@ def eviction_cut(queue: Sequence[AnyMessage], fraction: float) -> int:
     """Index that splits off the oldest ``fraction`` of ``queue`` (0 means nothing to evict).
 
     The cut moves forward past tool results so a tool call and its results
-    leave together, and never evicts the newest message.
+    leave together, and it never reaches the current turn (from the latest
+    learner message on), which the model is still answering.
     """
-    if len(queue) < 2:
+    current = max((i for i, m in enumerate(queue) if isinstance(m, HumanMessage)), default=len(queue))
+    if len(queue) < 2 or current == 0:
         return 0
-    start = max(1, math.ceil(len(queue) * fraction))
+    start = min(max(1, math.ceil(len(queue) * fraction)), current)
     cut = start
     while cut < len(queue) and isinstance(queue[cut], ToolMessage):
         cut += 1
@@ -56,4 +65,4 @@ def eviction_cut(queue: Sequence[AnyMessage], fraction: float) -> int:
     # An assistant tool call at the edge stays with its (kept) results.
     if 0 < cut < len(queue) and isinstance(queue[cut - 1], AIMessage) and queue[cut - 1].tool_calls:
         cut -= 1
-    return cut
+    return min(cut, current)

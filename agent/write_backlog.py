@@ -204,7 +204,8 @@ class WriteBacklog:
 
     async def has_pending(self, learner_id: str) -> bool:
         """Cheap check used before each write so new writes never overtake parked ones."""
-        if not self._shared.maybe_pending and not self._shared.down:
+        shared = self._shared
+        if not (shared.maybe_pending or shared.down or shared.tasks):
             return False
         try:
             return bool(await self.redis.sismember(self.learners_key, learner_id))
@@ -290,9 +291,11 @@ class WriteBacklog:
                 except StoreUnavailableError:
                     return applied, False
                 except (ValueError, KeyError) as exc:  # InvalidInputError is a ValueError
-                    log.error("backlog entry %s for a learner can never apply: %s", entry_id, exc)
+                    # Bad data, not an outage: it would fail forever, so it must not block the rest.
+                    log.error("backlog entry %s can never apply, dead-lettered: %s", entry_id, exc)
                     await self.redis.xadd(self.dead_key(learner_id), {**fields, "error": str(exc)})
                 except KAGError as exc:
+                    # E.g. auth or permissions: keep the entry and retry later.
                     log.warning("backlog replay paused at entry %s: %s", entry_id, exc)
                     return applied, False
                 else:

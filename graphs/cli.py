@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agent.context import Context
@@ -39,13 +40,13 @@ async def _run_request(
         stream_mode=["custom", "values"],
     ):
         if mode == "values":
-            output = chunk
+            output = {k: chunk[k] for k in ("response", "artifacts", "memory_state") if k in chunk}
             continue
         phase = chunk.get("phase")
         details = {k: v for k, v in chunk.items() if k != "phase"}
         if phase == "think" and details.get("tool_calls"):
             details = {"step": details["step"], "tool_calls": details["tool_calls"]}
-        console.print(f"   [cyan]{phase:<8}[/cyan] {json.dumps(details, default=str)[:220]}")
+        console.print(f"   [cyan]{phase:<8}[/cyan] {escape(json.dumps(details, default=str)[:220])}")
     return output
 
 
@@ -75,9 +76,9 @@ async def demo(settings: Settings) -> int:
                 console.rule(title)
                 thread_id = f"{learner_id}-{title.split(':')[0]}"
                 for request in turns:
-                    console.print(f"[bold green]learner>[/bold green] {request}")
+                    console.print(f"[bold green]learner>[/bold green] {escape(request)}")
                     out = await _run_request(graph, learner_id, request, thread_id, context)
-                    console.print(f"[bold magenta]kag>[/bold magenta] {out.get('response', '')}\n")
+                    console.print(f"[bold magenta]kag>[/bold magenta] {escape(out.get('response', ''))}\n")
                     state = out.get("memory_state", {})
                     crossed = max(crossed, state.get("archive_successes", 0))
                     if title.startswith("session-3") and "From your memory" in out.get(
@@ -124,7 +125,7 @@ async def smoke(settings: Settings) -> int:
         reply = resources.chat_model.bind_tools([core_memory_append]).invoke(
             [HumanMessage("I am Ana.")]
         )
-        console.print(f"model   {settings.chat_model_id} tool call: {reply.tool_calls}")
+        console.print(escape(f"model   {settings.chat_model_id} tool call: {reply.tool_calls}"))
         return 0 if reply.tool_calls else 1
     finally:
         await resources.aclose()

@@ -47,4 +47,4 @@ SESSIONS: list[tuple[str, list[str]]] = [
 ]
 
 # A small budget so the short demo crosses the 70% threshold; production uses 8192.
-DEMO_MAX_TOKENS = 1400
+DEMO_MAX_TOKENS = 1600

@@ -70,6 +70,11 @@ def _with_id(message: AnyMessage) -> AnyMessage:
     return message
 
 
+def _fresh_id(message: AnyMessage) -> AnyMessage:
+    """A copy with a new id: a reused id would replace a queued message and dedupe in recall."""
+    return message.model_copy(update={"id": str(uuid.uuid4())})
+
+
 def split_summary(queue: list[AnyMessage]) -> tuple[str, list[AnyMessage]]:
     """Separate the recursive summary at the head of the queue from the rest."""
     if queue and isinstance(queue[0], SystemMessage) and queue[0].name == SUMMARY_NAME:
@@ -234,7 +239,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
             reply = AIMessage(
                 content=reply.text or "I ran out of steps before I could finish.", id=reply.id
             )
-        reply = _with_id(reply)
+        reply = _fresh_id(reply)
         calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", [])]
         _emit(runtime, "think", step=step, tool_calls=calls, forced_final=force)
         return {"fifo_queue": [reply], "step": step, "counters": counters}

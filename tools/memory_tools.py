@@ -16,6 +16,21 @@ from langgraph.prebuilt import InjectedState
 from agent.memory_stores import MemoryStores
 
 LearnerId = Annotated[str, InjectedState("learner_id")]
+_HIT_FIELDS = ("id", "text", "score", "created_at", "kind")
+
+
+def _compact(page: dict) -> str:
+    """Search results as the model sees them: no score breakdowns, to save tokens."""
+    hits = []
+    for hit in page.get("results", []):
+        row = {k: hit[k] for k in _HIT_FIELDS if k in hit}
+        row["score"] = round(float(row.get("score", 0.0)), 4)
+        session = (hit.get("metadata") or {}).get("session_id")
+        if session:
+            row["session_id"] = session
+        hits.append(row)
+    keys = ("page", "has_more", "degraded")
+    return json.dumps({"results": hits, **{k: page[k] for k in keys if k in page}}, default=str)
 
 
 def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
@@ -44,7 +59,9 @@ def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
     ) -> str:
         """Store content in long-term archival memory, optionally with tags."""
         record = await stores.archival.insert(learner_id, content, tags=tuple(tags or ()))
-        return json.dumps({"ok": True, **record.to_dict()}, default=str)
+        data = record.to_dict()
+        keys = ("id", "created", "created_at", "degraded")
+        return json.dumps({"ok": True, **{k: data[k] for k in keys if k in data}}, default=str)
 
     @tool
     async def archival_memory_search(query: str, learner_id: LearnerId, page: int = 0) -> str:
@@ -52,7 +69,7 @@ def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
         result = await stores.archival.search(
             learner_id, query, page=page, page_size=stores.page_size, recipe=stores.recipe
         )
-        return json.dumps(result.to_dict(), default=str)
+        return _compact(result.to_dict())
 
     @tool
     async def conversation_search(query: str, learner_id: LearnerId, page: int = 0) -> str:

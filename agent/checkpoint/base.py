@@ -17,14 +17,16 @@ key                            type    content
 ``P:t:T:ns``                   set     every ``N`` used by thread ``T``
 ``P:t:T:n:N:idx``              zset    checkpoint ids, all score 0: lexicographic
                                        order is creation order (uuid6 ids)
-``P:t:T:n:N:c:CID``            hash    ``checkpoint`` (sans channel values),
-                                       ``metadata``, ``parent`` id, ``blobs`` (the
-                                       space-separated blob fields it references),
-                                       ``run`` (encoded run id or "")
+``P:t:T:n:N:c:CID``            hash    ``row``: msgpack [cid, checkpoint (sans
+                                       channel values), metadata, parent id, blob
+                                       fields], packed at put so reads copy it as is;
+                                       ``blobs``: the space-separated blob fields it
+                                       references; ``run``: encoded run id or "";
+                                       its pending writes as ``w:q(task_id):idx``
+                                       fields (one HGETALL reads it all)
 ``P:t:T:n:N:blobs``            hash    ``q(channel):q(version)`` -> channel value.
                                        Written once per (channel, version), so an
                                        unchanged channel is never rewritten.
-``P:t:T:n:N:w:CID``            hash    ``q(task_id):idx`` -> one pending write
 ``P:run:R``                    set     ``T:N:CID`` of every checkpoint of run ``R``
 =============================  ======  ==============================================
 
@@ -34,9 +36,10 @@ serializer's ``dumps_typed``; the CRC32 turns silent corruption into a clear err
 
 from __future__ import annotations
 
+import functools
 import struct
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
@@ -60,6 +63,8 @@ DEFAULT_PREFIX = "kag:ckpt"
 LAYOUT_VERSION = "1"
 EMPTY = "empty"  # marker type for a channel with a version but no value (as InMemorySaver)
 _CRC = struct.Struct(">I")
+_EMPTY_PREFIX = EMPTY.encode() + b"\x00"
+_IMMUTABLE = frozenset({str, int, float, bool, bytes, type(None)})
 
 
 class CorruptCheckpointError(StoreError):
@@ -81,6 +86,7 @@ def blob_field(channel: str, version: str | int | float) -> str:
     return f"{q(channel)}:{q(str(version))}"
 
 
+@functools.lru_cache(maxsize=4096)
 def channel_of(field: str | bytes) -> str:
     """The channel a blob field belongs to."""
     text = field.decode() if isinstance(field, bytes) else field
@@ -88,8 +94,8 @@ def channel_of(field: str | bytes) -> str:
 
 
 def write_field(task_id: str, idx: int) -> str:
-    """Hash field of one pending write; one per (task, idx) as in InMemorySaver."""
-    return f"{q(task_id)}:{idx}"
+    """Checkpoint-hash field of one pending write; one per (task, idx) as InMemorySaver."""
+    return f"w:{q(task_id)}:{idx}"
 
 
 def encode_typed(typed: tuple[str, bytes]) -> bytes:
@@ -98,15 +104,19 @@ def encode_typed(typed: tuple[str, bytes]) -> bytes:
     return type_.encode() + b"\x00" + _CRC.pack(zlib.crc32(data)) + data
 
 
-def decode_typed(raw: bytes, where: str) -> tuple[str, bytes]:
-    """Unframe :func:`encode_typed`; ``where`` names the key in the error."""
-    head, sep, rest = raw.partition(b"\x00")
-    if not sep or len(rest) < _CRC.size:
-        raise CorruptCheckpointError(f"corrupted value at {where}: missing type header")
-    data = rest[_CRC.size :]
-    if _CRC.unpack(rest[: _CRC.size])[0] != zlib.crc32(data):
-        raise CorruptCheckpointError(f"corrupted value at {where}: checksum mismatch")
-    return head.decode(errors="replace"), data
+def decode_typed(raw: bytes, where: str | Callable[[], str]) -> tuple[str, bytes]:
+    """Unframe :func:`encode_typed`; ``where`` (or its thunk) names the key in errors."""
+    i = raw.find(b"\x00")
+    if i < 0 or len(raw) < i + 1 + _CRC.size:
+        raise CorruptCheckpointError(f"corrupted value at {_where(where)}: missing type header")
+    data = raw[i + 1 + _CRC.size :]
+    if _CRC.unpack_from(raw, i + 1)[0] != zlib.crc32(data):
+        raise CorruptCheckpointError(f"corrupted value at {_where(where)}: checksum mismatch")
+    return raw[:i].decode(errors="replace"), data
+
+
+def _where(where: str | Callable[[], str]) -> str:
+    return where if isinstance(where, str) else where()
 
 
 @dataclass(frozen=True)
@@ -226,10 +236,6 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         """Hash of channel values, one field per (channel, version)."""
         return f"{self.ns_base(thread_id, checkpoint_ns)}:blobs"
 
-    def writes_key(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
-        """Hash of the pending writes of one checkpoint."""
-        return f"{self.ns_base(thread_id, checkpoint_ns)}:w:{checkpoint_id}"
-
     def run_key(self, run_id: str) -> str:
         """Set of the checkpoints one run wrote."""
         return f"{self.key_prefix}:run:{q(run_id)}"
@@ -249,13 +255,13 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
                 f"value of type {type(value).__name__} is not serializable: {exc}"
             ) from exc
 
-    def load(self, raw: bytes, where: str) -> Any:
+    def load(self, raw: bytes, where: str | Callable[[], str]) -> Any:
         """Deserialise :meth:`dump` output; corruption raises CorruptCheckpointError."""
         typed = decode_typed(raw, where)
         try:
             return self.serde.loads_typed(typed)
         except Exception as exc:
-            raise CorruptCheckpointError(f"corrupted value at {where}: {exc}") from exc
+            raise CorruptCheckpointError(f"corrupted value at {_where(where)}: {exc}") from exc
 
     def dump_metadata(self, config: RunnableConfig, metadata: CheckpointMetadata) -> bytes:
         """Serialise metadata merged with config keys, as InMemorySaver does."""
@@ -266,43 +272,76 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         typed = encode_typed(self.serde.dumps_typed(value))
         return ormsgpack.packb([task_id, channel, task_path, idx, typed])
 
-    def load_writes(self, flat: Sequence[bytes], where: str) -> list[PendingWrite]:
-        """Decode an HGETALL of a writes hash into ``writes_sort_key`` order."""
+    def load_writes(self, raws: Sequence[bytes], where: Callable[[], str]) -> list[PendingWrite]:
+        """Decode stored writes into ``writes_sort_key`` order."""
         rows = []
-        for raw in flat[1::2]:
+        for raw in raws:
             try:
                 task_id, channel, task_path, idx, typed = ormsgpack.unpackb(raw)
             except Exception as exc:
-                raise CorruptCheckpointError(f"corrupted write at {where}: {exc}") from exc
+                raise CorruptCheckpointError(f"corrupted write at {where()}: {exc}") from exc
             rows.append((writes_sort_key(task_path, task_id, idx), task_id, channel, typed))
         rows.sort(key=lambda r: r[0])
         return [(tid, ch, self.load(typed, where)) for _, tid, ch, typed in rows]
 
-    def make_tuple(self, target: Target, row: Sequence[Any]) -> CheckpointTuple:
-        """Build a tuple from one FETCH script row ``[cid, ckpt, meta, parent, blobs, writes]``."""
-        cid = row[0].decode()
-        ckpt_key = self.checkpoint_key(target.thread_id, target.checkpoint_ns, cid)
-        checkpoint: Checkpoint = self.load(row[1], ckpt_key)
+    @staticmethod
+    def pack_row(cid: str, checkpoint: bytes, metadata: bytes, parent: str, fields: str) -> bytes:
+        """The ``row`` field of a checkpoint hash."""
+        return ormsgpack.packb([cid, checkpoint, metadata, parent, fields])
+
+    def unpack_row(self, raw: bytes | list[Any], where: Callable[[], str]) -> list[Any]:
+        """Invert :meth:`pack_row` (``raw`` may come already unpacked inside a FETCH row)."""
+        try:
+            row = ormsgpack.unpackb(raw) if isinstance(raw, bytes) else raw
+        except Exception as exc:
+            raise CorruptCheckpointError(f"corrupted row at {where()}: {exc}") from exc
+        if not isinstance(row, list) or len(row) != 5:
+            raise CorruptCheckpointError(f"corrupted row at {where()}: not a checkpoint row")
+        return row
+
+    def make_tuple(
+        self,
+        target: Target,
+        fetched: bytes,
+        blobs: Mapping[str, bytes],
+        shared: dict[str, Any] | None = None,
+    ) -> CheckpointTuple:
+        """Build a tuple from a FETCH row: msgpack ``[row, [write, ...]]``.
+
+        ``blobs`` maps blob fields to stored values. ``shared`` caches decoded blobs
+        across the rows of one ``list`` call, but only immutable values, so no two
+        tuples ever share a mutable object.
+        """
+        tid, ns = target.thread_id, target.checkpoint_ns
+        try:
+            packed_row, writes = ormsgpack.unpackb(fetched)
+        except Exception as exc:
+            raise CorruptCheckpointError(f"corrupted checkpoint in {target}: {exc}") from exc
+        cid = "?"
+        where = lambda: self.checkpoint_key(tid, ns, cid)  # noqa: E731
+        cid, body, meta, parent, fields = self.unpack_row(packed_row, where)
+        checkpoint: Checkpoint = self.load(body, where)
         if not isinstance(checkpoint, dict) or "channel_versions" not in checkpoint:
-            raise CorruptCheckpointError(f"corrupted value at {ckpt_key}: not a checkpoint")
-        blobs_key = self.blobs_key(target.thread_id, target.checkpoint_ns)
+            raise CorruptCheckpointError(f"corrupted value at {where()}: not a checkpoint")
         values: dict[str, Any] = {}
-        flat_blobs = row[4]
-        for i in range(0, len(flat_blobs), 2):
-            field, raw = flat_blobs[i], flat_blobs[i + 1]
-            if raw is None or raw.startswith(EMPTY.encode() + b"\x00"):
+        for field in fields.split():
+            if shared is not None and field in shared:
+                values[channel_of(field)] = shared[field]
                 continue
-            values[channel_of(field)] = self.load(raw, f"{blobs_key}[{field.decode()}]")
+            raw = blobs.get(field)
+            if raw is None or raw.startswith(_EMPTY_PREFIX):
+                continue  # no value at this version (as InMemorySaver)
+            value = self.load(raw, lambda f=field: f"{self.blobs_key(tid, ns)}[{f}]")
+            values[channel_of(field)] = value
+            if shared is not None and type(value) in _IMMUTABLE:
+                shared[field] = value
         checkpoint["channel_values"] = values
-        parent = row[3].decode() if row[3] else None
         return CheckpointTuple(
             config=target.config(cid),
             checkpoint=checkpoint,
-            metadata=self.load(row[2], f"{ckpt_key}[metadata]"),
+            metadata=self.load(meta, lambda: f"{where()}[metadata]"),
             parent_config=target.config(parent) if parent else None,
-            pending_writes=self.load_writes(
-                row[5], self.writes_key(target.thread_id, target.checkpoint_ns, cid)
-            ),
+            pending_writes=self.load_writes(writes, where) if writes else [],
         )
 
     @staticmethod

@@ -12,6 +12,7 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import ormsgpack
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     ChannelVersions,
@@ -33,6 +34,7 @@ from agent.checkpoint.base import (
     target_of,
     thread_id_of,
     uq,
+    write_field,
 )
 from agent.checkpoint.lua import ALL_SCRIPTS, DELETE_RUNS, DELETE_THREADS, FETCH, LuaScript
 from agent.errors import InvalidInputError, StoreError
@@ -85,12 +87,20 @@ def _fetch_args(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any) ->
     return _call(FETCH, saver.key_prefix, q(t.thread_id), q(t.checkpoint_ns), ttl, mode, *rest)
 
 
+def _fetch(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any) -> Op:
+    """One FETCH call; returns (ids scanned, last id scanned, rows, blobs by field)."""
+    ((scanned, last, rows, packed),) = yield Batch([_fetch_args(saver, t, mode, *rest)])
+    flat = ormsgpack.unpackb(packed)
+    blobs = dict(zip((f.decode() for f in flat[::2]), flat[1::2], strict=True))
+    return scanned, last.decode(), rows, blobs
+
+
 def get_tuple(saver: RedisCheckpointBase, config: RunnableConfig) -> Op:
     """One round trip: the FETCH script resolves "latest" server-side."""
     t = target_of(config)
-    args = _fetch_args(saver, t, "ids", t.checkpoint_id) if t.checkpoint_id else None
-    ((_, _, rows),) = yield Batch([args or _fetch_args(saver, t, "latest")])
-    return saver.make_tuple(t, rows[0]) if rows else None
+    mode, rest = ("ids", (t.checkpoint_id,)) if t.checkpoint_id else ("latest", ())
+    _, _, rows, blobs = yield from _fetch(saver, t, mode, *rest)
+    return saver.make_tuple(t, rows[0], blobs) if rows else None
 
 
 def put(
@@ -115,13 +125,8 @@ def put(
     run_key = saver.run_key(str(run_id)) if run_id else None
     ckpt_key = saver.checkpoint_key(tid, ns, cid)
     fields = " ".join(blob_field(ch, v) for ch, v in body.get("channel_versions", {}).items())
-    row = {
-        "checkpoint": saver.dump(body),
-        "metadata": saver.dump(meta),
-        "parent": t.checkpoint_id or "",
-        "blobs": fields,
-        "run": q(str(run_id)) if run_id else "",
-    }
+    packed = saver.pack_row(cid, saver.dump(body), saver.dump(meta), t.checkpoint_id or "", fields)
+    row = {"row": packed, "blobs": fields, "run": q(str(run_id)) if run_id else ""}
     cmds: list[tuple[Any, ...]] = []
     if blobs:
         cmds.append(("HSET", saver.blobs_key(tid, ns), *_flat(blobs)))
@@ -152,7 +157,7 @@ def put_writes(
         raise InvalidInputError(f"task_id must be a non-empty string, got {task_id!r}")
     if isinstance(writes, (str, bytes)) or not isinstance(writes, Sequence):
         raise InvalidInputError(f"writes must be a list of (channel, value), got {writes!r}")
-    key = saver.writes_key(t.thread_id, t.checkpoint_ns, t.checkpoint_id or "")
+    key = saver.checkpoint_key(t.thread_id, t.checkpoint_ns, t.checkpoint_id or "")
     cmds = []
     for i, w in enumerate(writes):
         if not isinstance(w, (tuple, list)) or len(w) != 2 or not isinstance(w[0], str):
@@ -162,7 +167,7 @@ def put_writes(
             packed = saver.dump_write(task_id, task_path or "", idx, w[0], w[1])
         except Exception as exc:
             raise InvalidInputError(f"write #{i} to {w[0]!r} is not serializable: {exc}") from exc
-        cmds.append(("HSET" if idx < 0 else "HSETNX", key, f"{q(task_id)}:{idx}", packed))
+        cmds.append(("HSET" if idx < 0 else "HSETNX", key, write_field(task_id, idx), packed))
     if cmds:
         yield Batch(cmds + _expire(saver, [key]), transaction=True)
 
@@ -197,9 +202,9 @@ def list_tuples(
         if t.checkpoint_id:  # an exact id in the config selects only that checkpoint
             if before_id and t.checkpoint_id >= before_id:
                 continue
-            ((_, _, rows),) = yield Batch([_fetch_args(saver, t, "ids", t.checkpoint_id)])
+            _, _, rows, blobs = yield from _fetch(saver, t, "ids", t.checkpoint_id)
             for row in rows:
-                tup = saver.make_tuple(t, row)
+                tup = saver.make_tuple(t, row, blobs)
                 if _matches(tup.metadata, filter):
                     yield Emit(tup)
                     cursor.take()
@@ -216,25 +221,30 @@ def _list_namespace(
     page_size: int,
 ) -> Op:
     where = saver.index_key(t.thread_id, t.checkpoint_ns)
+    shared: dict[bytes, Any] = {}
     while not cursor.done:
         count = (
             page_size if filter or cursor.remaining is None else min(page_size, cursor.remaining)
         )
         mode = "meta" if filter else "page"
-        ((scanned, last, rows),) = yield Batch([_fetch_args(saver, t, mode, before_id, count)])
+        scanned, last, rows, blobs = yield from _fetch(saver, t, mode, before_id, count)
         if filter:
-            ids = [r[0] for r in rows if _matches(saver.load(r[1], f"{where}[{r[0]!r}]"), filter)]
+            ids = []
+            for raw in rows:
+                cid, _, meta, _, _ = saver.unpack_row(raw, lambda: where)
+                if _matches(saver.load(meta, lambda c=cid: f"{where}[{c}]"), filter):
+                    ids.append(cid)
             rows = []
             if ids:
-                ((_, _, rows),) = yield Batch([_fetch_args(saver, t, "ids", *ids)])
+                _, _, rows, blobs = yield from _fetch(saver, t, "ids", *ids)
         for row in rows:
-            yield Emit(saver.make_tuple(t, row))
+            yield Emit(saver.make_tuple(t, row, blobs, shared))
             cursor.take()
             if cursor.done:
                 return
         if scanned < count:
             return
-        before_id = last.decode()
+        before_id = last
 
 
 def _targets(saver: RedisCheckpointBase, config: RunnableConfig | None) -> Op:
@@ -277,7 +287,7 @@ def delete_for_runs(saver: RedisCheckpointBase, run_ids: Sequence[Any]) -> Op:
 
 
 def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
-    """Copy every namespace, checkpoint, write and blob; written in one MULTI/EXEC.
+    """Copy every namespace, checkpoint (with its writes) and blob in one MULTI/EXEC.
 
     Raw values are copied as stored; only metadata naming the source ``thread_id``
     (the LangGraph server adds it) is rewritten to the target.
@@ -301,16 +311,7 @@ def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
     )
     ids = {ns: [i.decode() for i in replies[2 * k]] for k, ns in enumerate(nss)}
     pairs = [(ns, cid) for ns in nss for cid in ids[ns]]
-    rows = yield Batch(
-        [
-            c
-            for ns, cid in pairs
-            for c in (
-                ("HGETALL", saver.checkpoint_key(src, ns, cid)),
-                ("HGETALL", saver.writes_key(src, ns, cid)),
-            )
-        ]
-    )
+    rows = yield Batch([("HGETALL", saver.checkpoint_key(src, ns, cid)) for ns, cid in pairs])
     cmds: list[tuple[Any, ...]] = []
     keys = [saver.ns_set_key(dst)]
     for k, ns in enumerate(nss):
@@ -320,18 +321,18 @@ def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
         cmds.append(("SADD", saver.ns_set_key(dst), q(ns)))
         keys += [saver.blobs_key(dst, ns), saver.index_key(dst, ns)]
     for j, (ns, cid) in enumerate(pairs):
-        row, writes = dict(rows[2 * j]), rows[2 * j + 1]
-        if not row:
+        row = dict(rows[j])  # checkpoint fields and its pending writes
+        if b"row" not in row:
             continue
         ckpt_key = saver.checkpoint_key(dst, ns, cid)
-        meta = saver.load(row[b"metadata"], f"{saver.checkpoint_key(src, ns, cid)}[metadata]")
+        where = f"{saver.checkpoint_key(src, ns, cid)}[row]"
+        _, body, meta_raw, parent, fields = saver.unpack_row(row[b"row"], lambda w=where: w)
+        meta = saver.load(meta_raw, where)
         if isinstance(meta, dict) and meta.get("thread_id") == src:
-            row[b"metadata"] = saver.dump({**meta, "thread_id": dst})
+            new_meta = saver.dump({**meta, "thread_id": dst})
+            row[b"row"] = saver.pack_row(cid, body, new_meta, parent, fields)
         cmds += [("HSET", ckpt_key, *_flat(row)), ("ZADD", saver.index_key(dst, ns), 0, cid)]
         keys.append(ckpt_key)
-        if writes:
-            cmds.append(("HSET", saver.writes_key(dst, ns, cid), *_flat(writes)))
-            keys.append(saver.writes_key(dst, ns, cid))
         if run := row.get(b"run", b"").decode():
             run_key = f"{saver.key_prefix}:run:{run}"
             cmds.append(("SADD", run_key, saver.run_member(dst, ns, cid)))

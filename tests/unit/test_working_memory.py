@@ -61,7 +61,7 @@ def test_cut_never_separates_a_call_from_its_results():
 
 
 def test_cut_moves_back_when_forward_would_evict_everything():
-    queue = [HumanMessage("a"), _call(1), _result(1)]
+    queue = [AIMessage("a"), _call(1), _result(1)]
     cut = eviction_cut(queue, 0.5)
     assert cut == 1  # the call and its result stay together
     assert queue[cut:] == queue[1:]
@@ -106,3 +106,11 @@ def test_extractive_summary_folds_previous_and_is_capped():
 def test_learner_name():
     assert learner_name({"user_profile": "My name is Ana."}) == "Ana"
     assert learner_name({}) == "the learner"
+
+
+def test_cut_never_reaches_the_current_turn():
+    queue = [HumanMessage("old"), AIMessage("a"), HumanMessage("current"), _call(1), _result(1)]
+    cut = eviction_cut(queue, 0.9)
+    assert cut == 2
+    assert queue[cut].content == "current"
+    assert eviction_cut([HumanMessage("current"), _call(1), _result(1)], 0.5) == 0

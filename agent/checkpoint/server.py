@@ -1,0 +1,47 @@
+"""Checkpointer factory for the LangGraph server (``langgraph dev`` / langgraph-api).
+
+``langgraph.json``::
+
+    "checkpointer": {"path": "./agent/checkpoint/server.py:redis_checkpointer"}
+
+The server loads this module by path, calls ``redis_checkpointer()`` once per event
+loop and enters the returned async context manager; the yielded saver lives until
+shutdown. Redis comes from ``KAG_REDIS_URL``; optional ``KAG_CHECKPOINT_PREFIX`` and
+``KAG_CHECKPOINT_TTL`` (seconds, refreshed on read) tune the key prefix and expiry.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+
+from agent.checkpoint.aio import AsyncRedisSaver
+from agent.checkpoint.base import DEFAULT_PREFIX
+from agent.errors import ConfigError
+from agent.settings import Settings
+
+
+def checkpoint_ttl(environ: Mapping[str, str]) -> int | None:
+    """``KAG_CHECKPOINT_TTL`` as positive seconds, or None when unset/empty."""
+    raw = environ.get("KAG_CHECKPOINT_TTL", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) <= 0:
+        raise ConfigError(
+            "KAG_CHECKPOINT_TTL", f"expected a positive number of seconds, got {raw!r}"
+        )
+    return int(raw)
+
+
+@asynccontextmanager
+async def redis_checkpointer() -> AsyncIterator[AsyncRedisSaver]:
+    """Yield a ready ``AsyncRedisSaver`` on ``KAG_REDIS_URL``; close it on shutdown."""
+    settings = Settings.from_env()
+    ttl = checkpoint_ttl(os.environ)
+    prefix = os.environ.get("KAG_CHECKPOINT_PREFIX") or DEFAULT_PREFIX
+    async with AsyncRedisSaver.from_conn_string(
+        settings.redis_url, key_prefix=prefix, ttl=ttl, refresh_on_read=ttl is not None
+    ) as saver:
+        await saver.setup()
+        yield saver
