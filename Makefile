@@ -11,13 +11,16 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml scripts/mermaid-validate/package-lock.json
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "KAG needs Python >= 3.11"'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install -q --upgrade pip uv
 	@echo "[install] resolving and installing (uv; torch comes with sentence-transformers)"
 	@$(VENV)/bin/uv pip install --python $(PY) -q -e '.[dev]' || $(PY) -m pip install -q -e '.[dev]'
 	@$(PY) -m ipykernel install --user --name kag --display-name "KAG (.venv)" >/dev/null
+	@echo "[install] mermaid's own parser (npm) for concept-map validation"
+	@command -v npm >/dev/null || { echo "npm is missing: apt-get install nodejs npm" >&2; exit 1; }
+	@npm ci --prefix scripts/mermaid-validate --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $(STAMP)
 
 services-up:

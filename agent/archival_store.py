@@ -21,6 +21,7 @@ from typing import Any
 
 import neo4j
 
+from agent.archival_queries import INSERT_MEMORY, WRITE_SUMMARY
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.hybrid_search import HybridSearch, NotesSource, find_notes, memory_target
 from agent.neo4j_schema import learner_key
@@ -34,8 +35,9 @@ from agent.neo4j_store import (
     normalise_time,
     now_iso,
 )
+from agent.recent_search import search_recent
 from agent.search_recipes import RECIPES, SearchRecipe, get_recipe
-from agent.search_results import SearchHit, SearchPage, keyword_rank
+from agent.search_results import SearchHit, SearchPage
 
 log = logging.getLogger(__name__)
 
@@ -44,64 +46,6 @@ OP_SUMMARY = "archival.summary"
 MAX_TAGS = 20
 _KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
 _ID = re.compile(r"^[^\x00-\x1f\x7f]{1,256}$")  # ids only ever travel as parameters
-
-# A write to the learner node takes its lock first, so ``memory_seq`` is monotonic.
-INSERT_MEMORY = """
-MERGE (l:Learner {id: $learner_id})
-  ON CREATE SET l.created_at = $props.created_at
-SET l.last_memory_write = $props.created_at
-WITH l
-OPTIONAL MATCH (old:Memory {id: $id})
-WITH l, old IS NULL AS created
-SET l.memory_seq = coalesce(l.memory_seq, 0) + CASE WHEN created THEN 1 ELSE 0 END
-WITH l, created
-MERGE (m:Memory {id: $id})
-  ON CREATE SET m += $props, m.seq = l.memory_seq
-WITH l, m, created
-WHERE m.learner_id = $learner_id
-MERGE (l)-[:HAS_MEMORY]->(m)
-WITH m, created
-CALL (m) {
-  UNWIND $source_ids AS sid
-  OPTIONAL MATCH (msg:Message {id: sid})
-  OPTIONAL MATCH (mem:Memory {id: sid})
-  WITH coalesce(msg, mem) AS src
-  WHERE src IS NOT NULL AND src.learner_id = $learner_id AND src <> m
-  MERGE (m)-[:DERIVED_FROM]->(src)
-  RETURN count(src) AS linked
-}
-RETURN m.seq AS seq, m.created_at AS created_at, created, linked
-"""
-WRITE_SUMMARY = """
-MERGE (l:Learner {id: $learner_id})
-  ON CREATE SET l.created_at = $props.created_at
-SET l.last_memory_write = $props.created_at
-WITH l
-OPTIONAL MATCH (old:Memory {id: $id})
-WITH l, old IS NULL AS created
-SET l.memory_seq = coalesce(l.memory_seq, 0) + CASE WHEN created THEN 1 ELSE 0 END
-WITH l, created
-MERGE (s:Memory {id: $id})
-  ON CREATE SET s:SessionSummary, s += $props, s.seq = l.memory_seq
-WITH l, s, created
-WHERE s.learner_id = $learner_id AND s:SessionSummary
-MERGE (l)-[:HAS_SUMMARY]->(s)
-WITH s, created
-CALL (s) {
-  UNWIND $message_ids AS mid
-  MATCH (msg:Message {id: mid})
-  WHERE msg.learner_id = $learner_id
-  MERGE (s)-[:SUMMARIZES]->(msg)
-  RETURN count(msg) AS summarized
-}
-CALL (s) {
-  OPTIONAL MATCH (p:SessionSummary {id: $previous_id})
-  WHERE p.learner_id = $learner_id AND p <> s
-  FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | MERGE (s)-[:FOLDS]->(p))
-  RETURN count(p) AS folded
-}
-RETURN s.id AS id, created, summarized, folded
-"""
 
 
 @dataclass(frozen=True)
@@ -147,9 +91,7 @@ def memory_id_for(learner_id: str, content: str, kind: str) -> str:
     return f"mem-{digest[:32]}"
 
 
-def summary_id_for(
-    learner_id: str, text: str, message_ids: Sequence[str], previous: str | None
-) -> str:
+def summary_id_for(learner_id: str, text: str, message_ids: Sequence[str], previous: str | None) -> str:
     """Stable id of a summary: a retried archive step writes the same node."""
     material = "\x00".join([learner_id, text, previous or "", *sorted(message_ids)])
     return f"sum-{hashlib.sha256(material.encode()).hexdigest()[:32]}"
@@ -396,7 +338,16 @@ class ArchivalStore(Neo4jStore):
             if self.backlog is None or not is_neo4j_down(exc):
                 raise
             log.warning("archival search for a learner served from Redis (degraded): %s", exc)
-            return await self._search_redis(learner_id, query, page, page_size, chosen, kinds)
+            return await search_recent(
+                self.backlog,
+                "archival",
+                learner_id,
+                query,
+                page=page,
+                page_size=page_size,
+                recipe=chosen.name,
+                kinds=kinds,
+            )
 
     async def _search_neo4j(
         self,
@@ -441,42 +392,4 @@ class ArchivalStore(Neo4jStore):
             degraded=False,
             has_more=more,
             requested_recipe=recipe.name if effective is not recipe else None,
-        )
-
-    async def _search_redis(
-        self,
-        learner_id: str,
-        query: str,
-        page: int,
-        page_size: int,
-        recipe: SearchRecipe,
-        kinds: list[str] | None,
-    ) -> SearchPage:
-        assert self.backlog is not None
-        items = await self.backlog.recent("archival", learner_id)
-        if kinds is not None:
-            items = [i for i in items if i.get("kind") in kinds]
-        by_id = {i["id"]: i for i in items}
-        ranked = keyword_rank(query[:4096], items, text_key="text")
-        start = page * page_size
-        hits = [
-            SearchHit(
-                id=f.id,
-                text=by_id[f.id]["text"],
-                score=f.score,
-                created_at=by_id[f.id].get("created_at"),
-                kind=by_id[f.id].get("kind") or "memory",
-                tags=list(by_id[f.id].get("tags") or []),
-                scores=dict(f.scores),
-                metadata={"session_id": by_id[f.id].get("session_id"), "source": "redis"},
-            )
-            for f in ranked[start : start + page_size]
-        ]
-        return SearchPage(
-            hits,
-            page,
-            page_size,
-            recipe.name,
-            degraded=True,
-            has_more=len(ranked) > start + page_size,
         )

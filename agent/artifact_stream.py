@@ -55,9 +55,7 @@ def _event(stream_id: str, fields: dict[str, str]) -> ArtifactEvent:
     return ArtifactEvent(stream_id, fields.get("event", EVENT), json.loads(fields["artifact"]))
 
 
-async def publish_artifacts(
-    redis: aioredis.Redis, learner_id: str, artifacts: list[Artifact]
-) -> list[str]:
+async def publish_artifacts(redis: aioredis.Redis, learner_id: str, artifacts: list[Artifact]) -> list[str]:
     """Append one ``ARTIFACT_READY`` entry per artifact; return their stream ids."""
     if not artifacts:
         return []
@@ -77,9 +75,7 @@ async def publish_artifacts(
     return await _guard(call)
 
 
-async def ensure_group(
-    redis: aioredis.Redis, learner_id: str, group: str, *, start_id: str = "0"
-) -> None:
+async def ensure_group(redis: aioredis.Redis, learner_id: str, group: str, *, start_id: str = "0") -> None:
     """Create consumer ``group`` (idempotent); ``start_id`` "0" replays history, "$" skips it."""
     key = stream_key(learner_id)
 

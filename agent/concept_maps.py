@@ -124,15 +124,10 @@ def neighbourhood_map(nodes: list[dict[str, Any]]) -> str:
     ids = {n["id"]: f"n{i}" for i, n in enumerate(nodes)}
     lines = ["flowchart LR"]
     lines += [
-        _node(ids[n["id"]], n.get("concept") or n["id"], "stadium" if n.get("seed") else "box")
-        for n in nodes
+        _node(ids[n["id"]], n.get("concept") or n["id"], "stadium" if n.get("seed") else "box") for n in nodes
     ]
     seen: set[tuple[str, str]] = set()
-    pairs = {
-        (n["id"], link["target"], link.get("relation"))
-        for n in nodes
-        for link in n.get("links") or []
-    }
+    pairs = {(n["id"], link["target"], link.get("relation")) for n in nodes for link in n.get("links") or []}
     for n in nodes:
         for link in n.get("links") or []:
             a, b, relation = n["id"], link["target"], str(link.get("relation", "related"))
@@ -143,9 +138,7 @@ def neighbourhood_map(nodes: list[dict[str, Any]]) -> str:
             seen.add((a, b))
             if mirrored:
                 seen.add((b, a))
-            lines.append(
-                _edge(ids[a], ids[b], relation, directional=directional, mirrored=mirrored)
-            )
+            lines.append(_edge(ids[a], ids[b], relation, directional=directional, mirrored=mirrored))
     seeds = [ids[n["id"]] for n in nodes if n.get("seed")]
     if seeds:
         lines += ["  classDef focus stroke-width:3px", f"  class {','.join(seeds)} focus"]

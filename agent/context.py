@@ -18,23 +18,17 @@ class Context:
     """Knobs for one run. Connections and secrets live in ``Settings``, not here."""
 
     max_tokens: int = field(default=8192, metadata={"description": "Working-memory budget."})
-    max_steps: int = field(
-        default=5, metadata={"description": "Heartbeat steps before a forced answer."}
-    )
+    max_steps: int = field(default=5, metadata={"description": "Heartbeat steps before a forced answer."})
     pressure_threshold: float = field(
         default=0.70,
         metadata={"description": "Pressure above which the oldest messages are archived."},
     )
-    evict_fraction: float = field(
-        default=0.5, metadata={"description": "Share of the queue archived."}
-    )
+    evict_fraction: float = field(default=0.5, metadata={"description": "Share of the queue archived."})
     tool_protocol: str = field(
         default="native",
         metadata={"description": "'native' tool calling or the design's 'text' markers."},
     )
-    auto_archive: bool = field(
-        default=True, metadata={"description": "Ablation switch for auto-archive."}
-    )
+    auto_archive: bool = field(default=True, metadata={"description": "Ablation switch for auto-archive."})
     core_section_limit: int = field(
         default=2000, metadata={"description": "Characters allowed per core memory section."}
     )
@@ -49,13 +43,15 @@ class Context:
     zettelkasten: bool = field(
         default=True, metadata={"description": "Write Zettelkasten notes at the end of a session."}
     )
-    link_top_k: int = field(
-        default=10, metadata={"description": "A-MEM candidate notes per new note."}
-    )
+    link_top_k: int = field(default=10, metadata={"description": "A-MEM candidate notes per new note."})
     link_min_confidence: float = field(
         default=0.65, metadata={"description": "Keep link decisions at or above."}
     )
     degree_cap: int = field(default=12, metadata={"description": "Maximum links per note."})
+    note_tag_vocabulary: tuple[str, ...] = field(
+        default=(),
+        metadata={"description": "Controlled tag vocabulary for notes (empty: the built-in one)."},
+    )
 
     def __post_init__(self) -> None:
         """Fill defaulted fields from ``KAG_<FIELD>`` and validate ranges."""
@@ -79,6 +75,8 @@ class Context:
 
 def _coerce(var: str, raw: str, kind: type) -> Any:
     try:
+        if kind is tuple:
+            return tuple(part.strip() for part in raw.split(",") if part.strip())
         if kind is bool:
             lowered = raw.strip().lower()
             if lowered not in {"1", "0", "true", "false", "yes", "no", "on", "off"}:

@@ -13,8 +13,8 @@ import re
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from agent.errors import CoreMemoryLimitError, InvalidInputError, StoreError, StoreUnavailableError
 from agent.learner_ids import validate_learner_id
@@ -84,9 +84,7 @@ def _check_section(section: object) -> str:
 class CoreMemoryStore:
     """Read and edit core memory sections with per-section character limits."""
 
-    def __init__(
-        self, redis: aioredis.Redis, *, section_limit: int = 2000, ttl_seconds: int = 86400
-    ) -> None:
+    def __init__(self, redis: aioredis.Redis, *, section_limit: int = 2000, ttl_seconds: int = 86400) -> None:
         """Use ``redis`` (decode_responses=True); ``ttl_seconds=0`` disables expiry."""
         self.redis = redis
         self.section_limit = section_limit
@@ -155,12 +153,10 @@ class CoreMemoryStore:
             )
         if status == "too_many":
             raise InvalidInputError(
-                f"core memory already has {MAX_SECTIONS} sections; reuse one instead of adding "
-                f"{section!r}"
+                f"core memory already has {MAX_SECTIONS} sections; reuse one instead of adding {section!r}"
             )
         if status == "not_found":
             raise InvalidInputError(
-                f"old_content not found in section {section!r}; read core memory and quote the "
-                "text exactly"
+                f"old_content not found in section {section!r}; read core memory and quote the text exactly"
             )
         return {**dict.fromkeys(DEFAULT_SECTIONS, ""), **stored}

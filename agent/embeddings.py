@@ -135,9 +135,7 @@ def make_embeddings(settings: Settings) -> EmbeddingProvider:
         if not settings.google_api_key:
             raise ConfigError("GOOGLE_API_KEY", f"required for embeddings {spec!r}")
         return GeminiEmbeddings(name, settings.google_api_key)
-    raise ConfigError(
-        "KAG_EMBEDDINGS", f"unknown provider {provider!r}; use 'minilm' or 'google_genai:…'"
-    )
+    raise ConfigError("KAG_EMBEDDINGS", f"unknown provider {provider!r}; use 'minilm' or 'google_genai:…'")
 
 
 @lru_cache(maxsize=1)

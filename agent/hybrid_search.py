@@ -127,9 +127,7 @@ RETURN n.id AS id, n.content AS text, n.created_at AS created_at, 'message' AS k
        labels(n) AS labels
 """
 # Zettelkasten notes belong to another module; read them defensively.
-NOTE_LABEL_EXISTS = (
-    "CALL db.labels() YIELD label WITH label WHERE label = 'Note' RETURN count(*) AS n"
-)
+NOTE_LABEL_EXISTS = "CALL db.labels() YIELD label WITH label WHERE label = 'Note' RETURN count(*) AS n"
 NOTE_INDEXES = """
 SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options, state
 WHERE 'Note' IN labelsOrTypes AND state = 'ONLINE' AND type IN ['VECTOR', 'FULLTEXT']
@@ -202,9 +200,7 @@ class NotesSource:
 _NOTES_CACHE: dict[tuple[int, int], tuple[float, NotesSource | None]] = {}
 
 
-async def find_notes(
-    tx: neo4j.AsyncTransaction, dimension: int, cache_key: int
-) -> NotesSource | None:
+async def find_notes(tx: neo4j.AsyncTransaction, dimension: int, cache_key: int) -> NotesSource | None:
     """The ``:Note`` indexes usable with our embeddings, or None when there are no notes."""
     key = (cache_key, dimension)
     cached = _NOTES_CACHE.get(key)
@@ -290,7 +286,12 @@ class HybridSearch:
             )
             lists["fulltext"] = _pairs(rows)
         if notes is not None and weights.get("notes"):
-            lists["notes"] = await self._notes(tx, notes, query, params)
+            # Cosines of one model are comparable, so notes join the vector list; BM25
+            # scores of different indexes are not, so note full-text hits rank apart.
+            note_vector, lists["notes"] = await self._notes(tx, notes, query, params)
+            if note_vector:
+                merged = lists.get("vector", []) + note_vector
+                lists["vector"] = sorted(merged, key=lambda p: -p[1])[:limit]
         seeds = [f.id for f in rrf_fuse(lists, weights, k=recipe.rrf_k)[: recipe.seeds]]
         if seeds and weights.get("expand"):
             rows = await fetch(tx, self.target.expand_query, seeds=seeds, **params)
@@ -311,14 +312,16 @@ class HybridSearch:
         notes: NotesSource,
         query: str,
         params: dict[str, Any],
-    ) -> list[tuple[str, float]]:
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """Note hits by cosine and by full text (each learner-filtered)."""
         if params["kinds"] is not None and "note" not in params["kinds"]:
-            return []
+            return [], []
         params = {**params, "kinds": None}  # notes have no ``kind``
-        hits: list[tuple[str, float]] = []
+        vector: list[tuple[str, float]] = []
         if params["embedding"] is not None:
-            hits = await self._vector(tx, notes.vector_index or "", NOTE_EXACT, params)
+            vector = await self._vector(tx, notes.vector_index or "", NOTE_EXACT, params)
         terms = query_terms(query)
+        fulltext: list[tuple[str, float]] = []
         if notes.fulltext_index and terms:
             # Note indexes carry no learner key: oversample, then filter in Cypher.
             rows = await fetch(
@@ -329,9 +332,8 @@ class HybridSearch:
                 k=min(MAX_VECTOR_K, params["limit"] * params["oversample"]),
                 **params,
             )
-            seen = {h[0] for h in hits}
-            hits += [p for p in _pairs(rows) if p[0] not in seen]
-        return hits
+            fulltext = _pairs(rows)
+        return vector, fulltext
 
     async def _hydrate(
         self,
@@ -348,10 +350,7 @@ class HybridSearch:
         if notes is not None and len(found) < len(ids):
             missing = [i for i in ids if i not in found]
             found.update(
-                {
-                    r["id"]: r
-                    for r in await fetch(tx, HYDRATE_NOTE, ids=missing, learner_id=learner_id)
-                }
+                {r["id"]: r for r in await fetch(tx, HYDRATE_NOTE, ids=missing, learner_id=learner_id)}
             )
         hits = []
         for f in chosen:

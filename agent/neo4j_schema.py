@@ -28,16 +28,14 @@ CONSTRAINTS = (
     "CREATE CONSTRAINT learner_id_unique IF NOT EXISTS FOR (n:Learner) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT memory_id_unique IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT message_id_unique IF NOT EXISTS FOR (n:Message) REQUIRE n.id IS UNIQUE",
-    "CREATE CONSTRAINT session_summary_id_unique IF NOT EXISTS "
-    "FOR (n:SessionSummary) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT session_summary_id_unique IF NOT EXISTS FOR (n:SessionSummary) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT embedding_index_name_unique IF NOT EXISTS "
     "FOR (n:EmbeddingIndex) REQUIRE n.name IS UNIQUE",
 )
 RANGE_INDEXES = (
     "CREATE INDEX memory_learner IF NOT EXISTS FOR (n:Memory) ON (n.learner_id)",
     "CREATE INDEX message_learner IF NOT EXISTS FOR (n:Message) ON (n.learner_id)",
-    "CREATE INDEX message_learner_session IF NOT EXISTS "
-    "FOR (n:Message) ON (n.learner_id, n.session_id)",
+    "CREATE INDEX message_learner_session IF NOT EXISTS FOR (n:Message) ON (n.learner_id, n.session_id)",
 )
 # ``learner_key`` is indexed next to the text so Lucene itself scopes a query to
 # one learner (the full-text top-k is global otherwise).
@@ -105,9 +103,7 @@ async def _ddl(session: neo4j.AsyncSession, statement: str) -> None:
         await (await session.run(statement)).consume()
     except ClientError as exc:
         # Another process created the same rule between our check and our create.
-        if "EquivalentSchemaRule" not in (exc.code or "") and "AlreadyExists" not in (
-            exc.code or ""
-        ):
+        if "EquivalentSchemaRule" not in (exc.code or "") and "AlreadyExists" not in (exc.code or ""):
             raise
 
 
@@ -147,9 +143,7 @@ async def _vector_index(
             f"(model {record['model']!r}), but the embeddings have dimension {dimension}"
         )
     if record is not None and record["version"] != embeddings.version:
-        await (
-            await session.run(UPDATE_EMBEDDING_VERSION, name=name, version=embeddings.version)
-        ).consume()
+        await (await session.run(UPDATE_EMBEDDING_VERSION, name=name, version=embeddings.version)).consume()
 
 
 async def setup_schema(

@@ -42,7 +42,10 @@ _RETRYABLE_CLIENT_CODES = ("ConstraintValidationFailed",)
 
 # Schema setup runs once per driver and database in a process.
 _SCHEMA_DONE: weakref.WeakKeyDictionary[neo4j.AsyncDriver, set[str]] = weakref.WeakKeyDictionary()
-_SCHEMA_LOCK = asyncio.Lock()
+# asyncio locks bind to one event loop, so keep one per loop.
+_SCHEMA_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def now_iso() -> str:
@@ -128,7 +131,8 @@ class Neo4jStore:
         done = _SCHEMA_DONE.setdefault(self.driver, set())
         if self.database in done:
             return
-        async with _SCHEMA_LOCK:
+        lock = _SCHEMA_LOCKS.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+        async with lock:
             if self.database not in done:
                 await setup_schema(self.driver, self.database, self.embeddings)
                 done.add(self.database)
@@ -183,13 +187,9 @@ class Neo4jStore:
         """Run ``work`` in a write transaction."""
         return await self._run(work, write=True)
 
-    async def _run(
-        self, work: Callable[..., Awaitable[T]], *, write: bool, raw_session: bool = False
-    ) -> T:
+    async def _run(self, work: Callable[..., Awaitable[T]], *, write: bool, raw_session: bool = False) -> T:
         if self.backlog is not None and self.backlog.neo4j_suspended():
-            raise StoreUnavailableError(
-                "Neo4j", "marked down after a recent failure; retrying soon"
-            )
+            raise StoreUnavailableError("Neo4j", "marked down after a recent failure; retrying soon")
         delay = 0.05
         for attempt in range(_RETRIES):
             try:

@@ -66,11 +66,7 @@ def _entities(text: str) -> list[str]:
         token = raw.strip(".'\"“”")
         if not token or token.lower() in _FUNCTION_WORDS:
             continue
-        if (
-            token[0].isupper()
-            or any(c.isdigit() for c in token)
-            or re.search(r"\w[._#+/@]\w", token)
-        ):
+        if token[0].isupper() or any(c.isdigit() for c in token) or re.search(r"\w[._#+/@]\w", token):
             found.append(token)
     return found
 
@@ -117,17 +113,12 @@ def offline_metadata(
     payload = content_stems(_payload(note))
     counts: Counter[str] = Counter(note.get("keywords") or [])
     for other in neighbours:
-        counts.update(
-            k for k in other.get("keywords") or [] if content_stems(k.replace("-", " ")) <= payload
-        )
+        counts.update(k for k in other.get("keywords") or [] if content_stems(k.replace("-", " ")) <= payload)
     own_slug = slugify(str(note.get("concept", "")))
     ranked = [own_slug] + [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     tags = list(note.get("tags") or [])
     tags += [
-        t
-        for o in neighbours
-        for t in o.get("tags") or []
-        if content_stems(t.replace("-", " ")) <= payload
+        t for o in neighbours for t in o.get("tags") or [] if content_stems(t.replace("-", " ")) <= payload
     ]
     relations = sorted({link["relation"].replace("_", " ") for link in note.get("links") or []})
     description = str(note.get("definition") or note.get("description") or "")
@@ -191,8 +182,7 @@ async def evolve_notes(
     notes = await get_notes(driver, learner_id, list(dict.fromkeys(note_ids)), database=database)
     neighbour_ids = {link["target"] for n in notes for link in n["links"]}
     by_id = {
-        n["id"]: n
-        for n in await get_notes(driver, learner_id, sorted(neighbour_ids), database=database)
+        n["id"]: n for n in await get_notes(driver, learner_id, sorted(neighbour_ids), database=database)
     }
     revisions: list[dict[str, Any]] = []
     for note in notes:
@@ -200,9 +190,7 @@ async def evolve_notes(
         proposal, error, attempts = await _propose(model, note, neighbours, vocabulary)
         if proposal is None:
             outcome.failures.append(
-                Failure(
-                    stage="evolve", concept=note.get("concept"), error=str(error), attempts=attempts
-                )
+                Failure(stage="evolve", concept=note.get("concept"), error=str(error), attempts=attempts)
             )
             continue
         current = NoteMetadata(
@@ -230,9 +218,7 @@ async def evolve_notes(
                 {"note_id": note["id"], "concept": note.get("concept"), "violations": violations}
             )
         else:
-            text = embedding_text(
-                note["text"], proposal.keywords, proposal.tags, proposal.description
-            )
+            text = embedding_text(note["text"], proposal.keywords, proposal.tags, proposal.description)
             params.update(kind="previous", reason="evolution", text=text)
             outcome.updated.append(note["id"])
         revisions.append(params)

@@ -60,12 +60,8 @@ _INSIGHT = re.compile(
     r"struggl\w*|don't get|do not get|not sure|hard|tricky|mix\w* up)\b",
     re.I,
 )
-_STRUGGLE = re.compile(
-    r"\b(confus\w*|struggl\w*|don't get|do not get|not sure|hard|tricky)\b", re.I
-)
-_FEEDBACK = re.compile(
-    r"\b(correct|exactly|right|not quite|careful|common mistake|actually)\b", re.I
-)
+_STRUGGLE = re.compile(r"\b(confus\w*|struggl\w*|don't get|do not get|not sure|hard|tricky)\b", re.I)
+_FEEDBACK = re.compile(r"\b(correct|exactly|right|not quite|careful|common mistake|actually)\b", re.I)
 _MISCONCEPTION = re.compile(r"\b(not quite|common mistake|misconception|actually|careful)\b", re.I)
 
 _STOP_WORDS = """
@@ -151,17 +147,13 @@ async def invoke_json(
 
 def _short_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        return "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
-        )
+        return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
     return str(exc)[:300]
 
 
 def format_transcript(transcript: Sequence[dict[str, Any]]) -> str:
     """Render ``[{role, content}]`` one turn per line."""
-    return "\n".join(
-        f"{t.get('role', 'user')}: {str(t.get('content', '')).strip()}" for t in transcript
-    )
+    return "\n".join(f"{t.get('role', 'user')}: {str(t.get('content', '')).strip()}" for t in transcript)
 
 
 async def extract_with_model(
@@ -301,9 +293,7 @@ def offline_extract(
     exclude = _concept_stems(concepts[0]) if concepts else set()
     concepts += _salient_phrases(sentences, exclude, max_notes - len(concepts))
     # Subject tags of the session's concept ("sql.joins" -> sql) apply to every note.
-    subject = (
-        filter_tags(concepts[0].replace(".", " ").split(), tuple(vocabulary)) if concepts else []
-    )
+    subject = filter_tags(concepts[0].replace(".", " ").split(), tuple(vocabulary)) if concepts else []
     drafts: list[NoteDraft] = []
     for concept in concepts[:max_notes]:
         stems = _concept_stems(concept) or {concept.lower()}
@@ -314,12 +304,8 @@ def offline_extract(
             words = content_stems(sentence)
             return sum(1 for o in others if o and o <= words)
 
-        tutor = sorted(
-            (s for is_l, s in sentences if not is_l and stems <= content_stems(s)), key=crowding
-        )
-        learner = sorted(
-            (s for is_l, s in sentences if is_l and stems <= content_stems(s)), key=crowding
-        )
+        tutor = sorted((s for is_l, s in sentences if not is_l and stems <= content_stems(s)), key=crowding)
+        learner = sorted((s for is_l, s in sentences if is_l and stems <= content_stems(s)), key=crowding)
         if not tutor and not learner:
             continue
         definition = _pick(tutor, _DEFINING, set()) or (tutor or learner)[0]
@@ -329,18 +315,14 @@ def offline_extract(
         insight = _pick(learner, _INSIGHT, used) or _pick(tutor, _FEEDBACK, used)
         source = [s for s in (definition, example, insight) if s]
         other_concepts = [c for c in concepts if c != concept]
-        related = [
-            c for c in other_concepts if _concept_stems(c) <= content_stems(" ".join(source))
-        ]
+        related = [c for c in other_concepts if _concept_stems(c) <= content_stems(" ".join(source))]
         words = Counter(
             w
             for s in source
             for w in _WORD.findall(s.lower())
             if w not in _STOP and len(w) >= 4 and _stem(w) not in stems
         )
-        keywords = normalise_keywords(
-            [slugify(concept)] + [w for w, _ in words.most_common(MAX_NOTES + 2)]
-        )
+        keywords = normalise_keywords([slugify(concept)] + [w for w, _ in words.most_common(MAX_NOTES + 2)])
         drafts.append(
             NoteDraft(
                 concept=concept,
@@ -349,8 +331,7 @@ def offline_extract(
                 key_insight=insight,
                 keywords=keywords,
                 tags=filter_tags(
-                    subject
-                    + _offline_tags(concept, source, learner, tutor, vocabulary, bool(example)),
+                    subject + _offline_tags(concept, source, learner, tutor, vocabulary, bool(example)),
                     tuple(vocabulary),
                 ),
                 description=clip_description(" ".join(s for s in (definition, insight) if s)),
@@ -389,9 +370,7 @@ async def extract_notes(
 ) -> tuple[list[NoteDraft], list[Failure], dict[str, Any]]:
     """Drafts, failures and audit facts (extractor, model, attempts) for one session."""
     if is_offline_policy(model):
-        drafts = offline_extract(
-            transcript, current_concept, vocabulary=vocabulary, max_notes=max_notes
-        )
+        drafts = offline_extract(transcript, current_concept, vocabulary=vocabulary, max_notes=max_notes)
         return drafts, [], {"extractor": "offline", "model": "offline-extractor/1", "attempts": 1}
     drafts, failures, attempts = await extract_with_model(
         model, transcript, current_concept, vocabulary=vocabulary, max_notes=max_notes

@@ -178,9 +178,7 @@ def build_edges(
             "relation": decision.relation,
             "confidence": decision.confidence,
             "cosine": round(cand["cosine"], 6),
-            "weight": link_weight(
-                cand["cosine"], decision.confidence, freshness(cand["days"], tau_days)
-            ),
+            "weight": link_weight(cand["cosine"], decision.confidence, freshness(cand["days"], tau_days)),
             "rationale": decision.rationale,
             "directional": directional,
             "now": now,

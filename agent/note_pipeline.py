@@ -107,10 +107,7 @@ async def store_step(
     texts = [compose_text(d) for d in drafts]
     vectors = await asyncio.to_thread(
         emb.embed_documents,
-        [
-            embedding_text(t, d.keywords, d.tags, d.description)
-            for t, d in zip(texts, drafts, strict=True)
-        ],
+        [embedding_text(t, d.keywords, d.tags, d.description) for t, d in zip(texts, drafts, strict=True)],
     )
     now = utc_now()
     concepts = [d.concept for d in drafts]
@@ -178,9 +175,7 @@ async def link_step(
     if not created or not config.link:
         return result
     db = resources.database
-    stored = {
-        n["id"]: n for n in await get_notes(resources.neo4j, learner_id, created, database=db)
-    }
+    stored = {n["id"]: n for n in await get_notes(resources.neo4j, learner_id, created, database=db)}
     vectors = await _embeddings_of(resources, learner_id, created)
     index = index_name_for(resources.embeddings, "note")
     links = pruned = 0
@@ -224,9 +219,7 @@ RETURN n.id AS id, n.embedding AS e
 """
 
 
-async def _embeddings_of(
-    resources: Resources, learner_id: str, ids: list[str]
-) -> dict[str, list[float]]:
+async def _embeddings_of(resources: Resources, learner_id: str, ids: list[str]) -> dict[str, list[float]]:
     records = await run(
         resources.neo4j,
         _EMBEDDINGS,
@@ -263,9 +256,7 @@ async def evolve_step(
     return result
 
 
-async def artifacts_step(
-    resources: Resources, learner_id: str, note_ids: list[str]
-) -> list[Artifact]:
+async def artifacts_step(resources: Resources, learner_id: str, note_ids: list[str]) -> list[Artifact]:
     """The artifact (text, concept map, links, tags) of each note, in seq order."""
     if not note_ids:
         return []
@@ -283,9 +274,7 @@ async def artifacts_step(
     ]
 
 
-async def publish_step(
-    resources: Resources, learner_id: str, artifacts: list[Artifact]
-) -> list[str]:
+async def publish_step(resources: Resources, learner_id: str, artifacts: list[Artifact]) -> list[str]:
     """Put ``ARTIFACT_READY`` events on the learner's stream."""
     return await publish_artifacts(resources.redis, learner_id, artifacts)
 

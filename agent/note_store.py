@@ -326,9 +326,7 @@ async def get_notes(
     driver: neo4j.AsyncDriver, learner_id: str, note_ids: list[str], *, database: str | None = None
 ) -> list[dict[str, Any]]:
     """Notes (without embeddings) with their outgoing links, heaviest first, in seq order."""
-    records = await run(
-        driver, GET_NOTES, {"ids": note_ids, "learner_id": learner_id}, database=database
-    )
+    records = await run(driver, GET_NOTES, {"ids": note_ids, "learner_id": learner_id}, database=database)
     return [{**r["note"], "links": r["links"]} for r in records]
 
 
@@ -352,9 +350,7 @@ async def get_revisions(
     driver: neo4j.AsyncDriver, learner_id: str, note_id: str, *, database: str | None = None
 ) -> list[dict[str, Any]]:
     """All revisions of a note, oldest first."""
-    records = await run(
-        driver, GET_REVISIONS, {"id": note_id, "learner_id": learner_id}, database=database
-    )
+    records = await run(driver, GET_REVISIONS, {"id": note_id, "learner_id": learner_id}, database=database)
     return [dict(r["revision"]) for r in records]
 
 
@@ -362,6 +358,4 @@ async def delete_learner_notes(
     driver: neo4j.AsyncDriver, learner_id: str, *, database: str | None = None
 ) -> None:
     """Delete a learner's notes and revisions (tests, right-to-erasure)."""
-    await run(
-        driver, DELETE_LEARNER_NOTES, {"learner_id": learner_id}, database=database, write=True
-    )
+    await run(driver, DELETE_LEARNER_NOTES, {"learner_id": learner_id}, database=database, write=True)

@@ -58,15 +58,9 @@ _PAST = re.compile(
     r"did i|have i|what do you know about|what have we|remind me)\b",
     re.I,
 )
-_KEEP = re.compile(
-    r"^\s*(remember that|note:|note that|save this:?|for the record,?|keep in mind)\s*", re.I
-)
-_SAID = re.compile(
-    r"\b(we discussed|we talked|i told you|i said|did i say|did i mention|we covered)\b", re.I
-)
-_QUESTION_WORDS = re.compile(
-    r"^\s*(what|when|where|who|which|how|why|did|do|does|have|can)\b", re.I
-)
+_KEEP = re.compile(r"^\s*(remember that|note:|note that|save this:?|for the record,?|keep in mind)\s*", re.I)
+_SAID = re.compile(r"\b(we discussed|we talked|i told you|i said|did i say|did i mention|we covered)\b", re.I)
+_QUESTION_WORDS = re.compile(r"^\s*(what|when|where|who|which|how|why|did|do|does|have|can)\b", re.I)
 _STOP = frozenset(
     [
         "a",
@@ -150,9 +144,7 @@ def plan_actions(text: str, available: set[str]) -> list[tuple[str, dict[str, An
             content = _KEEP.sub("", sentence, count=1).strip() or sentence
             actions.append(("archival_memory_insert", {"content": content}))
         elif not is_question and _GOAL.search(sentence):
-            actions.append(
-                ("core_memory_append", {"section": "current_goals", "content": sentence})
-            )
+            actions.append(("core_memory_append", {"section": "current_goals", "content": sentence}))
         elif not is_question and _FACT.search(sentence):
             actions.append(("core_memory_append", {"section": "user_profile", "content": sentence}))
     return [(name, args) for name, args in actions if name in available]
@@ -222,9 +214,7 @@ class OfflinePolicyModel(BaseChatModel):
 
     def decide(self, messages: Sequence[BaseMessage]) -> AIMessage:
         """Apply the policy to a conversation and return the next message."""
-        last_human = max(
-            (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None
-        )
+        last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
         if last_human is None:
             return self._reply("I have no learner message to act on.")
         request = messages[last_human].text

@@ -68,9 +68,7 @@ def system_instructions(core_memory: Mapping[str, str], *, text_protocol: bool) 
 def core_memory_block(core_memory: Mapping[str, str]) -> str:
     """Render core memory sections in a stable order."""
     lines = ["CORE MEMORY"]
-    for section in sorted(
-        core_memory, key=lambda s: (s not in {"user_profile", "current_goals"}, s)
-    ):
+    for section in sorted(core_memory, key=lambda s: (s not in {"user_profile", "current_goals"}, s)):
         text = core_memory[section].strip() or "(empty)"
         lines.append(f"<{section}>\n{text}\n</{section}>")
     return "\n".join(lines)

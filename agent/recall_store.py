@@ -29,8 +29,9 @@ from agent.neo4j_store import (
     normalise_time,
     now_iso,
 )
+from agent.recent_search import search_recent
 from agent.search_recipes import RECIPES, SearchRecipe, get_recipe
-from agent.search_results import SearchHit, SearchPage, keyword_rank
+from agent.search_results import SearchHit, SearchPage
 
 log = logging.getLogger(__name__)
 
@@ -140,9 +141,7 @@ class RecallStore(Neo4jStore):
         super().__init__(*args, **kwargs)
         self._search = HybridSearch(message_target(self.names))
 
-    async def log_messages(
-        self, learner_id: str, session_id: str, messages: Sequence[RecallMessage]
-    ) -> int:
+    async def log_messages(self, learner_id: str, session_id: str, messages: Sequence[RecallMessage]) -> int:
         """Store ``messages`` of one session (idempotent); returns how many were new.
 
         The result is a ``LoggedCount`` (an ``int``) with ``.degraded`` set when Neo4j
@@ -178,9 +177,7 @@ class RecallStore(Neo4jStore):
         created = await self.write_or_park(learner_id, OP_LOG, payload, self._log)
         if self.backlog is not None:
             keys = ("id", "role", "content", "created_at", "seq")
-            items = [
-                {**{k: m[k] for k in keys}, "session_id": session_id} for m in payload["messages"]
-            ]
+            items = [{**{k: m[k] for k in keys}, "session_id": session_id} for m in payload["messages"]]
             await self.backlog.remember("recall", learner_id, items[::-1])  # newest first
         if created is None:
             return LoggedCount(len(unique), degraded=True)
@@ -218,9 +215,7 @@ class RecallStore(Neo4jStore):
         async def work(tx: neo4j.AsyncTransaction) -> int:
             base = (await fetch(tx, LOCK_LEARNER, learner_id=learner_id, now=now_iso()))[0]["base"]
             # Another writer may have stored some of them since the read above.
-            raced = {
-                r["id"] for r in await fetch(tx, EXISTING_MESSAGES, ids=[m["id"] for m in fresh])
-            }
+            raced = {r["id"] for r in await fetch(tx, EXISTING_MESSAGES, ids=[m["id"] for m in fresh])}
             rows, seq = [], base
             for message, vector in zip(fresh, embeddings, strict=True):
                 if message["id"] in raced:
@@ -235,9 +230,9 @@ class RecallStore(Neo4jStore):
                 rows.append({**row, **base_row, "seq": message_seq, "embedding": vector})
             if not rows:
                 return 0
-            created = (
-                await fetch(tx, CREATE_MESSAGES, learner_id=learner_id, new_base=seq, rows=rows)
-            )[0]["created"]
+            created = (await fetch(tx, CREATE_MESSAGES, learner_id=learner_id, new_base=seq, rows=rows))[0][
+                "created"
+            ]
             await fetch(
                 tx,
                 RELINK_CHAIN,
@@ -302,11 +297,7 @@ class RecallStore(Neo4jStore):
             raise InvalidInputError("query must be a string")
         requested = get_recipe(recipe)
         # Notes are archival material; recall searches messages only.
-        chosen = (
-            RECIPES[requested.fallback]
-            if requested.notes_weight and requested.fallback
-            else requested
-        )
+        chosen = RECIPES[requested.fallback] if requested.notes_weight and requested.fallback else requested
         try:
             if self.degraded:
                 raise StoreUnavailableError("Neo4j", "marked down after a recent failure")
@@ -327,46 +318,25 @@ class RecallStore(Neo4jStore):
                 )
 
             hits, more = await self.read(work)
-            degraded = False
         except StoreUnavailableError as exc:
             if self.backlog is None or not is_neo4j_down(exc):
                 raise
             log.warning("recall search for a learner served from Redis (degraded): %s", exc)
-            hits, more = await self._search_redis(learner_id, query, page, page_size)
-            degraded = True
+            return await search_recent(
+                self.backlog,
+                "recall",
+                learner_id,
+                query,
+                page=page,
+                page_size=page_size,
+                recipe=chosen.name,
+            )
         return SearchPage(
             results=hits,
             page=page,
             page_size=page_size,
             recipe=chosen.name,
-            degraded=degraded,
+            degraded=False,
             has_more=more,
             requested_recipe=requested.name if chosen is not requested else None,
         )
-
-    async def _search_redis(
-        self, learner_id: str, query: str, page: int, page_size: int
-    ) -> tuple[list[SearchHit], bool]:
-        assert self.backlog is not None
-        items = await self.backlog.recent("recall", learner_id)
-        by_id = {i["id"]: i for i in items}
-        ranked = keyword_rank(query[:4096], items, text_key="content")
-        start = page * page_size
-        hits = []
-        for f in ranked[start : start + page_size]:
-            item = by_id[f.id]
-            meta = {
-                k: item.get(k) for k in ("session_id", "role", "seq") if item.get(k) is not None
-            }
-            hits.append(
-                SearchHit(
-                    id=f.id,
-                    text=item["content"],
-                    score=f.score,
-                    created_at=item.get("created_at"),
-                    kind="message",
-                    scores=dict(f.scores),
-                    metadata={**meta, "label": "Message", "source": "redis"},
-                )
-            )
-        return hits, len(ranked) > start + page_size

@@ -98,9 +98,7 @@ class Resources:
             await self.__dict__.pop("redis").aclose()
 
 
-_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Resources] = (
-    weakref.WeakKeyDictionary()
-)
+_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Resources] = weakref.WeakKeyDictionary()
 
 
 def default_resources() -> Resources:

@@ -98,8 +98,7 @@ def rrf_fuse(
             raw.setdefault(doc_id, {})[name] = float(score)
             best[doc_id] = min(best.get(doc_id, rank), rank)
     fused = [
-        Fused(doc_id, total, {**raw[doc_id], "rrf": total}, best[doc_id])
-        for doc_id, total in totals.items()
+        Fused(doc_id, total, {**raw[doc_id], "rrf": total}, best[doc_id]) for doc_id, total in totals.items()
     ]
     fused.sort(key=lambda f: (-f.score, f.best_rank, f.id))
     return fused
@@ -131,7 +130,4 @@ def keyword_rank(query: str, docs: Iterable[Mapping[str, Any]], *, text_key: str
             score = 1.0 / (1 + order)
         ranked.append((score, order, str(doc["id"])))
     ranked.sort(key=lambda r: (-r[0], r[1]))
-    return [
-        Fused(doc_id, score, {"keyword": score}, i + 1)
-        for i, (score, _, doc_id) in enumerate(ranked)
-    ]
+    return [Fused(doc_id, score, {"keyword": score}, i + 1) for i, (score, _, doc_id) in enumerate(ranked)]

@@ -70,9 +70,7 @@ class Settings:
         """Validate every field; errors name the environment variable."""
         uri = urlparse(self.neo4j_uri)
         if uri.scheme not in {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}:
-            raise ConfigError(
-                _ENV["neo4j_uri"], f"expected bolt:// or neo4j:// URI, got {self.neo4j_uri!r}"
-            )
+            raise ConfigError(_ENV["neo4j_uri"], f"expected bolt:// or neo4j:// URI, got {self.neo4j_uri!r}")
         if not uri.hostname:
             raise ConfigError(_ENV["neo4j_uri"], f"no host in {self.neo4j_uri!r}")
         if not self.neo4j_user:
@@ -85,9 +83,7 @@ class Settings:
         if red.scheme != "unix" and not red.hostname:
             raise ConfigError(_ENV["redis_url"], f"no host in {self.redis_url!r}")
         if self.model and self.model != OFFLINE_MODEL and ":" not in self.model:
-            raise ConfigError(
-                _ENV["model"], f"use 'provider:model' or '{OFFLINE_MODEL}', got {self.model!r}"
-            )
+            raise ConfigError(_ENV["model"], f"use 'provider:model' or '{OFFLINE_MODEL}', got {self.model!r}")
         if self.embeddings and self.embeddings != MINILM and ":" not in self.embeddings:
             raise ConfigError(
                 _ENV["embeddings"], f"use 'provider:model' or '{MINILM}', got {self.embeddings!r}"

@@ -3,8 +3,9 @@
 With a real chat model the summary is written by the model, folding in the
 previous summary. The offline policy is not an LLM, so it gets a documented
 *extractive* summary: the first sentence of each evicted message (role-tagged,
-≤ 200 chars each; tool results as hit counts and the top hit), newest facts last, appended to the previous summary and
-capped at ``MAX_SUMMARY_CHARS`` by dropping the oldest lines.
+≤ 200 chars each; tool results as hit counts and the top hit), newest facts
+last, appended to the previous summary and capped at ``MAX_SUMMARY_CHARS`` by
+dropping the oldest lines.
 If the model fails or times out, ``SummaryFailedError`` tells the caller to
 archive the raw text instead (the design's error matrix).
 """
@@ -50,9 +51,7 @@ def render_excerpt(messages: Sequence[AnyMessage]) -> str:
         text = message.text.replace(OFFLINE_BANNER, "").strip()
         calls = getattr(message, "tool_calls", None) or []
         if calls:
-            text = (text + " " if text else "") + ", ".join(
-                f"calls {c['name']}({c['args']})" for c in calls
-            )
+            text = (text + " " if text else "") + ", ".join(f"calls {c['name']}({c['args']})" for c in calls)
         lines.append(f"{role_of(message)}: {text}")
     return "\n".join(lines)
 
@@ -106,9 +105,7 @@ async def summarise(
     """Summarise ``messages`` folding in ``previous``; raise ``SummaryFailedError`` on failure."""
     if is_offline_policy(model):
         return extractive_summary(previous, messages)
-    prompt = SUMMARY_INSTRUCTIONS.format(
-        previous=previous or "(none)", excerpt=render_excerpt(messages)
-    )
+    prompt = SUMMARY_INSTRUCTIONS.format(previous=previous or "(none)", excerpt=render_excerpt(messages))
     try:
         reply = await asyncio.wait_for(model.ainvoke([HumanMessage(content=prompt)]), timeout)
     except Exception as exc:  # noqa: BLE001 - any model failure means raw archive

@@ -70,9 +70,7 @@ async def run_tool_calls(
         except (ValidationError, TypeError) as exc:
             log.error("tool %s got malformed arguments: %s", call["name"], exc)
             result.errors += 1
-            result.messages.append(
-                _error(call, f"malformed arguments for {call['name']}: {_brief(exc)}")
-            )
+            result.messages.append(_error(call, f"malformed arguments for {call['name']}: {_brief(exc)}"))
             result.outputs.append({})
             continue
         except (KAGError, Exception) as exc:  # noqa: BLE001 - the loop must go on
@@ -82,9 +80,7 @@ async def run_tool_calls(
             result.outputs.append({})
             continue
         text = raw if isinstance(raw, str) else json.dumps(raw, default=str)
-        result.messages.append(
-            ToolMessage(content=text, tool_call_id=call["id"] or "", name=call["name"])
-        )
+        result.messages.append(ToolMessage(content=text, tool_call_id=call["id"] or "", name=call["name"]))
         try:
             parsed = json.loads(text)
         except ValueError:

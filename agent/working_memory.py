@@ -36,9 +36,7 @@ def compile_prompt(
     return [head, *queue]
 
 
-def pressure(
-    prompt: Sequence[BaseMessage], max_tokens: int, model: BaseChatModel | None = None
-) -> float:
+def pressure(prompt: Sequence[BaseMessage], max_tokens: int, model: BaseChatModel | None = None) -> float:
     """Tokens of ``prompt`` over ``max_tokens``."""
     return count_messages(prompt, model) / max_tokens
 

@@ -1,7 +1,7 @@
 """Degraded mode: Neo4j writes parked in Redis, recent items cached for reads, replay.
 
 Redis layout (one learner never shares a key with another):
-- ``kag:backlog:{learner_id}``: a Stream of parked writes, in write order. Each entry
+- ``kag:backlog:stream:{learner_id}``: a Stream of parked writes, in write order. Each entry
   is ``{op, payload (JSON), at}``; ``op`` names the store operation
   (``archival.insert``, ``archival.summary``, ``recall.log``).
 - ``kag:backlog:learners``: a Set of learners whose stream may hold entries.
@@ -10,9 +10,11 @@ Redis layout (one learner never shares a key with another):
 - ``kag:recent:{archival|recall}:{learner_id}``: a List of the newest items (JSON,
   newest first, capped), written on every write, so searches still work without Neo4j.
 
-Replay applies entries in stream order through the store that owns each ``op``
-(stores ``register`` themselves); every op MERGEs on ids, so replaying twice creates
-nothing new. An entry is deleted only after it was applied. A per-learner lock
+The outage breaker and replay locks are shared per Redis client and prefix, so use
+one prefix per Neo4j database. Replay applies entries in stream order through the
+store that owns each ``op`` (stores ``register`` themselves, or pass them to
+``replay``); every op MERGEs on ids, so replaying twice creates nothing new. An
+entry is deleted only after it was applied (or dead-lettered). A per-learner lock
 (asyncio in-process, ``SET NX`` in Redis across processes) keeps two replays apart.
 """
 
@@ -38,9 +40,7 @@ log = logging.getLogger(__name__)
 PREFIX = "kag"
 RECENT_LIMIT = 500
 LOCK_TTL_MS = 120_000
-_RELEASE = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
-)
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 
 
 class BacklogConsumer(Protocol):
@@ -91,7 +91,7 @@ class WriteBacklog:
     # ----- keys -----
     def stream_key(self, learner_id: str) -> str:
         """The learner's backlog stream."""
-        return f"{self.prefix}:backlog:{learner_id}"
+        return f"{self.prefix}:backlog:stream:{learner_id}"
 
     def dead_key(self, learner_id: str) -> str:
         """Where entries that can never apply are kept."""
@@ -161,9 +161,7 @@ class WriteBacklog:
         self._shared.maybe_pending = True
         return str(entry_id)
 
-    async def remember(
-        self, kind: str, learner_id: str, items: Sequence[Mapping[str, Any]]
-    ) -> bool:
+    async def remember(self, kind: str, learner_id: str, items: Sequence[Mapping[str, Any]]) -> bool:
         """Cache ``items`` (each with ``id``) as the learner's newest; False if Redis failed."""
         if not items:
             return True
@@ -250,13 +248,16 @@ class WriteBacklog:
         if not wait and lock.locked():
             return 0, True
         async with lock:
-            token = await self._acquire_redis_lock(learner_id, wait)
-            if token is None:
-                return 0, True
             try:
-                return await self._drain(learner_id, routes)
-            finally:
-                await self.redis.eval(_RELEASE, 1, self._lock_key(learner_id), token)
+                token = await self._acquire_redis_lock(learner_id, wait)
+                if token is None:
+                    return 0, True
+                try:
+                    return await self._drain(learner_id, routes)
+                finally:
+                    await self.redis.eval(_RELEASE, 1, self._lock_key(learner_id), token)
+            except (RedisError, OSError) as exc:
+                raise StoreUnavailableError("Redis", f"backlog replay interrupted: {exc}") from exc
 
     def _lock_key(self, learner_id: str) -> str:
         return f"{self.prefix}:backlog:lock:{learner_id}"
@@ -271,9 +272,7 @@ class WriteBacklog:
                 return None
             await asyncio.sleep(0.1)
 
-    async def _drain(
-        self, learner_id: str, routes: Mapping[str, BacklogConsumer]
-    ) -> tuple[int, bool]:
+    async def _drain(self, learner_id: str, routes: Mapping[str, BacklogConsumer]) -> tuple[int, bool]:
         key = self.stream_key(learner_id)
         applied, start, skipped = 0, "-", 0
         while True:
@@ -301,7 +300,12 @@ class WriteBacklog:
                 else:
                     applied += 1
                 await self.redis.xdel(key, entry_id)
-        if not skipped:
+        if skipped:
+            log.warning(
+                "backlog replay left %d entries: no store for their op was registered or passed",
+                skipped,
+            )
+        else:
             await self.redis.srem(self.learners_key, learner_id)
             if await self.redis.xlen(key):  # a write raced in after the drain
                 await self.redis.sadd(self.learners_key, learner_id)

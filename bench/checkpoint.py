@@ -42,6 +42,8 @@ OPS = ("put", "put_writes", "get_tuple", "list")
 
 
 class Turn(TypedDict, total=False):
+    """State of the benchmark graph: one learner turn."""
+
     profile: str  # set once, never changes: stored once by the Redis saver
     question: str
     answer: str
@@ -179,9 +181,7 @@ def main() -> None:
     conn = sqlite3.connect(db, check_same_thread=False)
     results["SqliteSaver"] = run("SqliteSaver", SqliteSaver(conn), args.steps, args.threads)
     conn.close()
-    results["SqliteSaver"]["bytes_total"] = sum(
-        p.stat().st_size for p in db.parent.glob(f"{db.name}*")
-    )
+    results["SqliteSaver"]["bytes_total"] = sum(p.stat().st_size for p in db.parent.glob(f"{db.name}*"))
 
     client = redis.Redis.from_url(args.redis_url)
     try:

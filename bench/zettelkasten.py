@@ -87,14 +87,10 @@ async def main(sessions: int, queries: int) -> None:
         await asyncio.to_thread(res.embeddings.embed_query, "warm up")  # load MiniLM
         await ingest_session(res, baseline_learner, session(0)[1], "warmup", "w")  # schema
         await delete_learner_notes(res.neo4j, baseline_learner)
-        base = await ingest_all(
-            res, baseline_learner, sessions, PipelineConfig(link=False, evolve=False)
-        )
+        base = await ingest_all(res, baseline_learner, sessions, PipelineConfig(link=False, evolve=False))
         full = await ingest_all(res, learner, sessions, PipelineConfig())
         metrics = await note_metrics(res.neo4j, learner)
-        rows = await run(
-            res.neo4j, "MATCH (n:Note {learner_id: $l}) RETURN n.id AS id", {"l": learner}
-        )
+        rows = await run(res.neo4j, "MATCH (n:Note {learner_id: $l}) RETURN n.id AS id", {"l": learner})
         ids = [r["id"] for r in rows]
         index = index_name_for(res.embeddings, "note")
         rng = random.Random(7)
@@ -103,9 +99,7 @@ async def main(sessions: int, queries: int) -> None:
             query = rng.choice(TOPICS)[1]
             vector = await asyncio.to_thread(res.embeddings.embed_query, query)
             start = time.perf_counter()
-            hits = await candidate_notes(
-                res.neo4j, learner, vector, index_name=index, k=5, exclude=[]
-            )
+            hits = await candidate_notes(res.neo4j, learner, vector, index_name=index, k=5, exclude=[])
             search_t.append(time.perf_counter() - start)
             seeds = [h["note"]["id"] for h in hits] or rng.sample(ids, 1)
             start = time.perf_counter()

@@ -28,13 +28,14 @@ console = Console()
 
 
 async def _run_request(
-    graph: Any, learner_id: str, request: str, thread_id: str, context: Context
+    graph: Any, learner_id: str, request: str, thread_id: str, context: Context, *, end_session: bool = False
 ) -> dict:
     """Stream one request, printing every phase; return the output."""
     config = {"configurable": {"thread_id": thread_id}}
     output: dict = {}
+    request_context = {"session_id": thread_id, "current_concept": "sql.joins", "end_session": end_session}
     async for mode, chunk in graph.astream(
-        {"learner_id": learner_id, "request": request, "context": {"session_id": thread_id}},
+        {"learner_id": learner_id, "request": request, "context": request_context},
         config,
         context=context,
         stream_mode=["custom", "values"],
@@ -60,7 +61,7 @@ async def demo(settings: Settings) -> int:
 
     learner_id = f"demo-{uuid.uuid4().hex[:8]}"
     context = Context(max_tokens=DEMO_MAX_TOKENS)
-    crossed, recalled = 0, False
+    crossed, recalled, notes = 0, False, 0
     console.rule("[bold]KAG demo[/bold]")
     console.print(
         f"model: [bold]{settings.chat_model_id}[/bold]"
@@ -75,15 +76,15 @@ async def demo(settings: Settings) -> int:
             for title, turns in SESSIONS:
                 console.rule(title)
                 thread_id = f"{learner_id}-{title.split(':')[0]}"
-                for request in turns:
+                for i, request in enumerate(turns):
                     console.print(f"[bold green]learner>[/bold green] {escape(request)}")
-                    out = await _run_request(graph, learner_id, request, thread_id, context)
+                    last = i == len(turns) - 1
+                    out = await _run_request(graph, learner_id, request, thread_id, context, end_session=last)
+                    notes += len(out.get("artifacts", []))
                     console.print(f"[bold magenta]kag>[/bold magenta] {escape(out.get('response', ''))}\n")
                     state = out.get("memory_state", {})
                     crossed = max(crossed, state.get("archive_successes", 0))
-                    if title.startswith("session-3") and "From your memory" in out.get(
-                        "response", ""
-                    ):
+                    if title.startswith("session-3") and "From your memory" in out.get("response", ""):
                         recalled = recalled or "nothing matched" not in out["response"]
             console.rule("final output (the design's output schema)")
             console.print_json(json.dumps(out, default=str))
@@ -94,8 +95,9 @@ async def demo(settings: Settings) -> int:
     table.add_column("result")
     table.add_row("pressure crossed 70% and auto-archived", "yes" if crossed else "NO")
     table.add_row("session 3 recalled archived facts via search", "yes" if recalled else "NO")
+    table.add_row("Zettelkasten notes written (ARTIFACT_READY)", str(notes) if notes else "NO")
     console.print(table)
-    return 0 if crossed and recalled else 1
+    return 0 if crossed and recalled and notes else 1
 
 
 async def smoke(settings: Settings) -> int:
@@ -122,9 +124,7 @@ async def smoke(settings: Settings) -> int:
             """Append to core memory."""
             return "ok"
 
-        reply = resources.chat_model.bind_tools([core_memory_append]).invoke(
-            [HumanMessage("I am Ana.")]
-        )
+        reply = resources.chat_model.bind_tools([core_memory_append]).invoke([HumanMessage("I am Ana.")])
         console.print(escape(f"model   {settings.chat_model_id} tool call: {reply.tool_calls}"))
         return 0 if reply.tool_calls else 1
     finally:
@@ -166,9 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(smoke(settings))
         if args.command == "demo":
             return asyncio.run(demo(settings))
-        return asyncio.run(
-            ask(settings, args.learner_id, args.request, args.thread or args.learner_id)
-        )
+        return asyncio.run(ask(settings, args.learner_id, args.request, args.thread or args.learner_id))
     except KAGError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2

@@ -4,6 +4,7 @@
 receive → monitor ─(pressure > threshold)→ archive → compile → think ─(tool call)→ act ─┐
              ↑                                                    └─(answer)→ finish   │
              └──────────────────────────────────────────────────────────────────────────┘
+finish ─(context.end_session)→ notes (the Zettelkasten subgraph) → END
 ```
 ``graph`` is what ``langgraph.json`` serves as ``kag``; tests build their own
 with ``make_builder(Resources(..., chat_model=fake))``.
@@ -20,12 +21,11 @@ from agent.context import Context
 from agent.resources import Resources, default_resources
 from agent.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
 from agent.working_memory import eviction_cut
-from graphs.heartbeat_nodes import make_nodes, run_context, split_summary
+from graphs.heartbeat_nodes import make_nodes, make_notes_node, run_context, split_summary
+from graphs.zettelkasten import make_builder as make_zettelkasten_builder
 
 
-def route_after_monitor(
-    state: HeartbeatState, runtime: Runtime[Context]
-) -> Literal["archive", "compile"]:
+def route_after_monitor(state: HeartbeatState, runtime: Runtime[Context]) -> Literal["archive", "compile"]:
     """Archive when pressure is over the threshold and something can be evicted."""
     ctx = run_context(runtime)
     if not ctx.auto_archive or state.get("pressure", 0.0) <= ctx.pressure_threshold:
@@ -40,9 +40,16 @@ def route_after_think(state: HeartbeatState) -> Literal["act", "finish"]:
     return "act" if getattr(last, "tool_calls", None) else "finish"
 
 
+def route_after_finish(state: HeartbeatState, runtime: Runtime[Context]) -> Literal["notes", "__end__"]:
+    """Write Zettelkasten notes when the request closes the session."""
+    wants = bool(state.get("context", {}).get("end_session"))
+    return "notes" if wants and run_context(runtime).zettelkasten else END
+
+
 def make_builder(resources: Resources | None = None) -> StateGraph:
     """Wire the heartbeat over ``resources`` (default: per-loop bundle from the environment)."""
     nodes = make_nodes((lambda: resources) if resources is not None else default_resources)
+    nodes["notes"] = make_notes_node(make_zettelkasten_builder(resources).compile(name="zettelkasten"))
     builder = StateGraph(
         HeartbeatState,
         context_schema=Context,
@@ -58,7 +65,8 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     builder.add_edge("compile", "think")
     builder.add_conditional_edges("think", route_after_think, ["act", "finish"])
     builder.add_edge("act", "monitor")
-    builder.add_edge("finish", END)
+    builder.add_conditional_edges("finish", route_after_finish, ["notes", END])
+    builder.add_edge("notes", END)
     return builder
 
 

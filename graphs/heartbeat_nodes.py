@@ -7,7 +7,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from agent.recall_store import RecallMessage
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
@@ -25,6 +24,7 @@ from agent.errors import KAGError, StoreUnavailableError
 from agent.learner_ids import learner_hash, validate_learner_id, validate_request
 from agent.memory_stores import MemoryStores
 from agent.prompts import FORCE_FINAL, SIMPLE_RETRY
+from agent.recall_store import RecallMessage
 from agent.resources import Resources
 from agent.state import HeartbeatState
 from agent.summarizer import SummaryFailedError, render_excerpt, role_of, summarise
@@ -49,18 +49,14 @@ def _emit(runtime: Runtime[Context], phase: str, **data: Any) -> None:
 
 def _session_id(state: HeartbeatState, config: RunnableConfig) -> str:
     configurable = config.get("configurable", {})
-    return str(
-        state.get("context", {}).get("session_id") or configurable.get("thread_id") or "default"
-    )
+    return str(state.get("context", {}).get("session_id") or configurable.get("thread_id") or "default")
 
 
 def _recall(message: AnyMessage) -> RecallMessage:
     text = message.text
     calls = getattr(message, "tool_calls", None) or []
     if calls:
-        text = (text + " " if text else "") + " ".join(
-            f"[calls {c['name']}({c['args']})]" for c in calls
-        )
+        text = (text + " " if text else "") + " ".join(f"[calls {c['name']}({c['args']})]" for c in calls)
     return RecallMessage(id=str(message.id), role=role_of(message), content=text or "(empty)")
 
 
@@ -84,9 +80,7 @@ def split_summary(queue: list[AnyMessage]) -> tuple[str, list[AnyMessage]]:
 
 def _prompt(state: HeartbeatState, ctx: Context, extra_system: str = "") -> list[AnyMessage]:
     summary, queue = split_summary(state.get("fifo_queue", []))
-    prompt = compile_prompt(
-        state.get("core_memory", {}), queue, text_protocol=ctx.tool_protocol == "text"
-    )
+    prompt = compile_prompt(state.get("core_memory", {}), queue, text_protocol=ctx.tool_protocol == "text")
     head = prompt[0].text
     if summary:
         head += f"\n\nRECURSIVE SUMMARY (earlier conversation, archived)\n{summary}"
@@ -98,9 +92,7 @@ def _prompt(state: HeartbeatState, ctx: Context, extra_system: str = "") -> list
 def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
     """Build the heartbeat's node functions over a resources provider."""
 
-    async def receive(
-        state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]
-    ) -> dict:
+    async def receive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
         """Validate input, bind the learner, load core memory, enqueue the request."""
         configurable = config.get("configurable", {})
         # Under the LangGraph server the authenticated user wins over the request body.
@@ -149,9 +141,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
         _emit(runtime, "monitor", pressure=round(value, 4), step=state.get("step", 0))
         return {"pressure": value}
 
-    async def archive(
-        state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]
-    ) -> dict:
+    async def archive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
         """Evict the oldest share of the queue into a recursive summary in Neo4j."""
         ctx = run_context(runtime)
         previous, queue = split_summary(state.get("fifo_queue", []))
@@ -202,9 +192,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
         force = state.get("step", 0) + 1 >= ctx.max_steps
         prompt = _prompt(state, ctx, FORCE_FINAL if force else "")
         value = pressure(prompt, ctx.max_tokens)
-        _emit(
-            runtime, "compile", pressure=round(value, 4), messages=len(prompt), forced_final=force
-        )
+        _emit(runtime, "compile", pressure=round(value, 4), messages=len(prompt), forced_final=force)
         return {"prompt": prompt, "pressure": value}
 
     async def think(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
@@ -221,24 +209,18 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
         counters = {"model_calls": 1}
         if not reply.text.strip() and not getattr(reply, "tool_calls", None):
             log.warning("empty model response; retrying once with a simpler prompt")
-            last = next(
-                (m for m in reversed(state["fifo_queue"]) if isinstance(m, HumanMessage)), None
-            )
+            last = next((m for m in reversed(state["fifo_queue"]) if isinstance(m, HumanMessage)), None)
             simple = [SystemMessage(content=SIMPLE_RETRY), *([last] if last else [])]
             reply = await resources.chat_model.ainvoke(
                 simple, config={"metadata": meta, "run_name": "think-retry"}
             )
             counters = {"model_calls": 2, "empty_retries": 1}
             if not reply.text.strip():
-                reply = AIMessage(
-                    content="I could not produce an answer this time; please rephrase."
-                )
+                reply = AIMessage(content="I could not produce an answer this time; please rephrase.")
         if ctx.tool_protocol == "text":
             reply = _parse_text_reply(reply)
         if force and getattr(reply, "tool_calls", None):
-            reply = AIMessage(
-                content=reply.text or "I ran out of steps before I could finish.", id=reply.id
-            )
+            reply = AIMessage(content=reply.text or "I ran out of steps before I could finish.", id=reply.id)
         reply = _fresh_id(reply)
         calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", [])]
         _emit(runtime, "think", step=step, tool_calls=calls, forced_final=force)
@@ -265,9 +247,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
             errors, unknown = 1, 0
         else:
             registry = {t.name: t for t in make_memory_tools(stores)}
-            run = await run_tool_calls(
-                call_msg.tool_calls, registry, {"learner_id": state["learner_id"]}
-            )
+            run = await run_tool_calls(call_msg.tool_calls, registry, {"learner_id": state["learner_id"]})
             results, outputs, errors, unknown = run.messages, run.outputs, run.errors, run.unknown
         results = [_with_id(m) for m in results]
         logged = await stores.recall.log_messages(
@@ -276,9 +256,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
             [_recall(m) for m in [call_msg, *results]],
         )
         core = next((o["core_memory"] for o in reversed(outputs) if "core_memory" in o), None)
-        degraded = bool(getattr(logged, "degraded", False)) or any(
-            o.get("degraded") for o in outputs
-        )
+        degraded = bool(getattr(logged, "degraded", False)) or any(o.get("degraded") for o in outputs)
         _emit(
             runtime,
             "act",
@@ -300,9 +278,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
             update["degraded"] = True
         return update
 
-    async def finish(
-        state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]
-    ) -> dict:
+    async def finish(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
         """Record the answer and report the memory state."""
         ctx = run_context(runtime)
         stores = MemoryStores.build(provide(), ctx)
@@ -334,6 +310,39 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
         "act": act,
         "finish": finish,
     }
+
+
+def make_notes_node(zettelkasten: Any) -> Callable[..., Any]:
+    """Wrap the compiled Zettelkasten subgraph as the heartbeat's ``notes`` node."""
+
+    async def notes(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
+        """Turn the session into atomic notes and concept maps (ARTIFACT_READY events)."""
+        summary, queue = split_summary(state["fifo_queue"])
+        transcript = (
+            [{"role": "assistant", "content": f"Earlier in this session: {summary}"}] if summary else []
+        )
+        for message in queue:
+            role = role_of(message)
+            if role in {"user", "assistant"} and message.text.strip():
+                transcript.append({"role": role, "content": message.text})
+        result = await zettelkasten.ainvoke(
+            {
+                "learner_id": state["learner_id"],
+                "transcript": transcript,
+                "current_concept": state.get("context", {}).get("current_concept"),
+                "session_id": _session_id(state, config),
+            },
+            config,
+            context=run_context(runtime),
+        )
+        artifacts = list(result.get("artifacts", []))
+        failures = list(result.get("failures", []))
+        if failures:
+            log.warning("%d note(s) failed to extract: %s", len(failures), failures[:3])
+        _emit(runtime, "notes", artifacts=[a["note_id"] for a in artifacts], failures=len(failures))
+        return {"artifacts": artifacts, "counters": {"notes_written": len(artifacts)}}
+
+    return notes
 
 
 def _parse_text_reply(reply: AIMessage) -> AIMessage:

@@ -173,9 +173,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
         fresh = [a for a in state.get("artifacts") or [] if a["note_id"] in created]
         stream_ids = await publish_step(provide(), state["learner_id"], fresh)
         for artifact, stream_id in zip(fresh, stream_ids, strict=True):
-            runtime.stream_writer(
-                {"event": "ARTIFACT_READY", "stream_id": stream_id, "artifact": artifact}
-            )
+            runtime.stream_writer({"event": "ARTIFACT_READY", "stream_id": stream_id, "artifact": artifact})
         return {"metrics": {"artifacts_published": len(stream_ids)}}
 
     builder = StateGraph(

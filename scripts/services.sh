@@ -59,8 +59,9 @@ redis_down() {
 
 # ---------- Neo4j ----------
 build_launcher() {
-  if [ -f "$LAUNCHER/target/classes/dev/kag/Neo4jLauncher.class" ] && [ -d "$LAUNCHER/target/lib" ] \
-     && [ "$LAUNCHER/target/classes/dev/kag/Neo4jLauncher.class" -nt "$LAUNCHER/pom.xml" ]; then return 0; fi
+  local class=$LAUNCHER/target/classes/dev/kag/Neo4jLauncher.class
+  if [ -f "$class" ] && [ -d "$LAUNCHER/target/lib" ] && [ "$class" -nt "$LAUNCHER/pom.xml" ] \
+     && [ "$class" -nt "$LAUNCHER/src/main/java/dev/kag/Neo4jLauncher.java" ]; then return 0; fi
   command -v mvn >/dev/null 2>&1 || die "mvn is missing; install it with: apt-get install maven"
   command -v java >/dev/null 2>&1 || die "java 17 is missing; install it with: apt-get install openjdk-17-jre-headless"
   log "building the Neo4j 5.26 launcher from Maven Central (first run only)"

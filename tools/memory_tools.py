@@ -74,9 +74,7 @@ def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
     @tool
     async def conversation_search(query: str, learner_id: LearnerId, page: int = 0) -> str:
         """Search every past message of every session, verbatim. Pages start at 0."""
-        result = await stores.recall.search(
-            learner_id, query, page=page, page_size=stores.page_size
-        )
+        result = await stores.recall.search(learner_id, query, page=page, page_size=stores.page_size)
         return json.dumps(result.to_dict(), default=str)
 
     return [

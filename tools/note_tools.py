@@ -83,9 +83,7 @@ def make_note_tools(
             res.neo4j, learner_id, vector, index_name=index, k=k, exclude=[], database=res.database
         )
         ids = [h["note"]["id"] for h in hits]
-        linked = await expand_note_links(
-            res.neo4j, learner_id, ids, depth=1, limit=k, database=res.database
-        )
+        linked = await expand_note_links(res.neo4j, learner_id, ids, depth=1, limit=k, database=res.database)
         return json.dumps(
             {
                 "results": [

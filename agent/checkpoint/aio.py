@@ -45,10 +45,9 @@ class AsyncRedisSaver(RedisCheckpointBase):
     ) -> None:
         """Wrap ``client`` (``decode_responses=False``); ``ttl`` is in seconds."""
         super().__init__(serde=serde)
-        self._init_base(key_prefix, ttl, refresh_on_read)
+        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size)
         require_bytes_client(client)
         self.client = client
-        self.list_page_size = list_page_size
         try:
             self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -103,9 +102,7 @@ class AsyncRedisSaver(RedisCheckpointBase):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store a checkpoint; only channels in ``new_versions`` get new blobs."""
-        return await run_async(
-            ops.put(self, config, checkpoint, metadata, new_versions), self._send
-        )
+        return await run_async(ops.put(self, config, checkpoint, metadata, new_versions), self._send)
 
     async def aput_writes(
         self,

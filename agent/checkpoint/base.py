@@ -17,58 +17,48 @@ key                            type    content
 ``P:t:T:ns``                   set     every ``N`` used by thread ``T``
 ``P:t:T:n:N:idx``              zset    checkpoint ids, all score 0: lexicographic
                                        order is creation order (uuid6 ids)
-``P:t:T:n:N:c:CID``            hash    ``row``: msgpack [cid, checkpoint (sans
-                                       channel values), metadata, parent id, blob
-                                       fields], packed at put so reads copy it as is;
-                                       ``blobs``: the space-separated blob fields it
-                                       references; ``run``: encoded run id or "";
-                                       its pending writes as ``w:q(task_id):idx``
-                                       fields (one HGETALL reads it all)
+``P:t:T:n:N:c:CID``            string  the checkpoint row: an ASCII header line
+                                       ``r=R F1 F2 ...`` (its run id and the blob
+                                       fields it references, all percent-encoded)
+                                       then msgpack [cid, checkpoint without channel
+                                       values, metadata, parent id]. Strings so a
+                                       page of rows is one MGET.
+``P:t:T:n:N:w:CID``            hash    ``q(task_id):idx`` -> one pending write
+``P:t:T:n:N:wp:CID``           string  msgpack array of the hash's values, rebuilt by
+                                       the PUT_WRITES script: one MGET per page
 ``P:t:T:n:N:blobs``            hash    ``q(channel):q(version)`` -> channel value.
                                        Written once per (channel, version), so an
                                        unchanged channel is never rewritten.
 ``P:run:R``                    set     ``T:N:CID`` of every checkpoint of run ``R``
 =============================  ======  ==============================================
 
-Stored values are ``type NUL crc32 payload`` where ``type``/``payload`` come from the
-serializer's ``dumps_typed``; the CRC32 turns silent corruption into a clear error.
+Byte formats of the values (CRC-framed, so corruption is a clear error) are in
+``agent.checkpoint.codec``.
 """
 
 from __future__ import annotations
 
-import functools
-import struct
-import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
 
-import ormsgpack
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import (
-    WRITES_IDX_MAP,
-    BaseCheckpointSaver,
-    Checkpoint,
-    CheckpointMetadata,
-    CheckpointTuple,
-    PendingWrite,
-    get_checkpoint_metadata,
-    writes_sort_key,
-)
+from langgraph.checkpoint.base import WRITES_IDX_MAP, BaseCheckpointSaver, CheckpointTuple
 
-from agent.errors import InvalidInputError, StoreError
+from agent.checkpoint.codec import (
+    BadValueError,
+    CorruptCheckpointError,
+    decode_tuple,
+    encode_typed,
+    encode_write,
+    loads,
+)
+from agent.errors import InvalidInputError
 
 DEFAULT_PREFIX = "kag:ckpt"
 LAYOUT_VERSION = "1"
-EMPTY = "empty"  # marker type for a channel with a version but no value (as InMemorySaver)
-_CRC = struct.Struct(">I")
-_EMPTY_PREFIX = EMPTY.encode() + b"\x00"
-_IMMUTABLE = frozenset({str, int, float, bool, bytes, type(None)})
-
-
-class CorruptCheckpointError(StoreError):
-    """A stored checkpoint, blob or write cannot be decoded."""
+MAX_PAGE = 1000  # Lua unpack() and reply size stay bounded
 
 
 def q(value: str) -> str:
@@ -86,37 +76,9 @@ def blob_field(channel: str, version: str | int | float) -> str:
     return f"{q(channel)}:{q(str(version))}"
 
 
-@functools.lru_cache(maxsize=4096)
-def channel_of(field: str | bytes) -> str:
-    """The channel a blob field belongs to."""
-    text = field.decode() if isinstance(field, bytes) else field
-    return uq(text.split(":", 1)[0])
-
-
 def write_field(task_id: str, idx: int) -> str:
-    """Checkpoint-hash field of one pending write; one per (task, idx) as InMemorySaver."""
-    return f"w:{q(task_id)}:{idx}"
-
-
-def encode_typed(typed: tuple[str, bytes]) -> bytes:
-    """Frame a ``dumps_typed`` result as ``type NUL crc32 payload``."""
-    type_, data = typed
-    return type_.encode() + b"\x00" + _CRC.pack(zlib.crc32(data)) + data
-
-
-def decode_typed(raw: bytes, where: str | Callable[[], str]) -> tuple[str, bytes]:
-    """Unframe :func:`encode_typed`; ``where`` (or its thunk) names the key in errors."""
-    i = raw.find(b"\x00")
-    if i < 0 or len(raw) < i + 1 + _CRC.size:
-        raise CorruptCheckpointError(f"corrupted value at {_where(where)}: missing type header")
-    data = raw[i + 1 + _CRC.size :]
-    if _CRC.unpack_from(raw, i + 1)[0] != zlib.crc32(data):
-        raise CorruptCheckpointError(f"corrupted value at {_where(where)}: checksum mismatch")
-    return raw[:i].decode(errors="replace"), data
-
-
-def _where(where: str | Callable[[], str]) -> str:
-    return where if isinstance(where, str) else where()
+    """Writes-hash field of one pending write; one per (task, idx) as in InMemorySaver."""
+    return f"{q(task_id)}:{idx}"
 
 
 @dataclass(frozen=True)
@@ -193,12 +155,18 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
     key_prefix: str
     ttl: int | None
     refresh_on_read: bool
+    list_page_size: int
 
-    def _init_base(self, key_prefix: str, ttl: int | None, refresh_on_read: bool) -> None:
+    def _init_base(
+        self, key_prefix: str, ttl: int | None, refresh_on_read: bool, list_page_size: int
+    ) -> None:
         if not key_prefix or any(c in key_prefix for c in " *?[]"):
             raise InvalidInputError(f"key_prefix must be non-empty, no glob chars: {key_prefix!r}")
-        if ttl is not None and (not isinstance(ttl, int) or ttl <= 0):
+        if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
             raise InvalidInputError(f"ttl must be a positive number of seconds, got {ttl!r}")
+        if not 1 <= list_page_size <= MAX_PAGE:
+            raise InvalidInputError(f"list_page_size must be 1..{MAX_PAGE}, got {list_page_size}")
+        self.list_page_size = list_page_size
         self.key_prefix = key_prefix.rstrip(":")
         self.ttl = ttl
         self.refresh_on_read = refresh_on_read
@@ -229,8 +197,16 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         return f"{self.ns_base(thread_id, checkpoint_ns)}:idx"
 
     def checkpoint_key(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
-        """Hash of one checkpoint."""
+        """String holding one checkpoint row."""
         return f"{self.ns_base(thread_id, checkpoint_ns)}:c:{checkpoint_id}"
+
+    def writes_key(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
+        """Hash of one checkpoint's pending writes, one field per (task, idx)."""
+        return f"{self.ns_base(thread_id, checkpoint_ns)}:w:{checkpoint_id}"
+
+    def packed_writes_key(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
+        """String mirroring the writes hash as one msgpack array."""
+        return f"{self.ns_base(thread_id, checkpoint_ns)}:wp:{checkpoint_id}"
 
     def blobs_key(self, thread_id: str, checkpoint_ns: str) -> str:
         """Hash of channel values, one field per (channel, version)."""
@@ -247,7 +223,7 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
 
     # ---- serialisation ------------------------------------------------------------
     def dump(self, value: Any) -> bytes:
-        """Serialise one value (checkpoint, metadata, channel value or write)."""
+        """Serialise one value (checkpoint state, channel value or write)."""
         try:
             return encode_typed(self.serde.dumps_typed(value))
         except Exception as exc:  # the serializer raises many types
@@ -257,91 +233,36 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
 
     def load(self, raw: bytes, where: str | Callable[[], str]) -> Any:
         """Deserialise :meth:`dump` output; corruption raises CorruptCheckpointError."""
-        typed = decode_typed(raw, where)
         try:
-            return self.serde.loads_typed(typed)
-        except Exception as exc:
-            raise CorruptCheckpointError(f"corrupted value at {_where(where)}: {exc}") from exc
-
-    def dump_metadata(self, config: RunnableConfig, metadata: CheckpointMetadata) -> bytes:
-        """Serialise metadata merged with config keys, as InMemorySaver does."""
-        return self.dump(get_checkpoint_metadata(config, metadata))
+            return loads(self.serde, raw)
+        except BadValueError as exc:
+            place = where if isinstance(where, str) else where()
+            raise CorruptCheckpointError(f"corrupted value at {place}: {exc}") from exc
 
     def dump_write(self, task_id: str, task_path: str, idx: int, channel: str, value: Any) -> bytes:
         """One pending write, framed with the fields needed to sort it."""
-        typed = encode_typed(self.serde.dumps_typed(value))
-        return ormsgpack.packb([task_id, channel, task_path, idx, typed])
-
-    def load_writes(self, raws: Sequence[bytes], where: Callable[[], str]) -> list[PendingWrite]:
-        """Decode stored writes into ``writes_sort_key`` order."""
-        rows = []
-        for raw in raws:
-            try:
-                task_id, channel, task_path, idx, typed = ormsgpack.unpackb(raw)
-            except Exception as exc:
-                raise CorruptCheckpointError(f"corrupted write at {where()}: {exc}") from exc
-            rows.append((writes_sort_key(task_path, task_id, idx), task_id, channel, typed))
-        rows.sort(key=lambda r: r[0])
-        return [(tid, ch, self.load(typed, where)) for _, tid, ch, typed in rows]
-
-    @staticmethod
-    def pack_row(cid: str, checkpoint: bytes, metadata: bytes, parent: str, fields: str) -> bytes:
-        """The ``row`` field of a checkpoint hash."""
-        return ormsgpack.packb([cid, checkpoint, metadata, parent, fields])
-
-    def unpack_row(self, raw: bytes | list[Any], where: Callable[[], str]) -> list[Any]:
-        """Invert :meth:`pack_row` (``raw`` may come already unpacked inside a FETCH row)."""
-        try:
-            row = ormsgpack.unpackb(raw) if isinstance(raw, bytes) else raw
-        except Exception as exc:
-            raise CorruptCheckpointError(f"corrupted row at {where()}: {exc}") from exc
-        if not isinstance(row, list) or len(row) != 5:
-            raise CorruptCheckpointError(f"corrupted row at {where()}: not a checkpoint row")
-        return row
+        return encode_write(self.dump(value), task_id, task_path, idx, channel)
 
     def make_tuple(
         self,
         target: Target,
-        fetched: bytes,
-        blobs: Mapping[str, bytes],
-        shared: dict[str, Any] | None = None,
+        raw: bytes,
+        writes: bytes,
+        blobs: Mapping[bytes, bytes | None],
+        shared: dict[bytes, Any] | None = None,
     ) -> CheckpointTuple:
-        """Build a tuple from a FETCH row: msgpack ``[row, [write, ...]]``.
-
-        ``blobs`` maps blob fields to stored values. ``shared`` caches decoded blobs
-        across the rows of one ``list`` call, but only immutable values, so no two
-        tuples ever share a mutable object.
-        """
-        tid, ns = target.thread_id, target.checkpoint_ns
+        """Build a tuple from a fetched row, its packed writes and the blobs it uses."""
         try:
-            packed_row, writes = ormsgpack.unpackb(fetched)
-        except Exception as exc:
-            raise CorruptCheckpointError(f"corrupted checkpoint in {target}: {exc}") from exc
-        cid = "?"
-        where = lambda: self.checkpoint_key(tid, ns, cid)  # noqa: E731
-        cid, body, meta, parent, fields = self.unpack_row(packed_row, where)
-        checkpoint: Checkpoint = self.load(body, where)
-        if not isinstance(checkpoint, dict) or "channel_versions" not in checkpoint:
-            raise CorruptCheckpointError(f"corrupted value at {where()}: not a checkpoint")
-        values: dict[str, Any] = {}
-        for field in fields.split():
-            if shared is not None and field in shared:
-                values[channel_of(field)] = shared[field]
-                continue
-            raw = blobs.get(field)
-            if raw is None or raw.startswith(_EMPTY_PREFIX):
-                continue  # no value at this version (as InMemorySaver)
-            value = self.load(raw, lambda f=field: f"{self.blobs_key(tid, ns)}[{f}]")
-            values[channel_of(field)] = value
-            if shared is not None and type(value) in _IMMUTABLE:
-                shared[field] = value
-        checkpoint["channel_values"] = values
+            cid, checkpoint, metadata, parent, pending = decode_tuple(self.serde, raw, writes, blobs, shared)
+        except BadValueError as exc:
+            base = self.ns_base(target.thread_id, target.checkpoint_ns)
+            raise CorruptCheckpointError(f"corrupted checkpoint data under {base}: {exc}") from exc
         return CheckpointTuple(
             config=target.config(cid),
             checkpoint=checkpoint,
-            metadata=self.load(meta, lambda: f"{where()}[metadata]"),
+            metadata=metadata,
             parent_config=target.config(parent) if parent else None,
-            pending_writes=self.load_writes(writes, where) if writes else [],
+            pending_writes=pending,
         )
 
     @staticmethod
@@ -367,6 +288,4 @@ def require_bytes_client(client: Any) -> None:
     pool = getattr(client, "connection_pool", None)
     kwargs = getattr(pool, "connection_kwargs", {}) or {}
     if kwargs.get("decode_responses"):
-        raise InvalidInputError(
-            "the checkpoint saver needs a Redis client with decode_responses=False"
-        )
+        raise InvalidInputError("the checkpoint saver needs a Redis client with decode_responses=False")

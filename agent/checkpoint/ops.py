@@ -12,7 +12,6 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import ormsgpack
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     ChannelVersions,
@@ -23,20 +22,33 @@ from langgraph.checkpoint.base import (
 )
 
 from agent.checkpoint.base import (
-    EMPTY,
     LAYOUT_VERSION,
     RedisCheckpointBase,
     Target,
     blob_field,
     check_checkpoint,
-    encode_typed,
     q,
     target_of,
     thread_id_of,
     uq,
     write_field,
 )
-from agent.checkpoint.lua import ALL_SCRIPTS, DELETE_RUNS, DELETE_THREADS, FETCH, LuaScript
+from agent.checkpoint.codec import (
+    EMPTY_VALUE,
+    BadValueError,
+    CorruptCheckpointError,
+    encode_row,
+    row_refs,
+    split_row,
+)
+from agent.checkpoint.lua import (
+    ALL_SCRIPTS,
+    DELETE_RUNS,
+    DELETE_THREADS,
+    FETCH,
+    PUT_WRITES,
+    LuaScript,
+)
 from agent.errors import InvalidInputError, StoreError
 
 
@@ -82,25 +94,37 @@ def _expire(saver: RedisCheckpointBase, keys: Sequence[str]) -> list[tuple[Any, 
     return [("EXPIRE", k, saver.ttl) for k in keys] if saver.ttl else []
 
 
-def _fetch_args(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any) -> tuple:
+def _fetch_args(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: bool = True) -> tuple:
     ttl = saver.ttl if saver.ttl and saver.refresh_on_read else 0
-    return _call(FETCH, saver.key_prefix, q(t.thread_id), q(t.checkpoint_ns), ttl, mode, *rest)
+    head = (saver.key_prefix, q(t.thread_id), q(t.checkpoint_ns), ttl, mode, int(blobs))
+    return _call(FETCH, *head, *rest)
 
 
-def _fetch(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any) -> Op:
-    """One FETCH call; returns (ids scanned, last id scanned, rows, blobs by field)."""
-    ((scanned, last, rows, packed),) = yield Batch([_fetch_args(saver, t, mode, *rest)])
-    flat = ormsgpack.unpackb(packed)
-    blobs = dict(zip((f.decode() for f in flat[::2]), flat[1::2], strict=True))
-    return scanned, last.decode(), rows, blobs
+@dataclass
+class _Page:
+    scanned: int
+    last: str
+    rows: list[bytes]
+    writes: list[bytes]
+    blobs: dict[bytes, bytes | None]
+
+
+def _fetch(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: bool = True) -> Op:
+    """One FETCH script call: rows, their writes and (``blobs``) the blobs they use."""
+    args = _fetch_args(saver, t, mode, *rest, blobs=blobs)
+    ((scanned, last, rows, writes, flat),) = yield Batch([args])
+    found = dict(zip(flat[::2], flat[1::2], strict=True))
+    return _Page(scanned, last.decode() if last else "", rows, writes, found)
 
 
 def get_tuple(saver: RedisCheckpointBase, config: RunnableConfig) -> Op:
     """One round trip: the FETCH script resolves "latest" server-side."""
     t = target_of(config)
     mode, rest = ("ids", (t.checkpoint_id,)) if t.checkpoint_id else ("latest", ())
-    _, _, rows, blobs = yield from _fetch(saver, t, mode, *rest)
-    return saver.make_tuple(t, rows[0], blobs) if rows else None
+    page = yield from _fetch(saver, t, mode, *rest)
+    if not page.rows:
+        return None
+    return saver.make_tuple(t, page.rows[0], page.writes[0], page.blobs)
 
 
 def put(
@@ -117,21 +141,22 @@ def put(
     body = dict(checkpoint)
     values = body.pop("channel_values", None) or {}
     blobs = {
-        blob_field(ch, ver): saver.dump(values[ch]) if ch in values else encode_typed((EMPTY, b""))
+        blob_field(ch, ver): saver.dump(values[ch]) if ch in values else EMPTY_VALUE
         for ch, ver in new_versions.items()
     }
     meta = get_checkpoint_metadata(config, metadata)
     run_id = meta.get("run_id")
     run_key = saver.run_key(str(run_id)) if run_id else None
     ckpt_key = saver.checkpoint_key(tid, ns, cid)
-    fields = " ".join(blob_field(ch, v) for ch, v in body.get("channel_versions", {}).items())
-    packed = saver.pack_row(cid, saver.dump(body), saver.dump(meta), t.checkpoint_id or "", fields)
-    row = {"row": packed, "blobs": fields, "run": q(str(run_id)) if run_id else ""}
+    refs = " ".join(blob_field(ch, v) for ch, v in body.get("channel_versions", {}).items())
+    run = q(str(run_id)) if run_id else ""
+    parent = t.checkpoint_id or ""
+    row = encode_row(cid, saver.dump([body, meta]), parent, run, refs)
     cmds: list[tuple[Any, ...]] = []
     if blobs:
         cmds.append(("HSET", saver.blobs_key(tid, ns), *_flat(blobs)))
     cmds += [
-        ("HSET", ckpt_key, *_flat(row)),
+        ("SET", ckpt_key, row),
         ("ZADD", saver.index_key(tid, ns), 0, cid),
         ("SADD", saver.ns_set_key(tid), q(ns)),
         ("SADD", saver.threads_key(), q(tid)),
@@ -157,8 +182,8 @@ def put_writes(
         raise InvalidInputError(f"task_id must be a non-empty string, got {task_id!r}")
     if isinstance(writes, (str, bytes)) or not isinstance(writes, Sequence):
         raise InvalidInputError(f"writes must be a list of (channel, value), got {writes!r}")
-    key = saver.checkpoint_key(t.thread_id, t.checkpoint_ns, t.checkpoint_id or "")
-    cmds = []
+    tid, ns, cid = t.thread_id, t.checkpoint_ns, t.checkpoint_id or ""
+    args: list[Any] = []
     for i, w in enumerate(writes):
         if not isinstance(w, (tuple, list)) or len(w) != 2 or not isinstance(w[0], str):
             raise InvalidInputError(f"write #{i} must be a (channel, value) pair, got {w!r}")
@@ -167,9 +192,10 @@ def put_writes(
             packed = saver.dump_write(task_id, task_path or "", idx, w[0], w[1])
         except Exception as exc:
             raise InvalidInputError(f"write #{i} to {w[0]!r} is not serializable: {exc}") from exc
-        cmds.append(("HSET" if idx < 0 else "HSETNX", key, write_field(task_id, idx), packed))
-    if cmds:
-        yield Batch(cmds + _expire(saver, [key]), transaction=True)
+        args += ["set" if idx < 0 else "nx", write_field(task_id, idx), packed]
+    if args:
+        keys = (saver.writes_key(tid, ns, cid), saver.packed_writes_key(tid, ns, cid))
+        yield Batch([("EVALSHA", PUT_WRITES.sha, 2, *keys, saver.ttl or 0, *args)])
 
 
 def _matches(metadata: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
@@ -202,9 +228,9 @@ def list_tuples(
         if t.checkpoint_id:  # an exact id in the config selects only that checkpoint
             if before_id and t.checkpoint_id >= before_id:
                 continue
-            _, _, rows, blobs = yield from _fetch(saver, t, "ids", t.checkpoint_id)
-            for row in rows:
-                tup = saver.make_tuple(t, row, blobs)
+            page = yield from _fetch(saver, t, "ids", t.checkpoint_id)
+            for row, writes in zip(page.rows, page.writes, strict=True):
+                tup = saver.make_tuple(t, row, writes, page.blobs)
                 if _matches(tup.metadata, filter):
                     yield Emit(tup)
                     cursor.take()
@@ -221,30 +247,43 @@ def _list_namespace(
     page_size: int,
 ) -> Op:
     where = saver.index_key(t.thread_id, t.checkpoint_ns)
-    shared: dict[bytes, Any] = {}
+    shared: dict[bytes, Any] = {}  # decoded immutable blobs, reused across pages
     while not cursor.done:
-        count = (
-            page_size if filter or cursor.remaining is None else min(page_size, cursor.remaining)
-        )
+        count = page_size if filter or cursor.remaining is None else min(page_size, cursor.remaining)
         mode = "meta" if filter else "page"
-        scanned, last, rows, blobs = yield from _fetch(saver, t, mode, before_id, count)
+        page = yield from _fetch(saver, t, mode, before_id, count, blobs=False)
+        scanned, last = page.scanned, page.last
         if filter:
-            ids = []
-            for raw in rows:
-                cid, _, meta, _, _ = saver.unpack_row(raw, lambda: where)
-                if _matches(saver.load(meta, lambda c=cid: f"{where}[{c}]"), filter):
-                    ids.append(cid)
-            rows = []
+            ids = [cid for cid, meta in _metadata(saver, page.rows, where) if _matches(meta, filter)]
+            page.rows = []
             if ids:
-                _, _, rows, blobs = yield from _fetch(saver, t, "ids", *ids)
-        for row in rows:
-            yield Emit(saver.make_tuple(t, row, blobs, shared))
+                page = yield from _fetch(saver, t, "ids", *ids)
+        else:
+            need = {f for row in page.rows for f in row_refs(row)} - shared.keys()
+            if need:
+                fields = list(need)
+                (vals,) = yield Batch([("HMGET", saver.blobs_key(t.thread_id, t.checkpoint_ns), *fields)])
+                page.blobs = dict(zip(fields, vals, strict=True))
+        for row, writes in zip(page.rows, page.writes, strict=True):
+            yield Emit(saver.make_tuple(t, row, writes, page.blobs, shared))
             cursor.take()
             if cursor.done:
                 return
         if scanned < count:
             return
         before_id = last
+
+
+def _metadata(saver: RedisCheckpointBase, rows: list[bytes], where: str) -> list[tuple[str, Any]]:
+    """``(cid, metadata)`` of each row, for metadata filters."""
+    out = []
+    for raw in rows:
+        try:
+            _, _, (cid, state, _) = split_row(raw)
+        except BadValueError as exc:
+            raise CorruptCheckpointError(f"corrupted checkpoint data under {where}: {exc}") from exc
+        out.append((cid, saver.load(state, f"{where}[{cid}]")[1]))
+    return out
 
 
 def _targets(saver: RedisCheckpointBase, config: RunnableConfig | None) -> Op:
@@ -259,9 +298,7 @@ def _targets(saver: RedisCheckpointBase, config: RunnableConfig | None) -> Op:
         return [named]
     replies = yield Batch([("SMEMBERS", saver.ns_set_key(t)) for t in threads])
     cid = named.checkpoint_id if named else None
-    return [
-        Target(t, uq(n), cid) for t, nss in zip(threads, replies, strict=True) for n in sorted(nss)
-    ]
+    return [Target(t, uq(n), cid) for t, nss in zip(threads, replies, strict=True) for n in sorted(nss)]
 
 
 def delete_threads(saver: RedisCheckpointBase, thread_ids: Sequence[Any], strategy: str) -> Op:
@@ -269,9 +306,7 @@ def delete_threads(saver: RedisCheckpointBase, thread_ids: Sequence[Any], strate
     if isinstance(thread_ids, (str, bytes)):
         raise InvalidInputError("thread_ids must be a list of thread ids, not a string")
     if strategy not in PRUNE_STRATEGIES:
-        raise InvalidInputError(
-            f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'"
-        )
+        raise InvalidInputError(f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'")
     ids = [q(thread_id_of(t)) for t in thread_ids]
     if ids:
         yield Batch([_call(DELETE_THREADS, saver.key_prefix, PRUNE_STRATEGIES[strategy], *ids)])
@@ -287,7 +322,7 @@ def delete_for_runs(saver: RedisCheckpointBase, run_ids: Sequence[Any]) -> Op:
 
 
 def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
-    """Copy every namespace, checkpoint (with its writes) and blob in one MULTI/EXEC.
+    """Copy every namespace, checkpoint, write and blob; written in one MULTI/EXEC.
 
     Raw values are copied as stored; only metadata naming the source ``thread_id``
     (the LangGraph server adds it) is rewritten to the target.
@@ -311,29 +346,42 @@ def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
     )
     ids = {ns: [i.decode() for i in replies[2 * k]] for k, ns in enumerate(nss)}
     pairs = [(ns, cid) for ns in nss for cid in ids[ns]]
-    rows = yield Batch([("HGETALL", saver.checkpoint_key(src, ns, cid)) for ns, cid in pairs])
+    reads: list[tuple[Any, ...]] = []
+    for ns, cid in pairs:
+        reads += [
+            ("GET", saver.checkpoint_key(src, ns, cid)),
+            ("HGETALL", saver.writes_key(src, ns, cid)),
+            ("GET", saver.packed_writes_key(src, ns, cid)),
+        ]
+    got = yield Batch(reads)
     cmds: list[tuple[Any, ...]] = []
     keys = [saver.ns_set_key(dst)]
     for k, ns in enumerate(nss):
-        blobs = replies[2 * k + 1]
-        if blobs:
+        if blobs := replies[2 * k + 1]:
             cmds.append(("HSET", saver.blobs_key(dst, ns), *_flat(blobs)))
         cmds.append(("SADD", saver.ns_set_key(dst), q(ns)))
         keys += [saver.blobs_key(dst, ns), saver.index_key(dst, ns)]
     for j, (ns, cid) in enumerate(pairs):
-        row = dict(rows[j])  # checkpoint fields and its pending writes
-        if b"row" not in row:
+        row, writes, packed = got[3 * j : 3 * j + 3]
+        if row is None:
             continue
-        ckpt_key = saver.checkpoint_key(dst, ns, cid)
-        where = f"{saver.checkpoint_key(src, ns, cid)}[row]"
-        _, body, meta_raw, parent, fields = saver.unpack_row(row[b"row"], lambda w=where: w)
-        meta = saver.load(meta_raw, where)
+        where = saver.checkpoint_key(src, ns, cid)
+        try:
+            run, refs, (_, state, parent) = split_row(row)
+        except BadValueError as exc:
+            raise CorruptCheckpointError(f"corrupted checkpoint at {where}: {exc}") from exc
+        body, meta = saver.load(state, where)
         if isinstance(meta, dict) and meta.get("thread_id") == src:
-            new_meta = saver.dump({**meta, "thread_id": dst})
-            row[b"row"] = saver.pack_row(cid, body, new_meta, parent, fields)
-        cmds += [("HSET", ckpt_key, *_flat(row)), ("ZADD", saver.index_key(dst, ns), 0, cid)]
+            state = saver.dump([body, {**meta, "thread_id": dst}])
+            row = encode_row(cid, state, parent, run, b" ".join(refs).decode())
+        ckpt_key = saver.checkpoint_key(dst, ns, cid)
+        cmds += [("SET", ckpt_key, row), ("ZADD", saver.index_key(dst, ns), 0, cid)]
         keys.append(ckpt_key)
-        if run := row.get(b"run", b"").decode():
+        if writes:
+            wkeys = [saver.writes_key(dst, ns, cid), saver.packed_writes_key(dst, ns, cid)]
+            cmds += [("HSET", wkeys[0], *_flat(writes)), ("SET", wkeys[1], packed or b"")]
+            keys += wkeys
+        if run:
             run_key = f"{saver.key_prefix}:run:{run}"
             cmds.append(("SADD", run_key, saver.run_member(dst, ns, cid)))
             keys.append(run_key)

@@ -28,9 +28,7 @@ def checkpoint_ttl(environ: Mapping[str, str]) -> int | None:
     if not raw:
         return None
     if not raw.isdigit() or int(raw) <= 0:
-        raise ConfigError(
-            "KAG_CHECKPOINT_TTL", f"expected a positive number of seconds, got {raw!r}"
-        )
+        raise ConfigError("KAG_CHECKPOINT_TTL", f"expected a positive number of seconds, got {raw!r}")
     return int(raw)
 
 

@@ -44,10 +44,9 @@ class RedisSaver(RedisCheckpointBase):
     ) -> None:
         """Wrap ``client`` (``decode_responses=False``); ``ttl`` is in seconds."""
         super().__init__(serde=serde)
-        self._init_base(key_prefix, ttl, refresh_on_read)
+        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size)
         require_bytes_client(client)
         self.client = client
-        self.list_page_size = list_page_size
 
     @classmethod
     @contextmanager

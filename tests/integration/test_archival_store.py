@@ -17,17 +17,13 @@ from agent.write_backlog import WriteBacklog
 
 
 @pytest.fixture
-async def stores(
-    resources: Resources, learner_id: str
-) -> AsyncIterator[tuple[ArchivalStore, RecallStore]]:
+async def stores(resources: Resources, learner_id: str) -> AsyncIterator[tuple[ArchivalStore, RecallStore]]:
     """Stores with a private backlog prefix; deletes this learner's data afterwards."""
     backlog = WriteBacklog(resources.redis, prefix=f"kag-test-{uuid.uuid4().hex[:12]}")
     archival = ArchivalStore(
         resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog
     )
-    recall = RecallStore(
-        resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog
-    )
+    recall = RecallStore(resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog)
     await archival.setup()
     yield archival, recall
     await backlog.wait_idle()
@@ -239,16 +235,13 @@ async def test_insert_is_idempotent_and_seq_monotonic(
     again = await archival.insert(learner_id, "Normal forms reduce redundancy")
     b = await archival.insert(learner_id, "Indexes speed up lookups")
     explicit = await archival.insert(learner_id, "Custom id memory", memory_id="custom-1")
-    explicit_again = await archival.insert(
-        learner_id, "Different text, same id", memory_id="custom-1"
-    )
+    explicit_again = await archival.insert(learner_id, "Different text, same id", memory_id="custom-1")
     assert again.id == a.id and again.created is False and again.seq == a.seq
     assert explicit_again.created is False
     assert a.seq < b.seq < explicit.seq
     counts = await rows(
         resources,
-        "MATCH (:Learner {id: $l})-[:HAS_MEMORY]->(m:Memory) RETURN count(m) AS n, "
-        "collect(m.text) AS texts",
+        "MATCH (:Learner {id: $l})-[:HAS_MEMORY]->(m:Memory) RETURN count(m) AS n, collect(m.text) AS texts",
         l=learner_id,
     )
     assert counts[0]["n"] == 3
@@ -300,9 +293,7 @@ async def test_derived_from_links_feed_graph_expansion(
     archival, recall = stores
     source = RecallMessage(id=f"{learner_id}-src", role="user", content="I mix up HAVING and WHERE")
     await recall.log_messages(learner_id, "s-9", [source])
-    insight = await archival.insert(
-        learner_id, "Struggles with HAVING versus WHERE", source_ids=[source.id]
-    )
+    insight = await archival.insert(learner_id, "Struggles with HAVING versus WHERE", source_ids=[source.id])
     assert insight.linked_sources == 1
     summary = await archival.write_summary(
         learner_id,
@@ -346,12 +337,8 @@ async def test_vector_search_falls_back_to_an_exact_scan_when_crowded_out(
     for i in range(6):
         await archival.insert(crowd, f"Normalization to third normal form {'!' * i}")
     mine = await archival.insert(learner_id, "Third normal form removes transitive dependencies")
-    tight = SearchRecipe(
-        "tight", fulltext_weight=0.0, min_candidates=1, candidate_factor=1, oversample=1
-    )
-    page = await archival.search(
-        learner_id, "Normalization to third normal form", recipe=tight, page_size=2
-    )
+    tight = SearchRecipe("tight", fulltext_weight=0.0, min_candidates=1, candidate_factor=1, oversample=1)
+    page = await archival.search(learner_id, "Normalization to third normal form", recipe=tight, page_size=2)
     assert [h.id for h in page.results] == [mine.id]
 
 
@@ -363,3 +350,40 @@ async def test_blank_query_lists_newest_first(
     second = await archival.insert(learner_id, "second memory")
     page = await archival.search(learner_id, "   ")
     assert [h.id for h in page.results] == [second.id, first.id]
+
+
+async def test_notes_recipe_searches_the_learners_notes_only(
+    stores: tuple[ArchivalStore, RecallStore],
+    learner_id: str,
+    resources: Resources,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("agent.hybrid_search.NOTES_CACHE_SECONDS", 0.0)
+    archival, _ = stores
+    other = f"{learner_id}-other"
+    text = "Zettel: a CTE names a subquery so it can be reused"
+    [vector] = resources.embeddings.embed_documents([text])
+    async with resources.neo4j.session(database=resources.database) as session:
+        for owner in (learner_id, other):
+            await session.run(
+                "CREATE (:Note {id: $id, learner_id: $l, description: $t, embedding: $e})",
+                id=f"{owner}-note",
+                l=owner,
+                t=text,
+                e=vector,
+            )
+    try:
+        await archival.insert(learner_id, "Unrelated memory about indexes")
+        page = await archival.search(learner_id, "common table expression CTE", recipe="hybrid_notes")
+        assert page.recipe == "hybrid_notes" and page.requested_recipe is None
+        assert page.results[0].id == f"{learner_id}-note"
+        assert page.results[0].kind == "note" and page.results[0].text == text
+        assert f"{other}-note" not in {h.id for h in page.results}
+        only_memories = await archival.search(learner_id, "CTE", recipe="hybrid_notes", kinds=["memory"])
+        assert all(h.kind == "memory" for h in only_memories.results)
+    finally:
+        async with resources.neo4j.session(database=resources.database) as session:
+            await session.run(
+                "MATCH (n:Note) WHERE n.id IN $ids DETACH DELETE n",
+                ids=[f"{learner_id}-note", f"{other}-note"],
+            )

@@ -33,9 +33,7 @@ async def test_conformance_full(settings: Settings, kind: str) -> None:
     @checkpointer_test(name=kind, lifespan=lifespan)
     async def factory() -> AsyncIterator[BaseCheckpointSaver]:
         if kind == "AsyncRedisSaver":
-            async with AsyncRedisSaver.from_conn_string(
-                settings.redis_url, key_prefix=prefix
-            ) as saver:
+            async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix) as saver:
                 await saver.setup()
                 yield saver
         else:

@@ -25,6 +25,7 @@ from langgraph.types import Command, interrupt
 
 from agent.checkpoint import AsyncRedisSaver, CorruptCheckpointError, RedisSaver
 from agent.checkpoint.base import blob_field, q
+from agent.checkpoint.codec import split_row
 from agent.errors import InvalidInputError, StoreError
 from agent.settings import Settings
 
@@ -143,9 +144,7 @@ else:  # async saver in the second process
 
 
 def _child(*args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, *args], capture_output=True, text=True, timeout=120
-    )
+    done = subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -176,9 +175,7 @@ async def test_twenty_async_threads_do_not_interfere(asaver: AsyncRedisSaver) ->
         cfg = {"configurable": {"thread_id": tid}}
         state = await graph.aget_state(cfg)
         assert state.values["n"] == 5
-        assert [x for x in state.values["log"] if not x.startswith("bump")] == [
-            f"{i}.{s}" for s in range(5)
-        ]
+        assert [x for x in state.values["log"] if not x.startswith("bump")] == [f"{i}.{s}" for s in range(5)]
         counts.add(len([t async for t in asaver.alist(cfg)]))
     assert counts == {15}  # 3 checkpoints per invoke, none borrowed from other threads
 
@@ -240,10 +237,10 @@ async def test_get_tuple_is_one_round_trip_and_list_is_paged(asaver: AsyncRedisS
         assert len(listed) == 450
         ids = [t.config["configurable"]["checkpoint_id"] for t in listed]
         assert ids == sorted(ids, reverse=True) and ids[0] == latest.checkpoint["id"]
-        assert len(sent) == 3  # namespaces + two pages of 250
+        assert len(sent) == 5  # namespaces, then per page of 250: rows+writes, blobs
         sent.clear()
         assert len([t async for t in asaver.alist(cfg, limit=7)]) == 7
-        assert len(sent) == 2
+        assert len(sent) == 3
     finally:
         del asaver._send
 
@@ -366,9 +363,7 @@ async def test_unknown_thread_is_none_and_empty(asaver: AsyncRedisSaver) -> None
     await asaver.adelete_thread("nobody")  # no error
 
 
-async def test_corrupted_values_raise_store_errors(
-    asaver: AsyncRedisSaver, settings: Settings
-) -> None:
+async def test_corrupted_values_raise_store_errors(asaver: AsyncRedisSaver, settings: Settings) -> None:
     cfg = {"configurable": {"thread_id": "corrupt", "checkpoint_ns": ""}}
     stored = await asaver.aput(cfg, _checkpoint("c1", a="hello"), {}, {"a": "1"})
     client = redis.Redis.from_url(settings.redis_url)
@@ -379,23 +374,27 @@ async def test_corrupted_values_raise_store_errors(
         client.hset(blobs, field, good[:-1] + b"X")  # one flipped byte
         with pytest.raises(CorruptCheckpointError, match="checksum") as err:
             await asaver.aget_tuple(stored)
-        assert blobs in str(err.value) and isinstance(err.value, StoreError)
+        where = asaver.ns_base("corrupt", "")
+        assert f"{where}: blob {field}" in str(err.value) and isinstance(err.value, StoreError)
         client.hset(blobs, field, b"garbage")
         with pytest.raises(CorruptCheckpointError, match="header"):
             await asaver.aget_tuple(stored)
         client.hset(blobs, field, good)
         assert (await asaver.aget_tuple(stored)).checkpoint["channel_values"] == {"a": "hello"}
-        client.hset(asaver.checkpoint_key("corrupt", "", "c1"), "metadata", b"msgpack\x00xx")
-        with pytest.raises(CorruptCheckpointError, match="metadata"):
+        ckpt_key = asaver.checkpoint_key("corrupt", "", "c1")
+        row = client.get(ckpt_key)
+        client.set(ckpt_key, row[:-3] + b"xyz")
+        with pytest.raises(CorruptCheckpointError, match="corrupted checkpoint data under"):
+            await asaver.aget_tuple(stored)
+        client.set(ckpt_key, b"garbage")
+        with pytest.raises(CorruptCheckpointError, match="bad row header"):
             await asaver.aget_tuple(stored)
     finally:
         client.close()
 
 
 # ---- TTL ---------------------------------------------------------------------------
-async def test_ttl_applies_to_every_key_and_refreshes_on_read(
-    settings: Settings, prefix: str
-) -> None:
+async def test_ttl_applies_to_every_key_and_refreshes_on_read(settings: Settings, prefix: str) -> None:
     tid = f"ttl-{uuid.uuid4()}"
     cfg = {"configurable": {"thread_id": tid}}
     async with AsyncRedisSaver.from_conn_string(
@@ -405,9 +404,10 @@ async def test_ttl_applies_to_every_key_and_refreshes_on_read(
         client = redis.Redis.from_url(settings.redis_url)
         try:
             keys = _keys(settings.redis_url, f"{saver.thread_base(tid)}:*")
-            ckpt = saver.checkpoint_key(tid, "", (await saver.aget_tuple(cfg)).checkpoint["id"])
-            assert any(f.startswith(b"w:") for f in client.hkeys(ckpt))  # the interrupt
-            assert ckpt in keys and saver.index_key(tid, "") in keys
+            cid = (await saver.aget_tuple(cfg)).checkpoint["id"]
+            for key in (saver.checkpoint_key(tid, "", cid), saver.writes_key(tid, "", cid)):
+                assert key in keys  # the checkpoint and its interrupt write
+            assert saver.index_key(tid, "") in keys
             assert all(0 < client.ttl(k) <= 120 for k in keys)
             for k in keys:
                 client.expire(k, 5)
@@ -435,9 +435,7 @@ async def test_no_ttl_by_default(asaver: AsyncRedisSaver, settings: Settings) ->
 
 
 # ---- blob dedup, delete and prune --------------------------------------------------
-async def test_unchanged_large_channel_is_stored_once(
-    asaver: AsyncRedisSaver, settings: Settings
-) -> None:
+async def test_unchanged_large_channel_is_stored_once(asaver: AsyncRedisSaver, settings: Settings) -> None:
     tid = f"dedup-{uuid.uuid4()}"
     cfg = {"configurable": {"thread_id": tid}}
     builder = StateGraph(Notes)
@@ -465,9 +463,7 @@ async def test_unchanged_large_channel_is_stored_once(
     assert len([t async for t in asaver.alist(cfg)]) == 150
 
 
-async def test_delete_thread_and_prune_leave_no_orphans(
-    asaver: AsyncRedisSaver, settings: Settings
-) -> None:
+async def test_delete_thread_and_prune_leave_no_orphans(asaver: AsyncRedisSaver, settings: Settings) -> None:
     graph = _review_graph().compile(checkpointer=asaver)
     keep, drop = f"keep-{uuid.uuid4()}", f"drop-{uuid.uuid4()}"
     for tid in (keep, drop):
@@ -479,9 +475,9 @@ async def test_delete_thread_and_prune_leave_no_orphans(
     assert len(kept) == 1
     client = redis.Redis.from_url(settings.redis_url)
     try:
-        live = client.hget(asaver.checkpoint_key(keep, "", kept[0].checkpoint["id"]), "blobs")
-        stored = {f.decode() for f in client.hkeys(asaver.blobs_key(keep, ""))}
-        assert stored == set(live.decode().split())
+        row = client.get(asaver.checkpoint_key(keep, "", kept[0].checkpoint["id"]))
+        _, live, _ = split_row(row)
+        assert set(client.hkeys(asaver.blobs_key(keep, ""))) == set(live)
     finally:
         client.close()
     resumed = await graph.ainvoke(Command(resume="ok"), {"configurable": {"thread_id": keep}})

@@ -112,9 +112,7 @@ async def rig(private_neo4j: PrivateNeo4j, resources: Resources) -> AsyncIterato
         connection_timeout=2.0,
         connection_acquisition_timeout=5.0,
     )
-    backlog = WriteBacklog(
-        resources.redis, prefix=f"kag-test-{uuid.uuid4().hex[:12]}", retry_interval=0.2
-    )
+    backlog = WriteBacklog(resources.redis, prefix=f"kag-test-{uuid.uuid4().hex[:12]}", retry_interval=0.2)
     archival = ArchivalStore(driver, resources.embeddings, backlog=backlog)
     recall = RecallStore(driver, resources.embeddings, backlog=backlog)
     await archival.setup()
@@ -180,18 +178,13 @@ async def test_outage_backlogs_writes_reads_redis_and_replays_exactly_once(
         session_id="s1",
     )
     assert summary.degraded
-    assert any(
-        r.levelno == logging.ERROR and "Neo4j disconnected" in r.getMessage()
-        for r in caplog.records
-    )
+    assert any(r.levelno == logging.ERROR and "Neo4j disconnected" in r.getMessage() for r in caplog.records)
 
     # Reads come from Redis.
     page = await rig.archival.search(learner_id, "zebras outage memory 2")
     assert page.degraded
     assert page.results[0].id == degraded[2].id
-    assert any(
-        r.levelno == logging.WARNING and "degraded" in r.getMessage() for r in caplog.records
-    )
+    assert any(r.levelno == logging.WARNING and "degraded" in r.getMessage() for r in caplog.records)
     page = await rig.recall.search(learner_id, "message 12 topic 12")
     assert page.degraded and page.results[0].id == f"{learner_id}-m12"
     assert page.results[0].metadata["session_id"] == "s1"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages import SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
@@ -26,11 +26,11 @@ def _graph(resources: Resources, model):
     return make_builder(bundle).compile(checkpointer=InMemorySaver())
 
 
-async def _ask(graph, learner_id, request, thread="t1", context=None, events=None):
+async def _ask(graph, learner_id, request, thread="t1", context=None, events=None, request_context=None):
     config = {"configurable": {"thread_id": f"{learner_id}-{thread}"}}
     out = None
     async for mode, chunk in graph.astream(
-        {"learner_id": learner_id, "request": request},
+        {"learner_id": learner_id, "request": request, "context": request_context or {}},
         config,
         context=context or Context(),
         stream_mode=["custom", "values"],
@@ -54,17 +54,19 @@ async def cleanup(resources, learner_id):
     await resources.neo4j.execute_query(
         "MATCH (n:Learner {id: $l}) DETACH DELETE n", l=learner_id, database_=resources.database
     )
+    await resources.redis.delete(f"kag:artifacts:{learner_id}")
 
 
 def test_topology_matches_the_five_phases():
     g = make_builder().compile().get_graph()
     nodes = set(g.nodes) - {"__start__", "__end__"}
-    assert nodes == {"receive", "monitor", "archive", "compile", "think", "act", "finish"}
+    assert nodes == {"receive", "monitor", "archive", "compile", "think", "act", "finish", "notes"}
     edges = {(e.source, e.target, e.conditional) for e in g.edges}
     assert ("monitor", "archive", True) in edges and ("monitor", "compile", True) in edges
     assert ("archive", "compile", False) in edges and ("compile", "think", False) in edges
     assert ("think", "act", True) in edges and ("think", "finish", True) in edges
     assert ("act", "monitor", False) in edges
+    assert ("finish", "notes", True) in edges and ("finish", "__end__", True) in edges
 
 
 async def test_tool_chain_append_search_answer(resources, learner_id, cleanup):
@@ -96,9 +98,7 @@ async def test_tool_chain_append_search_answer(resources, learner_id, cleanup):
 async def test_max_steps_forces_a_final_answer_without_tools(resources, learner_id, cleanup):
     loops = [call("archival_memory_search", i, query=f"q{i}") for i in range(4)]
     model = scripted(*loops, "Here is what I have so far.")
-    out, _ = await _ask(
-        _graph(resources, model), learner_id, "Dig deep", context=Context(max_steps=5)
-    )
+    out, _ = await _ask(_graph(resources, model), learner_id, "Dig deep", context=Context(max_steps=5))
     assert out["response"] == "Here is what I have so far."
     assert out["memory_state"]["steps"] == 5
     assert len(model.prompts) == 5
@@ -117,9 +117,7 @@ async def test_max_steps_never_ends_on_an_empty_message(resources, learner_id, c
 async def test_unknown_tool_and_tool_exception_continue(resources, learner_id, cleanup):
     model = scripted(
         call("teleport", 0, where="mars"),
-        call(
-            "core_memory_replace", 1, section="user_profile", old_content="absent", new_content="x"
-        ),
+        call("core_memory_replace", 1, section="user_profile", old_content="absent", new_content="x"),
         "Recovered.",
     )
     out, state = await _ask(_graph(resources, model), learner_id, "do things")
@@ -178,9 +176,7 @@ async def test_pressure_triggers_archive_and_summary_lands_in_neo4j(resources, l
     archived_at = None
     for turn in range(12):
         events: list[dict] = []
-        before = (
-            await graph.aget_state({"configurable": {"thread_id": f"{learner_id}-t1"}})
-        ).values
+        before = (await graph.aget_state({"configurable": {"thread_id": f"{learner_id}-t1"}})).values
         out, state = await _ask(
             graph, learner_id, f"Question {turn}: " + "context " * 40, context=ctx, events=events
         )
@@ -212,9 +208,7 @@ async def test_pressure_triggers_archive_and_summary_lands_in_neo4j(resources, l
     )
     assert records and records[0]["raw"] == event["evicted"]
     # The model wrote the summary from the evicted excerpt, which starts at the first question.
-    summary_prompts = [
-        p for p in model.prompts if "Summarise the conversation excerpt" in p[0].content
-    ]
+    summary_prompts = [p for p in model.prompts if "Summarise the conversation excerpt" in p[0].content]
     assert len(summary_prompts) == 1 and "Question 0" in summary_prompts[0][0].content
     assert records[0]["text"] == head.content
     assert out["memory_state"]["archive_successes"] == 1
@@ -226,21 +220,39 @@ async def test_two_hundred_turns_never_overflow(resources, learner_id, cleanup):
     peak, archives = 0.0, 0
     for turn in range(200):
         events: list[dict] = []
-        out, _ = await _ask(
-            graph, learner_id, f"turn {turn} " + "words " * 30, context=ctx, events=events
-        )
+        out, _ = await _ask(graph, learner_id, f"turn {turn} " + "words " * 30, context=ctx, events=events)
         peak = max(peak, max(e["pressure"] for e in events if e["phase"] == "compile"))
         archives += sum(1 for e in events if e["phase"] == "archive" and e["ok"])
     assert peak <= ctx.pressure_threshold
     assert archives >= 5
-    assert (
-        out["memory_state"]["archive_successes"]
-        == out["memory_state"]["archive_attempts"]
-        == archives
-    )
+    assert out["memory_state"]["archive_successes"] == out["memory_state"]["archive_attempts"] == archives
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (m:Message {learner_id: $l}) RETURN count(m) AS n",
         l=learner_id,
         database_=resources.database,
     )
     assert records[0]["n"] == 400  # every user and assistant message is in recall storage
+
+
+async def test_end_of_session_writes_zettelkasten_artifacts(resources, learner_id, cleanup):
+    from agent.offline_policy import OfflinePolicyModel
+
+    graph = _graph(resources, OfflinePolicyModel())
+    concept = {"current_concept": "sql.joins"}
+    await _ask(graph, learner_id, "Remember that an INNER JOIN keeps only rows whose keys match in both tables.",
+               request_context=concept)
+    events: list[dict] = []
+    out, _ = await _ask(graph, learner_id, "I find LEFT JOIN confusing when NULLs appear.", events=events,
+                        request_context={**concept, "end_session": True})
+    assert out["artifacts"], "the end of the session produced no notes"
+    for artifact in out["artifacts"]:
+        assert artifact["type"] == "ZETTELKASTEN_NOTE"
+        assert artifact["note_id"] and artifact["content"]
+        assert artifact["concept_map"].startswith("flowchart")
+        assert isinstance(artifact["links"], list) and isinstance(artifact["tags"], list)
+    assert [e["phase"] for e in events][-2:] == ["finish", "notes"]
+    stream = await resources.redis.xrange(f"kag:artifacts:{learner_id}")
+    assert len(stream) == len(out["artifacts"])
+    # Without end_session no notes are written.
+    out2, _ = await _ask(graph, learner_id, "Thanks!")
+    assert out2["artifacts"] == []

@@ -48,15 +48,11 @@ class World:
 @pytest.fixture
 async def world(resources: Resources, learner_id: str) -> AsyncIterator[World]:
     """Learner A holds the secret; learner B has unrelated data of its own."""
-    backlog = WriteBacklog(
-        resources.redis, prefix=f"kag-test-{uuid.uuid4().hex[:12]}", retry_interval=3600
-    )
+    backlog = WriteBacklog(resources.redis, prefix=f"kag-test-{uuid.uuid4().hex[:12]}", retry_interval=3600)
     archival = ArchivalStore(
         resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog
     )
-    recall = RecallStore(
-        resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog
-    )
+    recall = RecallStore(resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog)
     a, b = f"{learner_id}-a", f"{learner_id}-b"
     await archival.insert(a, SECRET, tags=["vault"])
     await archival.write_summary(

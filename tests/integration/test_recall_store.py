@@ -21,9 +21,7 @@ NEEDLE = "Remember the capybara mnemonic: outer joins keep the lonely rows"
 async def recall(resources: Resources, learner_id: str) -> AsyncIterator[RecallStore]:
     """A recall store with a private backlog prefix; deletes this learner's data afterwards."""
     backlog = WriteBacklog(resources.redis, prefix=f"kag-test-{uuid.uuid4().hex[:12]}")
-    store = RecallStore(
-        resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog
-    )
+    store = RecallStore(resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog)
     await store.setup()
     yield store
     await backlog.wait_idle()
@@ -93,9 +91,7 @@ async def test_log_search_count_chain_and_relog(
     links = await next_links(resources, learner_id)
     assert len(links) == 4 * 49
     assert all(link["sa"] == link["sb"] for link in links)
-    expected = {
-        (msgs[i].id, msgs[i + 1].id) for msgs in sessions.values() for i in range(len(msgs) - 1)
-    }
+    expected = {(msgs[i].id, msgs[i + 1].id) for msgs in sessions.values() for i in range(len(msgs) - 1)}
     assert {(link["a"], link["b"]) for link in links} == expected
 
     # Re-logging everything creates nothing and leaves the chain alone.
@@ -111,9 +107,7 @@ async def test_log_search_count_chain_and_relog(
     assert got[0].seq == 4 and got[1].seq == 151
 
 
-async def test_context_recipe_returns_neighbouring_turns(
-    recall: RecallStore, learner_id: str
-) -> None:
+async def test_context_recipe_returns_neighbouring_turns(recall: RecallStore, learner_id: str) -> None:
     msgs = [
         RecallMessage(id=f"{learner_id}-c{i}", role=r, content=c)
         for i, (r, c) in enumerate(
@@ -126,9 +120,7 @@ async def test_context_recipe_returns_neighbouring_turns(
         )
     ]
     await recall.log_messages(learner_id, "quiz", msgs)
-    page = await recall.search(
-        learner_id, "filters groups after aggregation", recipe="hybrid_context"
-    )
+    page = await recall.search(learner_id, "filters groups after aggregation", recipe="hybrid_context")
     by_id = {h.id: h for h in page.results}
     assert page.results[0].id == msgs[1].id
     assert "context" in by_id[msgs[0].id].scores and "context" in by_id[msgs[2].id].scores
@@ -145,15 +137,11 @@ async def test_out_of_order_seq_relinks_the_chain(recall: RecallStore, learner_i
     assert ctx >= {f"{learner_id}-o1", f"{learner_id}-o3"}
 
 
-async def test_duplicate_ids_in_one_batch_and_validation(
-    recall: RecallStore, learner_id: str
-) -> None:
+async def test_duplicate_ids_in_one_batch_and_validation(recall: RecallStore, learner_id: str) -> None:
     dup = RecallMessage(id=f"{learner_id}-d", role="user", content="same")
     assert await recall.log_messages(learner_id, "s", [dup, dup]) == 1
     assert await recall.log_messages(learner_id, "s", []) == 0
     with pytest.raises(InvalidInputError):
         await recall.log_messages(learner_id, "", [dup])
     with pytest.raises(InvalidInputError):
-        await recall.log_messages(
-            learner_id, "s", [RecallMessage(id="x", role="user", content="y" * 70_000)]
-        )
+        await recall.log_messages(learner_id, "s", [RecallMessage(id="x", role="user", content="y" * 70_000)])

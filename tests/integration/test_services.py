@@ -8,9 +8,7 @@ from agent.resources import Resources
 async def test_neo4j_roundtrip(resources: Resources):
     marker = f"probe-{uuid.uuid4()}"
     driver = resources.neo4j
-    await driver.execute_query(
-        "CREATE (:KagProbe {id: $id, n: 41})", id=marker, database_=resources.database
-    )
+    await driver.execute_query("CREATE (:KagProbe {id: $id, n: 41})", id=marker, database_=resources.database)
     records, _, _ = await driver.execute_query(
         "MATCH (p:KagProbe {id: $id}) SET p.n = p.n + 1 RETURN p.n AS n",
         id=marker,

@@ -63,9 +63,7 @@ async def learner(resources: Resources, learner_id: str) -> AsyncIterator[str]:
 
 def mermaid_ok(diagrams: list[str]) -> list[dict]:
     node = shutil.which("node")
-    assert node and (VALIDATOR / "node_modules").is_dir(), (
-        "run `npm ci --prefix scripts/mermaid-validate`"
-    )
+    assert node and (VALIDATOR / "node_modules").is_dir(), "run `npm ci --prefix scripts/mermaid-validate`"
     proc = subprocess.run(
         [node, str(VALIDATOR / "validate.mjs")],
         input=json.dumps(diagrams),

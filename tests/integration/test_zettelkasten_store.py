@@ -178,9 +178,7 @@ async def test_links_mirror_unless_directional(resources: Resources, learner: st
 async def test_degree_cap_keeps_heaviest(resources: Resources, learner: str) -> None:
     seeded = await seed(resources, learner, 15)
     decisions = {
-        "decisions": [
-            {"id": i, "relation": "supports", "rationale": "r", "confidence": 0.9} for i in seeded
-        ]
+        "decisions": [{"id": i, "relation": "supports", "rationale": "r", "confidence": 0.9} for i in seeded]
     }
     props = {
         "id": f"{learner}-hub",
@@ -210,9 +208,7 @@ async def test_degree_cap_keeps_heaviest(resources: Resources, learner: str) -> 
     assert metrics["max_degree"] == 12 and metrics["orphan_count"] == 3
 
 
-async def test_evolution_keeps_revisions_and_lint_rejects(
-    resources: Resources, learner: str
-) -> None:
+async def test_evolution_keeps_revisions_and_lint_rejects(resources: Resources, learner: str) -> None:
     first = await ingest_session(resources, learner, SESSION, "sql.joins", "s1")
     note_id = first["artifacts"][1]["note_id"]
     (before,) = await get_notes(resources.neo4j, learner, [note_id])
@@ -220,9 +216,7 @@ async def test_evolution_keeps_revisions_and_lint_rejects(
     bad = {"keywords": ["postgresql"], "tags": ["sql"], "description": "Codd invented it in 1970."}
     model = fake(json.dumps(good), json.dumps(bad))
     for _ in range(2):
-        await evolve_notes(
-            resources.neo4j, model, resources.embeddings, learner, [note_id], now=utc_now()
-        )
+        await evolve_notes(resources.neo4j, model, resources.embeddings, learner, [note_id], now=utc_now())
     (after,) = await get_notes(resources.neo4j, learner, [note_id])
     assert after["keywords"] == ["left-join", "rows"] and after["description"] == "A left join."
     revisions = await get_revisions(resources.neo4j, learner, note_id)
@@ -233,9 +227,7 @@ async def test_evolution_keeps_revisions_and_lint_rejects(
     assert any("Codd" in v for v in revisions[-1]["violations"])
 
 
-async def test_learners_are_isolated(
-    resources: Resources, learner: str, other_learner: str
-) -> None:
+async def test_learners_are_isolated(resources: Resources, learner: str, other_learner: str) -> None:
     a = await ingest_session(resources, learner, SESSION, "sql.joins", "s1")
     b = await ingest_session(resources, other_learner, SESSION, "sql.joins", "s1")
     a_ids = {x["note_id"] for x in a["artifacts"]}
@@ -251,10 +243,7 @@ async def test_learners_are_isolated(
     assert expanded == []
     assert (
         not {
-            x["id"]
-            for x in await expand_note_links(
-                resources.neo4j, other_learner, list(b_ids)[:1], depth=2
-            )
+            x["id"] for x in await expand_note_links(resources.neo4j, other_learner, list(b_ids)[:1], depth=2)
         }
         & a_ids
     )
@@ -269,9 +258,7 @@ async def test_expand_reinforce_decay(resources: Resources, learner: str) -> Non
     assert [n["score"] for n in depth2] == sorted((n["score"] for n in depth2), reverse=True)
     weights = {n["id"]: n["score"] for n in depth1}
     assert await reinforce_links(resources.neo4j, learner, ids[:2]) >= 1
-    boosted = {
-        n["id"]: n["score"] for n in await expand_note_links(resources.neo4j, learner, ids[:1])
-    }
+    boosted = {n["id"]: n["score"] for n in await expand_note_links(resources.neo4j, learner, ids[:1])}
     assert boosted[ids[1]] > weights[ids[1]]
     result = await decay_links(resources.neo4j, learner, 0.99, floor=0.05, unused_since="9999")
     assert result["decayed"] >= 1 and result["pruned"] == result["decayed"]

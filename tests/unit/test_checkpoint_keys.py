@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import ormsgpack
 import pytest
 import redis
 from langgraph.checkpoint.base import WRITES_IDX_MAP
@@ -11,15 +12,16 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 
 from agent.checkpoint import RedisSaver, ops
-from agent.checkpoint.base import (
+from agent.checkpoint.base import MAX_PAGE, blob_field, q, target_of, uq
+from agent.checkpoint.codec import (
+    BadValueError,
     CorruptCheckpointError,
-    blob_field,
     channel_of,
-    decode_typed,
+    decode_writes,
+    encode_row,
     encode_typed,
-    q,
-    target_of,
-    uq,
+    split_row,
+    unframe,
 )
 from agent.errors import InvalidInputError, StoreError
 
@@ -43,6 +45,8 @@ def test_root_and_child_namespace_keys(saver: RedisSaver) -> None:
     assert saver.index_key("t1", "child:abc") == "kag:unit:t:t1:n:child%3Aabc:idx"
     assert saver.checkpoint_key("t1", "", "cid") == "kag:unit:t:t1:n::c:cid"
     assert saver.blobs_key("t1", "") == "kag:unit:t:t1:n::blobs"
+    assert saver.writes_key("t1", "", "cid") == "kag:unit:t:t1:n::w:cid"
+    assert saver.packed_writes_key("t1", "", "cid") == "kag:unit:t:t1:n::wp:cid"
     assert saver.ns_set_key("t1") == "kag:unit:t:t1:ns"
     assert saver.threads_key() == "kag:unit:threads"
     assert saver.run_key("r:1") == "kag:unit:run:r%3A1"
@@ -62,17 +66,17 @@ def test_blob_field_names_its_channel_and_version() -> None:
     assert len(fields) == len(TRICKY) * 3
     for ch in TRICKY:
         field = blob_field(ch, "0001.3")
-        assert channel_of(field) == ch and " " not in field
+        assert channel_of(field.encode()) == ch and " " not in field
 
 
 def test_typed_framing_round_trips_and_detects_corruption() -> None:
     raw = encode_typed(("msgpack", b"\x93\x01\x02\x03"))
-    assert decode_typed(raw, "k") == ("msgpack", b"\x93\x01\x02\x03")
+    assert unframe(raw) == ("msgpack", b"\x93\x01\x02\x03")
     flipped = raw[:-1] + bytes([raw[-1] ^ 0xFF])
-    with pytest.raises(CorruptCheckpointError, match="checksum"):
-        decode_typed(flipped, "k")
-    with pytest.raises(CorruptCheckpointError, match="header"):
-        decode_typed(b"garbage", "k")
+    with pytest.raises(BadValueError, match="checksum"):
+        unframe(flipped)
+    with pytest.raises(BadValueError, match="header"):
+        unframe(b"garbage")
     assert issubclass(CorruptCheckpointError, StoreError)
 
 
@@ -122,11 +126,13 @@ def test_put_builds_one_transaction_with_blobs_only_for_new_versions(saver: Redi
     blob_cmds = [c for c in batch.commands if c[1] == saver.blobs_key("t", "")]
     assert len(blob_cmds) == 1
     assert blob_cmds[0][2::2] == (blob_field("n", "2"),)  # "big" is unchanged: not rewritten
-    row = next(c for c in batch.commands if c[1] == saver.checkpoint_key("t", "", "c2"))
-    fields = dict(zip(row[2::2], row[3::2], strict=True))
-    cid, _, _, parent, refs = saver.unpack_row(fields["row"], lambda: "k")
-    assert (cid, parent) == ("c2", "c1")
-    assert refs.split() == fields["blobs"].split() == [blob_field("big", "1"), blob_field("n", "2")]
+    (row,) = [c[2] for c in batch.commands if c[:2] == ("SET", saver.checkpoint_key("t", "", "c2"))]
+    run, refs, (cid, state, parent) = split_row(row)
+    assert (run, cid, parent) == ("", "c2", "c1")
+    assert refs == [blob_field("big", "1").encode(), blob_field("n", "2").encode()]
+    body, meta = saver.load(state, "k")
+    assert "channel_values" not in body and body["channel_versions"] == {"big": "1", "n": "2"}
+    assert meta == {"source": "loop", "step": 1}
     assert all(c[0] != "EXPIRE" for c in batch.commands)  # no TTL by default
 
 
@@ -146,14 +152,25 @@ def test_bad_put_arguments_fail_before_any_command(saver: RedisSaver) -> None:
 def test_special_writes_use_reserved_negative_slots(saver: RedisSaver) -> None:
     config = {"configurable": {"thread_id": "t", "checkpoint_id": "c"}}
     batch = next(ops.put_writes(saver, config, [("a", 1), (ERROR, "e"), (INTERRUPT, "i")], "task"))
-    cmds = [c for c in batch.commands if c[0] in {"HSET", "HSETNX"}]
-    assert [(c[0], c[2]) for c in cmds] == [
-        ("HSETNX", "w:task:0"),
-        ("HSET", f"w:task:{WRITES_IDX_MAP[ERROR]}"),
-        ("HSET", f"w:task:{WRITES_IDX_MAP[INTERRUPT]}"),
+    ((name, _, nkeys, wkey, pkey, ttl, *args),) = batch.commands  # one atomic script call
+    assert (name, nkeys, ttl) == ("EVALSHA", 2, 0)
+    assert (wkey, pkey) == (saver.writes_key("t", "", "c"), saver.packed_writes_key("t", "", "c"))
+    assert [(args[i], args[i + 1]) for i in range(0, len(args), 3)] == [
+        ("nx", "task:0"),
+        ("set", f"task:{WRITES_IDX_MAP[ERROR]}"),
+        ("set", f"task:{WRITES_IDX_MAP[INTERRUPT]}"),
     ]
     with pytest.raises(InvalidInputError, match="write #1"):
         next(ops.put_writes(saver, config, [("a", 1), "bad"], "task"))
+
+
+def test_rows_round_trip_and_reject_garbage() -> None:
+    row = encode_row("c:1", b"state", "c:0", "r%3A1", "a:1 b:2")
+    assert split_row(row) == ("r%3A1", [b"a:1", b"b:2"], ["c:1", b"state", "c:0"])
+    assert split_row(encode_row("c", b"", "", "", ""))[:2] == ("", [])
+    for bad in (b"no header", b"r= x\n\xc1", b"r=\n" + b"\x91\x01"):
+        with pytest.raises(BadValueError):
+            split_row(bad)
 
 
 def test_writes_decode_in_writes_sort_key_order(saver: RedisSaver) -> None:
@@ -161,7 +178,7 @@ def test_writes_decode_in_writes_sort_key_order(saver: RedisSaver) -> None:
         saver.dump_write(task, path, idx, "ch", f"{task}{idx}")
         for task, path, idx in [("t2", "b", 0), ("t1", "b", 1), ("t1", "b", 0), ("t9", "a", 0)]
     ]
-    writes = saver.load_writes(raws, lambda: "k")
+    writes = decode_writes(saver.serde, [ormsgpack.unpackb(r) for r in raws])
     assert [w[2] for w in writes] == ["t90", "t10", "t11", "t20"]
 
 
@@ -172,4 +189,6 @@ def test_constructor_rejects_bad_options() -> None:
         RedisSaver(redis.Redis(), ttl=0)
     with pytest.raises(InvalidInputError, match="key_prefix"):
         RedisSaver(redis.Redis(), key_prefix="kag:*")
+    with pytest.raises(InvalidInputError, match="list_page_size"):
+        RedisSaver(redis.Redis(), list_page_size=MAX_PAGE + 1)
     assert RedisSaver(redis.Redis(), serde=JsonPlusSerializer()).key_prefix == "kag:ckpt"

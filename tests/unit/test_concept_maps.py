@@ -79,8 +79,7 @@ def test_adversarial_labels_parse() -> None:
         )
     maps = [note_concept_map(n) for n in notes]
     nodes = [
-        {"id": f"id{i}", "concept": label, "seed": i == 0, "links": []}
-        for i, label in enumerate(ADVERSARIAL)
+        {"id": f"id{i}", "concept": label, "seed": i == 0, "links": []} for i, label in enumerate(ADVERSARIAL)
     ]
     for i in range(len(nodes) - 1):
         nodes[i]["links"].append({"target": f"id{i + 1}", "relation": "supports"})

@@ -1,11 +1,10 @@
+import pytest
 from langchain_core.language_models import BaseChatModel
 
 from agent.chat_models import PRODUCTION_PARAMS, is_offline_policy, make_chat_model
 from agent.embeddings import MINILM_DIMENSION, MiniLMEmbeddings, make_embeddings
 from agent.errors import ConfigError
 from agent.settings import Settings
-
-import pytest
 
 
 def test_offline_without_key():

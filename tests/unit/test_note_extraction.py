@@ -83,18 +83,14 @@ async def test_malformed_then_valid_json_is_retried_once() -> None:
 async def test_always_malformed_json_is_a_failure_not_a_success() -> None:
     drafts, failures, facts = await extract_notes(fake("nope", "still {nope"), TRANSCRIPT, None)
     assert drafts == []
-    assert failures == [
-        {"stage": "extract", "concept": None, "error": failures[0]["error"], "attempts": 2}
-    ]
+    assert failures == [{"stage": "extract", "concept": None, "error": failures[0]["error"], "attempts": 2}]
 
 
 async def test_invalid_note_fails_alone_after_retry() -> None:
     bad = {"notes": [VALID["notes"][0], {"concept": "outer join"}]}  # no definition
     drafts, failures, _ = await extract_notes(fake(json.dumps(bad), json.dumps(bad)), [], None)
     assert [d.concept for d in drafts] == ["left join"]
-    assert [(f["stage"], f["concept"], f["attempts"]) for f in failures] == [
-        ("extract", "outer join", 2)
-    ]
+    assert [(f["stage"], f["concept"], f["attempts"]) for f in failures] == [("extract", "outer join", 2)]
 
 
 def test_note_id_hashes_content_and_embedding_version() -> None:

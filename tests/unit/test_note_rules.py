@@ -52,9 +52,7 @@ def test_weight_is_cosine_times_confidence_times_freshness() -> None:
     assert freshness(0) == 1.0
     assert freshness(60) == pytest.approx(math.exp(-1))
     decision = LinkDecision(id="c", relation="supports", confidence=0.8)
-    (edge, _) = build_edges(
-        NEW, {"c": cand("c", 0.7, 30)}, [decision], min_confidence=0.65, now="t"
-    )
+    (edge, _) = build_edges(NEW, {"c": cand("c", 0.7, 30)}, [decision], min_confidence=0.65, now="t")
     assert edge["weight"] == pytest.approx(0.7 * 0.8 * math.exp(-0.5), abs=1e-6)
     assert link_weight(-0.3, 0.9, 1.0) == 0.0
 
@@ -116,9 +114,7 @@ def test_offline_metadata_passes_its_own_lint() -> None:
 
 
 def test_metrics_summary() -> None:
-    rows = [
-        {"id": str(i), "audit_json": '{"concept_count": 1}', "degree": i % 3} for i in range(20)
-    ]
+    rows = [{"id": str(i), "audit_json": '{"concept_count": 1}', "degree": i % 3} for i in range(20)]
     metrics = summarise(rows)
     assert metrics["note_count"] == 20 and metrics["orphan_count"] == 7
     assert metrics["atomicity_share"] == 1.0

@@ -4,9 +4,7 @@ from agent.text_protocol import ToolCallSyntaxError, parse_reply
 
 
 def test_keyword_call():
-    parsed = parse_reply(
-        '[FUNCTION] core_memory_append(section="user_profile", content="Likes SQL")'
-    )
+    parsed = parse_reply('[FUNCTION] core_memory_append(section="user_profile", content="Likes SQL")')
     assert parsed.tool_name == "core_memory_append"
     assert parsed.args == {"section": "user_profile", "content": "Likes SQL"}
     assert parsed.final_text is None

@@ -7,9 +7,7 @@ from agent.working_memory import compile_prompt, eviction_cut, pressure
 
 
 def _call(i):
-    return AIMessage(
-        content="", tool_calls=[{"name": "t", "args": {}, "id": f"c{i}", "type": "tool_call"}]
-    )
+    return AIMessage(content="", tool_calls=[{"name": "t", "args": {}, "id": f"c{i}", "type": "tool_call"}])
 
 
 def _result(i):
@@ -21,11 +19,7 @@ def test_compile_order_is_system_core_queue():
     prompt = compile_prompt({"user_profile": "Name: Ana", "current_goals": "SQL"}, queue)
     assert isinstance(prompt[0], SystemMessage)
     head = prompt[0].content
-    assert (
-        head.index("Personal Knowledge OS")
-        < head.index("CORE MEMORY")
-        < head.index("<user_profile>")
-    )
+    assert head.index("Personal Knowledge OS") < head.index("CORE MEMORY") < head.index("<user_profile>")
     assert "Ana's Personal Knowledge OS" in head
     assert prompt[1:] == queue
 
@@ -91,9 +85,7 @@ def test_every_cut_is_safe_for_random_layouts():
 
 
 def test_extractive_summary_folds_previous_and_is_capped():
-    first = extractive_summary(
-        "", [HumanMessage("My name is Ana. I like SQL."), AIMessage("Welcome!")]
-    )
+    first = extractive_summary("", [HumanMessage("My name is Ana. I like SQL."), AIMessage("Welcome!")])
     assert first.splitlines() == ["- user: My name is Ana.", "- assistant: Welcome!"]
     second = extractive_summary(first, [HumanMessage("Joins combine rows. More.")])
     assert second.startswith(first)

@@ -10,6 +10,7 @@ import org.neo4j.configuration.connectors.HttpConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.QueryExecutionException;
 
 /**
  * Runs Neo4j Community embedded with Bolt on loopback, auth on.
@@ -46,8 +47,15 @@ public final class Neo4jLauncher {
     Runtime.getRuntime().addShutdownHook(new Thread(dbms::shutdown, "neo4j-shutdown"));
 
     // Embedded access bypasses auth, so the system db can set the password.
-    dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
-        "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
+    try {
+      dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
+          "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
+    } catch (QueryExecutionException e) {
+      // A restart with the same password: Neo4j refuses a no-op change, which is fine.
+      if (!String.valueOf(e.getMessage()).contains("cannot be the same")) {
+        throw e;
+      }
+    }
     dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME).executeTransactionally("RETURN 1");
 
     System.out.println("KAG_NEO4J_READY bolt://127.0.0.1:" + port);
