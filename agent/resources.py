@@ -57,6 +57,8 @@ class Resources:
             max_connection_pool_size=NEO4J_POOL_SIZE,
             connection_timeout=5.0,
             connection_acquisition_timeout=10.0,
+            # Schema-less first reads warn about unknown labels/properties; that is expected.
+            notifications_min_severity="OFF",
         )
 
     @cached_property

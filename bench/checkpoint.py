@@ -145,7 +145,10 @@ def redis_bytes(client: redis.Redis, prefix: str) -> tuple[int, int, int]:
             for k, kind in zip(chunk, replies[1::2], strict=True):
                 if kind == b"hash":
                     pipe.hvals(k)
-            stored += sum(len(v) for vals in pipe.execute() for v in vals)
+                elif kind == b"string":
+                    pipe.strlen(k)
+            for reply in pipe.execute():
+                stored += reply if isinstance(reply, int) else sum(len(v) for v in reply)
     return usage, stored, len(keys)
 
 

@@ -20,8 +20,8 @@ key                            type    content
 ``P:t:T:n:N:c:CID``            string  the checkpoint row: an ASCII header line
                                        ``r=R F1 F2 ...`` (its run id and the blob
                                        fields it references, all percent-encoded)
-                                       then msgpack [cid, checkpoint without channel
-                                       values, metadata, parent id]. Strings so a
+                                       then msgpack [cid, [checkpoint without channel
+                                       values, metadata], parent id]. Strings so a
                                        page of rows is one MGET.
 ``P:t:T:n:N:w:CID``            hash    ``q(task_id):idx`` -> one pending write
 ``P:t:T:n:N:wp:CID``           string  msgpack array of the hash's values, rebuilt by
@@ -34,6 +34,16 @@ key                            type    content
 
 Byte formats of the values (CRC-framed, so corruption is a clear error) are in
 ``agent.checkpoint.codec``.
+
+Atomicity: ``put`` is one MULTI/EXEC; ``put_writes``, deletes and prunes are single
+Lua scripts; reads are one script call (``get_tuple``) or two round trips per page
+(``list``: rows and writes, then the blobs they reference).
+
+TTL (``ttl`` seconds, off by default): every key a write touches gets EXPIRE; with
+``refresh_on_read`` reads re-arm the keys they read. A live thread keeps its index,
+blobs and newest rows; old rows may expire first and are then skipped and dropped
+from the index. ``P:threads`` never expires; stale members are harmless (their
+namespace set is gone).
 """
 
 from __future__ import annotations

@@ -57,3 +57,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "/integration/" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+async def redis_saver(settings: Settings):
+    """The project's Redis checkpoint saver, under a test-only key prefix (removed afterwards)."""
+    from agent.checkpoint import AsyncRedisSaver
+
+    prefix = "kag-test-ckpt"
+    async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix) as saver:
+        await saver.setup()
+        yield saver
+        keys = [key async for key in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
+        if keys:
+            await saver.client.delete(*keys)

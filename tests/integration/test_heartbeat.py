@@ -6,7 +6,6 @@ import json
 
 import pytest
 from langchain_core.messages import SystemMessage, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.core_memory_store import CoreMemoryStore
@@ -15,15 +14,21 @@ from graphs.heartbeat import make_builder
 from tests.scripted_models import call, scripted
 
 
-def _graph(resources: Resources, model):
-    bundle = Resources(
-        resources.settings,
-        chat_model=model,
-        embeddings=resources.embeddings,
-        neo4j_driver=resources.neo4j,
-        redis_client=resources.redis,
-    )
-    return make_builder(bundle).compile(checkpointer=InMemorySaver())
+@pytest.fixture
+def make_graph(resources: Resources, redis_saver):
+    """Build a heartbeat over the shared clients with ``model``, checkpointed in Redis."""
+
+    def build(model):
+        bundle = Resources(
+            resources.settings,
+            chat_model=model,
+            embeddings=resources.embeddings,
+            neo4j_driver=resources.neo4j,
+            redis_client=resources.redis,
+        )
+        return make_builder(bundle).compile(checkpointer=redis_saver)
+
+    return build
 
 
 async def _ask(graph, learner_id, request, thread="t1", context=None, events=None, request_context=None):
@@ -69,16 +74,14 @@ def test_topology_matches_the_five_phases():
     assert ("finish", "notes", True) in edges and ("finish", "__end__", True) in edges
 
 
-async def test_tool_chain_append_search_answer(resources, learner_id, cleanup):
+async def test_tool_chain_append_search_answer(make_graph, resources, learner_id, cleanup):
     model = scripted(
         call("core_memory_append", 0, section="user_profile", content="Name: Ana, Level: Beginner"),
         call("archival_memory_search", 1, query="inner join"),
         "Ana, an INNER JOIN keeps matching rows.",
     )
     events: list[dict] = []
-    out, state = await _ask(
-        _graph(resources, model), learner_id, "I'm Ana. What are inner joins?", events=events
-    )
+    out, state = await _ask(make_graph(model), learner_id, "I'm Ana. What are inner joins?", events=events)
     assert out["response"] == "Ana, an INNER JOIN keeps matching rows."
     assert out["memory_state"]["steps"] == 3
     assert "user_profile" in out["memory_state"]["core_sections"]
@@ -95,10 +98,10 @@ async def test_tool_chain_append_search_answer(resources, learner_id, cleanup):
     assert json.loads(tool_msgs[1].content)["results"] == []  # a fresh learner has nothing archived
 
 
-async def test_max_steps_forces_a_final_answer_without_tools(resources, learner_id, cleanup):
+async def test_max_steps_forces_a_final_answer_without_tools(make_graph, resources, learner_id, cleanup):
     loops = [call("archival_memory_search", i, query=f"q{i}") for i in range(4)]
     model = scripted(*loops, "Here is what I have so far.")
-    out, _ = await _ask(_graph(resources, model), learner_id, "Dig deep", context=Context(max_steps=5))
+    out, _ = await _ask(make_graph(model), learner_id, "Dig deep", context=Context(max_steps=5))
     assert out["response"] == "Here is what I have so far."
     assert out["memory_state"]["steps"] == 5
     assert len(model.prompts) == 5
@@ -106,21 +109,21 @@ async def test_max_steps_forces_a_final_answer_without_tools(resources, learner_
     assert "Do not call tools" in model.prompts[-1][0].content
 
 
-async def test_max_steps_never_ends_on_an_empty_message(resources, learner_id, cleanup):
+async def test_max_steps_never_ends_on_an_empty_message(make_graph, resources, learner_id, cleanup):
     # A model that keeps asking for tools even when none are bound.
     model = scripted(*[call("archival_memory_search", i, query="x") for i in range(3)])
-    out, _ = await _ask(_graph(resources, model), learner_id, "loop", context=Context(max_steps=3))
+    out, _ = await _ask(make_graph(model), learner_id, "loop", context=Context(max_steps=3))
     assert out["response"].strip()
     assert out["memory_state"]["steps"] == 3
 
 
-async def test_unknown_tool_and_tool_exception_continue(resources, learner_id, cleanup):
+async def test_unknown_tool_and_tool_exception_continue(make_graph, resources, learner_id, cleanup):
     model = scripted(
         call("teleport", 0, where="mars"),
         call("core_memory_replace", 1, section="user_profile", old_content="absent", new_content="x"),
         "Recovered.",
     )
-    out, state = await _ask(_graph(resources, model), learner_id, "do things")
+    out, state = await _ask(make_graph(model), learner_id, "do things")
     assert out["response"] == "Recovered."
     errors = [m for m in state["fifo_queue"] if isinstance(m, ToolMessage) and m.status == "error"]
     assert len(errors) == 2
@@ -129,15 +132,13 @@ async def test_unknown_tool_and_tool_exception_continue(resources, learner_id, c
     assert state["counters"]["tool_errors"] == 2 and state["counters"]["unknown_tools"] == 1
 
 
-async def test_malformed_function_arguments_in_text_protocol(resources, learner_id, cleanup):
+async def test_malformed_function_arguments_in_text_protocol(make_graph, resources, learner_id, cleanup):
     model = scripted(
         '[FUNCTION] archival_memory_search(query="unterminated)',
         '[FUNCTION] archival_memory_search(query="joins")',
         "[FINAL_ANSWER] Done.",
     )
-    out, state = await _ask(
-        _graph(resources, model), learner_id, "search", context=Context(tool_protocol="text")
-    )
+    out, state = await _ask(make_graph(model), learner_id, "search", context=Context(tool_protocol="text"))
     assert out["response"] == "Done."
     tools = [m for m in state["fifo_queue"] if isinstance(m, ToolMessage)]
     assert tools[0].status == "error" and "Malformed [FUNCTION]" in tools[0].content
@@ -146,33 +147,35 @@ async def test_malformed_function_arguments_in_text_protocol(resources, learner_
     assert "[FUNCTION]" in model.prompts[0][0].content
 
 
-async def test_empty_response_is_retried_once(resources, learner_id, cleanup):
+async def test_empty_response_is_retried_once(make_graph, resources, learner_id, cleanup):
     model = scripted("", "Second try works.")
-    out, state = await _ask(_graph(resources, model), learner_id, "hello")
+    out, state = await _ask(make_graph(model), learner_id, "hello")
     assert out["response"] == "Second try works."
     assert state["counters"]["empty_retries"] == 1
     assert len(model.prompts[1]) == 2  # the simpler prompt: instruction + last learner message
 
 
 @pytest.mark.parametrize("request_text", ["", "   ", "x" * (32 * 1024 + 1)])
-async def test_bad_requests_fail_before_any_model_call(resources, learner_id, request_text):
+async def test_bad_requests_fail_before_any_model_call(make_graph, resources, learner_id, request_text):
     model = scripted("never used")
     with pytest.raises(Exception, match="request"):
-        await _ask(_graph(resources, model), learner_id, request_text)
+        await _ask(make_graph(model), learner_id, request_text)
     assert model.prompts == []
 
 
-async def test_bad_learner_id_is_rejected(resources):
+async def test_bad_learner_id_is_rejected(make_graph, resources):
     model = scripted("never used")
     with pytest.raises(Exception, match="learner_id"):
-        await _ask(_graph(resources, model), "x' OR 1=1 //", "hello")
+        await _ask(make_graph(model), "x' OR 1=1 //", "hello")
     assert model.prompts == []
 
 
-async def test_pressure_triggers_archive_and_summary_lands_in_neo4j(resources, learner_id, cleanup):
+async def test_pressure_triggers_archive_and_summary_lands_in_neo4j(
+    make_graph, resources, learner_id, cleanup
+):
     ctx = Context(max_tokens=1200)
     model = scripted(*[f"Answer {i}: " + "details " * 30 for i in range(40)])
-    graph = _graph(resources, model)
+    graph = make_graph(model)
     archived_at = None
     for turn in range(12):
         events: list[dict] = []
@@ -214,9 +217,9 @@ async def test_pressure_triggers_archive_and_summary_lands_in_neo4j(resources, l
     assert out["memory_state"]["archive_successes"] == 1
 
 
-async def test_two_hundred_turns_never_overflow(resources, learner_id, cleanup):
+async def test_two_hundred_turns_never_overflow(make_graph, resources, learner_id, cleanup):
     ctx = Context(max_tokens=2048)
-    graph = _graph(resources, scripted(*["ok " * 20] * 200))
+    graph = make_graph(scripted(*["ok " * 20] * 200))
     peak, archives = 0.0, 0
     for turn in range(200):
         events: list[dict] = []
@@ -234,16 +237,25 @@ async def test_two_hundred_turns_never_overflow(resources, learner_id, cleanup):
     assert records[0]["n"] == 400  # every user and assistant message is in recall storage
 
 
-async def test_end_of_session_writes_zettelkasten_artifacts(resources, learner_id, cleanup):
+async def test_end_of_session_writes_zettelkasten_artifacts(make_graph, resources, learner_id, cleanup):
     from agent.offline_policy import OfflinePolicyModel
 
-    graph = _graph(resources, OfflinePolicyModel())
+    graph = make_graph(OfflinePolicyModel())
     concept = {"current_concept": "sql.joins"}
-    await _ask(graph, learner_id, "Remember that an INNER JOIN keeps only rows whose keys match in both tables.",
-               request_context=concept)
+    await _ask(
+        graph,
+        learner_id,
+        "Remember that an INNER JOIN keeps only rows whose keys match in both tables.",
+        request_context=concept,
+    )
     events: list[dict] = []
-    out, _ = await _ask(graph, learner_id, "I find LEFT JOIN confusing when NULLs appear.", events=events,
-                        request_context={**concept, "end_session": True})
+    out, _ = await _ask(
+        graph,
+        learner_id,
+        "I find LEFT JOIN confusing when NULLs appear.",
+        events=events,
+        request_context={**concept, "end_session": True},
+    )
     assert out["artifacts"], "the end of the session produced no notes"
     for artifact in out["artifacts"]:
         assert artifact["type"] == "ZETTELKASTEN_NOTE"

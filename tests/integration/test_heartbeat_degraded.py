@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from langchain_core.messages import ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.core_memory_store import CoreMemoryStore
+from agent.memory_stores import MemoryStores
 from agent.offline_policy import OfflinePolicyModel
 from agent.resources import Resources
 from agent.write_backlog import WriteBacklog
@@ -41,7 +41,7 @@ def private_neo4j(tmp_path_factory):
     _services("down", tmp)
 
 
-async def test_neo4j_outage_loses_nothing(private_neo4j, resources):
+async def test_neo4j_outage_loses_nothing(private_neo4j, resources, redis_saver):
     learner = f"degraded-{uuid.uuid4().hex[:10]}"
     settings = resources.settings.with_overrides(neo4j_uri=f"bolt://127.0.0.1:{PORT}")
     bundle = Resources(
@@ -50,7 +50,7 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources):
         embeddings=resources.embeddings,
         redis_client=resources.redis,
     )
-    graph = make_builder(bundle).compile(checkpointer=InMemorySaver())
+    graph = make_builder(bundle).compile(checkpointer=redis_saver)
     config = {"configurable": {"thread_id": learner}}
     ctx = Context(max_tokens=200_000)  # no archiving: the final queue holds every message
 
@@ -80,7 +80,8 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources):
 
         _services("up", private_neo4j)
         after = await ask("I am preparing for a database exam.")
-        await backlog.replay(learner_id=learner)
+        stores = MemoryStores.build(bundle, ctx)
+        await backlog.replay(stores.archival, stores.recall, learner_id=learner)
         await backlog.wait_idle()
         assert await backlog.pending(learner) == 0
 
@@ -96,7 +97,7 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources):
         )
         assert memories[0]["n"] == 3  # one insert before, two during the outage
         # Replaying again is a no-op.
-        await backlog.replay()
+        assert await backlog.replay(stores.archival, stores.recall, learner_id=learner) == 0
         records, _, _ = await bundle.neo4j.execute_query(
             "MATCH (m:Message {learner_id: $l}) RETURN count(m) AS n", l=learner
         )

@@ -6,7 +6,6 @@ import json
 
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.core_memory_store import CoreMemoryStore
@@ -27,15 +26,21 @@ CRAFTED = [
 ]
 
 
-def _graph(resources: Resources, model):
-    bundle = Resources(
-        resources.settings,
-        chat_model=model,
-        embeddings=resources.embeddings,
-        neo4j_driver=resources.neo4j,
-        redis_client=resources.redis,
-    )
-    return make_builder(bundle).compile(checkpointer=InMemorySaver())
+@pytest.fixture
+def make_graph(resources: Resources, redis_saver):
+    """Build a heartbeat over the shared clients with ``model``, checkpointed in Redis."""
+
+    def build(model):
+        bundle = Resources(
+            resources.settings,
+            chat_model=model,
+            embeddings=resources.embeddings,
+            neo4j_driver=resources.neo4j,
+            redis_client=resources.redis,
+        )
+        return make_builder(bundle).compile(checkpointer=redis_saver)
+
+    return build
 
 
 async def _cleanup(resources, *learners):
@@ -47,10 +52,10 @@ async def _cleanup(resources, *learners):
         await resources.neo4j.execute_query("MATCH (n:Learner {id: $l}) DETACH DELETE n", l=learner)
 
 
-async def test_b_never_sees_a(resources, learner_id):
+async def test_b_never_sees_a(make_graph, resources, learner_id):
     a, b = learner_id + "-a", learner_id + "-b"
     try:
-        graph_a = _graph(resources, OfflinePolicyModel())
+        graph_a = make_graph(OfflinePolicyModel())
         for request in ["My name is Alice Zebrafish.", "Remember that my bank PIN is 4321."]:
             await graph_a.ainvoke(
                 {"learner_id": a, "request": request}, {"configurable": {"thread_id": a}}, context=Context()
@@ -68,7 +73,7 @@ async def test_b_never_sees_a(resources, learner_id):
             steps.append(call("archival_memory_search", 2 * i, query=query, learner_id=a))
             steps.append(call("conversation_search", 2 * i + 1, query=query, learner_id=a))
         model = scripted(*steps[:4], "done")
-        graph_b = _graph(resources, model)
+        graph_b = make_graph(model)
         tool_texts = []
         for chunk in range(0, len(steps), 4):
             model.responses = [*steps[chunk : chunk + 4], AIMessage(content="done")]
@@ -91,8 +96,8 @@ async def test_b_never_sees_a(resources, learner_id):
 
 
 @pytest.mark.parametrize("spoof", ["learner_id", "learner"])
-async def test_body_learner_id_is_validated_before_anything(resources, spoof):
-    graph = _graph(resources, scripted("never"))
+async def test_body_learner_id_is_validated_before_anything(make_graph, resources, spoof):
+    graph = make_graph(scripted("never"))
     with pytest.raises(Exception, match="learner_id"):
         await graph.ainvoke(
             {"learner_id": "a' }) DETACH DELETE n //", "request": "hi"},

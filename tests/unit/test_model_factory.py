@@ -40,7 +40,12 @@ def test_offline_embeddings_are_minilm_without_loading():
     assert isinstance(emb, MiniLMEmbeddings)
     assert emb.dimension == MINILM_DIMENSION == 384
     assert emb.model_name == "all-MiniLM-L6-v2"
-    assert emb._model is None  # lazy: loading happens on first encode
+    assert make_embeddings(Settings.from_env({})) is emb  # one copy of the weights per process
+
+
+def test_minilm_loads_lazily_on_first_encode():
+    fresh = MiniLMEmbeddings()
+    assert fresh._model is None
 
 
 def test_gemini_embeddings_with_key():
