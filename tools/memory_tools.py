@@ -8,6 +8,7 @@ supplied by the graph from state, never by the model.
 from __future__ import annotations
 
 import json
+import weakref
 from typing import Annotated
 
 from langchain_core.tools import BaseTool, tool
@@ -34,7 +35,21 @@ def _compact(page: dict) -> str:
 
 
 def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
-    """Build the five memory tools bound to ``stores``."""
+    """The five memory tools bound to ``stores``, built once per stores object.
+
+    Building a tool derives a pydantic schema from its signature, which costs more than
+    a heartbeat step's Redis and Neo4j calls, so the tools are cached per stores.
+    """
+    cached = _TOOLS.get(stores)
+    if cached is None:
+        cached = _TOOLS[stores] = _build_memory_tools(stores)
+    return list(cached)
+
+
+_TOOLS: weakref.WeakKeyDictionary[MemoryStores, list[BaseTool]] = weakref.WeakKeyDictionary()
+
+
+def _build_memory_tools(stores: MemoryStores) -> list[BaseTool]:
 
     @tool
     async def core_memory_append(section: str, content: str, learner_id: LearnerId) -> str:
@@ -64,17 +79,23 @@ def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
         return json.dumps({"ok": True, **{k: data[k] for k in keys if k in data}}, default=str)
 
     @tool
-    async def archival_memory_search(query: str, learner_id: LearnerId, page: int = 0) -> str:
-        """Search archival memory (past sessions, summaries, notes). Pages start at 0."""
+    async def archival_memory_search(
+        query: str, learner_id: LearnerId, page: int = 0, page_size: int | None = None
+    ) -> str:
+        """Search archival memory (past sessions, summaries, notes). Pages start at 0; page_size 1-50."""
         result = await stores.archival.search(
-            learner_id, query, page=page, page_size=stores.page_size, recipe=stores.recipe
+            learner_id, query, page=page, page_size=page_size or stores.page_size, recipe=stores.recipe
         )
         return _compact(result.to_dict())
 
     @tool
-    async def conversation_search(query: str, learner_id: LearnerId, page: int = 0) -> str:
-        """Search every past message of every session, verbatim. Pages start at 0."""
-        result = await stores.recall.search(learner_id, query, page=page, page_size=stores.page_size)
+    async def conversation_search(
+        query: str, learner_id: LearnerId, page: int = 0, page_size: int | None = None
+    ) -> str:
+        """Search every past message of every session, verbatim. Pages start at 0; page_size 1-50."""
+        result = await stores.recall.search(
+            learner_id, query, page=page, page_size=page_size or stores.page_size
+        )
         return json.dumps(result.to_dict(), default=str)
 
     return [
