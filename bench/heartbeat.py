@@ -196,16 +196,18 @@ def main() -> None:
     """Run both measurements and print ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=200)
-    parser.add_argument("--max-tokens", type=int, default=1600, help="small, so archiving happens")
+    parser.add_argument("--max-tokens", type=int, default=3000, help="small, so archiving happens")
+    parser.add_argument("--warmup", type=int, default=3, help="turns left out (schema setup, model load)")
     args = parser.parse_args()
     settings = Settings.from_env()
 
     base = asyncio.run(run_baseline(args.turns))
     beat, archived = asyncio.run(run_heartbeat(settings, args.turns, args.max_tokens))
+    base, beat, archived = base[args.warmup :], beat[args.warmup :], archived[args.warmup :]
     plain = [t for t, a in zip(beat, archived, strict=True) if not a]
     with_archive = [t for t, a in zip(beat, archived, strict=True) if a]
 
-    print(f"\nTurn cost over {args.turns} turns (tool call + answer, scripted model)")
+    print(f"\nTurn cost over {len(beat)} turns after {args.warmup} warm-up (tool call + answer)")
     print(f"{'graph':<28}{'p50 ms':>10}{'p95 ms':>10}{'p50 ratio':>12}{'p95 ratio':>12}")
     b50, b95 = pct(base, 0.5), pct(base, 0.95)
     rows = [

@@ -26,9 +26,10 @@ def _compact(page: dict) -> str:
     for hit in page.get("results", []):
         row = {k: hit[k] for k in _HIT_FIELDS if k in hit}
         row["score"] = round(float(row.get("score", 0.0)), 4)
-        session = (hit.get("metadata") or {}).get("session_id")
-        if session:
-            row["session_id"] = session
+        meta = hit.get("metadata") or {}
+        for key in ("session_id", "role"):
+            if meta.get(key):
+                row[key] = meta[key]
         hits.append(row)
     keys = ("page", "has_more", "degraded")
     return json.dumps({"results": hits, **{k: page[k] for k in keys if k in page}}, default=str)
@@ -96,7 +97,7 @@ def _build_memory_tools(stores: MemoryStores) -> list[BaseTool]:
         result = await stores.recall.search(
             learner_id, query, page=page, page_size=page_size or stores.page_size
         )
-        return json.dumps(result.to_dict(), default=str)
+        return _compact(result.to_dict())
 
     return [
         core_memory_append,
