@@ -6,6 +6,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v p
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# `make serve SERVE_FLAGS=` turns hot reload back on (it also watches .services/, so its log is noisy)
+SERVE_FLAGS ?= --no-reload
+SERVE_PORT ?= 2024
 
 .PHONY: install services-up services-down services-status demo test test-unit test-integration lint serve bench clean
 
@@ -48,7 +51,8 @@ lint: install
 	@$(VENV)/bin/ruff check agent graphs tools tests bench
 
 serve: install services-up
-	@$(VENV)/bin/langgraph dev --no-browser --host 127.0.0.1 --port 2024
+	@test -f .env || { cp .env.example .env; echo "[serve] created .env from .env.example (set KAG_AUTH_TOKENS in it)"; }
+	@$(VENV)/bin/langgraph dev --no-browser --host 127.0.0.1 --port $(SERVE_PORT) $(SERVE_FLAGS)
 
 bench: install services-up
 	@$(PY) bench/checkpoint.py

@@ -44,3 +44,15 @@ def validate_request(value: object) -> str:
 def learner_hash(learner_id: str) -> str:
     """A short, stable, non-reversible tag for traces and logs."""
     return hashlib.sha256(learner_id.encode()).hexdigest()[:16]
+
+
+def resolve_learner_id(authenticated: object, claimed: object) -> str:
+    """The learner a run serves: the authenticated user wins over the request body.
+
+    Under the LangGraph server ``authenticated`` is
+    ``config["configurable"]["langgraph_auth_user_id"]`` and a body ``learner_id``
+    is ignored, so it cannot address another learner (``agent.auth`` refuses a
+    malformed one with 422 before the run starts). Without a server identity
+    (CLI, tests) the body's id is used, after validation.
+    """
+    return validate_learner_id(authenticated or claimed)

@@ -34,7 +34,9 @@ _ENV = {
     "langsmith_api_key": "LANGSMITH_API_KEY",
     "langsmith_project": "LANGSMITH_PROJECT",
     "langsmith_endpoint": "LANGSMITH_ENDPOINT",
+    "trace_content": "KAG_TRACE_CONTENT",
 }
+_BOOLEANS = {"langsmith_tracing", "trace_content"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Settings:
     """LangSmith project (LANGSMITH_PROJECT)."""
     langsmith_endpoint: str | None = None
     """LangSmith endpoint (LANGSMITH_ENDPOINT)."""
+    trace_content: bool = False
+    """Send run inputs/outputs (messages, core memory) with traces (KAG_TRACE_CONTENT); off by default."""
 
     def __post_init__(self) -> None:
         """Validate every field; errors name the environment variable."""
@@ -120,7 +124,7 @@ class Settings:
             raw = env.get(var)
             if raw is None or raw == "":
                 continue
-            values[name] = _parse_bool(var, raw) if name == "langsmith_tracing" else raw
+            values[name] = _parse_bool(var, raw) if name in _BOOLEANS else raw
         unknown = set(overrides) - names
         if unknown:
             raise TypeError(f"unknown settings: {sorted(unknown)}")

@@ -42,8 +42,9 @@ class RequestContext(TypedDict, total=False):
 class HeartbeatInput(TypedDict):
     """What a client sends for one request."""
 
-    learner_id: str
-    """A UUID or slug. Under the LangGraph server it is overwritten by the authenticated user."""
+    learner_id: NotRequired[str]
+    """A UUID or slug; required when run directly. Under the LangGraph server the
+    authenticated user is the learner and this field is ignored (so it may be omitted)."""
     request: str
     """What the learner wants: non-empty, at most 32 KB."""
     context: NotRequired[RequestContext]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AnyMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 
 from agent.chat_models import is_offline_policy
 from agent.offline_policy import OFFLINE_BANNER
@@ -101,13 +102,17 @@ async def summarise(
     messages: Sequence[AnyMessage],
     *,
     timeout: float = SUMMARY_TIMEOUT_S,
+    config: RunnableConfig | None = None,
 ) -> str:
-    """Summarise ``messages`` folding in ``previous``; raise ``SummaryFailedError`` on failure."""
+    """Summarise ``messages`` folding in ``previous``; raise ``SummaryFailedError`` on failure.
+
+    ``config`` (trace metadata and tags) is passed to the model call.
+    """
     if is_offline_policy(model):
         return extractive_summary(previous, messages)
     prompt = SUMMARY_INSTRUCTIONS.format(previous=previous or "(none)", excerpt=render_excerpt(messages))
     try:
-        reply = await asyncio.wait_for(model.ainvoke([HumanMessage(content=prompt)]), timeout)
+        reply = await asyncio.wait_for(model.ainvoke([HumanMessage(content=prompt)], config), timeout)
     except Exception as exc:  # noqa: BLE001 - any model failure means raw archive
         raise SummaryFailedError(f"{type(exc).__name__}: {exc}") from exc
     text = reply.text.strip()

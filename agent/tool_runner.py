@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
@@ -46,9 +47,15 @@ def _error(call: ToolCall, text: str) -> ToolMessage:
 
 
 async def run_tool_calls(
-    calls: Sequence[ToolCall], registry: Mapping[str, BaseTool], injected: Mapping[str, Any]
+    calls: Sequence[ToolCall],
+    registry: Mapping[str, BaseTool],
+    injected: Mapping[str, Any],
+    config: RunnableConfig | None = None,
 ) -> ToolRunResult:
-    """Execute ``calls`` one after another, never raising for a tool's failure."""
+    """Execute ``calls`` one after another, never raising for a tool's failure.
+
+    ``config`` (trace metadata and tags) is passed to every tool call.
+    """
     result = ToolRunResult()
     for call in calls:
         tool = registry.get(call["name"])
@@ -66,7 +73,7 @@ async def run_tool_calls(
             continue
         args = {k: v for k, v in (call.get("args") or {}).items() if k not in INJECTED_ARGS}
         try:
-            raw = await tool.ainvoke({**args, **injected})
+            raw = await tool.ainvoke({**args, **injected}, config)
         except (ValidationError, TypeError) as exc:
             log.error("tool %s got malformed arguments: %s", call["name"], exc)
             result.errors += 1

@@ -3,6 +3,7 @@
 - ``kag smoke``: one round trip through Neo4j, Redis, embeddings and the offline model.
 - ``kag demo``: the scripted three-session conversation through the heartbeat.
 - ``kag ask LEARNER REQUEST``: one request through the heartbeat.
+- ``kag eval ablations [--small]``: every ablation variant and baseline over the learner script.
 """
 
 from __future__ import annotations
@@ -148,6 +149,16 @@ async def ask(settings: Settings, learner_id: str, request: str, thread_id: str)
     return 0
 
 
+async def eval_ablations(small: bool, variants: str) -> int:
+    """Run the ablation study and print its metrics table (``bench/ablations.py`` also saves JSON)."""
+    from graphs.ablations import FULL_FILLER, SMALL_FILLER, render_report, run_ablations
+
+    names = [v for v in variants.split(",") if v]
+    result = await run_ablations(names, filler=SMALL_FILLER if small else FULL_FILLER)
+    console.print(render_report(result), markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``kag`` console script."""
     parser = argparse.ArgumentParser(prog="kag", description=__doc__.splitlines()[0])
@@ -158,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     p_ask.add_argument("learner_id")
     p_ask.add_argument("request")
     p_ask.add_argument("--thread", default=None)
+    p_eval = sub.add_parser("eval", help="evaluations").add_subparsers(dest="evaluation", required=True)
+    p_abl = p_eval.add_parser("ablations", help="ablation variants and baselines over the learner script")
+    p_abl.add_argument("--small", action="store_true", help="the small (CI) script")
+    p_abl.add_argument("--variants", default="", help="comma-separated variant names (default: all)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -166,6 +181,11 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(smoke(settings))
         if args.command == "demo":
             return asyncio.run(demo(settings))
+        if args.command == "eval":
+            from agent.ablation_variants import ALL_VARIANTS
+
+            logging.getLogger("kag").setLevel(logging.ERROR)
+            return asyncio.run(eval_ablations(args.small, args.variants or ",".join(ALL_VARIANTS)))
         return asyncio.run(ask(settings, args.learner_id, args.request, args.thread or args.learner_id))
     except KAGError as exc:
         console.print(f"[red]error:[/red] {exc}")

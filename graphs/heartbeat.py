@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from agent.context import Context
 from agent.resources import Resources, default_resources
 from agent.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
+from agent.tracing import configure_tracing
 from agent.working_memory import eviction_cut
 from graphs.heartbeat_nodes import make_nodes, make_notes_node, run_context, split_summary
 from graphs.zettelkasten import make_builder as make_zettelkasten_builder
@@ -70,5 +71,6 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     return builder
 
 
+configure_tracing()  # opt-in LangSmith, content hidden by default (agent/tracing.py)
 builder = make_builder()
 graph = builder.compile(name="kag")

@@ -16,12 +16,13 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import merge_configs
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 from agent.context import Context
 from agent.errors import KAGError, StoreUnavailableError
-from agent.learner_ids import learner_hash, validate_learner_id, validate_request
+from agent.learner_ids import learner_hash, resolve_learner_id, validate_request
 from agent.memory_stores import MemoryStores
 from agent.prompts import FORCE_FINAL, SIMPLE_RETRY
 from agent.recall_store import RecallMessage
@@ -30,6 +31,7 @@ from agent.state import HeartbeatState
 from agent.summarizer import SummaryFailedError, render_excerpt, role_of, summarise
 from agent.text_protocol import ToolCallSyntaxError, parse_reply
 from agent.tool_runner import run_tool_calls
+from agent.tracing import trace_config
 from agent.working_memory import compile_prompt, eviction_cut, pressure
 from tools.memory_tools import make_memory_tools
 
@@ -96,9 +98,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
         """Validate input, bind the learner, load core memory, enqueue the request."""
         configurable = config.get("configurable", {})
         # Under the LangGraph server the authenticated user wins over the request body.
-        learner_id = validate_learner_id(
-            configurable.get("langgraph_auth_user_id") or state.get("learner_id")
-        )
+        learner_id = resolve_learner_id(configurable.get("langgraph_auth_user_id"), state.get("learner_id"))
         request = validate_request(state.get("request"))
         ctx = run_context(runtime)
         stores = MemoryStores.build(provide(), ctx)
@@ -153,7 +153,12 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
         stores = MemoryStores.build(provide(), ctx)
         raw = False
         try:
-            text = await summarise(provide().chat_model, previous, evicted)
+            text = await summarise(
+                provide().chat_model,
+                previous,
+                evicted,
+                config=trace_config(state["learner_id"], "archive", state.get("step", 0)),
+            )
         except SummaryFailedError as exc:
             log.warning("summarisation failed, archiving raw text: %s", exc)
             text, raw = (previous + "\n" + render_excerpt(evicted)).strip(), True
@@ -204,15 +209,14 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
         model = resources.chat_model
         if not force and ctx.tool_protocol == "native":
             model = model.bind_tools(make_memory_tools(MemoryStores.build(resources, ctx)))
-        meta = {"learner_hash": learner_hash(state["learner_id"]), "phase": "think", "step": step}
-        reply = await model.ainvoke(state["prompt"], config={"metadata": meta, "run_name": "think"})
+        reply = await model.ainvoke(state["prompt"], trace_config(state["learner_id"], "think", step))
         counters = {"model_calls": 1}
         if not reply.text.strip() and not getattr(reply, "tool_calls", None):
             log.warning("empty model response; retrying once with a simpler prompt")
             last = next((m for m in reversed(state["fifo_queue"]) if isinstance(m, HumanMessage)), None)
             simple = [SystemMessage(content=SIMPLE_RETRY), *([last] if last else [])]
             reply = await resources.chat_model.ainvoke(
-                simple, config={"metadata": meta, "run_name": "think-retry"}
+                simple, trace_config(state["learner_id"], "think", step, run_name="think-retry")
             )
             counters = {"model_calls": 2, "empty_retries": 1}
             if not reply.text.strip():
@@ -247,7 +251,12 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
             errors, unknown = 1, 0
         else:
             registry = {t.name: t for t in make_memory_tools(stores)}
-            run = await run_tool_calls(call_msg.tool_calls, registry, {"learner_id": state["learner_id"]})
+            run = await run_tool_calls(
+                call_msg.tool_calls,
+                registry,
+                {"learner_id": state["learner_id"]},
+                trace_config(state["learner_id"], "act", state.get("step", 0)),
+            )
             results, outputs, errors, unknown = run.messages, run.outputs, run.errors, run.unknown
         results = [_with_id(m) for m in results]
         logged = await stores.recall.log_messages(
@@ -299,7 +308,13 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
             "degraded": bool(state.get("degraded")) or bool(getattr(logged, "degraded", False)),
         }
         _emit(runtime, "finish", steps=memory_state["steps"], pressure=memory_state["pressure"])
-        return {"response": answer.text, "memory_state": memory_state, "counters": {"requests": 1}}
+        # The request is served: a later input without one must fail, not re-run this one.
+        return {
+            "request": "",
+            "response": answer.text,
+            "memory_state": memory_state,
+            "counters": {"requests": 1},
+        }
 
     return {
         "receive": receive,
@@ -332,7 +347,7 @@ def make_notes_node(zettelkasten: Any) -> Callable[..., Any]:
                 "current_concept": state.get("context", {}).get("current_concept"),
                 "session_id": _session_id(state, config),
             },
-            config,
+            merge_configs(config, trace_config(state["learner_id"], "notes", run_name="zettelkasten")),
             context=run_context(runtime),
         )
         artifacts = list(result.get("artifacts", []))

@@ -10,12 +10,13 @@ import operator
 from collections.abc import Callable
 from typing import Annotated, Any, NotRequired
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from agent.context import Context
-from agent.learner_ids import validate_learner_id
+from agent.learner_ids import resolve_learner_id
 from agent.note_models import DEFAULT_TAG_VOCABULARY, Artifact, NoteDraft
 from agent.note_pipeline import (
     PipelineConfig,
@@ -28,6 +29,7 @@ from agent.note_pipeline import (
     validate_transcript,
 )
 from agent.resources import Resources, default_resources
+from agent.tracing import configure_tracing
 
 
 def _last(_: Any, new: Any) -> Any:
@@ -119,8 +121,12 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     """Wire the subgraph; nodes use ``resources`` or the per-loop default bundle."""
     provide: Callable[[], Resources] = (lambda: resources) if resources else default_resources
 
-    async def extract(state: ZettelkastenState, runtime: Runtime[Context]) -> dict[str, Any]:
-        learner_id = validate_learner_id(state["learner_id"])
+    async def extract(
+        state: ZettelkastenState, config: RunnableConfig, runtime: Runtime[Context]
+    ) -> dict[str, Any]:
+        # Under the LangGraph server the authenticated user wins over the request body.
+        authenticated = config.get("configurable", {}).get("langgraph_auth_user_id")
+        learner_id = resolve_learner_id(authenticated, state.get("learner_id"))
         turns = validate_transcript(state["transcript"])
         if not runtime.context.zettelkasten:
             return {"learner_id": learner_id, "drafts": [], "metrics": {"skipped": True}}
@@ -192,5 +198,6 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     return builder
 
 
+configure_tracing()  # opt-in LangSmith, content hidden by default (agent/tracing.py)
 builder = make_builder()
 graph = builder.compile(name="zettelkasten")

@@ -14,6 +14,7 @@ import pytest
 
 from agent.resources import Resources
 from agent.settings import Settings
+from graphs.heartbeat import make_builder
 
 pytestmark = pytest.mark.integration
 
@@ -71,3 +72,20 @@ async def redis_saver(settings: Settings):
         keys = [key async for key in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
         if keys:
             await saver.client.delete(*keys)
+
+
+@pytest.fixture
+def make_graph(resources: Resources, redis_saver):
+    """Build a heartbeat over the shared clients with ``model``, checkpointed in Redis."""
+
+    def build(model):
+        bundle = Resources(
+            resources.settings,
+            chat_model=model,
+            embeddings=resources.embeddings,
+            neo4j_driver=resources.neo4j,
+            redis_client=resources.redis,
+        )
+        return make_builder(bundle).compile(checkpointer=redis_saver)
+
+    return build

@@ -9,26 +9,8 @@ from langchain_core.messages import SystemMessage, ToolMessage
 
 from agent.context import Context
 from agent.core_memory_store import CoreMemoryStore
-from agent.resources import Resources
 from graphs.heartbeat import make_builder
 from tests.scripted_models import call, scripted
-
-
-@pytest.fixture
-def make_graph(resources: Resources, redis_saver):
-    """Build a heartbeat over the shared clients with ``model``, checkpointed in Redis."""
-
-    def build(model):
-        bundle = Resources(
-            resources.settings,
-            chat_model=model,
-            embeddings=resources.embeddings,
-            neo4j_driver=resources.neo4j,
-            redis_client=resources.redis,
-        )
-        return make_builder(bundle).compile(checkpointer=redis_saver)
-
-    return build
 
 
 async def _ask(graph, learner_id, request, thread="t1", context=None, events=None, request_context=None):

@@ -10,8 +10,6 @@ from langchain_core.messages import AIMessage, ToolMessage
 from agent.context import Context
 from agent.core_memory_store import CoreMemoryStore
 from agent.offline_policy import OfflinePolicyModel
-from agent.resources import Resources
-from graphs.heartbeat import make_builder
 from tests.scripted_models import call, scripted
 
 CRAFTED = [
@@ -24,23 +22,6 @@ CRAFTED = [
     "PIN) WITH 1 AS x MATCH (m:Memory) RETURN m.text //",
     "x" * 5000,
 ]
-
-
-@pytest.fixture
-def make_graph(resources: Resources, redis_saver):
-    """Build a heartbeat over the shared clients with ``model``, checkpointed in Redis."""
-
-    def build(model):
-        bundle = Resources(
-            resources.settings,
-            chat_model=model,
-            embeddings=resources.embeddings,
-            neo4j_driver=resources.neo4j,
-            redis_client=resources.redis,
-        )
-        return make_builder(bundle).compile(checkpointer=redis_saver)
-
-    return build
 
 
 async def _cleanup(resources, *learners):

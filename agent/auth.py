@@ -1,0 +1,141 @@
+"""Per-learner auth for the LangGraph server (``langgraph.json`` → ``auth.path``).
+
+Authentication: ``Authorization: Bearer <token>``; the token table
+(``agent.auth_tokens``) names the learner, who becomes the request's identity.
+No header, a malformed one or an unknown token is a 401. With no token table at
+all the server is *closed*: every API request gets a 401 whose message names
+``KAG_AUTH_TOKENS`` (secure by default; there is no anonymous mode).
+
+Authorization (every resource is tagged and filtered by its owner):
+
+- threads and runs: ``metadata.owner`` is stamped with the identity on create,
+  update and run creation (a client-sent owner is overwritten); every thread
+  action is filtered to ``{"owner": identity}``, so another learner's thread is a
+  404 and never shows up in a search; a run whose input has a malformed
+  ``learner_id`` is refused with 422;
+- assistants: the graphs' system assistants are readable by everyone;
+  user-created ones are owned and filtered like threads; ``created_by`` cannot be
+  set by a client (it would otherwise make an assistant public);
+- store: every namespace is forced under ``(identity, ...)``;
+- crons and anything without a handler: refused (403).
+
+The graphs take the learner id from ``config["configurable"]["langgraph_auth_user_id"]``
+(the identity), never from the request body. LangGraph Studio under ``langgraph dev``
+is let in by the server itself (header ``x-auth-scheme: langsmith``) as the user
+``langgraph-studio-user``; the handlers above still apply, so Studio is one more
+tenant that sees only its own threads and memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph_sdk import Auth
+
+from agent.auth_tokens import TOKENS_FILE_VAR, TOKENS_VAR, TokenTable
+from agent.errors import InvalidInputError
+from agent.learner_ids import validate_learner_id
+
+log = logging.getLogger("kag.auth")
+NOT_CONFIGURED = (
+    f"KAG auth is not configured: set {TOKENS_VAR}='token:learner-id,...' or {TOKENS_FILE_VAR}=tokens.json "
+    "for the server, then send 'Authorization: Bearer <token>'."
+)
+SYSTEM_ASSISTANTS = {"created_by": "system"}
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The token of an ``Authorization: Bearer <token>`` header (401 otherwise)."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Auth.exceptions.HTTPException(
+            status_code=401,
+            detail="missing or malformed Authorization header; expected 'Bearer <token>'",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return token.strip()
+
+
+def check_claimed_learner(run: dict[str, Any]) -> None:
+    """Refuse (422) a run whose input carries a malformed ``learner_id``.
+
+    A well-formed one is accepted and then ignored by the graphs (the identity
+    wins). Checking here, before the run exists, keeps a bad value out of the
+    thread's checkpointed state.
+    """
+    payload = (run.get("kwargs") or {}).get("input")
+    claimed = payload.get("learner_id") if isinstance(payload, dict) else None
+    if claimed in (None, ""):
+        return
+    try:
+        validate_learner_id(claimed)
+    except InvalidInputError as exc:
+        raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
+
+
+def _stamp_owner(value: dict[str, Any], owner: str) -> None:
+    """Set ``metadata.owner`` in place (the server keeps using the same dict)."""
+    metadata = value.get("metadata")
+    if isinstance(metadata, dict):
+        metadata["owner"] = owner
+    elif "metadata" in value:
+        value["metadata"] = {"owner": owner}
+
+
+def build_auth(table: TokenTable) -> Auth:
+    """An ``Auth`` whose tokens come from ``table``."""
+    auth = Auth()
+
+    @auth.authenticate
+    async def authenticate(authorization: str | None = None) -> Auth.types.MinimalUserDict:
+        """Map the bearer token to its learner."""
+        if not table.configured:
+            raise Auth.exceptions.HTTPException(status_code=401, detail=NOT_CONFIGURED)
+        learner = table.learner_for(bearer_token(authorization))
+        if learner is None:
+            raise Auth.exceptions.HTTPException(
+                status_code=401, detail="invalid token", headers={"WWW-Authenticate": "Bearer"}
+            )
+        return {"identity": learner, "display_name": learner, "permissions": []}
+
+    @auth.on
+    async def deny_by_default(ctx: Auth.types.AuthContext, value: Any) -> bool:
+        """Anything without a specific handler (crons, future resources) is refused."""
+        log.warning("refused %s.%s for a learner: no handler", ctx.resource, ctx.action)
+        return False
+
+    @auth.on.threads
+    async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> Auth.types.FilterType:
+        """Threads and their runs belong to the learner who created them."""
+        if ctx.action == "create_run":
+            check_claimed_learner(value)
+        if ctx.action in {"create", "update", "create_run"}:
+            _stamp_owner(value, ctx.user.identity)
+        return {"owner": ctx.user.identity}
+
+    @auth.on.assistants
+    async def own_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> Auth.types.FilterType:
+        """System assistants are shared read-only; user-created ones are owned."""
+        if ctx.action in {"create", "update"}:
+            metadata = value.get("metadata")
+            if isinstance(metadata, dict):
+                metadata.pop("created_by", None)
+            _stamp_owner(value, ctx.user.identity)
+        if ctx.action in {"read", "search"}:
+            return {"$or": [SYSTEM_ASSISTANTS, {"owner": ctx.user.identity}]}  # type: ignore[dict-item]
+        return {"owner": ctx.user.identity}
+
+    @auth.on.store
+    async def own_store(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
+        """Every store namespace starts with the learner's identity."""
+        namespace = tuple(value.get("namespace") or ())
+        if namespace[:1] != (ctx.user.identity,):
+            namespace = (ctx.user.identity, *namespace)
+        value["namespace"] = namespace
+
+    return auth
+
+
+auth = build_auth(TokenTable.from_env())
+"""The server's auth object (``./agent/auth.py:auth``), built from the environment at load."""
