@@ -53,11 +53,14 @@ MERGE (l)-[:HAS_NOTE]->(n)
 RETURN n.id AS id, created, n.seq AS seq, n.created_at AS created_at
 """
 
+# The index finds candidates; their scores are recomputed exactly, because index scores
+# may come from quantized vectors and link weights need the true cosine.
 ANN_CANDIDATES = """
-CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node, score
+CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node
 WHERE node.learner_id = $learner_id AND NOT node.id IN $exclude
-RETURN node {.id, .concept, .text, .keywords, .tags, .description, .created_at} AS note, score
+WITH node, vector.similarity.cosine(node.embedding, $embedding) AS score
 ORDER BY score DESC LIMIT $k
+RETURN node {.id, .concept, .text, .keywords, .tags, .description, .created_at} AS note, score
 """
 
 EXACT_CANDIDATES = """
