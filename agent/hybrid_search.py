@@ -1,7 +1,8 @@
 """Hybrid retrieval over Neo4j shared by the archival and recall stores.
 
 Per recipe: vector index + full-text index (+ graph expansion, session context,
-Zettelkasten notes), fused with weighted RRF, filtered by learner, then paged.
+Zettelkasten notes, best-matching sessions), fused with weighted RRF, filtered by
+learner, then paged.
 Isolation: every query filters on ``learner_id = $learner_id``; the vector index's
 top-k is global, so it is oversampled and, when the learner's share is short,
 replaced by an exact cosine scan over that learner's nodes. Full-text queries are
@@ -21,8 +22,10 @@ import neo4j
 from agent.lucene_query import query_terms, scoped_query
 from agent.neo4j_schema import SchemaNames, learner_key
 from agent.neo4j_store import fetch
+from agent.query_rewrite import keyword_query
 from agent.search_recipes import SearchRecipe
 from agent.search_results import SearchHit, rrf_fuse
+from agent.session_search import session_lists
 
 MAX_VECTOR_K = 5000
 NOTES_CACHE_SECONDS = 30.0
@@ -157,6 +160,8 @@ class SearchTarget:
     expand_query: str
     context_query: str
     hydrate_query: str
+    summary_index: str
+    """Full-text index over ``:SessionSummary`` text (the ``session`` retriever)."""
 
 
 def memory_target(names: SchemaNames) -> SearchTarget:
@@ -171,6 +176,7 @@ def memory_target(names: SchemaNames) -> SearchTarget:
         EXPAND_MEMORY,
         CONTEXT_MEMORY,
         HYDRATE_MEMORY,
+        names.memory_fulltext,
     )
 
 
@@ -186,6 +192,7 @@ def message_target(names: SchemaNames) -> SearchTarget:
         EXPAND_MESSAGE,
         CONTEXT_MESSAGE,
         HYDRATE_MESSAGE,
+        names.memory_fulltext,
     )
 
 
@@ -265,9 +272,9 @@ class HybridSearch:
         }
         weights = dict(recipe.weights)
         lists: dict[str, list[tuple[str, float]]] = {}
-        lucene = scoped_query(
-            self.target.text_field, query, key_field="learner_key", key=learner_key(learner_id)
-        )
+        text_query = keyword_query(query) if recipe.keyword_query else query
+        key = learner_key(learner_id)
+        lucene = scoped_query(self.target.text_field, text_query, key_field="learner_key", key=key)
         if embedding is None and lucene is None:  # nothing to match on: newest first
             lists["recent"] = _pairs(await fetch(tx, self.target.recent_query, **params))
             weights = {"recent": 1.0}
@@ -288,10 +295,25 @@ class HybridSearch:
         if notes is not None and weights.get("notes"):
             # Cosines of one model are comparable, so notes join the vector list; BM25
             # scores of different indexes are not, so note full-text hits rank apart.
-            note_vector, lists["notes"] = await self._notes(tx, notes, query, params)
+            note_vector, lists["notes"] = await self._notes(tx, notes, text_query, params)
             if note_vector:
                 merged = lists.get("vector", []) + note_vector
                 lists["vector"] = sorted(merged, key=lambda p: -p[1])[:limit]
+        if embedding is not None and weights.get("session"):
+            per_rank = await session_lists(
+                tx,
+                recipe,
+                label=self.target.label,
+                learner_id=learner_id,
+                embedding=embedding,
+                kinds=params["kinds"],
+                summary_index=self.target.summary_index,
+                summary_lucene=scoped_query("text", text_query, key_field="learner_key", key=key),
+                fused=[(f.id, f.score) for f in rrf_fuse(lists, weights, k=recipe.rrf_k)],
+            )
+            for rank, ranked in enumerate(per_rank, start=1):
+                lists[f"session{rank}"] = ranked
+                weights[f"session{rank}"] = weights["session"] / rank
         seeds = [f.id for f in rrf_fuse(lists, weights, k=recipe.rrf_k)[: recipe.seeds]]
         if seeds and weights.get("expand"):
             rows = await fetch(tx, self.target.expand_query, seeds=seeds, **params)

@@ -10,7 +10,15 @@ Retrievers:
 - ``fulltext``: the Lucene full-text index (BM25), learner-scoped;
 - ``expand``: 1-hop graph neighbours of the top seeds (DERIVED_FROM, SUMMARIZES, FOLDS, links);
 - ``context``: the session/time neighbourhood of the seeds (neighbouring turns);
-- ``notes``: Zettelkasten ``:Note`` nodes (reserved; degrades to ``fallback`` when absent).
+- ``notes``: Zettelkasten ``:Note`` nodes (reserved; degrades to ``fallback`` when absent);
+- ``session``: the sessions that match the query best (by their summaries' full text, or
+  by the fused hits they hold), each adding its own turns ranked by similarity (one list
+  per session rank, weight / rank; see ``agent.session_search``).
+
+``keyword_query`` sends only the query's content words to full text (see
+``agent.query_rewrite``). The ``hybrid_keywords*`` and ``hybrid_session*`` recipes were
+added for conversational memory (the LoCoMo benchmark, ``bench/locomo.py``), where each
+one adds a single choice to the previous so a results table shows its contribution.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from dataclasses import dataclass
 from agent.errors import InvalidInputError
 
 RRF_K = 60
+SESSION_SOURCES = ("summaries", "hits")
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,16 @@ class SearchRecipe:
     """Turns on each side of a seed that ``context`` adds (1-3)."""
     fallback: str | None = None
     """Recipe to use when a source this recipe needs (``:Note``) does not exist."""
+    keyword_query: bool = False
+    """Full text matches the query's content words only (question and stop words dropped)."""
+    session_weight: float = 0.0
+    """RRF weight of the ``session`` retriever (0 disables it)."""
+    session_source: str = "summaries"
+    """How ``session`` ranks sessions: ``"summaries"`` (full text) or ``"hits"`` (fused hits vote)."""
+    session_top: int = 3
+    """Best-matching sessions whose turns ``session`` adds."""
+    session_turns: int = 20
+    """Turns per session that ``session`` adds, most similar to the query first."""
 
     def __post_init__(self) -> None:
         """Reject weights and sizes that would make a search meaningless."""
@@ -64,6 +83,10 @@ class SearchRecipe:
             raise InvalidInputError(f"recipe {self.name!r}: sizes must be >= 1")
         if self.seeds < 1:
             raise InvalidInputError(f"recipe {self.name!r}: seeds must be >= 1")
+        if self.session_source not in SESSION_SOURCES:
+            raise InvalidInputError(f"recipe {self.name!r}: session_source must be one of {SESSION_SOURCES}")
+        if self.session_top < 1 or self.session_turns < 1:
+            raise InvalidInputError(f"recipe {self.name!r}: session sizes must be >= 1")
 
     @property
     def weights(self) -> dict[str, float]:
@@ -74,6 +97,7 @@ class SearchRecipe:
             "expand": self.expand_weight,
             "context": self.context_weight,
             "notes": self.notes_weight,
+            "session": self.session_weight,
         }
 
     def candidates(self, page: int, page_size: int) -> int:
@@ -107,8 +131,59 @@ HYBRID_NOTES = SearchRecipe(
     fallback="hybrid_expand",
 )
 
+HYBRID_KEYWORDS = SearchRecipe(
+    "hybrid_keywords",
+    "hybrid_rrf, but full text matches the query's content words only (question and stop words dropped).",
+    keyword_query=True,
+)
+HYBRID_KEYWORDS_K10 = SearchRecipe(
+    "hybrid_keywords_k10",
+    "hybrid_keywords with sharper fusion (rrf_k=10): a top rank in either retriever counts for more.",
+    keyword_query=True,
+    rrf_k=10,
+)
+HYBRID_SESSION = SearchRecipe(
+    "hybrid_session",
+    "hybrid_keywords_k10 + session context: the turns of the 3 sessions whose summaries match best "
+    "(full text), ranked by similarity.",
+    keyword_query=True,
+    rrf_k=10,
+    session_weight=0.5,
+)
+HYBRID_SESSION_HITS = SearchRecipe(
+    "hybrid_session_hits",
+    "hybrid_session, but sessions are ranked by the fused hits they hold (sum of their 3 best), "
+    "not by their summaries.",
+    keyword_query=True,
+    rrf_k=10,
+    session_weight=0.5,
+    session_source="hits",
+)
+HYBRID_SESSION_CONTEXT = SearchRecipe(
+    "hybrid_session_context",
+    "hybrid_session_hits + the neighbouring turns of the top hits (same session, one on each side).",
+    keyword_query=True,
+    rrf_k=10,
+    session_weight=0.5,
+    session_source="hits",
+    context_weight=0.5,
+)
+
 RECIPES: dict[str, SearchRecipe] = {
-    r.name: r for r in (VECTOR_ONLY, FULLTEXT_ONLY, HYBRID_RRF, HYBRID_EXPAND, HYBRID_CONTEXT, HYBRID_NOTES)
+    r.name: r
+    for r in (
+        VECTOR_ONLY,
+        FULLTEXT_ONLY,
+        HYBRID_RRF,
+        HYBRID_EXPAND,
+        HYBRID_CONTEXT,
+        HYBRID_NOTES,
+        HYBRID_KEYWORDS,
+        HYBRID_KEYWORDS_K10,
+        HYBRID_SESSION,
+        HYBRID_SESSION_HITS,
+        HYBRID_SESSION_CONTEXT,
+    )
 }
 
 

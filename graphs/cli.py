@@ -4,6 +4,7 @@
 - ``kag demo``: the scripted three-session conversation through the heartbeat.
 - ``kag ask LEARNER REQUEST``: one request through the heartbeat.
 - ``kag eval ablations [--small]``: every ablation variant and baseline over the learner script.
+- ``kag eval locomo [PATH] [--presets ...]``: LoCoMo evidence recall@k of every search preset.
 """
 
 from __future__ import annotations
@@ -173,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     p_abl = p_eval.add_parser("ablations", help="ablation variants and baselines over the learner script")
     p_abl.add_argument("--small", action="store_true", help="the small (CI) script")
     p_abl.add_argument("--variants", default="", help="comma-separated variant names (default: all)")
+    from agent.locomo_runner import add_arguments as add_locomo_arguments
+
+    add_locomo_arguments(p_eval.add_parser("locomo", help="LoCoMo retrieval benchmark (evidence recall@k)"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -181,6 +185,15 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(smoke(settings))
         if args.command == "demo":
             return asyncio.run(demo(settings))
+        if args.command == "eval" and args.evaluation == "locomo":
+            from agent.locomo_report import run_and_report
+            from agent.locomo_runner import config_from_args
+
+            def echo(text: str) -> None:
+                console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+            asyncio.run(run_and_report(config_from_args(args), args.out, echo=echo))
+            return 0
         if args.command == "eval":
             from agent.ablation_variants import ALL_VARIANTS
 

@@ -90,6 +90,11 @@ def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
         "hybrid_expand",
         "hybrid_context",
         "hybrid_notes",
+        "hybrid_keywords",
+        "hybrid_keywords_k10",
+        "hybrid_session",
+        "hybrid_session_hits",
+        "hybrid_session_context",
     }
     assert get_recipe("hybrid_rrf").rrf_k == 60
     assert get_recipe(RECIPES["vector_only"]) is RECIPES["vector_only"]
