@@ -29,6 +29,7 @@ from agent.errors import InvalidInputError
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"  # "1:56 pm on 8 May, 2023"
 DATASET_ENV = "KAG_LOCOMO_PATH"
+SYNTHETIC_SAMPLE = Path(__file__).resolve().parents[1] / "bench" / "data" / "locomo_synthetic.json"
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 
@@ -118,6 +119,16 @@ def default_dataset_path() -> Path:
     if os.environ.get(DATASET_ENV):
         return Path(os.environ[DATASET_ENV])
     return Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo_dev.json"
+
+
+def small_run_dataset_path() -> Path:
+    """The real split when present, else the synthetic sample (``bench/data/``), for CI-sized runs.
+
+    Only the small configuration falls back: on a clean clone the CC BY-NC split is absent,
+    and the sample keeps the pipeline exercised. Its scores are not LoCoMo figures.
+    """
+    real = default_dataset_path()
+    return real if real.exists() else SYNTHETIC_SAMPLE
 
 
 def parse_session_date(text: str) -> datetime:

@@ -22,7 +22,13 @@ from typing import Any
 from tqdm import tqdm
 
 from agent.context import Context
-from agent.locomo_dataset import LocomoDataset, default_dataset_path, load_locomo, select
+from agent.locomo_dataset import (
+    LocomoDataset,
+    default_dataset_path,
+    load_locomo,
+    select,
+    small_run_dataset_path,
+)
 from agent.locomo_ingest import IngestResult, LocomoIngest, learner_for
 from agent.locomo_retrieval import MAX_PAGE, PRESETS_BY_NAME, BenchPreset, get_presets, search_turns
 from agent.locomo_scoring import KS, QuestionScore, RecallSummary, percentile, recall_at_ks, summarise_recall
@@ -237,7 +243,7 @@ def config_from_args(args: argparse.Namespace) -> LocomoConfig:
 def small_config(path: str | None = None, presets: Sequence[str] = ()) -> LocomoConfig:
     """The CI-sized run: first conversation, 3 sessions, 20 questions."""
     return LocomoConfig(
-        path=path or str(default_dataset_path()),
+        path=path or str(small_run_dataset_path()),
         presets=tuple(presets),
         limit_conversations=1,
         limit_sessions=3,
