@@ -49,6 +49,8 @@ from agent.prompts_zettelkasten import EXTRACT_HUMAN, EXTRACT_SYSTEM, RETRY_HUMA
 T = TypeVar("T", bound=BaseModel)
 MAX_NOTES = 3
 LEARNER_ROLES = frozenset({"user", "human", "learner"})
+NON_PROSE_ROLES = frozenset({"tool", "function", "system"})
+_MARKER = re.compile(r"^\s*\[[^\]\n]{1,60}\]\s*")
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _WORD = re.compile(r"[a-z][a-z0-9+#_-]*")
@@ -227,8 +229,13 @@ def _validate_drafts(
 def _sentences(transcript: Sequence[dict[str, Any]]) -> list[tuple[bool, str]]:
     out: list[tuple[bool, str]] = []
     for turn in transcript:
-        is_learner = str(turn.get("role", "user")).lower() in LEARNER_ROLES
-        for raw in _SENTENCE.findall(str(turn.get("content", ""))):
+        role = str(turn.get("role", "user")).lower()
+        if role in NON_PROSE_ROLES:
+            continue  # tool results are JSON, not something the learner or tutor said
+        is_learner = role in LEARNER_ROLES
+        # Drop a leading "[marker]" (e.g. the offline policy's banner) so it never becomes note text.
+        content = _MARKER.sub("", str(turn.get("content", "")))
+        for raw in _SENTENCE.findall(content):
             sentence = raw.strip()
             if len(sentence) > 2:
                 out.append((is_learner, sentence))
@@ -272,7 +279,9 @@ def _salient_phrases(sentences: list[tuple[bool, str]], exclude: set[str], limit
 
 
 def _pick(sentences: list[str], cue: re.Pattern[str] | None, avoid: set[str]) -> str:
-    for sentence in sentences:
+    # A question defines and exemplifies nothing: statements first, questions only as a last resort.
+    ordered = [s for s in sentences if not s.endswith("?")] + [s for s in sentences if s.endswith("?")]
+    for sentence in ordered:
         if sentence not in avoid and (cue is None or cue.search(sentence)):
             return sentence
     return ""
@@ -308,7 +317,7 @@ def offline_extract(
         learner = sorted((s for is_l, s in sentences if is_l and stems <= content_stems(s)), key=crowding)
         if not tutor and not learner:
             continue
-        definition = _pick(tutor, _DEFINING, set()) or (tutor or learner)[0]
+        definition = _pick(tutor, _DEFINING, set()) or _pick(tutor or learner, None, set())
         used = {definition}
         example = _pick(learner, _EXAMPLE, used) or _pick(learner, None, used)
         used.add(example)

@@ -92,6 +92,12 @@ WHERE m.learner_id = $learner_id
 RETURN m.id AS id, m.role AS role, m.content AS content, m.created_at AS created_at,
        m.seq AS seq, m.session_id AS session_id, m.metadata_json AS metadata_json
 """
+SESSION_MESSAGES = """
+MATCH (m:Message {learner_id: $learner_id, session_id: $session_id})
+RETURN m.role AS role, m.content AS content
+ORDER BY m.seq
+LIMIT $limit
+"""
 
 
 @dataclass(frozen=True)
@@ -280,6 +286,22 @@ class RecallStore(Neo4jStore):
             )
             for r in (found[i] for i in wanted if i in found)
         ]
+
+    async def session_transcript(
+        self, learner_id: str, session_id: str, *, limit: int = 400
+    ) -> list[dict[str, str]]:
+        """A session's messages in order, as ``{role, content}`` (evicted ones included).
+
+        Raises ``StoreUnavailableError`` when Neo4j is down; callers fall back to the queue.
+        """
+        check_learner_id(learner_id)
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(
+                tx, SESSION_MESSAGES, learner_id=learner_id, session_id=session_id, limit=limit
+            )
+
+        return [{"role": r["role"], "content": r["content"]} for r in await self.read(work)]
 
     async def search(
         self,

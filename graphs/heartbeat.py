@@ -49,8 +49,11 @@ def route_after_finish(state: HeartbeatState, runtime: Runtime[Context]) -> Lite
 
 def make_builder(resources: Resources | None = None) -> StateGraph:
     """Wire the heartbeat over ``resources`` (default: per-loop bundle from the environment)."""
-    nodes = make_nodes((lambda: resources) if resources is not None else default_resources)
-    nodes["notes"] = make_notes_node(make_zettelkasten_builder(resources).compile(name="zettelkasten"))
+    provide = (lambda: resources) if resources is not None else default_resources
+    nodes = make_nodes(provide)
+    nodes["notes"] = make_notes_node(
+        make_zettelkasten_builder(resources).compile(name="zettelkasten"), provide
+    )
     builder = StateGraph(
         HeartbeatState,
         context_schema=Context,

@@ -39,6 +39,8 @@ log = logging.getLogger("kag.heartbeat")
 SUMMARY_NAME = "recursive_summary"
 Provider = Callable[[], Resources]
 
+CALL_MARK = "[calls "  # how a tool call is rendered in recall storage
+
 
 def run_context(runtime: Runtime[Context]) -> Context:
     """The run's Context (defaults when the caller passed none)."""
@@ -58,7 +60,7 @@ def _recall(message: AnyMessage) -> RecallMessage:
     text = message.text
     calls = getattr(message, "tool_calls", None) or []
     if calls:
-        text = (text + " " if text else "") + " ".join(f"[calls {c['name']}({c['args']})]" for c in calls)
+        text = (text + " " if text else "") + " ".join(f"{CALL_MARK}{c['name']}({c['args']})]" for c in calls)
     return RecallMessage(id=str(message.id), role=role_of(message), content=text or "(empty)")
 
 
@@ -327,19 +329,25 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
     }
 
 
-def make_notes_node(zettelkasten: Any) -> Callable[..., Any]:
+def make_notes_node(zettelkasten: Any, provide: Provider) -> Callable[..., Any]:
     """Wrap the compiled Zettelkasten subgraph as the heartbeat's ``notes`` node."""
 
     async def notes(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
         """Turn the session into atomic notes and concept maps (ARTIFACT_READY events)."""
-        summary, queue = split_summary(state["fifo_queue"])
-        transcript = (
-            [{"role": "assistant", "content": f"Earlier in this session: {summary}"}] if summary else []
-        )
-        for message in queue:
-            role = role_of(message)
-            if role in {"user", "assistant"} and message.text.strip():
-                transcript.append({"role": role, "content": message.text})
+        stores = MemoryStores.build(provide(), run_context(runtime))
+        try:
+            # Recall storage holds the whole session, including turns evicted into summaries.
+            logged = await stores.recall.session_transcript(state["learner_id"], _session_id(state, config))
+        except KAGError as exc:
+            log.error("session transcript unavailable, using the queue: %s", exc)
+            logged = [{"role": role_of(m), "content": m.text} for m in split_summary(state["fifo_queue"])[1]]
+        transcript = [
+            t
+            for t in logged
+            if t["role"] in {"user", "assistant"}
+            and t["content"].strip() not in {"", "(empty)"}
+            and not t["content"].startswith(CALL_MARK)  # a tool call, not something the tutor said
+        ]
         result = await zettelkasten.ainvoke(
             {
                 "learner_id": state["learner_id"],

@@ -101,3 +101,22 @@ def test_note_id_hashes_content_and_embedding_version() -> None:
     assert same != note_id_for("learner-b", draft, "minilm@1")
     edited = draft.model_copy(update={"definition": "Something else."})
     assert same != note_id_for("learner-a", edited, "minilm@1")
+
+
+def test_offline_notes_skip_banners_tool_output_and_questions() -> None:
+    transcript = [
+        {"role": "user", "content": "What did I say about the left join earlier?"},
+        {"role": "tool", "content": '{"results": [{"text": "the left join keeps rows"}]}'},
+        {
+            "role": "assistant",
+            "content": "[offline policy, not an LLM] A left join keeps every row of the left table.",
+        },
+        {"role": "user", "content": "So the left join kept my customers without orders."},
+        {"role": "assistant", "content": "Yes, the left join keeps them, with NULLs for orders."},
+    ]
+    drafts = offline_extract(transcript, "sql.left_join")
+    assert drafts, "the session names a concept twice on both sides"
+    text = " ".join(f"{d.definition} {d.personal_example} {d.key_insight}" for d in drafts)
+    assert "offline policy" not in text and "results" not in text
+    assert not any(d.definition.endswith("?") for d in drafts)
+    assert drafts[0].definition == "A left join keeps every row of the left table."
