@@ -19,7 +19,6 @@ own constants, never user input.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import neo4j
 
@@ -44,21 +43,30 @@ MATCH (n:{label} {{id: id}})
 WHERE n.learner_id = $learner_id AND n.session_id IS NOT NULL
 RETURN n.id AS id, n.session_id AS session_id
 """
+# One round trip for all top sessions: each session's best turns, in a per-session subquery.
 SESSION_MEMORIES = """
-MATCH (n:Memory {learner_id: $learner_id})
-WHERE n.session_id = $session_id AND NOT n:SessionSummary
-  AND n.embedding IS NOT NULL AND size(n.embedding) = size($embedding)
-  AND ($kinds IS NULL OR n.kind IN $kinds)
-WITH n, vector.similarity.cosine(n.embedding, $embedding) AS score
-RETURN n.id AS id, score
-ORDER BY score DESC LIMIT $per_session
+UNWIND $sessions AS session_id
+CALL (session_id) {
+  MATCH (n:Memory {learner_id: $learner_id})
+  WHERE n.session_id = session_id AND NOT n:SessionSummary
+    AND n.embedding IS NOT NULL AND size(n.embedding) = size($embedding)
+    AND ($kinds IS NULL OR n.kind IN $kinds)
+  WITH n, vector.similarity.cosine(n.embedding, $embedding) AS score
+  RETURN n.id AS id, score
+  ORDER BY score DESC LIMIT $per_session
+}
+RETURN session_id, id, score
 """
 SESSION_MESSAGES = """
-MATCH (n:Message {learner_id: $learner_id, session_id: $session_id})
-WHERE n.embedding IS NOT NULL AND size(n.embedding) = size($embedding)
-WITH n, vector.similarity.cosine(n.embedding, $embedding) AS score
-RETURN n.id AS id, score
-ORDER BY score DESC LIMIT $per_session
+UNWIND $sessions AS session_id
+CALL (session_id) {
+  MATCH (n:Message {learner_id: $learner_id, session_id: session_id})
+  WHERE n.embedding IS NOT NULL AND size(n.embedding) = size($embedding)
+  WITH n, vector.similarity.cosine(n.embedding, $embedding) AS score
+  RETURN n.id AS id, score
+  ORDER BY score DESC LIMIT $per_session
+}
+RETURN session_id, id, score
 """
 SESSIONS_OF = {label: _SESSIONS_OF.format(label=label) for label in ("Memory", "Message")}
 
@@ -109,16 +117,19 @@ async def session_lists(
         depth = list(fused[:VOTE_DEPTH])
         rows = await fetch(tx, SESSIONS_OF[label], ids=[i for i, _ in depth], learner_id=learner_id)
         sessions = vote_sessions(depth, {r["id"]: str(r["session_id"]) for r in rows}, recipe.session_top)
+    if not sessions:
+        return []
     query = SESSION_MESSAGES if label == "Message" else SESSION_MEMORIES
-    lists: list[list[tuple[str, float]]] = []
-    for session in sessions:
-        params: dict[str, Any] = {
-            "learner_id": learner_id,
-            "session_id": session,
-            "embedding": embedding,
-            "kinds": kinds,
-            "per_session": recipe.session_turns,
-        }
-        rows = await fetch(tx, query, **params)
-        lists.append([(str(r["id"]), float(r["score"] or 0.0)) for r in rows])
-    return lists
+    rows = await fetch(
+        tx,
+        query,
+        learner_id=learner_id,
+        sessions=sessions,
+        embedding=embedding,
+        kinds=kinds,
+        per_session=recipe.session_turns,
+    )
+    grouped: dict[str, list[tuple[str, float]]] = {session: [] for session in sessions}
+    for r in rows:
+        grouped[str(r["session_id"])].append((str(r["id"]), float(r["score"] or 0.0)))
+    return [sorted(grouped[session], key=lambda hit: -hit[1]) for session in sessions]
