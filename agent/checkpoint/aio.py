@@ -17,7 +17,7 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from agent.checkpoint import ops
+from agent.checkpoint import listing, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
 from agent.checkpoint.transport import iter_async, run_async
 
@@ -88,7 +88,7 @@ class AsyncRedisSaver(RedisCheckpointBase):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """Checkpoints newest first, filtered on metadata equality, ``before`` and ``limit``."""
-        op = ops.list_tuples(
+        op = listing.list_tuples(
             self, config, filter=filter, before=before, limit=limit, page_size=self.list_page_size
         )
         async for item in iter_async(op, self._send):

@@ -9,7 +9,7 @@ with the blocking client, so the logic exists once and only the transport differ
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -38,7 +38,6 @@ from agent.checkpoint.codec import (
     BadValueError,
     CorruptCheckpointError,
     encode_row,
-    row_refs,
     split_row,
 )
 from agent.checkpoint.lua import (
@@ -71,17 +70,6 @@ Op = Generator[Batch | Emit, Any, Any]
 PRUNE_STRATEGIES = {"keep_latest": "keep_latest", "delete": "delete", "delete_all": "delete"}
 
 
-@dataclass
-class _Cursor:
-    remaining: int | None
-    done: bool = field(default=False)
-
-    def take(self) -> None:
-        if self.remaining is not None:
-            self.remaining -= 1
-            self.done = self.remaining <= 0
-
-
 def _call(script: LuaScript, *args: Any) -> tuple[Any, ...]:
     return ("EVALSHA", script.sha, 0, *args)
 
@@ -94,34 +82,42 @@ def _expire(saver: RedisCheckpointBase, keys: Sequence[str]) -> list[tuple[Any, 
     return [("EXPIRE", k, saver.ttl) for k in keys] if saver.ttl else []
 
 
-def _fetch_args(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: bool = True) -> tuple:
+def fetch_command(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: bool = True) -> tuple:
+    """The FETCH script call (see ``agent.checkpoint.lua``) for ``t``."""
     ttl = saver.ttl if saver.ttl and saver.refresh_on_read else 0
     head = (saver.key_prefix, q(t.thread_id), q(t.checkpoint_ns), ttl, mode, int(blobs))
     return _call(FETCH, *head, *rest)
 
 
 @dataclass
-class _Page:
+class FetchedPage:
+    """What one FETCH call returned."""
+
     scanned: int
     last: str
     rows: list[bytes]
     writes: list[bytes]
     blobs: dict[bytes, bytes | None]
 
+    @classmethod
+    def of(cls, reply: Sequence[Any]) -> FetchedPage:
+        """Parse the script's reply ``[scanned, last, rows, writes, flat blobs]``."""
+        scanned, last, rows, writes, flat = reply
+        found = dict(zip(flat[::2], flat[1::2], strict=True))
+        return cls(scanned, last.decode() if last else "", rows, writes, found)
 
-def _fetch(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: bool = True) -> Op:
+
+def fetch(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: bool = True) -> Op:
     """One FETCH script call: rows, their writes and (``blobs``) the blobs they use."""
-    args = _fetch_args(saver, t, mode, *rest, blobs=blobs)
-    ((scanned, last, rows, writes, flat),) = yield Batch([args])
-    found = dict(zip(flat[::2], flat[1::2], strict=True))
-    return _Page(scanned, last.decode() if last else "", rows, writes, found)
+    (reply,) = yield Batch([fetch_command(saver, t, mode, *rest, blobs=blobs)])
+    return FetchedPage.of(reply)
 
 
 def get_tuple(saver: RedisCheckpointBase, config: RunnableConfig) -> Op:
     """One round trip: the FETCH script resolves "latest" server-side."""
     t = target_of(config)
     mode, rest = ("ids", (t.checkpoint_id,)) if t.checkpoint_id else ("latest", ())
-    page = yield from _fetch(saver, t, mode, *rest)
+    page = yield from fetch(saver, t, mode, *rest)
     if not page.rows:
         return None
     return saver.make_tuple(t, page.rows[0], page.writes[0], page.blobs)
@@ -196,109 +192,6 @@ def put_writes(
     if args:
         keys = (saver.writes_key(tid, ns, cid), saver.packed_writes_key(tid, ns, cid))
         yield Batch([("EVALSHA", PUT_WRITES.sha, 2, *keys, saver.ttl or 0, *args)])
-
-
-def _matches(metadata: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
-    return not filter or all(metadata.get(k) == v for k, v in filter.items())
-
-
-def list_tuples(
-    saver: RedisCheckpointBase,
-    config: RunnableConfig | None,
-    *,
-    filter: dict[str, Any] | None = None,
-    before: RunnableConfig | None = None,
-    limit: int | None = None,
-    page_size: int = 250,
-) -> Op:
-    """Newest first per namespace; pages of ``page_size`` fetched by one script call."""
-    if filter is not None and not isinstance(filter, Mapping):
-        raise InvalidInputError(f"filter must be a dict, got {type(filter).__name__}")
-    if limit is not None and (not isinstance(limit, int) or limit < 0):
-        raise InvalidInputError(f"limit must be a non-negative int, got {limit!r}")
-    before_id = ""
-    if before is not None:
-        if not isinstance(before, Mapping) or not isinstance(before.get("configurable"), Mapping):
-            raise InvalidInputError("before must be a config dict with 'configurable'")
-        before_id = before["configurable"].get("checkpoint_id") or ""
-    cursor = _Cursor(limit, done=limit == 0)
-    for t in (yield from _targets(saver, config)):
-        if cursor.done:
-            return
-        if t.checkpoint_id:  # an exact id in the config selects only that checkpoint
-            if before_id and t.checkpoint_id >= before_id:
-                continue
-            page = yield from _fetch(saver, t, "ids", t.checkpoint_id)
-            for row, writes in zip(page.rows, page.writes, strict=True):
-                tup = saver.make_tuple(t, row, writes, page.blobs)
-                if _matches(tup.metadata, filter):
-                    yield Emit(tup)
-                    cursor.take()
-            continue
-        yield from _list_namespace(saver, t, filter, before_id, cursor, page_size)
-
-
-def _list_namespace(
-    saver: RedisCheckpointBase,
-    t: Target,
-    filter: Mapping[str, Any] | None,
-    before_id: str,
-    cursor: _Cursor,
-    page_size: int,
-) -> Op:
-    where = saver.index_key(t.thread_id, t.checkpoint_ns)
-    shared: dict[bytes, Any] = {}  # decoded immutable blobs, reused across pages
-    while not cursor.done:
-        count = page_size if filter or cursor.remaining is None else min(page_size, cursor.remaining)
-        mode = "meta" if filter else "page"
-        page = yield from _fetch(saver, t, mode, before_id, count, blobs=False)
-        scanned, last = page.scanned, page.last
-        if filter:
-            ids = [cid for cid, meta in _metadata(saver, page.rows, where) if _matches(meta, filter)]
-            page.rows = []
-            if ids:
-                page = yield from _fetch(saver, t, "ids", *ids)
-        else:
-            need = {f for row in page.rows for f in row_refs(row)} - shared.keys()
-            if need:
-                fields = list(need)
-                (vals,) = yield Batch([("HMGET", saver.blobs_key(t.thread_id, t.checkpoint_ns), *fields)])
-                page.blobs = dict(zip(fields, vals, strict=True))
-        for row, writes in zip(page.rows, page.writes, strict=True):
-            yield Emit(saver.make_tuple(t, row, writes, page.blobs, shared))
-            cursor.take()
-            if cursor.done:
-                return
-        if scanned < count:
-            return
-        before_id = last
-
-
-def _metadata(saver: RedisCheckpointBase, rows: list[bytes], where: str) -> list[tuple[str, Any]]:
-    """``(cid, metadata)`` of each row, for metadata filters."""
-    out = []
-    for raw in rows:
-        try:
-            _, _, (cid, state, _) = split_row(raw)
-        except BadValueError as exc:
-            raise CorruptCheckpointError(f"corrupted checkpoint data under {where}: {exc}") from exc
-        out.append((cid, saver.load(state, f"{where}[{cid}]")[1]))
-    return out
-
-
-def _targets(saver: RedisCheckpointBase, config: RunnableConfig | None) -> Op:
-    """Resolve a list() config to concrete (thread, namespace) targets."""
-    if config is None:
-        threads = sorted(uq(t) for t in (yield Batch([("SMEMBERS", saver.threads_key())]))[0])
-        named = None
-    else:
-        base = target_of(config)
-        threads, named = [base.thread_id], base
-    if named is not None and "checkpoint_ns" in config["configurable"]:
-        return [named]
-    replies = yield Batch([("SMEMBERS", saver.ns_set_key(t)) for t in threads])
-    cid = named.checkpoint_id if named else None
-    return [Target(t, uq(n), cid) for t, nss in zip(threads, replies, strict=True) for n in sorted(nss)]
 
 
 def delete_threads(saver: RedisCheckpointBase, thread_ids: Sequence[Any], strategy: str) -> Op:

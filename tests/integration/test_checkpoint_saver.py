@@ -245,6 +245,24 @@ async def test_get_tuple_is_one_round_trip_and_list_is_paged(asaver: AsyncRedisS
         del asaver._send
 
 
+def test_small_pages_list_the_same_history(saver: RedisSaver) -> None:
+    graph = _counter_graph().compile(checkpointer=saver)
+    cfg = {"configurable": {"thread_id": f"pages-{uuid.uuid4()}"}}
+    for _ in range(100):
+        graph.invoke({"log": ["x"]}, cfg)
+    small = RedisSaver(saver.client, key_prefix=saver.key_prefix, list_page_size=7)
+    full, paged = list(saver.list(cfg)), list(small.list(cfg))
+    assert len(full) == 300 and [t.checkpoint for t in paged] == [t.checkpoint for t in full]
+    assert [t.pending_writes for t in paged] == [t.pending_writes for t in full]
+    before = {
+        "configurable": {
+            **cfg["configurable"],
+            "checkpoint_id": full[100].config["configurable"]["checkpoint_id"],
+        }
+    }
+    assert [t.config for t in small.list(cfg, before=before, limit=30)] == [t.config for t in full[101:131]]
+
+
 # ---- Redis restart with AOF (private instance) -------------------------------------
 def _free_port() -> int:
     with socket.socket() as s:

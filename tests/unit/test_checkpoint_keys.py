@@ -192,3 +192,19 @@ def test_constructor_rejects_bad_options() -> None:
     with pytest.raises(InvalidInputError, match="list_page_size"):
         RedisSaver(redis.Redis(), list_page_size=MAX_PAGE + 1)
     assert RedisSaver(redis.Redis(), serde=JsonPlusSerializer()).key_prefix == "kag:ckpt"
+
+
+def test_channel_versions_are_compact_monotonic_and_fork_safe(saver: RedisSaver) -> None:
+    versions = [saver.get_next_version(None, None)]
+    for _ in range(30):
+        versions.append(saver.get_next_version(versions[-1], None))
+    assert versions == sorted(versions) and len(set(versions)) == len(versions)
+    assert all(len(v) == 19 for v in versions)  # 49 with InMemorySaver's scheme
+    # Two forks of one parent get distinct versions, so their blobs never collide.
+    assert len({saver.get_next_version(versions[5], None) for _ in range(50)}) == 50
+    # Threads written with the old 32-digit scheme keep increasing after the change.
+    old = f"{41:032}.{0.5:016}"
+    assert saver.get_next_version(old, None) > old and saver.get_next_version(old, None).startswith(
+        f"{42:010}."
+    )
+    assert saver.get_next_version(7, None).startswith(f"{8:010}.")
