@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 
 from agent.checkpoint.base import RedisCheckpointBase, Target, target_of, uq
 from agent.checkpoint.codec import BadValueError, CorruptCheckpointError, row_refs, split_row
-from agent.checkpoint.ops import Batch, Emit, Op, fetch
+from agent.checkpoint.ops import Batch, Emit, FetchedPage, Op, fetch
 from agent.errors import InvalidInputError
 
 
@@ -86,12 +86,8 @@ def _list_pages(saver: RedisCheckpointBase, t: Target, before_id: str, cursor: _
             fields = list(need)
             (vals,) = yield Batch([("HMGET", saver.blobs_key(t.thread_id, t.checkpoint_ns), *fields)])
             page.blobs = dict(zip(fields, vals, strict=True))
-        for row, writes in zip(page.rows, page.writes, strict=True):
-            yield Emit(saver.make_tuple(t, row, writes, page.blobs, shared))
-            cursor.take()
-            if cursor.done:
-                return
-        if page.scanned < count:
+        yield from _emit(saver, t, page, cursor, shared)
+        if cursor.done or page.scanned < count:
             return
         before_id = page.last
 
@@ -110,15 +106,25 @@ def _list_filtered(
         scan = yield from fetch(saver, t, "meta", before_id, page_size, blobs=False)
         ids = [cid for cid, meta in _metadata(saver, scan.rows, where) if _matches(meta, filter)]
         if ids:
-            page = yield from fetch(saver, t, "ids", *ids)
-            for row, writes in zip(page.rows, page.writes, strict=True):
-                yield Emit(saver.make_tuple(t, row, writes, page.blobs))
-                cursor.take()
-                if cursor.done:
-                    return
-        if scan.scanned < page_size:
+            yield from _emit(saver, t, (yield from fetch(saver, t, "ids", *ids)), cursor)
+        if cursor.done or scan.scanned < page_size:
             return
         before_id = scan.last
+
+
+def _emit(
+    saver: RedisCheckpointBase,
+    t: Target,
+    page: FetchedPage,
+    cursor: _Cursor,
+    shared: dict[bytes, Any] | None = None,
+) -> Op:
+    """Hand a page's tuples to the caller until ``cursor`` is done."""
+    for row, writes in zip(page.rows, page.writes, strict=True):
+        yield Emit(saver.make_tuple(t, row, writes, page.blobs, shared))
+        cursor.take()
+        if cursor.done:
+            return
 
 
 def _metadata(saver: RedisCheckpointBase, rows: list[bytes], where: str) -> list[tuple[str, Any]]:
