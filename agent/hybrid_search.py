@@ -1,8 +1,8 @@
 """Hybrid retrieval over Neo4j shared by the archival and recall stores.
 
-Per recipe: vector index + full-text index (+ graph expansion, session context,
-Zettelkasten notes, best-matching sessions), fused with weighted RRF, filtered by
-learner, then paged.
+Per recipe: vector index + full-text index (+ the whole question in full text, graph
+expansion, session context, Zettelkasten notes, best-matching sessions), fused with
+weighted RRF, filtered by learner, then paged.
 Isolation: every query filters on ``learner_id = $learner_id``; the vector index's
 top-k is global, so it is oversampled and, when the learner's share is short,
 replaced by an exact cosine scan over that learner's nodes. Full-text queries are
@@ -22,7 +22,7 @@ import neo4j
 from agent.lucene_query import query_terms, scoped_query
 from agent.neo4j_schema import SchemaNames, learner_key
 from agent.neo4j_store import fetch
-from agent.query_rewrite import keyword_query
+from agent.query_rewrite import keyword_query, stem_prefixes
 from agent.search_recipes import SearchRecipe
 from agent.search_results import SearchHit, rrf_fuse
 from agent.session_search import session_lists
@@ -248,6 +248,13 @@ class HybridSearch:
             rows = await fetch(tx, exact, **params)
         return _pairs(rows)
 
+    async def _fulltext(
+        self, tx: neo4j.AsyncTransaction, lucene: str, params: dict[str, Any]
+    ) -> list[tuple[str, float]]:
+        k = params["limit"] * (params["oversample"] if params["kinds"] is not None else 1)
+        rows = await fetch(tx, FULLTEXT_QUERY, index=self.target.fulltext_index, lucene=lucene, k=k, **params)
+        return _pairs(rows)
+
     async def retrieve(
         self,
         tx: neo4j.AsyncTransaction,
@@ -274,7 +281,10 @@ class HybridSearch:
         lists: dict[str, list[tuple[str, float]]] = {}
         text_query = keyword_query(query) if recipe.keyword_query else query
         key = learner_key(learner_id)
-        lucene = scoped_query(self.target.text_field, text_query, key_field="learner_key", key=key)
+        prefixes = stem_prefixes(text_query) if recipe.stem_prefixes else ()
+        lucene = scoped_query(
+            self.target.text_field, text_query, key_field="learner_key", key=key, prefixes=prefixes
+        )
         if embedding is None and lucene is None:  # nothing to match on: newest first
             lists["recent"] = _pairs(await fetch(tx, self.target.recent_query, **params))
             weights = {"recent": 1.0}
@@ -283,15 +293,10 @@ class HybridSearch:
                 tx, self.target.vector_index, self.target.exact_query, params
             )
         if lucene is not None and weights.get("fulltext"):
-            rows = await fetch(
-                tx,
-                FULLTEXT_QUERY,
-                index=self.target.fulltext_index,
-                lucene=lucene,
-                k=limit * (params["oversample"] if kinds is not None else 1),
-                **params,
-            )
-            lists["fulltext"] = _pairs(rows)
+            lists["fulltext"] = await self._fulltext(tx, lucene, params)
+        question = scoped_query(self.target.text_field, query, key_field="learner_key", key=key)
+        if question is not None and weights.get("question"):  # the whole question in full text too
+            lists["question"] = await self._fulltext(tx, question, params)
         if notes is not None and weights.get("notes"):
             # Cosines of one model are comparable, so notes join the vector list; BM25
             # scores of different indexes are not, so note full-text hits rank apart.

@@ -56,6 +56,7 @@ PRESETS: tuple[BenchPreset, ...] = (
     _recall("hybrid_expand"),
     _recall("hybrid_context"),
     _recall("hybrid_session_context"),
+    _recall("hybrid_multi_query"),
     _archival("hybrid_rrf"),
     _archival("hybrid_notes", (TURN_KIND, "note")),
     _archival("hybrid_keywords"),
@@ -63,6 +64,8 @@ PRESETS: tuple[BenchPreset, ...] = (
     _archival("hybrid_session"),
     _archival("hybrid_session_hits"),
     _archival("hybrid_session_context"),
+    _archival("hybrid_stems"),
+    _archival("hybrid_multi_query"),
 )
 PRESETS_BY_NAME: dict[str, BenchPreset] = {p.name: p for p in PRESETS}
 

@@ -2,12 +2,14 @@
 
 User text never reaches Lucene as syntax: every special character is escaped
 and the boolean keywords AND/OR/NOT are lower-cased into plain terms, so odd
-input never raises and never widens the scope of a query.
+input never raises and never widens the scope of a query. The only syntax we add
+ourselves is a trailing ``*`` on alphanumeric stems (prefix terms).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Lucene's special characters (classic QueryParser); ``&&`` and ``||`` are covered
 # by escaping each ``&`` and ``|``.
@@ -36,18 +38,32 @@ def query_terms(text: str) -> list[str]:
     return terms
 
 
-def scoped_query(field: str, text: str, *, key_field: str, key: str) -> str | None:
-    """``+key_field:key +field:(terms)``, or None when ``text`` has no searchable term.
+def prefix_terms(stems: Sequence[str]) -> list[str]:
+    """``stem*`` prefix terms (lower-cased, at most ``MAX_TERMS``) for the alphanumeric ``stems``.
+
+    Anything else is dropped rather than escaped: a prefix term is syntax, so only
+    plain letters and digits may reach it. The index lower-cases what it stores and
+    prefix terms are not analysed, hence the lower-casing here. Stems are cut to
+    ``MAX_TERM_CHARS`` like any term: Lucene refuses a prefix automaton of 1,000+ states.
+    """
+    return [f"{s[:MAX_TERM_CHARS].lower()}*" for s in stems if s.isalnum()][:MAX_TERMS]
+
+
+def scoped_query(
+    field: str, text: str, *, key_field: str, key: str, prefixes: Sequence[str] = ()
+) -> str | None:
+    """``+key_field:key +field:(terms prefix*...)``, or None when ``text`` has no searchable term.
 
     ``field`` and ``key_field`` are trusted identifiers; ``key`` must be a single
-    alphanumeric token (a learner key), which is asserted here.
+    alphanumeric token (a learner key), which is asserted here. ``prefixes`` are
+    stems matched as prefixes too (see ``prefix_terms``); they only add optional terms.
     """
     if not key.isalnum():
         raise ValueError("scope key must be alphanumeric")
     terms = query_terms(text)
     if not terms:
         return None
-    return f"+{key_field}:{key} +{field}:({' '.join(terms)})"
+    return f"+{key_field}:{key} +{field}:({' '.join(terms + prefix_terms(prefixes))})"
 
 
 def field_query(field: str, text: str) -> str | None:

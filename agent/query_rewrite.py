@@ -8,6 +8,11 @@ drops English function words and question words, strips possessive ``'s`` (so
 their order. It never returns an empty query for non-blank input: when every
 word is a stop word, the original text is kept. The output is plain text; Lucene
 escaping still happens in ``agent.lucene_query``.
+
+The full-text analyzer does not stem either, so "research" misses "Researching".
+``stem_prefixes`` gives each content word's light stem ("camped" -> "camp",
+"researching" -> "research"), which ``agent.lucene_query`` turns into prefix terms
+(``camp*``): a query-side stand-in for stemming that needs no index change.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ _STOP_TEXT = """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 _EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
 _POSSESSIVE = re.compile(r"(?i)['\u2019]s$")
+# Longest first; a stem keeps at least MIN_STEM characters, so short words stay whole.
+SUFFIXES = ("ers", "ing", "ed", "es", "er", "ly", "s")
+MIN_STEM = 4
 
 
 def content_word(token: str) -> str | None:
@@ -42,3 +50,19 @@ def keyword_query(text: str) -> str:
     """The content words of ``text`` joined by spaces (``text`` itself if none remain)."""
     words = [w for w in (content_word(t) for t in text.split()) if w]
     return " ".join(words) if words else text
+
+
+def light_stem(word: str) -> str:
+    """``word`` lower-cased without its longest inflectional suffix, if MIN_STEM characters remain."""
+    lowered = word.lower()
+    for suffix in SUFFIXES:
+        if lowered.endswith(suffix) and len(lowered) - len(suffix) >= MIN_STEM:
+            return lowered[: -len(suffix)]
+    return lowered
+
+
+def stem_prefixes(text: str) -> list[str]:
+    """Distinct light stems of the alphanumeric content words of ``text`` with MIN_STEM+ letters."""
+    words = (content_word(t) for t in text.split())
+    stems = [light_stem(w) for w in words if w and w.isalnum() and len(w) >= MIN_STEM]
+    return list(dict.fromkeys(stems))

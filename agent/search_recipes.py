@@ -15,15 +15,21 @@ Retrievers:
   by the fused hits they hold), each adding its own turns ranked by similarity (one list
   per session rank, weight / rank; see ``agent.session_search``).
 
-``keyword_query`` sends only the query's content words to full text (see
-``agent.query_rewrite``). The ``hybrid_keywords*`` and ``hybrid_session*`` recipes were
-added for conversational memory (the LoCoMo benchmark, ``bench/locomo.py``), where each
-one adds a single choice to the previous so a results table shows its contribution.
+- ``question``: a second full-text pass with the whole question, fused as its own list
+  (multi-query fusion: the keyword query finds the content words, the question its
+  phrasing; BM25 gives its function words little weight).
+
+``keyword_query`` sends only the query's content words to full text and ``stem_prefixes``
+also matches their light stems as prefixes (``camp*`` finds "camping"; see
+``agent.query_rewrite``). The ``hybrid_keywords*``, ``hybrid_session*``, ``hybrid_stems``
+and ``hybrid_multi_query`` recipes were added for conversational memory (the LoCoMo
+benchmark, ``bench/locomo.py``), where each one adds a single choice to the previous so a
+results table shows its contribution.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.errors import InvalidInputError
 
@@ -65,6 +71,10 @@ class SearchRecipe:
     """Best-matching sessions whose turns ``session`` adds."""
     session_turns: int = 20
     """Turns per session that ``session`` adds, most similar to the query first."""
+    stem_prefixes: bool = False
+    """Full text also matches the light stem of each content word as a prefix (``camp*``)."""
+    question_weight: float = 0.0
+    """RRF weight of the ``question`` retriever: full text with the whole question (0 disables it)."""
 
     def __post_init__(self) -> None:
         """Reject weights and sizes that would make a search meaningless."""
@@ -98,6 +108,7 @@ class SearchRecipe:
             "context": self.context_weight,
             "notes": self.notes_weight,
             "session": self.session_weight,
+            "question": self.question_weight,
         }
 
     def candidates(self, page: int, page_size: int) -> int:
@@ -169,6 +180,21 @@ HYBRID_SESSION_CONTEXT = SearchRecipe(
     context_weight=0.5,
 )
 
+HYBRID_STEMS = replace(
+    HYBRID_SESSION_CONTEXT,
+    name="hybrid_stems",
+    description="hybrid_session_context, but full text also matches each content word's light stem "
+    "as a prefix (camp* finds camping, camped).",
+    stem_prefixes=True,
+)
+HYBRID_MULTI_QUERY = replace(
+    HYBRID_STEMS,
+    name="hybrid_multi_query",
+    description="hybrid_stems + a second full-text pass with the whole question, fused as its own "
+    "list (weight 0.5).",
+    question_weight=0.5,
+)
+
 RECIPES: dict[str, SearchRecipe] = {
     r.name: r
     for r in (
@@ -183,6 +209,8 @@ RECIPES: dict[str, SearchRecipe] = {
         HYBRID_SESSION,
         HYBRID_SESSION_HITS,
         HYBRID_SESSION_CONTEXT,
+        HYBRID_STEMS,
+        HYBRID_MULTI_QUERY,
     )
 }
 

@@ -64,7 +64,11 @@ async def test_small_slice_scores_every_preset_and_finds_an_exact_phrase(
         turn = max(conversation.turns, key=lambda t: len(set(t.text.split())))
         phrase = " ".join(turn.text.split()[:12])
         stores = MemoryStores.build(resources, Context())
-        for name in ("recall:fulltext_only", "archival:hybrid_session_context"):
+        for name in (
+            "recall:fulltext_only",
+            "archival:hybrid_session_context",
+            "archival:hybrid_multi_query",
+        ):
             ranked = await search_turns(stores, learner, PRESETS_BY_NAME[name], phrase, ingested.sources)
             assert turn.dia_id in budget_turns(ranked.items, 5), (name, phrase, ranked.items[:5])
         # ...and only this learner's turns come back.

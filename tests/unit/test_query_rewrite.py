@@ -1,11 +1,11 @@
-"""Keyword queries for full text, and the session vote of the ``session`` retriever."""
+"""Keyword queries and stem prefixes for full text, and the session vote of the ``session`` retriever."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.errors import InvalidInputError
-from agent.query_rewrite import content_word, keyword_query
+from agent.query_rewrite import content_word, keyword_query, light_stem, stem_prefixes
 from agent.search_recipes import RECIPES, SearchRecipe
 from agent.session_search import vote_sessions
 
@@ -29,6 +29,29 @@ def test_keyword_query_never_empties_a_query() -> None:
     assert keyword_query("   ") == "   "
     assert content_word("The") is None and content_word("?!") is None
     assert content_word("(Pixel's)") == "Pixel"
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("Researching", "research"),
+        ("camped", "camp"),
+        ("paintings", "painting"),  # one suffix only: the prefix still matches "painted"
+        ("classes", "class"),
+        ("dancers", "danc"),
+        ("kids", "kids"),  # "kid" would be shorter than MIN_STEM
+        ("sing", "sing"),
+        ("2023", "2023"),
+    ],
+)
+def test_light_stem_strips_one_suffix_and_keeps_min_stem(word: str, stem: str) -> None:
+    assert light_stem(word) == stem
+
+
+def test_stem_prefixes_come_from_content_words_once_each() -> None:
+    assert stem_prefixes("When did Caroline go camping and camped with kids?") == ["caroline", "camp", "kids"]
+    assert stem_prefixes("What's C++ in LGBTQ+?") == ["lgbtq"]
+    assert stem_prefixes("What did he do?") == []
 
 
 def test_vote_sessions_sums_each_sessions_best_hits() -> None:

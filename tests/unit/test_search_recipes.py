@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from agent.errors import InvalidInputError
 from agent.lucene_query import (
     LUCENE_SPECIAL,
+    MAX_TERM_CHARS,
     MAX_TERMS,
     escape_lucene,
     field_query,
+    prefix_terms,
     query_terms,
     scoped_query,
 )
@@ -82,6 +85,35 @@ def test_scoped_query_cannot_escape_its_group() -> None:
     assert field_query("text", "joins") == "text:(joins)"
 
 
+def test_prefix_terms_are_plain_stems_only() -> None:
+    assert prefix_terms(["Camp", "research", "a*b", "x:y", ""]) == ["camp*", "research*"]
+    assert len(prefix_terms(["w"] * (MAX_TERMS + 5))) == MAX_TERMS
+    assert prefix_terms(["x" * 10_000]) == ["x" * MAX_TERM_CHARS + "*"]
+    lucene = scoped_query("text", "camping trips", key_field="learner_key", key="lkabc", prefixes=["camp"])
+    assert lucene == "+learner_key:lkabc +text:(camping trips camp*)"
+    # Prefixes only add optional terms: without a searchable word there is still no query.
+    assert scoped_query("text", "???", key_field="learner_key", key="lkabc", prefixes=["camp"]) is None
+    # A prefix that is syntax cannot widen the scope.
+    lucene = scoped_query("text", "x", key_field="learner_key", key="lkabc", prefixes=[") OR learner_key:"])
+    assert lucene == "+learner_key:lkabc +text:(x)"
+
+
+def test_multi_query_recipes_add_one_choice_each() -> None:
+    context, stems, multi = (
+        RECIPES[n] for n in ("hybrid_session_context", "hybrid_stems", "hybrid_multi_query")
+    )
+    assert not context.stem_prefixes and stems.stem_prefixes and multi.stem_prefixes
+    assert context.weights["question"] == stems.weights["question"] == 0 < multi.weights["question"]
+    assert replace(multi, name="x", description="", question_weight=0.0) == replace(
+        stems, name="x", description=""
+    )
+    assert replace(stems, name="x", description="", stem_prefixes=False) == replace(
+        context, name="x", description=""
+    )
+    with pytest.raises(InvalidInputError):
+        SearchRecipe("negative", question_weight=-0.5)
+
+
 def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
     assert set(RECIPES) == {
         "vector_only",
@@ -95,6 +127,8 @@ def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
         "hybrid_session",
         "hybrid_session_hits",
         "hybrid_session_context",
+        "hybrid_stems",
+        "hybrid_multi_query",
     }
     assert get_recipe("hybrid_rrf").rrf_k == 60
     assert get_recipe(RECIPES["vector_only"]) is RECIPES["vector_only"]
