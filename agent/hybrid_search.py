@@ -248,12 +248,10 @@ class HybridSearch:
             rows = await fetch(tx, exact, **params)
         return _pairs(rows)
 
-    async def _fulltext(
-        self, tx: neo4j.AsyncTransaction, lucene: str, params: dict[str, Any]
-    ) -> list[tuple[str, float]]:
+    async def _fulltext(self, tx: neo4j.AsyncTransaction, lucene: str, params: dict[str, Any]) -> list[Any]:
         k = params["limit"] * (params["oversample"] if params["kinds"] is not None else 1)
-        rows = await fetch(tx, FULLTEXT_QUERY, index=self.target.fulltext_index, lucene=lucene, k=k, **params)
-        return _pairs(rows)
+        index = self.target.fulltext_index
+        return _pairs(await fetch(tx, FULLTEXT_QUERY, index=index, lucene=lucene, k=k, **params))
 
     async def retrieve(
         self,
