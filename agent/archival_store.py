@@ -12,16 +12,21 @@ When Neo4j is down and a ``WriteBacklog`` is given, writes are parked in Redis
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import neo4j
 
-from agent.archival_queries import INSERT_MEMORY, WRITE_SUMMARY
+from agent.archival_queries import INSERT_MEMORIES, WRITE_SUMMARY
+from agent.archival_records import (
+    ID,
+    ArchivalRecord,
+    SummaryId,
+    memory_payload,
+    summary_id_for,
+    valid_ids,
+)
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.hybrid_search import HybridSearch, NotesSource, find_notes, memory_target
 from agent.neo4j_schema import learner_key
@@ -32,7 +37,6 @@ from agent.neo4j_store import (
     check_text,
     fetch,
     is_neo4j_down,
-    normalise_time,
     now_iso,
 )
 from agent.recent_search import search_recent
@@ -43,78 +47,6 @@ log = logging.getLogger(__name__)
 
 OP_INSERT = "archival.insert"
 OP_SUMMARY = "archival.summary"
-MAX_TAGS = 20
-_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
-_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,256}$")  # ids only ever travel as parameters
-
-
-@dataclass(frozen=True)
-class ArchivalRecord:
-    """What ``insert`` stored (or parked, when ``degraded``)."""
-
-    id: str
-    learner_id: str
-    text: str
-    kind: str
-    tags: list[str]
-    created_at: str
-    seq: int | None = None
-    """Monotonic per learner; None while the write is parked in the backlog."""
-    session_id: str | None = None
-    occurred_at: str | None = None
-    source_ids: list[str] = field(default_factory=list)
-    created: bool | None = None
-    """False when the memory already existed (idempotent insert); None when parked."""
-    linked_sources: int = 0
-    degraded: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return asdict(self)
-
-
-class SummaryId(str):
-    """A summary id that also says whether the write was parked (``degraded``)."""
-
-    degraded: bool = False
-
-    def __new__(cls, value: str, degraded: bool = False) -> SummaryId:
-        """Wrap ``value``."""
-        obj = super().__new__(cls, value)
-        obj.degraded = degraded
-        return obj
-
-
-def memory_id_for(learner_id: str, content: str, kind: str) -> str:
-    """Stable id of a memory: the same learner, kind and content give the same id."""
-    digest = hashlib.sha256(f"{learner_id}\x00{kind}\x00{content}".encode()).hexdigest()
-    return f"mem-{digest[:32]}"
-
-
-def summary_id_for(learner_id: str, text: str, message_ids: Sequence[str], previous: str | None) -> str:
-    """Stable id of a summary: a retried archive step writes the same node."""
-    material = "\x00".join([learner_id, text, previous or "", *sorted(message_ids)])
-    return f"sum-{hashlib.sha256(material.encode()).hexdigest()[:32]}"
-
-
-def _ids(values: Sequence[str], name: str) -> list[str]:
-    if isinstance(values, str):
-        raise InvalidInputError(f"{name} must be a sequence of ids, not a string")
-    out = []
-    for value in values:
-        if not isinstance(value, str) or not _ID.match(value):
-            raise InvalidInputError(f"{name}: invalid id {str(value)[:80]!r}")
-        out.append(value)
-    return list(dict.fromkeys(out))
-
-
-def _tags(tags: Sequence[str]) -> list[str]:
-    if isinstance(tags, str):
-        tags = [tags]
-    cleaned = [t.strip() for t in tags if isinstance(t, str) and t.strip()]
-    if len(cleaned) > MAX_TAGS or any(len(t) > 64 for t in cleaned):
-        raise InvalidInputError(f"at most {MAX_TAGS} tags of at most 64 characters")
-    return list(dict.fromkeys(cleaned))
 
 
 class ArchivalStore(Neo4jStore):
@@ -141,31 +73,28 @@ class ArchivalStore(Neo4jStore):
         memory_id: str | None = None,
     ) -> ArchivalRecord:
         """Store ``content`` once (idempotent on ``memory_id``, default a stable hash)."""
-        check_learner_id(learner_id)
-        check_text(content, "content")
-        if not isinstance(kind, str) or not _KIND.match(kind):
-            raise InvalidInputError(f"kind must match {_KIND.pattern}, got {kind!r}")
-        if memory_id is not None and not _ID.match(str(memory_id)):
-            raise InvalidInputError(f"invalid memory_id {str(memory_id)[:80]!r}")
-        if session_id is not None and not _ID.match(str(session_id)):
-            raise InvalidInputError(f"invalid session_id {str(session_id)[:80]!r}")
-        created_at = now_iso()
-        payload = {
-            "learner_id": learner_id,
-            "id": memory_id or memory_id_for(learner_id, content, kind),
-            "text": content,
-            "tags": _tags(tags),
-            "kind": kind,
-            "source_ids": _ids(source_ids, "source_ids"),
-            "occurred_at": normalise_time(occurred_at, "occurred_at") or created_at,
-            "session_id": session_id,
-            "created_at": created_at,
-        }
-        record = await self.write_or_park(learner_id, OP_INSERT, payload, self._insert)
-        if record is None:
-            record = self._record(payload, seq=None, created=None, linked=0, degraded=True)
-        await self._remember(payload)
+        draft = {"content": content, "tags": tags, "kind": kind, "source_ids": source_ids}
+        draft.update(occurred_at=occurred_at, session_id=session_id, memory_id=memory_id)
+        [record] = await self.insert_many(learner_id, [draft])
         return record
+
+    async def insert_many(self, learner_id: str, drafts: Sequence[Mapping[str, Any]]) -> list[ArchivalRecord]:
+        """Store several memories (each a dict of :meth:`insert`'s arguments) in order.
+
+        One embedding call and one Neo4j transaction for the batch, parked whole in the
+        backlog when Neo4j is down. Everything is validated before anything is written.
+        """
+        check_learner_id(learner_id)
+        created_at = now_iso()
+        items = [memory_payload(learner_id, created_at, **draft) for draft in drafts]
+        if not items:
+            return []
+        batch = {"learner_id": learner_id, "created_at": created_at, "items": items}
+        records = await self.write_or_park(learner_id, OP_INSERT, batch, self._insert)
+        if records is None:
+            records = [self._record(p, seq=None, created=None, linked=0, degraded=True) for p in items]
+        await self._remember(items)
+        return records
 
     async def write_summary(
         self,
@@ -183,10 +112,10 @@ class ArchivalStore(Neo4jStore):
         """
         check_learner_id(learner_id)
         check_text(text, "summary text")
-        ids = _ids(message_ids, "message_ids")
-        if previous_summary_id is not None and not _ID.match(previous_summary_id):
+        ids = valid_ids(message_ids, "message_ids")
+        if previous_summary_id is not None and not ID.match(previous_summary_id):
             raise InvalidInputError(f"invalid previous_summary_id {previous_summary_id[:80]!r}")
-        if session_id is not None and not _ID.match(str(session_id)):
+        if session_id is not None and not ID.match(str(session_id)):
             raise InvalidInputError(f"invalid session_id {str(session_id)[:80]!r}")
         created_at = now_iso()
         payload = {
@@ -202,7 +131,7 @@ class ArchivalStore(Neo4jStore):
             "occurred_at": created_at,
         }
         result = await self.write_or_park(learner_id, OP_SUMMARY, payload, self._summary)
-        await self._remember(payload)
+        await self._remember([payload])
         return SummaryId(payload["id"], degraded=result is None)
 
     async def apply_backlog_entry(self, op: str, payload: dict[str, Any]) -> None:
@@ -225,31 +154,37 @@ class ArchivalStore(Neo4jStore):
         )
         return props
 
-    async def _insert(self, payload: dict[str, Any]) -> ArchivalRecord:
-        [embedding] = await self.embed_documents([payload["text"]])
-        props = {**self._props(payload, embedding), "source_ids": payload["source_ids"]}
+    async def _insert(self, batch: dict[str, Any]) -> list[ArchivalRecord]:
+        items = batch.get("items") or [batch]  # a single payload: parked before batches existed
+        embeddings = await self.embed_documents([p["text"] for p in items])
+        rows = [
+            {
+                "id": p["id"],
+                "source_ids": p["source_ids"],
+                "props": {**self._props(p, e), "source_ids": p["source_ids"]},
+            }
+            for p, e in zip(items, embeddings, strict=True)
+        ]
 
-        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-            return await fetch(
-                tx,
-                INSERT_MEMORY,
-                learner_id=payload["learner_id"],
-                id=payload["id"],
-                props=props,
-                source_ids=payload["source_ids"],
+        async def work(tx: neo4j.AsyncTransaction) -> dict[int, dict[str, Any]]:
+            args = {"learner_id": batch["learner_id"], "created_at": batch["created_at"], "rows": rows}
+            stored = {r["i"]: r for r in await fetch(tx, INSERT_MEMORIES, **args)}
+            foreign = [p["id"] for i, p in enumerate(items) if i not in stored]
+            if foreign:  # raised inside the transaction: the whole batch rolls back
+                raise InvalidInputError(f"memory id {foreign[0]!r} belongs to another learner")
+            return stored
+
+        stored = await self.write(work)
+        return [
+            self._record(
+                {**p, "created_at": r["created_at"]},
+                seq=r["seq"],
+                created=r["created"],
+                linked=r["linked"],
+                degraded=False,
             )
-
-        rows = await self.write(work)
-        if not rows:
-            raise InvalidInputError(f"memory id {payload['id']!r} belongs to another learner")
-        row = rows[0]
-        return self._record(
-            {**payload, "created_at": row["created_at"]},
-            seq=row["seq"],
-            created=row["created"],
-            linked=row["linked"],
-            degraded=False,
-        )
+            for p, r in ((p, stored[i]) for i, p in enumerate(items))
+        ]
 
     async def _summary(self, payload: dict[str, Any]) -> dict[str, Any]:
         [embedding] = await self.embed_documents([payload["text"]])
@@ -304,12 +239,11 @@ class ArchivalStore(Neo4jStore):
             degraded=degraded,
         )
 
-    async def _remember(self, payload: dict[str, Any]) -> None:
-        if self.backlog is not None:
+    async def _remember(self, payloads: Sequence[dict[str, Any]]) -> None:
+        if self.backlog is not None and payloads:
             keys = ("id", "text", "kind", "tags", "created_at", "session_id")
-            await self.backlog.remember(
-                "archival", payload["learner_id"], [{k: payload.get(k) for k in keys}]
-            )
+            items = [{k: p.get(k) for k in keys} for p in payloads]
+            await self.backlog.remember("archival", payloads[0]["learner_id"], items)
 
     # ----- reads -----
     async def search(

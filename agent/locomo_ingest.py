@@ -143,21 +143,25 @@ class LocomoIngest:
             for i, turn in enumerate(session.turns)
         ]
         result.messages += await self.stores.recall.log_messages(learner, sid, messages)
-        previous: Turn | None = None
+        drafts = []
         for i, (turn, message) in enumerate(zip(session.turns, messages, strict=True)):
             result.sources[message.id] = (turn.dia_id,)
-            record = await self.stores.archival.insert(
-                learner,
-                context_text(session, turn, previous),
-                kind=TURN_KIND,
-                source_ids=[message.id],
-                occurred_at=turn_time(session, i),
-                session_id=sid,
-                memory_id=f"{learner}-{turn.dia_id}-ctx",
+            previous = session.turns[i - 1] if i else None
+            drafts.append(
+                {
+                    "content": context_text(session, turn, previous),
+                    "kind": TURN_KIND,
+                    "source_ids": [message.id],
+                    "occurred_at": turn_time(session, i),
+                    "session_id": sid,
+                    "memory_id": f"{learner}-{turn.dia_id}-ctx",
+                }
             )
+        for turn, record in zip(
+            session.turns, await self.stores.archival.insert_many(learner, drafts), strict=True
+        ):
             result.sources[record.id] = (turn.dia_id,)
-            result.turn_contexts += 1
-            previous = turn
+        result.turn_contexts += len(drafts)
         dia_ids = tuple(t.dia_id for t in session.turns)
         chat = _chat_messages(messages)
         try:

@@ -11,6 +11,7 @@ from typing import Any
 from agent.locomo_dataset import CATEGORIES
 from agent.locomo_runner import LocomoConfig, LocomoResult, run_locomo
 from agent.locomo_scoring import KS
+from agent.markdown_table import markdown_table
 
 
 def _pct(value: float) -> str:
@@ -19,27 +20,23 @@ def _pct(value: float) -> str:
 
 def preset_table(result: LocomoResult) -> str:
     """One row per preset: recall@5/10/25/50 and search latency."""
-    head = "| preset | tool | " + " | ".join(f"R@{k}" for k in KS) + " | p50 ms | p95 ms |"
-    rule = "|---|---|" + "---:|" * (len(KS) + 2)
-    rows = [head, rule]
+    rows = []
     for r in result.presets:
         summary, latency = r.recall, r.latency_ms()
         tool = "recall" if r.preset.tool == "conversation_search" else "archival"
-        cells = " | ".join(_pct(summary.overall[k]) for k in KS)
-        rows.append(f"| {r.preset.name} | {tool} | {cells} | {latency['p50']} | {latency['p95']} |")
-    return "\n".join(rows)
+        cells = [_pct(summary.overall[k]) for k in KS]
+        rows.append([r.preset.name, tool, *cells, str(latency["p50"]), str(latency["p95"])])
+    header = ["preset", "tool", *(f"R@{k}" for k in KS), "p50 ms", "p95 ms"]
+    return markdown_table(header, rows, numeric_from=2)
 
 
 def category_table(result: LocomoResult, k: int = 10) -> str:
     """Recall@k per question category (with question counts) for every preset."""
     counts = result.presets[0].recall.counts if result.presets else {}
     cats = [c for c in CATEGORIES if c in counts]
-    head = f"| R@{k} by category | " + " | ".join(f"{CATEGORIES[c]} (n={counts[c]})" for c in cats) + " |"
-    rows = [head, "|---|" + "---:|" * len(cats)]
-    for r in result.presets:
-        by = r.recall.by_category
-        rows.append(f"| {r.preset.name} | " + " | ".join(_pct(by[c][k]) for c in cats) + " |")
-    return "\n".join(rows)
+    header = [f"R@{k} by category", *(f"{CATEGORIES[c]} (n={counts[c]})" for c in cats)]
+    rows = [[r.preset.name, *(_pct(r.recall.by_category[c][k]) for c in cats)] for r in result.presets]
+    return markdown_table(header, rows, numeric_from=1)
 
 
 def summary_line(result: LocomoResult) -> str:

@@ -184,7 +184,7 @@ class RecallStore(Neo4jStore):
         if self.backlog is not None:
             keys = ("id", "role", "content", "created_at", "seq")
             items = [{**{k: m[k] for k in keys}, "session_id": session_id} for m in payload["messages"]]
-            await self.backlog.remember("recall", learner_id, items[::-1])  # newest first
+            await self.backlog.remember("recall", learner_id, items)
         if created is None:
             return LoggedCount(len(unique), degraded=True)
         return LoggedCount(created)

@@ -162,7 +162,10 @@ class WriteBacklog:
         return str(entry_id)
 
     async def remember(self, kind: str, learner_id: str, items: Sequence[Mapping[str, Any]]) -> bool:
-        """Cache ``items`` (each with ``id``) as the learner's newest; False if Redis failed."""
+        """Cache ``items`` (each with ``id``, oldest first) as the learner's newest; False if Redis failed.
+
+        LPUSH puts the last item at the head, so the list reads newest first.
+        """
         if not items:
             return True
         key = self.recent_key(kind, learner_id)

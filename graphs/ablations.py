@@ -29,6 +29,7 @@ from agent.ablation_variants import ALL_VARIANTS, REFERENCE, Variant, get_varian
 from agent.context import Context
 from agent.learner_erasure import erase_learner
 from agent.learner_script import LearnerScript, Turn, build_script
+from agent.markdown_table import markdown_table
 from agent.note_metrics import note_metrics
 from agent.resources import Resources
 from agent.run_metrics import METRICS, recall_series, summarise
@@ -217,23 +218,19 @@ def render_report(result: AblationResult) -> str:
         f"model: {result.config.get('model')} · turns per variant: {result.config.get('turns')} · "
         f"max_tokens: {result.config.get('max_tokens')}",
         "",
-        _markdown(result.table(), columns),
+        _table(result.table(), columns),
     ]
     ratios = result.ratios()
     if ratios:
-        lines += ["", f"ratios vs {REFERENCE} (same process)", "", _markdown(ratios, list(ratios[0]))]
+        lines += ["", f"ratios vs {REFERENCE} (same process)", "", _table(ratios, list(ratios[0]))]
     return "\n".join(lines)
 
 
-def _markdown(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    def cell(value: Any) -> str:
-        if value is None:
-            return "n/a"
-        if isinstance(value, float):
-            return f"{value:.3f}"
-        return str(value)
+def _cell(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
-    head = "| " + " | ".join(columns) + " |"
-    rule = "|" + "|".join("---" for _ in columns) + "|"
-    body = ["| " + " | ".join(cell(row.get(c)) for c in columns) + " |" for row in rows]
-    return "\n".join([head, rule, *body])
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    return markdown_table(columns, [[_cell(row.get(c)) for c in columns] for row in rows])
