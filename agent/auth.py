@@ -11,8 +11,9 @@ Authorization (every resource is tagged and filtered by its owner):
 - threads and runs: ``metadata.owner`` is stamped with the identity on create,
   update and run creation (a client-sent owner is overwritten); every thread
   action is filtered to ``{"owner": identity}``, so another learner's thread is a
-  404 and never shows up in a search; a run whose input has a malformed
-  ``learner_id`` is refused with 422;
+  404 and never shows up in a search; a run that tries to choose whose memory it
+  uses (input ``learner_id`` of another learner, a command updating
+  ``learner_id``) is refused (``check_run_identity``);
 - assistants: the graphs' system assistants are readable by everyone;
   user-created ones are owned and filtered like threads; ``created_by`` cannot be
   set by a client (it would otherwise make an assistant public);
@@ -20,10 +21,14 @@ Authorization (every resource is tagged and filtered by its owner):
 - crons and anything without a handler: refused (403).
 
 The graphs take the learner id from ``config["configurable"]["langgraph_auth_user_id"]``
-(the identity), never from the request body. LangGraph Studio under ``langgraph dev``
-is let in by the server itself (header ``x-auth-scheme: langsmith``) as the user
-``langgraph-studio-user``; the handlers above still apply, so Studio is one more
-tenant that sees only its own threads and memory.
+(the identity) in every node (``agent.identity``), never from the request body or
+thread state. Thread state updates that write ``learner_id`` are refused by the
+server guard (``agent.server.guard``), which also closes the internal routes.
+
+LangGraph Studio under ``langgraph dev`` is let in by the server itself (header
+``x-auth-scheme: langsmith``) as the user ``langgraph-studio-user``; the handlers
+above still apply, so Studio is one more tenant that sees only its own threads
+and memory.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from langgraph_sdk import Auth
 from agent.auth_tokens import TOKENS_FILE_VAR, TOKENS_VAR, TokenTable
 from agent.errors import InvalidInputError
 from agent.learner_ids import validate_learner_id
+from agent.server.guard import IDENTITY_FIELDS, writes_identity
 
 log = logging.getLogger("kag.auth")
 NOT_CONFIGURED = (
@@ -57,21 +63,48 @@ def bearer_token(authorization: str | None) -> str:
     return token.strip()
 
 
-def check_claimed_learner(run: dict[str, Any]) -> None:
-    """Refuse (422) a run whose input carries a malformed ``learner_id``.
+def check_run_identity(run: dict[str, Any], identity: str) -> None:
+    """Refuse a run that tries to choose whose memory it uses.
 
-    A well-formed one is accepted and then ignored by the graphs (the identity
-    wins). Checking here, before the run exists, keeps a bad value out of the
-    thread's checkpointed state.
+    - input ``learner_id``: malformed → 422; another learner → 403 (omit it, or
+      send your own);
+    - ``command.update`` writing an identity field (``learner_id``) → 403, whatever
+      the ``goto``;
+    - ``context`` or ``config.configurable`` naming ``learner_id`` → 403.
+
+    Defence in depth: every node re-binds the learner to the authenticated user
+    (``agent.identity``), so a run that got past this would still be refused.
     """
-    payload = (run.get("kwargs") or {}).get("input")
+    kwargs = run.get("kwargs") or {}
+    payload = kwargs.get("input")
     claimed = payload.get("learner_id") if isinstance(payload, dict) else None
-    if claimed in (None, ""):
-        return
-    try:
-        validate_learner_id(claimed)
-    except InvalidInputError as exc:
-        raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
+    if claimed not in (None, ""):
+        try:
+            claimed = validate_learner_id(claimed)
+        except InvalidInputError as exc:
+            raise Auth.exceptions.HTTPException(status_code=422, detail=str(exc)) from None
+        if claimed != identity:
+            raise _forbidden("the input's learner_id is not the authenticated learner; omit it")
+    command = kwargs.get("command")
+    if isinstance(command, dict) and _update_writes_identity(command.get("update")):
+        raise _forbidden("run commands may not update learner_id")
+    configurable = (kwargs.get("config") or {}).get("configurable")
+    for name, value in (("context", kwargs.get("context")), ("config.configurable", configurable)):
+        if isinstance(value, dict) and IDENTITY_FIELDS & set(value):
+            raise _forbidden(f"{name} may not carry learner_id")
+
+
+def _update_writes_identity(update: Any) -> bool:
+    """``Command.update`` is a dict, or a list of ``[key, value]`` pairs."""
+    if isinstance(update, list):
+        return any(
+            isinstance(item, (list, tuple)) and item and item[0] in IDENTITY_FIELDS for item in update
+        ) or writes_identity(update)
+    return writes_identity(update)
+
+
+def _forbidden(detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=403, detail=detail)
 
 
 def _stamp_owner(value: dict[str, Any], owner: str) -> None:
@@ -109,7 +142,7 @@ def build_auth(table: TokenTable) -> Auth:
     async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> Auth.types.FilterType:
         """Threads and their runs belong to the learner who created them."""
         if ctx.action == "create_run":
-            check_claimed_learner(value)
+            check_run_identity(value, ctx.user.identity)
         if ctx.action in {"create", "update", "create_run"}:
             _stamp_owner(value, ctx.user.identity)
         return {"owner": ctx.user.identity}

@@ -38,3 +38,11 @@ class StoreError(KAGError):
 
 class CoreMemoryLimitError(KAGError, ValueError):
     """A core memory section would exceed its character limit."""
+
+
+class LearnerMismatchError(KAGError, PermissionError):
+    """A run names a learner other than the authenticated one; nothing was read or written."""
+
+
+class ThreadOwnedError(KAGError, PermissionError):
+    """A thread id already holds another learner's checkpoints; it cannot be reused."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
-from agent.errors import InvalidInputError
+from agent.errors import InvalidInputError, LearnerMismatchError
 
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_REQUEST_BYTES = 32 * 1024
@@ -46,13 +48,39 @@ def learner_hash(learner_id: str) -> str:
     return hashlib.sha256(learner_id.encode()).hexdigest()[:16]
 
 
+AUTH_USER_KEY = "langgraph_auth_user_id"
+"""Where the LangGraph server puts the authenticated user in ``config["configurable"]``."""
+
+
 def resolve_learner_id(authenticated: object, claimed: object) -> str:
-    """The learner a run serves: the authenticated user wins over the request body.
+    """The learner a run serves: the authenticated user, checked against any claim.
 
     Under the LangGraph server ``authenticated`` is
-    ``config["configurable"]["langgraph_auth_user_id"]`` and a body ``learner_id``
-    is ignored, so it cannot address another learner (``agent.auth`` refuses a
-    malformed one with 422 before the run starts). Without a server identity
-    (CLI, tests) the body's id is used, after validation.
+    ``config["configurable"]["langgraph_auth_user_id"]``. A claimed id (the input's
+    or the state's ``learner_id``) is at most a cache of it: when it names anyone
+    else the run is refused with ``LearnerMismatchError`` before anything is read
+    or written. Without a server identity (plain Python, CLI, tests) the claimed
+    id is authoritative, after validation.
     """
-    return validate_learner_id(authenticated or claimed)
+    if authenticated in (None, ""):
+        return validate_learner_id(claimed)
+    learner = validate_learner_id(authenticated)
+    if claimed not in (None, "") and _canonical(claimed) != learner:
+        raise LearnerMismatchError(
+            "this run is authenticated as another learner than the learner_id in its input or "
+            "thread state; refused before any memory was read or written"
+        )
+    return learner
+
+
+def _canonical(value: object) -> str | None:
+    try:
+        return validate_learner_id(value)
+    except InvalidInputError:
+        return None
+
+
+def acting_learner(state: Mapping[str, Any], config: Mapping[str, Any] | None) -> str:
+    """The learner every node of every graph acts for (see ``resolve_learner_id``)."""
+    configurable = (config or {}).get("configurable") or {}
+    return resolve_learner_id(configurable.get(AUTH_USER_KEY), state.get("learner_id"))

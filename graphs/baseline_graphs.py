@@ -33,7 +33,8 @@ from agent.baseline_policies import (
 )
 from agent.baseline_state import BaselineState
 from agent.context import Context
-from agent.learner_ids import validate_learner_id, validate_request
+from agent.identity import add_bound_nodes
+from agent.learner_ids import validate_request
 from agent.memory_stores import MemoryStores
 from agent.prompts import FORCE_FINAL
 from agent.recall_store import RecallMessage
@@ -76,9 +77,7 @@ def _session_id(state: BaselineState, config: RunnableConfig) -> str:
 
 async def receive(state: BaselineState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
     """Validate the input and start a new turn."""
-    learner_id = validate_learner_id(
-        config.get("configurable", {}).get("langgraph_auth_user_id") or state.get("learner_id")
-    )
+    learner_id = state["learner_id"]  # bound to the authenticated learner (agent.identity)
     human = HumanMessage(content=validate_request(state.get("request")), id=str(uuid.uuid4()))
     _emit(runtime, "receive", queue_size=len(state.get("history", [])) + 1)
     return {
@@ -164,9 +163,9 @@ def make_window_builder(keep: Keep, resources: Resources | None = None) -> State
         return "act" if getattr(state["turn"][-1], "tool_calls", None) else "finish"
 
     builder = _builder()
-    for name, fn in (("receive", receive), ("compile", compile_), ("think", think), ("act", act)):
-        builder.add_node(name, fn)
-    builder.add_node("finish", finish)
+    add_bound_nodes(
+        builder, {"receive": receive, "compile": compile_, "think": think, "act": act, "finish": finish}
+    )
     builder.add_edge(START, "receive")
     builder.add_edge("receive", "compile")
     builder.add_edge("compile", "think")
@@ -239,7 +238,7 @@ def make_rag_builder(resources: Resources | None = None) -> StateGraph:
         ("think", think),
         ("finish", finish),
     ):
-        builder.add_node(name, fn)
+        add_bound_nodes(builder, {name: fn})
     builder.add_edge(START, "receive")
     builder.add_edge("receive", "retrieve")
     builder.add_edge("retrieve", "compile")

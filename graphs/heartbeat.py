@@ -18,6 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.context import Context
+from agent.identity import add_bound_nodes
 from agent.resources import Resources, default_resources
 from agent.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
 from agent.tracing import configure_tracing
@@ -60,8 +61,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
         input_schema=HeartbeatInput,
         output_schema=HeartbeatOutput,
     )
-    for name, fn in nodes.items():
-        builder.add_node(name, fn)
+    add_bound_nodes(builder, nodes)  # every node acts for the authenticated learner only
     builder.add_edge(START, "receive")
     builder.add_edge("receive", "monitor")
     builder.add_conditional_edges("monitor", route_after_monitor, ["archive", "compile"])

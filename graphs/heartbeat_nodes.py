@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from agent.context import Context
 from agent.errors import KAGError, StoreUnavailableError
-from agent.learner_ids import learner_hash, resolve_learner_id, validate_request
+from agent.learner_ids import learner_hash, validate_request
 from agent.memory_stores import MemoryStores
 from agent.prompts import FORCE_FINAL, SIMPLE_RETRY
 from agent.recall_store import RecallMessage
@@ -98,9 +98,7 @@ def make_nodes(provide: Provider) -> dict[str, Callable[..., Any]]:
 
     async def receive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
         """Validate input, bind the learner, load core memory, enqueue the request."""
-        configurable = config.get("configurable", {})
-        # Under the LangGraph server the authenticated user wins over the request body.
-        learner_id = resolve_learner_id(configurable.get("langgraph_auth_user_id"), state.get("learner_id"))
+        learner_id = state["learner_id"]  # bound to the authenticated learner (agent.identity)
         request = validate_request(state.get("request"))
         ctx = run_context(runtime)
         stores = MemoryStores.build(provide(), ctx)

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from agent.context import Context
-from agent.learner_ids import resolve_learner_id
+from agent.identity import add_bound_nodes
 from agent.note_models import DEFAULT_TAG_VOCABULARY, Artifact, NoteDraft
 from agent.note_pipeline import (
     PipelineConfig,
@@ -124,9 +124,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     async def extract(
         state: ZettelkastenState, config: RunnableConfig, runtime: Runtime[Context]
     ) -> dict[str, Any]:
-        # Under the LangGraph server the authenticated user wins over the request body.
-        authenticated = config.get("configurable", {}).get("langgraph_auth_user_id")
-        learner_id = resolve_learner_id(authenticated, state.get("learner_id"))
+        learner_id = state["learner_id"]  # bound to the authenticated learner (agent.identity)
         turns = validate_transcript(state["transcript"])
         if not runtime.context.zettelkasten:
             return {"learner_id": learner_id, "drafts": [], "metrics": {"skipped": True}}
@@ -189,8 +187,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
         output_schema=ZettelkastenOutput,
     )
     steps = [extract, store, link, evolve, artifacts, publish]
-    for step in steps:
-        builder.add_node(step.__name__, step)
+    add_bound_nodes(builder, {step.__name__: step for step in steps})  # authenticated learner only
     builder.add_edge(START, "extract")
     for a, b in zip(steps, steps[1:], strict=False):
         builder.add_edge(a.__name__, b.__name__)

@@ -29,6 +29,8 @@ key                            type    content
 ``P:t:T:n:N:blobs``            hash    ``q(channel):q(version)`` -> channel value.
                                        Written once per (channel, version), so an
                                        unchanged channel is never rewritten.
+``P:t:T:owner``                string  the learner who first wrote the thread
+                                       (``agent.checkpoint.owners``)
 ``P:run:R``                    set     ``T:N:CID`` of every checkpoint of run ``R``
 =============================  ======  ==============================================
 
@@ -65,6 +67,7 @@ from agent.checkpoint.codec import (
     encode_write,
     loads,
 )
+from agent.checkpoint.owners import config_principal
 from agent.errors import InvalidInputError
 
 DEFAULT_PREFIX = "kag:ckpt"
@@ -169,7 +172,12 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
     list_page_size: int
 
     def _init_base(
-        self, key_prefix: str, ttl: int | None, refresh_on_read: bool, list_page_size: int
+        self,
+        key_prefix: str,
+        ttl: int | None,
+        refresh_on_read: bool,
+        list_page_size: int,
+        principal: Callable[[RunnableConfig | None], str | None] | None = None,
     ) -> None:
         if not key_prefix or any(c in key_prefix for c in " *?[]"):
             raise InvalidInputError(f"key_prefix must be non-empty, no glob chars: {key_prefix!r}")
@@ -181,6 +189,8 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         self.key_prefix = key_prefix.rstrip(":")
         self.ttl = ttl
         self.refresh_on_read = refresh_on_read
+        # Who is asking (see agent.checkpoint.owners); None means nobody is checked.
+        self.principal = principal or config_principal
 
     # ---- keys -------------------------------------------------------------------
     def meta_key(self) -> str:

@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from agent.checkpoint.base import RedisCheckpointBase, Target, target_of, uq
 from agent.checkpoint.codec import BadValueError, CorruptCheckpointError, row_refs, split_row
 from agent.checkpoint.ops import Batch, Emit, FetchedPage, Op, fetch
+from agent.checkpoint.owners import visible
 from agent.errors import InvalidInputError
 
 
@@ -147,6 +148,9 @@ def _targets(saver: RedisCheckpointBase, config: RunnableConfig | None) -> Op:
     else:
         base = target_of(config)
         threads, named = [base.thread_id], base
+    threads = yield from visible(saver, threads, config)  # never another learner's threads
+    if not threads:
+        return []
     if named is not None and "checkpoint_ns" in config["configurable"]:
         return [named]
     replies = yield Batch([("SMEMBERS", saver.ns_set_key(t)) for t in threads])

@@ -183,7 +183,7 @@ for i = 3, #ARGV do
     end
   end
   if not keep then
-    redis.call('DEL', tb .. ':ns')
+    redis.call('DEL', tb .. ':ns', tb .. ':owner')
     redis.call('SREM', P .. ':threads', T)
   end
 end

@@ -8,7 +8,7 @@ with the blocking client, so the logic exists once and only the transport differ
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,6 @@ from langgraph.checkpoint.base import (
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
-    CheckpointTuple,
     get_checkpoint_metadata,
 )
 
@@ -48,25 +47,13 @@ from agent.checkpoint.lua import (
     PUT_WRITES,
     LuaScript,
 )
+from agent.checkpoint.owners import claim, visible
+from agent.checkpoint.requests import Batch, Emit, Op
 from agent.errors import InvalidInputError, StoreError
 
-
-@dataclass
-class Batch:
-    """Commands for one round trip; ``transaction`` wraps them in MULTI/EXEC."""
-
-    commands: list[tuple[Any, ...]]
-    transaction: bool = False
+__all__ = ["Batch", "Emit", "Op"]  # re-exported: drivers and listing import them from here
 
 
-@dataclass
-class Emit:
-    """A tuple ``list`` hands to its caller."""
-
-    item: CheckpointTuple
-
-
-Op = Generator[Batch | Emit, Any, Any]
 PRUNE_STRATEGIES = {"keep_latest": "keep_latest", "delete": "delete", "delete_all": "delete"}
 
 
@@ -116,6 +103,8 @@ def fetch(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: b
 def get_tuple(saver: RedisCheckpointBase, config: RunnableConfig) -> Op:
     """One round trip: the FETCH script resolves "latest" server-side."""
     t = target_of(config)
+    if not (yield from visible(saver, [t.thread_id], config)):
+        return None  # another learner's thread: nothing to see
     mode, rest = ("ids", (t.checkpoint_id,)) if t.checkpoint_id else ("latest", ())
     page = yield from fetch(saver, t, mode, *rest)
     if not page.rows:
@@ -134,6 +123,7 @@ def put(
     t = target_of(config)
     check_checkpoint(checkpoint, metadata, new_versions)
     tid, ns, cid = t.thread_id, t.checkpoint_ns, checkpoint["id"]
+    yield from claim(saver, tid, config)
     body = dict(checkpoint)
     values = body.pop("channel_values", None) or {}
     blobs = {
@@ -179,6 +169,7 @@ def put_writes(
     if isinstance(writes, (str, bytes)) or not isinstance(writes, Sequence):
         raise InvalidInputError(f"writes must be a list of (channel, value), got {writes!r}")
     tid, ns, cid = t.thread_id, t.checkpoint_ns, t.checkpoint_id or ""
+    yield from claim(saver, tid, config)
     args: list[Any] = []
     for i, w in enumerate(writes):
         if not isinstance(w, (tuple, list)) or len(w) != 2 or not isinstance(w[0], str):
@@ -223,6 +214,9 @@ def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
     src, dst = thread_id_of(source), thread_id_of(target)
     if src == dst:
         raise InvalidInputError("copy_thread needs different source and target thread ids")
+    if not (yield from visible(saver, [src], None)):
+        return  # another learner's thread: there is nothing to copy
+    yield from claim(saver, dst, None)
     (nss,) = yield Batch([("SMEMBERS", saver.ns_set_key(src))])
     nss = sorted(uq(n) for n in nss)
     if not nss:

@@ -8,6 +8,10 @@ The server loads this module by path, calls ``redis_checkpointer()`` once per ev
 loop and enters the returned async context manager; the yielded saver lives until
 shutdown. Redis comes from ``KAG_REDIS_URL``; optional ``KAG_CHECKPOINT_PREFIX`` and
 ``KAG_CHECKPOINT_TTL`` (seconds, refreshed on read) tune the key prefix and expiry.
+
+Every thread records its owner at its first write (``agent.checkpoint.owners``).
+The principal is the run's ``langgraph_auth_user_id`` or, for API reads such as
+``threads.get_state`` that carry no run config, the request's auth context.
 """
 
 from __future__ import annotations
@@ -16,10 +20,25 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
+from langchain_core.runnables import RunnableConfig
+
 from agent.checkpoint.aio import AsyncRedisSaver
 from agent.checkpoint.base import DEFAULT_PREFIX
+from agent.checkpoint.owners import config_principal
 from agent.errors import ConfigError
 from agent.settings import Settings
+
+
+def server_principal(config: RunnableConfig | None) -> str | None:
+    """Who is asking: the run's authenticated user, else the API request's."""
+    principal = config_principal(config)
+    if principal is not None:
+        return principal
+    from langgraph_api.utils import get_auth_ctx, get_user_id  # only inside the server process
+
+    ctx = get_auth_ctx()
+    identity = get_user_id(ctx.user) if ctx is not None else None
+    return str(identity) if identity else None
 
 
 def checkpoint_ttl(environ: Mapping[str, str]) -> int | None:
@@ -39,7 +58,11 @@ async def redis_checkpointer() -> AsyncIterator[AsyncRedisSaver]:
     ttl = checkpoint_ttl(os.environ)
     prefix = os.environ.get("KAG_CHECKPOINT_PREFIX") or DEFAULT_PREFIX
     async with AsyncRedisSaver.from_conn_string(
-        settings.redis_url, key_prefix=prefix, ttl=ttl, refresh_on_read=ttl is not None
+        settings.redis_url,
+        key_prefix=prefix,
+        ttl=ttl,
+        refresh_on_read=ttl is not None,
+        principal=server_principal,
     ) as saver:
         await saver.setup()
         yield saver

@@ -26,6 +26,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from agent.checkpoint import listing, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
+from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, iter_sync, run_async, run_sync
 
 
@@ -41,10 +42,15 @@ class RedisSaver(RedisCheckpointBase):
         refresh_on_read: bool = False,
         serde: SerializerProtocol | None = None,
         list_page_size: int = 250,
+        principal: Principal | None = None,
     ) -> None:
-        """Wrap ``client`` (``decode_responses=False``); ``ttl`` is in seconds."""
+        """Wrap ``client`` (``decode_responses=False``); ``ttl`` is in seconds.
+
+        ``principal`` says who is asking for a config (default: its
+        ``langgraph_auth_user_id``); see ``agent.checkpoint.owners``.
+        """
         super().__init__(serde=serde)
-        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size)
+        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size, principal)
         require_bytes_client(client)
         self.client = client
 

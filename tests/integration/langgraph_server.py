@@ -49,6 +49,8 @@ def server_config(workdir: Path) -> Path:
     config["graphs"] = {name: absolute(spec) for name, spec in config["graphs"].items()}
     config["checkpointer"]["path"] = absolute(config["checkpointer"]["path"])
     config["auth"]["path"] = absolute(config["auth"]["path"])
+    if "app" in config.get("http", {}):
+        config["http"]["app"] = absolute(config["http"]["app"])
     config["dependencies"] = [str(REPO)]
     config["env"] = {}
     target = workdir / "langgraph.json"

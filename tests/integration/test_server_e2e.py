@@ -185,9 +185,13 @@ async def test_a_learner_never_sees_another_learners_threads_or_memory(server: D
     studio = get_client(url=server.url, headers={"x-auth-scheme": "langsmith"})
     assert thread_a not in [t["thread_id"] for t in await studio.threads.search(limit=1000)]
 
-    # Through the agent's tools, even naming Ada in the body.
+    # Naming Ada in the body is refused before the run exists.
     thread_b = (await as_bob.threads.create())["thread_id"]
-    seen = await stream_run(as_bob, thread_b, "kag", {"learner_id": ada.learner_id, "request": ASK_SECRET})
+    with pytest.raises(APIStatusError) as err:
+        await as_bob.runs.create(thread_b, "kag", input={"learner_id": ada.learner_id, "request": ASK_SECRET})
+    assert err.value.status_code == 403
+    # Through the agent's tools, as himself.
+    seen = await stream_run(as_bob, thread_b, "kag", {"request": ASK_SECRET})
     acts = [event for event in seen["custom"] if event["phase"] == "act"]
     assert acts and "archival_memory_search" in acts[0]["tools"], "B's question must reach the search tool"
     assert "4711" not in str(acts) and "4711" not in seen["values"][-1]["response"]
@@ -233,6 +237,10 @@ async def test_zettelkasten_graph_streams_its_artifacts(server: DevServer, resou
     client = ada.client(server.url)
     thread_id = (await client.threads.create())["thread_id"]
     payload = {"learner_id": bob.learner_id, "transcript": TRANSCRIPT, "current_concept": "sql.joins"}
+    with pytest.raises(APIStatusError) as err:  # naming another learner is refused
+        await client.runs.create(thread_id, "zettelkasten", input=payload)
+    assert err.value.status_code == 403
+    payload["learner_id"] = ada.learner_id
 
     seen = await stream_run(client, thread_id, "zettelkasten", payload)
 
@@ -252,4 +260,4 @@ async def test_zettelkasten_graph_streams_its_artifacts(server: DevServer, resou
         return records[0]["n"]
 
     assert await notes_of(ada.learner_id) >= len(artifacts)
-    assert await notes_of(bob.learner_id) == 0, "the body's learner_id must not choose whose notes these are"
+    assert await notes_of(bob.learner_id) == 0, "the refused run wrote nothing for bob"

@@ -7,7 +7,7 @@ from langgraph_sdk import Auth
 
 from agent.auth import NOT_CONFIGURED, build_auth
 from agent.auth_tokens import TokenTable
-from agent.errors import ConfigError
+from agent.errors import ConfigError, LearnerMismatchError
 from agent.learner_ids import resolve_learner_id
 
 TABLE = TokenTable.from_env({"KAG_AUTH_TOKENS": "token-ada-123:learner-ada, token-bob-456:learner-bob"})
@@ -111,19 +111,55 @@ async def test_crons_are_refused():
     assert await call(auth, "crons", "create", "learner-ada", {"metadata": {}}) is False
 
 
-def test_authenticated_learner_wins_over_body():
-    assert resolve_learner_id("learner-ada", "learner-bob") == "learner-ada"
-    assert resolve_learner_id(None, "learner-bob") == "learner-bob"
+def test_the_authenticated_learner_is_checked_against_any_claim():
     assert resolve_learner_id("learner-ada", None) == "learner-ada"
+    assert resolve_learner_id("learner-ada", "learner-ada") == "learner-ada"
+    assert resolve_learner_id(None, "learner-bob") == "learner-bob"
+    with pytest.raises(LearnerMismatchError, match="another learner"):
+        resolve_learner_id("learner-ada", "learner-bob")
+    with pytest.raises(LearnerMismatchError):
+        resolve_learner_id("learner-ada", "bad id!")
     with pytest.raises(ValueError, match="neither a UUID nor a slug"):
         resolve_learner_id(None, "bad id!")
+    upper = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
+    assert resolve_learner_id(upper.lower(), upper) == upper.lower()
+
+
+def run(**kwargs) -> dict:
+    return {"thread_id": "t", "metadata": {}, "kwargs": kwargs}
 
 
 async def test_runs_claiming_a_malformed_learner_are_refused_before_they_start():
     auth = build_auth(TABLE)
-    bad = {"thread_id": "t", "metadata": {}, "kwargs": {"input": {"learner_id": "bad id!", "request": "hi"}}}
+    bad = run(input={"learner_id": "bad id!", "request": "hi"})
     with pytest.raises(Auth.exceptions.HTTPException) as err:
         await call(auth, "threads", "create_run", "learner-ada", bad)
     assert err.value.status_code == 422 and "neither a UUID nor a slug" in err.value.detail
-    other = {"thread_id": "t", "metadata": {}, "kwargs": {"input": {"learner_id": "learner-bob"}}}
-    assert await call(auth, "threads", "create_run", "learner-ada", other) == {"owner": "learner-ada"}
+    own = run(input={"learner_id": "learner-ada", "request": "hi"})
+    assert await call(auth, "threads", "create_run", "learner-ada", own) == {"owner": "learner-ada"}
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"input": {"learner_id": "learner-bob", "request": "hi"}},
+        {"command": {"update": {"learner_id": "learner-bob"}, "goto": "monitor"}},
+        {"command": {"update": [["learner_id", "learner-bob"]], "goto": "think"}},
+        {"command": {"update": [{"learner_id": "learner-bob"}]}},
+        {"context": {"learner_id": "learner-bob"}},
+        {"config": {"configurable": {"learner_id": "learner-bob"}}},
+    ],
+    ids=["input", "command-dict", "command-pairs", "command-list-of-dicts", "context", "configurable"],
+)
+async def test_runs_that_choose_whose_memory_they_use_are_forbidden(kwargs):
+    auth = build_auth(TABLE)
+    with pytest.raises(Auth.exceptions.HTTPException) as err:
+        await call(auth, "threads", "create_run", "learner-ada", run(**kwargs))
+    assert err.value.status_code == 403
+
+
+async def test_commands_that_leave_identity_alone_are_allowed():
+    auth = build_auth(TABLE)
+    benign = run(command={"update": {"request": "hi"}, "goto": "monitor"})
+    assert await call(auth, "threads", "create_run", "learner-ada", benign) == {"owner": "learner-ada"}
+    assert await call(auth, "threads", "create_run", "learner-ada", run(command={"resume": "x"}))

@@ -1,0 +1,1 @@
+"""What ``langgraph.json`` loads besides the graphs: the custom app and its guards."""

@@ -1,0 +1,141 @@
+"""An ASGI guard in front of every route of the LangGraph server, built-in ones included.
+
+Custom routes cannot shadow the dev server's *unshadowable* internal routes, but
+the custom app's middleware runs before all of them, so this is where they close.
+
+Route policy (the note and README list every route):
+
+- ``/internal/*`` (``debug/thread`` dumps a thread's raw record, ``truncate`` wipes
+  every tenant's threads) and ``/deploy*`` (runs the deploy CLI): **404 for
+  everyone**, token or not. No learner may see or wipe the server's records.
+- ``/metrics``: a valid bearer token is required (it carries queue and worker
+  counts that are nobody's business but an operator's).
+- ``/ok``, ``/info``, ``/openapi.json``, ``/docs``: public. They return liveness,
+  versions and the API schema: no thread, run, store item or learner data.
+- ``POST /threads/{id}/state``: refused (403) when its ``values`` write an identity
+  field (``learner_id``). The auth handlers never see update values, so the guard
+  reads the body here; every node also re-binds the learner (``agent.identity``).
+- Everything else goes on to the server's own auth (``agent.auth``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from agent.auth_tokens import TokenTable
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+IDENTITY_FIELDS = frozenset({"learner_id"})
+"""State fields that select whose memory a graph uses: no client may write them."""
+CLOSED = re.compile(r"^/(internal|deploy)(/|$)")
+NEEDS_TOKEN = re.compile(r"^/metrics/?$")
+STATE_UPDATE = re.compile(r"^/threads/[^/]+/state/?$")
+MAX_STATE_BODY = 1024 * 1024
+
+
+def writes_identity(values: Any) -> bool:
+    """True when a state update (a dict, or a list of them) writes an identity field."""
+    if isinstance(values, dict):
+        return bool(IDENTITY_FIELDS & set(values))
+    if isinstance(values, list):
+        return any(writes_identity(v) for v in values)
+    return False
+
+
+class ServerGuard:
+    """Closes internal routes, protects ``/metrics`` and refuses identity writes."""
+
+    def __init__(self, app: ASGIApp, tokens: Callable[[], TokenTable] = TokenTable.from_env) -> None:
+        """Wrap ``app``; ``tokens`` is read on first use (no side effect at import)."""
+        self.app = app
+        self._tokens_factory = tokens
+        self._tokens: TokenTable | None = None
+
+    @property
+    def tokens(self) -> TokenTable:
+        """The bearer token table (the same one ``agent.auth`` uses)."""
+        if self._tokens is None:
+            self._tokens = self._tokens_factory()
+        return self._tokens
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Apply the route policy, then hand over to the server."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        prefix = scope.get("root_path", "")
+        if prefix and path.startswith(prefix):
+            path = path[len(prefix) :] or "/"
+        if CLOSED.match(path):
+            await _reply(send, 404, "Not Found")
+            return
+        if NEEDS_TOKEN.match(path) and not self._authenticated(scope):
+            await _reply(send, 401, "a valid bearer token is required", bearer=True)
+            return
+        if scope.get("method") == "POST" and STATE_UPDATE.match(path):
+            body = await _read_body(receive)
+            if body is None:
+                await _reply(send, 413, f"state updates are limited to {MAX_STATE_BODY} bytes")
+                return
+            if _identity_update(body):
+                await _reply(send, 403, "thread state updates may not write learner_id")
+                return
+            receive = _replay(body)
+        await self.app(scope, receive, send)
+
+    def _authenticated(self, scope: Scope) -> bool:
+        header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+        scheme, _, token = header.strip().partition(" ")
+        return scheme.lower() == "bearer" and self.tokens.learner_for(token.strip()) is not None
+
+
+def _identity_update(body: bytes) -> bool:
+    try:
+        payload = json.loads(body or b"{}")
+    except ValueError:
+        return False  # the server answers malformed JSON itself
+    return isinstance(payload, dict) and writes_identity(payload.get("values"))
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_STATE_BODY:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes) -> Receive:
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
+
+
+async def _reply(send: Send, status: int, detail: str, *, bearer: bool = False) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if bearer:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
