@@ -49,13 +49,15 @@ test-integration: install services-up
 
 lint: install
 	@$(VENV)/bin/ruff check agent graphs tools tests bench
+	@$(VENV)/bin/ruff format --check --quiet agent graphs tools tests bench
+	@$(VENV)/bin/lint-imports
 
 serve: install services-up
 	@test -f .env || { cp .env.example .env; echo "[serve] created .env from .env.example (set KAG_AUTH_TOKENS in it)"; }
 	@$(VENV)/bin/langgraph dev --no-browser --host 127.0.0.1 --port $(SERVE_PORT) $(SERVE_FLAGS)
 
 bench: install services-up
-	@$(PY) bench/checkpoint.py
+	@$(PY) -m bench.checkpoint
 
 clean: services-down
 	rm -rf $(VENV) .services

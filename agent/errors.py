@@ -13,6 +13,7 @@ class ConfigError(KAGError, ValueError):
     def __init__(self, variable: str, problem: str) -> None:
         """Name the offending ``variable`` and say what is wrong with it."""
         self.variable = variable
+        self.problem = problem
         super().__init__(f"{variable}: {problem}")
 
 
@@ -29,6 +30,21 @@ class StoreUnavailableError(KAGError, ConnectionError):
         super().__init__(
             f"{service} is unreachable ({detail}). Start it with `scripts/services.sh up` "
             f"or `make services-up`."
+        )
+
+
+class WrongServiceError(KAGError, ConnectionError):
+    """A port answers, but not with the protocol KAG expects (e.g. HTTP on the Redis port)."""
+
+    def __init__(self, service: str, address: str, variable: str, detail: str = "") -> None:
+        """Name the expected ``service``, the ``address``, the ``variable`` that sets it, and what answered."""
+        self.service = service
+        self.address = address
+        self.variable = variable
+        what = f" ({detail})" if detail else ""
+        super().__init__(
+            f"{address} is taken by something that is not {service}{what}. Stop it, or point "
+            f"{variable} at {service} (scripts/services.sh up starts it)."
         )
 
 

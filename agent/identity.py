@@ -21,7 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
-from agent.learner_ids import acting_learner
+from agent.validation import acting_learner
 
 BOUND_MARK = "__kag_bound_learner__"
 Node = Callable[..., Awaitable[Any]]

@@ -16,9 +16,10 @@ import neo4j
 import redis.asyncio as aioredis
 from langchain_core.language_models import BaseChatModel
 
-from agent.chat_models import make_chat_model
-from agent.embeddings import EmbeddingProvider, make_embeddings
+from agent.models.chat import make_chat_model
+from agent.models.embeddings import EmbeddingProvider, make_embeddings
 from agent.settings import Settings
+from agent.tracing import configure_tracing
 
 NEO4J_POOL_SIZE = 50  # the design's Bolt pool
 REDIS_POOL_SIZE = 10  # the design's Redis pool
@@ -36,8 +37,13 @@ class Resources:
         neo4j_driver: neo4j.AsyncDriver | None = None,
         redis_client: aioredis.Redis | None = None,
     ) -> None:
-        """Keep what was passed; build the rest from ``settings`` on first use."""
+        """Keep what was passed; build the rest from ``settings`` on first use.
+
+        Configures LangSmith tracing from ``settings`` (off unless opted in) before
+        any model built here can be called.
+        """
         self.settings = settings or Settings.from_env()
+        configure_tracing(self.settings)
         if chat_model is not None:
             self.__dict__["chat_model"] = chat_model
         if embeddings is not None:

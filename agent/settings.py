@@ -1,24 +1,39 @@
 """Settings read from the environment once and passed explicitly.
 
-Explicit keyword arguments always win over environment variables:
-``Settings.from_env(redis_url=...)`` ignores ``KAG_REDIS_URL``.
+This module is the one place KAG reads its configuration from the environment
+(``Context`` fills its defaulted knobs from ``KAG_<FIELD>`` with the same
+parser, ``parse_env_value``). Explicit keyword arguments always win over
+environment variables: ``Settings.from_env(redis_url=...)`` ignores ``KAG_REDIS_URL``.
+
+A ``.env`` file never overrides the shell: ``load_env_file`` (called by the ``kag``
+CLI, and by ``kag serve`` before it starts ``langgraph dev``) sets only the
+variables the environment does not already have. ``langgraph.json`` names no
+``env`` file on purpose: ``langgraph_api.cli.run_server`` patches ``os.environ``
+with every value of that file, so it would override the shell.
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from agent.errors import ConfigError
+
+log = logging.getLogger("kag.settings")
 
 DEFAULT_NEO4J_PASSWORD = "kag-dev-password"
 DEFAULT_GEMINI_MODEL = "google_genai:gemini-2.5-flash"
 DEFAULT_GEMINI_EMBEDDINGS = "google_genai:models/gemini-embedding-001"
 OFFLINE_MODEL = "offline-policy"
 MINILM = "minilm"
+ENV_FILE = ".env"
+"""The dotenv file ``load_env_file`` reads by default (relative to the working directory)."""
 
 # field name -> environment variable
 _ENV = {
@@ -35,13 +50,136 @@ _ENV = {
     "langsmith_project": "LANGSMITH_PROJECT",
     "langsmith_endpoint": "LANGSMITH_ENDPOINT",
     "trace_content": "KAG_TRACE_CONTENT",
+    "auth_tokens": "KAG_AUTH_TOKENS",
+    "auth_tokens_file": "KAG_AUTH_TOKENS_FILE",
+    "checkpoint_ttl": "KAG_CHECKPOINT_TTL",
+    "checkpoint_prefix": "KAG_CHECKPOINT_PREFIX",
 }
-_BOOLEANS = {"langsmith_tracing", "trace_content"}
+_KINDS: dict[str, type] = {"langsmith_tracing": bool, "trace_content": bool, "checkpoint_ttl": int}
+
+OTHER_KAG_VARIABLES = frozenset(
+    {
+        "KAG_NEO4J_PORT",  # scripts/services.sh, docker-compose.yml
+        "KAG_REDIS_PORT",  # scripts/services.sh, docker-compose.yml
+        "KAG_NEO4J_HEAP",  # scripts/services.sh
+        "KAG_SERVICES_DIR",  # scripts/services.sh
+        "KAG_NOTEBOOK_SMALL",  # notebooks/
+        "KAG_LOCOMO_PATH",  # bench/locomo/dataset.py
+    }
+)
+"""``KAG_*`` variables read by scripts, notebooks and the bench, not by the product."""
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+_WARNED: set[str] = set()
+
+
+def parse_bool(var: str, raw: str) -> bool:
+    """``raw`` as a boolean (1/0, true/false, yes/no, on/off); ``ConfigError`` naming ``var``."""
+    lowered = raw.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ConfigError(var, f"expected true/false, got {raw!r}")
+
+
+def parse_env_value(var: str, raw: str, kind: type) -> Any:
+    """Parse one environment value as ``kind`` (bool, int, float, str or a comma-separated tuple)."""
+    if kind is bool:
+        return parse_bool(var, raw)
+    if kind is tuple:
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    try:
+        return kind(raw.strip()) if kind in (int, float) else kind(raw)
+    except ValueError:
+        raise ConfigError(var, f"expected {kind.__name__}, got {raw!r}") from None
+
+
+def read_env(var: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The non-empty value of ``var`` in ``environ`` (default ``os.environ``), else None."""
+    raw = (os.environ if environ is None else environ).get(var)
+    return raw if raw not in (None, "") else None
+
+
+def known_variables() -> frozenset[str]:
+    """Every ``KAG_*`` variable that names a Settings or Context field (or a script's knob)."""
+    from agent.context import Context  # local: agent.context imports this module
+
+    context_vars = {f"KAG_{f.name.upper()}" for f in fields(Context)}
+    return frozenset({*_ENV.values(), *context_vars, *OTHER_KAG_VARIABLES})
+
+
+def warn_unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """Warn (once per name per process) about ``KAG_*`` variables no field reads; return them."""
+    known = known_variables()
+    unknown = sorted(var for var in environ if var.startswith("KAG_") and var not in known)
+    for var in unknown:
+        if var not in _WARNED:
+            _WARNED.add(var)
+            close = difflib.get_close_matches(var, known, n=1)
+            guess = f"did you mean {close[0]}?" if close else "a typo?"
+            log.warning("ignoring unknown environment variable %s (%s see agent/settings.py)", var, guess)
+    return unknown
+
+
+def load_env_file(
+    path: str | Path = ENV_FILE, environ: MutableMapping[str, str] | None = None
+) -> dict[str, str]:
+    """Fill ``environ`` (default ``os.environ``) from the dotenv file at ``path``; never override.
+
+    Only variables the environment has not set at all are taken from the file (a
+    variable the shell set to an empty string stays empty). A missing file is not
+    an error. Returns what was set.
+    """
+    target = os.environ if environ is None else environ
+    file = Path(path)
+    if not file.is_file():
+        return {}
+    from dotenv import dotenv_values  # local: keeps ``import agent.settings`` light
+
+    applied = {
+        name: value
+        for name, value in dotenv_values(file).items()
+        if value is not None and name not in target
+    }
+    target.update(applied)
+    return applied
+
+
+def check_context_variables(environ: Mapping[str, str] | None = None) -> None:
+    """Check every ``KAG_<FIELD>`` of ``Context`` in ``environ``; a bad one is a ``ConfigError`` naming it.
+
+    ``Context`` itself names the field (``pressure_threshold``), since it is also
+    built from explicit values; here the value came from a variable, so the error
+    names the variable (``KAG_PRESSURE_THRESHOLD``) and the value it holds.
+    """
+    from agent.context import Context  # local: agent.context imports this module
+
+    env = os.environ if environ is None else environ
+    raw_values: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    for f in fields(Context):
+        var = f"KAG_{f.name.upper()}"
+        raw = read_env(var, env)
+        if raw is None:
+            continue
+        raw_values[f.name] = raw
+        values[f.name] = parse_env_value(var, raw, type(f.default))
+    if not values:
+        return
+    try:
+        Context(**values)
+    except ConfigError as exc:
+        if exc.variable not in raw_values:
+            raise
+        var = f"KAG_{exc.variable.upper()}"
+        raise ConfigError(var, f"{exc.problem} (got {raw_values[exc.variable]!r})") from None
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Connection and provider settings for one KAG process."""
+    """Connection, provider and server settings for one KAG process."""
 
     neo4j_uri: str = "bolt://127.0.0.1:7687"
     """Bolt URI of Neo4j (KAG_NEO4J_URI)."""
@@ -69,6 +207,14 @@ class Settings:
     """LangSmith endpoint (LANGSMITH_ENDPOINT)."""
     trace_content: bool = False
     """Send run inputs/outputs (messages, core memory) with traces (KAG_TRACE_CONTENT); off by default."""
+    auth_tokens: str = field(default="", repr=False)
+    """Server token table ``token:learner-id,...`` (KAG_AUTH_TOKENS); see ``agent.server.tokens``."""
+    auth_tokens_file: str = ""
+    """Path of a JSON token table ``{"token": "learner-id"}`` (KAG_AUTH_TOKENS_FILE)."""
+    checkpoint_ttl: int | None = None
+    """Server checkpoint expiry in seconds, refreshed on read (KAG_CHECKPOINT_TTL); None: never."""
+    checkpoint_prefix: str = ""
+    """Server checkpoint key prefix (KAG_CHECKPOINT_PREFIX); empty: the saver's default."""
 
     def __post_init__(self) -> None:
         """Validate every field; errors name the environment variable."""
@@ -94,6 +240,9 @@ class Settings:
             )
         if self.langsmith_tracing and not self.langsmith_api_key:
             raise ConfigError(_ENV["langsmith_api_key"], "required when LANGSMITH_TRACING is true")
+        ttl = self.checkpoint_ttl
+        if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
+            raise ConfigError(_ENV["checkpoint_ttl"], f"expected a positive number of seconds, got {ttl!r}")
 
     @property
     def offline(self) -> bool:
@@ -116,15 +265,21 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Read settings from ``environ`` (default ``os.environ``); ``overrides`` win."""
+        """Read settings from ``environ`` (default ``os.environ``); ``overrides`` win.
+
+        Unknown ``KAG_*`` variables (a typo such as ``KAG_MAX_STEP``) are logged
+        once as a warning; the run-time knobs (``KAG_<CONTEXT FIELD>``) are checked
+        here too, so a bad one fails at start with an error naming the variable.
+        """
         env = os.environ if environ is None else environ
+        warn_unknown_variables(env)
+        check_context_variables(env)
         values: dict[str, Any] = {}
         names = {f.name for f in fields(cls)}
         for name, var in _ENV.items():
-            raw = env.get(var)
-            if raw is None or raw == "":
-                continue
-            values[name] = _parse_bool(var, raw) if name in _BOOLEANS else raw
+            raw = read_env(var, env)
+            if raw is not None:
+                values[name] = parse_env_value(var, raw, _KINDS.get(name, str))
         unknown = set(overrides) - names
         if unknown:
             raise TypeError(f"unknown settings: {sorted(unknown)}")
@@ -134,12 +289,3 @@ class Settings:
     def with_overrides(self, **overrides: Any) -> Settings:
         """Return a copy with ``overrides`` applied (validated again)."""
         return replace(self, **overrides)
-
-
-def _parse_bool(var: str, raw: str) -> bool:
-    lowered = raw.strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
-        return True
-    if lowered in {"0", "false", "no", "off"}:
-        return False
-    raise ConfigError(var, f"expected true/false, got {raw!r}")

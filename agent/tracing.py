@@ -9,7 +9,7 @@ leaves the machine.
 What a trace carries when tracing is on:
 
 - always: run names, tags (``kag``, ``kag:<phase>``), timings, status, error text,
-  and metadata: ``learner_hash`` (``agent.learner_ids.learner_hash``), ``phase``,
+  and metadata: ``learner_hash`` (``agent.validation.learner_hash``), ``phase``,
   ``step``, plus LangGraph's ids (thread, run, assistant, graph, node). Metadata
   values that name a learner (``owner``, ``user_id``, ``learner_id``,
   ``langgraph_auth_user_id``) are replaced with their hash before sending;
@@ -24,8 +24,8 @@ from typing import Any
 import langsmith
 from langchain_core.runnables import RunnableConfig
 
-from agent.learner_ids import learner_hash
 from agent.settings import Settings
+from agent.validation import learner_hash
 
 IDENTITY_KEYS = frozenset({"owner", "user_id", "learner_id", "langgraph_auth_user_id"})
 """Metadata keys whose values name a learner; traced as hashes."""
@@ -78,8 +78,11 @@ def make_client(settings: Settings) -> langsmith.Client:
 def configure_tracing(settings: Settings | None = None) -> langsmith.Client | None:
     """Install the tracing client, or switch tracing off; returns the client or None.
 
-    Idempotent for equal settings. The graph modules call it at import, which
-    covers the LangGraph server, the CLI and scripts that import a graph.
+    Idempotent for equal settings. Nothing calls it at import: it runs when a
+    process starts using KAG, before any model call is traced. ``Resources``
+    calls it when built (CLI, bench, scripts and the server's per-loop bundle),
+    and the server's checkpointer factory (``agent.server.checkpointer``) calls
+    it at server start, before the first run.
     """
     settings = settings or Settings.from_env()
     if settings in _INSTALLED:

@@ -7,7 +7,7 @@ this process, one after another; then every thread is listed by all three savers
 turn (interleaved, so load spikes hit them alike). Not a test: it prints figures and writes JSON to
 ``bench/results/``.
 
-    .venv/bin/python bench/checkpoint.py [--steps 1000] [--threads 20]
+    .venv/bin/python -m bench.checkpoint [--steps 1000] [--threads 20]
 
 ``list`` lists a whole thread; ``list_page`` its newest 10 checkpoints (``limit=10``),
 which is what a LangGraph server thread-history request reads.
@@ -19,7 +19,6 @@ import argparse
 import json
 import sqlite3
 import statistics
-import sys
 import time
 import uuid
 from collections import defaultdict
@@ -37,7 +36,6 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.checkpoint import RedisSaver  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 

@@ -13,7 +13,7 @@ own cost (the model's latency is the design's budget, not ours):
    10 … 2,000 messages; ratio of time per message against the 10-message queue
    (≈ 1 means O(queue), as the design states).
 
-    .venv/bin/python bench/heartbeat.py [--turns 200]
+    .venv/bin/python -m bench.heartbeat [--turns 200]
 """
 
 from __future__ import annotations
@@ -21,10 +21,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import time
 import uuid
-from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.language_models import BaseChatModel
@@ -37,13 +35,12 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.checkpoint import AsyncRedisSaver  # noqa: E402
 from agent.context import Context  # noqa: E402
+from agent.heartbeat.tokens import count_messages  # noqa: E402
+from agent.heartbeat.working_memory import compile_prompt  # noqa: E402
 from agent.resources import Resources  # noqa: E402
 from agent.settings import Settings  # noqa: E402
-from agent.tokens import count_messages  # noqa: E402
-from agent.working_memory import compile_prompt  # noqa: E402
 from graphs.heartbeat import make_builder  # noqa: E402
 
 FILLER = "We went through another worked example of joins, step by step, with a small table. " * 4

@@ -5,7 +5,7 @@ extractor + MiniLM + the real Neo4j/Redis, then times depth-2 link expansion.
 Baselines run in the same process: ingestion without linking/evolution, and
 plain vector search without expansion. Not a test; prints figures only.
 
-    .venv/bin/python bench/zettelkasten.py [--sessions 40] [--queries 100]
+    .venv/bin/python -m bench.zettelkasten [--sessions 40] [--queries 100]
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ import uuid
 
 from tqdm import tqdm
 
-from agent.artifact_stream import delete_stream
-from agent.embeddings import index_name_for
-from agent.note_linking import expand_note_links
-from agent.note_metrics import note_metrics
-from agent.note_pipeline import PipelineConfig, ingest_session
-from agent.note_store import candidate_notes, delete_learner_notes, run
+from agent.notes.artifacts import delete_stream
+from agent.notes.linking import expand_note_links
+from agent.notes.metrics import note_metrics
+from agent.notes.pipeline import PipelineConfig, ingest_session
+from agent.notes.store import NoteStore
 from agent.resources import Resources
 from agent.settings import Settings
 
@@ -83,27 +82,29 @@ async def ingest_all(res: Resources, learner: str, n: int, config: PipelineConfi
 async def main(sessions: int, queries: int) -> None:
     res = Resources(Settings.from_env(google_api_key=None).with_overrides(google_api_key=None))
     learner, baseline_learner = f"bench-{uuid.uuid4()}", f"bench-{uuid.uuid4()}"
+    store = NoteStore.for_resources(res)
     try:
         await asyncio.to_thread(res.embeddings.embed_query, "warm up")  # load MiniLM
         await ingest_session(res, baseline_learner, session(0)[1], "warmup", "w")  # schema
-        await delete_learner_notes(res.neo4j, baseline_learner)
+        await store.delete_learner(baseline_learner)
         base = await ingest_all(res, baseline_learner, sessions, PipelineConfig(link=False, evolve=False))
         full = await ingest_all(res, learner, sessions, PipelineConfig())
-        metrics = await note_metrics(res.neo4j, learner)
-        rows = await run(res.neo4j, "MATCH (n:Note {learner_id: $l}) RETURN n.id AS id", {"l": learner})
+        metrics = await note_metrics(store, learner)
+        rows, _, _ = await res.neo4j.execute_query(
+            "MATCH (n:Note {learner_id: $l}) RETURN n.id AS id", {"l": learner}, database_=res.database
+        )
         ids = [r["id"] for r in rows]
-        index = index_name_for(res.embeddings, "note")
         rng = random.Random(7)
         search_t, expand_t = [], []
         for _ in tqdm(range(queries), desc="retrieve", unit="query"):
             query = rng.choice(TOPICS)[1]
             vector = await asyncio.to_thread(res.embeddings.embed_query, query)
             start = time.perf_counter()
-            hits = await candidate_notes(res.neo4j, learner, vector, index_name=index, k=5, exclude=[])
+            hits = await store.candidate_notes(learner, vector, k=5, exclude=[])
             search_t.append(time.perf_counter() - start)
             seeds = [h["note"]["id"] for h in hits] or rng.sample(ids, 1)
             start = time.perf_counter()
-            await expand_note_links(res.neo4j, learner, seeds, depth=2)
+            await expand_note_links(store, learner, seeds, depth=2)
             expand_t.append(time.perf_counter() - start)
         print()
         show("ingest, no linking (baseline)", base, None, 1.5)
@@ -119,12 +120,9 @@ async def main(sessions: int, queries: int) -> None:
         )
     finally:
         for who in (learner, baseline_learner):
-            await delete_learner_notes(res.neo4j, who)
-            await run(
-                res.neo4j,
-                "MATCH (l:Learner {id: $l}) WHERE NOT (l)--() DELETE l",
-                {"l": who},
-                write=True,
+            await store.delete_learner(who)
+            await res.neo4j.execute_query(
+                "MATCH (l:Learner {id: $l}) WHERE NOT (l)--() DELETE l", {"l": who}, database_=res.database
             )
             await delete_stream(res.redis, who)
         await res.aclose()

@@ -11,28 +11,45 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import logging
+import runpy
 import sys
 import uuid
-from typing import Any
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from agent.context import Context
 from agent.errors import KAGError
-from agent.resources import Resources
-from agent.settings import Settings
 
-console = Console()
+if TYPE_CHECKING:  # heavy imports stay inside the commands, so ``kag --help`` is fast
+    from rich.console import Console
+
+    from agent.context import Context
+    from agent.settings import Settings
+
+EVALUATIONS = {
+    "locomo": ("bench.locomo", "LoCoMo retrieval (evidence recall@k); see python -m bench.locomo -h"),
+    "ablations": ("bench.ablations", "ablation variants and baselines; see python -m bench.ablations -h"),
+}
+"""``kag eval NAME`` → the bench module it runs as ``python -m MODULE``."""
+
+
+@cache
+def get_console() -> Console:
+    """The shared rich console (imported on first use)."""
+    from rich.console import Console
+
+    return Console()
 
 
 async def _run_request(
     graph: Any, learner_id: str, request: str, thread_id: str, context: Context, *, end_session: bool = False
 ) -> dict:
     """Stream one request, printing every phase; return the output."""
+    from rich.markup import escape
+
     config = {"configurable": {"thread_id": thread_id}}
     output: dict = {}
     request_context = {"session_id": thread_id, "current_concept": "sql.joins", "end_session": end_session}
@@ -49,17 +66,23 @@ async def _run_request(
         details = {k: v for k, v in chunk.items() if k != "phase"}
         if phase == "think" and details.get("tool_calls"):
             details = {"step": details["step"], "tool_calls": details["tool_calls"]}
-        console.print(f"   [cyan]{phase:<8}[/cyan] {escape(json.dumps(details, default=str)[:220])}")
+        get_console().print(f"   [cyan]{phase:<8}[/cyan] {escape(json.dumps(details, default=str)[:220])}")
     return output
 
 
 async def demo(settings: Settings) -> int:
     """Run the three-session demo on the embedded defaults."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from agent.checkpoint import AsyncRedisSaver
+    from agent.context import Context
+    from agent.resources import Resources
     from graphs.demo_script import DEMO_MAX_TOKENS, SESSIONS
     from graphs.heartbeat import make_builder
 
+    console = get_console()
     resources = Resources(settings)
-    from agent.checkpoint import AsyncRedisSaver
 
     learner_id = f"demo-{uuid.uuid4().hex[:8]}"
     context = Context(max_tokens=DEMO_MAX_TOKENS)
@@ -106,7 +129,11 @@ async def smoke(settings: Settings) -> int:
     """Touch every service once: Neo4j, Redis, embeddings, one offline tool call."""
     from langchain_core.messages import HumanMessage
     from langchain_core.tools import tool
+    from rich.markup import escape
 
+    from agent.resources import Resources
+
+    console = get_console()
     resources = Resources(settings)
     probe = f"smoke-{uuid.uuid4().hex[:8]}"
     try:
@@ -136,6 +163,8 @@ async def smoke(settings: Settings) -> int:
 async def ask(settings: Settings, learner_id: str, request: str, thread_id: str) -> int:
     """Send one request through the heartbeat and print the output."""
     from agent.checkpoint import AsyncRedisSaver
+    from agent.context import Context
+    from agent.resources import Resources
     from graphs.heartbeat import make_builder
 
     resources = Resources(settings)
@@ -144,25 +173,63 @@ async def ask(settings: Settings, learner_id: str, request: str, thread_id: str)
             await saver.setup()
             graph = make_builder(resources).compile(checkpointer=saver)
             out = await _run_request(graph, learner_id, request, thread_id, Context())
-            console.print_json(json.dumps(out, default=str))
+            get_console().print_json(json.dumps(out, default=str))
     finally:
         await resources.aclose()
     return 0
 
 
-async def eval_ablations(small: bool, variants: str) -> int:
-    """Run the ablation study and print its metrics table (``bench/ablations.py`` also saves JSON)."""
-    from graphs.ablations import FULL_FILLER, SMALL_FILLER, render_report, run_ablations
+def run_evaluation(name: str, args: list[str]) -> int:
+    """Hand ``kag eval NAME ARGS...`` to ``python -m bench.NAME ARGS...``; return its exit code.
 
-    names = [v for v in variants.split(",") if v]
-    result = await run_ablations(names, filler=SMALL_FILLER if small else FULL_FILLER)
-    console.print(render_report(result), markup=False, highlight=False, soft_wrap=True)
+    The bench package is located by name at run time (``runpy``), never imported
+    by the product, so the import contract "agent, graphs, tools never import
+    bench" holds and the CLI keeps no copy of the benchmark logic.
+    """
+    module, _ = EVALUATIONS[name]
+    if not _bench_available(module):
+        get_console().print(f"[red]error:[/red] {module} not found: kag eval needs a source checkout")
+        return 2
+    saved = sys.argv[:]
+    sys.argv = [f"python -m {module}", *args]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as done:
+        code = done.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        get_console().print(str(code))
+        return 1
+    finally:
+        sys.argv = saved
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``kag`` console script."""
-    parser = argparse.ArgumentParser(prog="kag", description=__doc__.splitlines()[0])
+def _bench_available(module: str) -> bool:
+    """True when ``module`` can be found; falls back to this source checkout's root.
+
+    An editable install made before ``bench`` became a package does not map it,
+    so the checkout root (the parent of ``graphs/``) is tried as well.
+    """
+    try:
+        if importlib.util.find_spec(module) is not None:
+            return True
+    except ModuleNotFoundError:
+        pass
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "bench" / "__init__.py").is_file():
+        return False
+    sys.path.insert(0, str(root))
+    importlib.invalidate_caches()
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kag`` argument parser (imports nothing heavy)."""
+    parser = argparse.ArgumentParser(prog="kag", description=(__doc__ or "kag").splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("smoke", help="touch Neo4j, Redis, embeddings and the model once")
     sub.add_parser("demo", help="run the three-session demo")
@@ -170,38 +237,31 @@ def main(argv: list[str] | None = None) -> int:
     p_ask.add_argument("learner_id")
     p_ask.add_argument("request")
     p_ask.add_argument("--thread", default=None)
-    p_eval = sub.add_parser("eval", help="evaluations").add_subparsers(dest="evaluation", required=True)
-    p_abl = p_eval.add_parser("ablations", help="ablation variants and baselines over the learner script")
-    p_abl.add_argument("--small", action="store_true", help="the small (CI) script")
-    p_abl.add_argument("--variants", default="", help="comma-separated variant names (default: all)")
-    from agent.locomo_runner import add_arguments as add_locomo_arguments
+    p_eval = sub.add_parser("eval", help="evaluations (run the bench package)")
+    evals = p_eval.add_subparsers(dest="evaluation", required=True)
+    for name, (_, help_text) in EVALUATIONS.items():
+        evals.add_parser(name, help=help_text, add_help=False)  # main() hands these over unparsed
+    return parser
 
-    add_locomo_arguments(p_eval.add_parser("locomo", help="LoCoMo retrieval benchmark (evidence recall@k)"))
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``kag`` console script."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) >= 2 and argv[0] == "eval" and argv[1] in EVALUATIONS:
+        return run_evaluation(argv[1], argv[2:])  # everything after the name is the bench's
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
+        from agent.settings import Settings
+
         settings = Settings.from_env()
         if args.command == "smoke":
             return asyncio.run(smoke(settings))
         if args.command == "demo":
             return asyncio.run(demo(settings))
-        if args.command == "eval" and args.evaluation == "locomo":
-            from agent.locomo_report import run_and_report
-            from agent.locomo_runner import config_from_args
-
-            def echo(text: str) -> None:
-                console.print(text, markup=False, highlight=False, soft_wrap=True)
-
-            asyncio.run(run_and_report(config_from_args(args), args.out, echo=echo))
-            return 0
-        if args.command == "eval":
-            from agent.ablation_variants import ALL_VARIANTS
-
-            logging.getLogger("kag").setLevel(logging.ERROR)
-            return asyncio.run(eval_ablations(args.small, args.variants or ",".join(ALL_VARIANTS)))
         return asyncio.run(ask(settings, args.learner_id, args.request, args.thread or args.learner_id))
     except KAGError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        get_console().print(f"[red]error:[/red] {exc}")
         return 2
 
 

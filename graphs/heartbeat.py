@@ -18,13 +18,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.context import Context
+from agent.heartbeat.nodes import make_nodes, make_notes_node, run_context, split_summary
+from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
+from agent.heartbeat.wiring import Wiring
+from agent.heartbeat.working_memory import eviction_cut
 from agent.identity import add_bound_nodes
 from agent.resources import Resources, default_resources
-from agent.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
-from agent.tracing import configure_tracing
-from agent.working_memory import eviction_cut
-from graphs.heartbeat_nodes import make_nodes, make_notes_node, run_context, split_summary
 from graphs.zettelkasten import make_builder as make_zettelkasten_builder
+from tools.memory_tools import make_memory_tools
 
 
 def route_after_monitor(state: HeartbeatState, runtime: Runtime[Context]) -> Literal["archive", "compile"]:
@@ -51,9 +52,10 @@ def route_after_finish(state: HeartbeatState, runtime: Runtime[Context]) -> Lite
 def make_builder(resources: Resources | None = None) -> StateGraph:
     """Wire the heartbeat over ``resources`` (default: per-loop bundle from the environment)."""
     provide = (lambda: resources) if resources is not None else default_resources
-    nodes = make_nodes(provide)
+    wiring = Wiring(provide, make_memory_tools)  # stores and tools, built once per bundle
+    nodes = make_nodes(wiring)
     nodes["notes"] = make_notes_node(
-        make_zettelkasten_builder(resources).compile(name="zettelkasten"), provide
+        make_zettelkasten_builder(resources).compile(name="zettelkasten"), wiring
     )
     builder = StateGraph(
         HeartbeatState,
@@ -74,6 +76,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     return builder
 
 
-configure_tracing()  # opt-in LangSmith, content hidden by default (agent/tracing.py)
+# Wiring only, no I/O: stores and tracing are set up when the graph first runs
+# (``Resources``/``default_resources``; the server's checkpointer factory).
 builder = make_builder()
 graph = builder.compile(name="kag")

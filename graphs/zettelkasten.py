@@ -1,7 +1,7 @@
 """The Zettelkasten subgraph: extract → store → link → evolve → artifacts → publish.
 
 Run at session end (the heartbeat calls it as a subgraph). Each node is one
-step of ``agent.note_pipeline``; this module only wires them.
+step of ``agent.notes.pipeline``; this module only wires them.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing_extensions import TypedDict
 
 from agent.context import Context
 from agent.identity import add_bound_nodes
-from agent.note_models import DEFAULT_TAG_VOCABULARY, Artifact, NoteDraft
-from agent.note_pipeline import (
+from agent.notes.models import DEFAULT_TAG_VOCABULARY, Artifact, NoteDraft
+from agent.notes.pipeline import (
     PipelineConfig,
     artifacts_step,
     evolve_step,
@@ -29,7 +29,6 @@ from agent.note_pipeline import (
     validate_transcript,
 )
 from agent.resources import Resources, default_resources
-from agent.tracing import configure_tracing
 
 
 def _last(_: Any, new: Any) -> Any:
@@ -195,6 +194,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     return builder
 
 
-configure_tracing()  # opt-in LangSmith, content hidden by default (agent/tracing.py)
+# Wiring only, no I/O: stores and tracing are set up when the graph first runs
+# (``Resources``/``default_resources``; the server's checkpointer factory).
 builder = make_builder()
 graph = builder.compile(name="zettelkasten")

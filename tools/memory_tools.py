@@ -1,22 +1,23 @@
 """The MemGPT memory tools, as LangChain tools over KAG's stores.
 
 Each tool is a thin wrapper: validation and storage live in ``agent/``.
-``learner_id`` is ``InjectedState``: hidden from the model's schema and
-supplied by the graph from state, never by the model.
+``learner_id`` is ``InjectedState`` and ``knobs`` an ``InjectedToolArg``: both are
+hidden from the model's schema and supplied by the graph, never by the model.
 """
 
 from __future__ import annotations
 
 import json
-import weakref
-from typing import Annotated
+from typing import Annotated, Any
 
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, InjectedToolArg, tool
 from langgraph.prebuilt import InjectedState
 
-from agent.memory_stores import MemoryStores
+from agent.memory.stores import MemoryKnobs, MemoryStores
 
 LearnerId = Annotated[str, InjectedState("learner_id")]
+Knobs = Annotated[dict[str, Any] | None, InjectedToolArg]
+"""The run's ``MemoryKnobs`` as a dict: hidden from the model, injected by the tool runner."""
 _HIT_FIELDS = ("id", "text", "score", "created_at", "kind")
 
 
@@ -36,37 +37,31 @@ def _compact(page: dict) -> str:
 
 
 def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
-    """The five memory tools bound to ``stores``, built once per stores object.
+    """The five memory tools bound to ``stores``; graphs build them once, with the stores.
 
-    Building a tool derives a pydantic schema from its signature, which costs more than
-    a heartbeat step's Redis and Neo4j calls, so the tools are cached per stores.
+    The run's knobs (page size, recipe, core limits) arrive per call as the hidden
+    ``knobs`` argument, injected by the tool runner with the learner id.
     """
-    cached = _TOOLS.get(stores)
-    if cached is None:
-        cached = _TOOLS[stores] = _build_memory_tools(stores)
-    return list(cached)
-
-
-_TOOLS: weakref.WeakKeyDictionary[MemoryStores, list[BaseTool]] = weakref.WeakKeyDictionary()
-
-
-def _build_memory_tools(stores: MemoryStores) -> list[BaseTool]:
 
     @tool
-    async def core_memory_append(section: str, content: str, learner_id: LearnerId) -> str:
+    async def core_memory_append(
+        section: str, content: str, learner_id: LearnerId, knobs: Knobs = None
+    ) -> str:
         """Append a line to a core memory section (user_profile, current_goals, or a new one).
 
         Use it to remember facts about the learner and their goals.
         """
-        sections = await stores.core.append(learner_id, section, content)
+        limits = MemoryKnobs.of(knobs).core
+        sections = await stores.core.append(learner_id, section, content, limits=limits)
         return json.dumps({"ok": True, "section": section, "core_memory": sections})
 
     @tool
     async def core_memory_replace(
-        section: str, old_content: str, new_content: str, learner_id: LearnerId
+        section: str, old_content: str, new_content: str, learner_id: LearnerId, knobs: Knobs = None
     ) -> str:
         """Replace exact text in a core memory section; an empty new_content deletes it."""
-        sections = await stores.core.replace(learner_id, section, old_content, new_content)
+        limits = MemoryKnobs.of(knobs).core
+        sections = await stores.core.replace(learner_id, section, old_content, new_content, limits=limits)
         return json.dumps({"ok": True, "section": section, "core_memory": sections})
 
     @tool
@@ -81,21 +76,23 @@ def _build_memory_tools(stores: MemoryStores) -> list[BaseTool]:
 
     @tool
     async def archival_memory_search(
-        query: str, learner_id: LearnerId, page: int = 0, page_size: int | None = None
+        query: str, learner_id: LearnerId, page: int = 0, page_size: int | None = None, knobs: Knobs = None
     ) -> str:
         """Search archival memory (past sessions, summaries, notes). Pages start at 0; page_size 1-50."""
+        run = MemoryKnobs.of(knobs)
         result = await stores.archival.search(
-            learner_id, query, page=page, page_size=page_size or stores.page_size, recipe=stores.recipe
+            learner_id, query, page=page, page_size=page_size or run.page_size, recipe=run.recipe
         )
         return _compact(result.to_dict())
 
     @tool
     async def conversation_search(
-        query: str, learner_id: LearnerId, page: int = 0, page_size: int | None = None
+        query: str, learner_id: LearnerId, page: int = 0, page_size: int | None = None, knobs: Knobs = None
     ) -> str:
         """Search every past message of every session, verbatim. Pages start at 0; page_size 1-50."""
+        run = MemoryKnobs.of(knobs)
         result = await stores.recall.search(
-            learner_id, query, page=page, page_size=page_size or stores.page_size
+            learner_id, query, page=page, page_size=page_size or run.page_size
         )
         return _compact(result.to_dict())
 

@@ -1,13 +1,12 @@
 """Zettelkasten tools: write the session's notes, search the learner's notes.
 
-Thin wrappers over ``agent.note_pipeline`` and the note store (never the
+Thin wrappers over ``agent.notes.pipeline`` and the note store (never the
 compiled graph). ``learner_id`` and the transcript come from graph state via
 ``InjectedState``; the model never supplies them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -16,12 +15,11 @@ from langchain_core.messages import BaseMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import InjectedState
 
-from agent.embeddings import index_name_for
-from agent.learner_ids import validate_learner_id
-from agent.note_linking import expand_note_links, raw_cosine
-from agent.note_pipeline import PipelineConfig, ingest_session
-from agent.note_store import candidate_notes, ensure_note_schema
+from agent.notes.linking import expand_note_links, raw_cosine
+from agent.notes.pipeline import PipelineConfig, ingest_session
+from agent.notes.store import NoteStore
 from agent.resources import Resources
+from agent.validation import validate_learner_id
 
 LearnerId = Annotated[str, InjectedState("learner_id")]
 GraphState = Annotated[dict, InjectedState]
@@ -72,18 +70,14 @@ def make_note_tools(
     @tool
     async def note_search(query: str, learner_id: LearnerId, k: int = 5) -> str:
         """Search the learner's own notes by meaning, plus the notes they link to."""
-        res = provide()
+        store = NoteStore.for_resources(provide())
         learner_id = validate_learner_id(learner_id)
         k = max(1, min(int(k), 20))
-        emb = res.embeddings
-        index = index_name_for(emb, "note")
-        await ensure_note_schema(res.neo4j, index, emb.dimension, database=res.database)
-        vector = await asyncio.to_thread(emb.embed_query, query)
-        hits = await candidate_notes(
-            res.neo4j, learner_id, vector, index_name=index, k=k, exclude=[], database=res.database
-        )
+        await store.ensure_schema()
+        vector = await store.embed_query(query)
+        hits = await store.candidate_notes(learner_id, vector, k=k, exclude=[])
         ids = [h["note"]["id"] for h in hits]
-        linked = await expand_note_links(res.neo4j, learner_id, ids, depth=1, limit=k, database=res.database)
+        linked = await expand_note_links(store, learner_id, ids, depth=1, limit=k)
         return json.dumps(
             {
                 "results": [

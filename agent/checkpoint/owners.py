@@ -3,7 +3,7 @@
 Key: ``P:t:T:owner`` (a string), beside the thread's other keys, so deleting the
 thread deletes it too. The *principal* is who is asking: by default the
 ``langgraph_auth_user_id`` in the config; the server factory also reads the
-request's auth context (``agent.checkpoint.server``). With no principal (plain
+request's auth context (``agent.server.checkpointer``). With no principal (plain
 Python, tests, the server's own housekeeping) nothing is checked.
 
 - A write claims an unowned thread (``SET NX`` + ``GET`` in one MULTI/EXEC) and is refused

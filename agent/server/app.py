@@ -4,19 +4,38 @@ The LangGraph server merges this Starlette app with its own routes; its middlewa
 (``ServerGuard``) runs before every route, the server's internal ones included.
 Custom routes added here go through the same bearer auth
 (``http.enable_custom_route_auth``).
+
+The app's lifespan runs when the server starts: a malformed token table stops
+the start with a ``ConfigError`` naming the variable, and a missing one is
+warned about (every API request would get a 401).
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
+from agent.server.auth import NOT_CONFIGURED, server_token_table
 from agent.server.guard import ServerGuard
+
+log = logging.getLogger("kag.server")
+
+
+@asynccontextmanager
+async def lifespan(_: Starlette) -> AsyncIterator[None]:
+    """Check the token table once at start (it raises for a malformed table)."""
+    if not server_token_table().configured:
+        log.warning("no bearer tokens configured: %s", NOT_CONFIGURED)
+    yield
 
 
 def build_app() -> Starlette:
-    """A Starlette app carrying KAG's guard middleware."""
-    return Starlette(middleware=[Middleware(ServerGuard)])
+    """A Starlette app carrying KAG's guard middleware and start-up checks."""
+    return Starlette(middleware=[Middleware(ServerGuard, tokens=server_token_table)], lifespan=lifespan)
 
 
 app = build_app()

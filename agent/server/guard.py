@@ -15,7 +15,7 @@ Route policy (the note and README list every route):
 - ``POST /threads/{id}/state``: refused (403) when its ``values`` write an identity
   field (``learner_id``). The auth handlers never see update values, so the guard
   reads the body here; every node also re-binds the learner (``agent.identity``).
-- Everything else goes on to the server's own auth (``agent.auth``).
+- Everything else goes on to the server's own auth (``agent.server.auth``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from agent.auth_tokens import TokenTable
+from agent.server.tokens import TokenTable
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -61,7 +61,7 @@ class ServerGuard:
 
     @property
     def tokens(self) -> TokenTable:
-        """The bearer token table (the same one ``agent.auth`` uses)."""
+        """The bearer token table (the same one ``agent.server.auth`` uses)."""
         if self._tokens is None:
             self._tokens = self._tokens_factory()
         return self._tokens

@@ -3,7 +3,7 @@ import uuid
 import pytest
 
 from agent.errors import InvalidInputError
-from agent.learner_ids import MAX_REQUEST_BYTES, learner_hash, validate_learner_id, validate_request
+from agent.validation import MAX_REQUEST_BYTES, learner_hash, validate_learner_id, validate_request
 
 
 def test_uuid_and_slug_accepted():

@@ -1,8 +1,18 @@
+import logging
+
 import pytest
 
+from agent import settings as settings_module
 from agent.context import Context
 from agent.errors import ConfigError
-from agent.settings import DEFAULT_GEMINI_MODEL, MINILM, OFFLINE_MODEL, Settings
+from agent.settings import (
+    DEFAULT_GEMINI_MODEL,
+    MINILM,
+    OFFLINE_MODEL,
+    Settings,
+    parse_bool,
+    warn_unknown_variables,
+)
 
 
 def test_defaults_are_offline():
@@ -82,4 +92,120 @@ def test_context_validation(kwargs, name):
 def test_context_env_type_errors_name_the_variable(monkeypatch):
     monkeypatch.setenv("KAG_MAX_STEPS", "five")
     with pytest.raises(ConfigError, match="KAG_MAX_STEPS"):
+        Context()
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("1", True), ("TRUE", True), (" yes ", True), ("on", True), ("0", False), ("Off", False)],
+)
+def test_one_boolean_parser(raw, expected):
+    assert parse_bool("KAG_X", raw) is expected
+    assert Settings.from_env({"KAG_TRACE_CONTENT": raw}).trace_content is expected
+
+
+def test_context_booleans_use_the_settings_parser(monkeypatch):
+    monkeypatch.setenv("KAG_ZETTELKASTEN", "off")
+    assert Context().zettelkasten is False
+    monkeypatch.setenv("KAG_ZETTELKASTEN", "maybe")
+    with pytest.raises(ConfigError, match="KAG_ZETTELKASTEN"):
+        Context()
+
+
+def test_checkpoint_and_token_variables_are_settings():
+    s = Settings.from_env(
+        {"KAG_CHECKPOINT_TTL": "3600", "KAG_CHECKPOINT_PREFIX": "kag:test", "KAG_AUTH_TOKENS_FILE": "t.json"}
+    )
+    assert (s.checkpoint_ttl, s.checkpoint_prefix, s.auth_tokens_file) == (3600, "kag:test", "t.json")
+    assert Settings.from_env({}).checkpoint_ttl is None
+
+
+@pytest.mark.parametrize("raw", ["0", "-5", "soon", "1.5"])
+def test_bad_checkpoint_ttl_names_the_variable(raw):
+    with pytest.raises(ConfigError) as info:
+        Settings.from_env({"KAG_CHECKPOINT_TTL": raw})
+    assert info.value.variable == "KAG_CHECKPOINT_TTL"
+
+
+def test_unknown_kag_variables_warn_once(caplog, monkeypatch):
+    monkeypatch.setattr(settings_module, "_WARNED", set())
+    env = {"KAG_MAX_STEP": "3", "KAG_MAX_STEPS": "3", "KAG_REDIS_URL": "redis://h:1/0", "KAG_NEO4J_PORT": "7"}
+    with caplog.at_level(logging.WARNING, logger="kag.settings"):
+        Settings.from_env(env)
+        Settings.from_env(env)
+    warnings = [r.getMessage() for r in caplog.records if r.name == "kag.settings"]
+    assert len(warnings) == 1
+    assert "KAG_MAX_STEP " in warnings[0] + " "
+    assert warn_unknown_variables(env) == ["KAG_MAX_STEP"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"search_recipe": "hybrid_rfr"}, "search_recipe"),
+        ({"search_page_size": 0}, "search_page_size"),
+        ({"search_page_size": 51}, "search_page_size"),
+        ({"core_section_limit": 0}, "core_section_limit"),
+        ({"core_section_limit": 100_001}, "core_section_limit"),
+        ({"core_ttl_seconds": 59}, "core_ttl_seconds"),
+        ({"core_ttl_seconds": -1}, "core_ttl_seconds"),
+        ({"link_top_k": 0}, "link_top_k"),
+        ({"link_top_k": 51}, "link_top_k"),
+        ({"degree_cap": 0}, "degree_cap"),
+        ({"degree_cap": 101}, "degree_cap"),
+        ({"link_min_confidence": -0.1}, "link_min_confidence"),
+        ({"link_min_confidence": 1.1}, "link_min_confidence"),
+        ({"max_tokens": "8192"}, "max_tokens"),
+        ({"max_tokens": 8192.0}, "max_tokens"),
+        ({"max_tokens": None}, "max_tokens"),
+        ({"max_steps": True}, "max_steps"),
+        ({"auto_archive": "yes"}, "auto_archive"),
+        ({"pressure_threshold": "high"}, "pressure_threshold"),
+        ({"search_recipe": 3}, "search_recipe"),
+        ({"note_tag_vocabulary": "sql"}, "note_tag_vocabulary"),
+        ({"note_tag_vocabulary": [1]}, "note_tag_vocabulary"),
+        ({"max_step": 3}, "max_step"),
+    ],
+)
+def test_context_rejects_bad_values_naming_the_field(kwargs, name):
+    with pytest.raises(ConfigError) as info:
+        Context(**kwargs)
+    assert info.value.variable == name
+
+
+def test_context_accepts_edges_and_json_shapes():
+    ctx = Context(
+        search_recipe="vector_only",
+        search_page_size=50,
+        core_section_limit=100_000,
+        core_ttl_seconds=60,
+        link_top_k=1,
+        degree_cap=100,
+        link_min_confidence=1,
+        note_tag_vocabulary=["sql", "joins"],
+    )
+    assert ctx.link_min_confidence == 1.0 and ctx.note_tag_vocabulary == ("sql", "joins")
+    assert Context(core_ttl_seconds=0).core_ttl_seconds == 0
+    assert Context(core_ttl_seconds=None).core_ttl_seconds == 0  # no expiry
+
+
+@pytest.mark.parametrize(
+    ("value", "name"), [([1, 2], "context"), ("max_tokens=1", "context"), ({"max_tokens": "x"}, "max_tokens")]
+)
+def test_context_coerce_names_the_field(value, name):
+    with pytest.raises(ConfigError) as info:
+        Context.coerce(value)
+    assert info.value.variable == name
+
+
+def test_context_coerce_accepts_none_mappings_and_contexts():
+    assert Context.coerce(None) == Context()
+    assert Context.coerce({"max_steps": 3}).max_steps == 3
+    ctx = Context(max_steps=2)
+    assert Context.coerce(ctx) is ctx
+
+
+def test_context_env_range_errors_name_the_field(monkeypatch):
+    monkeypatch.setenv("KAG_SEARCH_PAGE_SIZE", "500")
+    with pytest.raises(ConfigError, match="search_page_size"):
         Context()

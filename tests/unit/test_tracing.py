@@ -7,6 +7,9 @@ positive control (tracing on, same call) proves the check can fail.
 
 import http.server
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -17,9 +20,10 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tracers.langchain import LangChainTracer, wait_for_all_tracers
 
 from agent import tracing
-from agent.learner_ids import learner_hash
-from agent.offline_policy import OfflinePolicyModel
+from agent.models.offline_policy import OfflinePolicyModel
+from agent.resources import Resources
 from agent.settings import Settings
+from agent.validation import learner_hash
 
 SECRET = "my secret is zebra-42"
 LEARNER = "learner-tracing-ada"
@@ -129,3 +133,31 @@ def test_metadata_scrub_and_trace_config():
     assert config["metadata"] == {"learner_hash": learner_hash("ada"), "phase": "act", "step": 3}
     assert config["tags"] == ["kag", "kag:act"]
     assert json.dumps(config).find('"ada"') == -1
+
+
+IMPORT_PROBE = """
+import langsmith
+calls = []
+langsmith.configure = lambda **kwargs: calls.append(kwargs)
+import graphs.heartbeat, graphs.zettelkasten, agent.server.auth, agent.server.checkpointer
+from agent import tracing
+from agent.server.auth import auth
+assert auth is not None
+assert not calls and not tracing._INSTALLED, calls
+print("clean")
+"""
+
+
+def test_importing_graphs_and_server_configures_no_tracing():
+    env = {**os.environ, "LANGSMITH_TRACING": "false", "KAG_AUTH_TOKENS": "bad"}  # a bad table is not read
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_PROBE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "clean"
+
+
+def test_building_resources_configures_tracing(fake_langsmith):
+    resources = Resources(settings(fake_langsmith, on=False))
+    assert resources.settings in tracing._INSTALLED
+    assert tracing._INSTALLED[resources.settings] is None

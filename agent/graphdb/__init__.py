@@ -1,0 +1,1 @@
+"""The one way KAG runs Cypher: sessions, transactions, driver-error mapping, outages, schema."""

@@ -1,0 +1,394 @@
+"""Node functions of the heartbeat: thin adapters from state to ``agent/`` logic."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import merge_configs
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.runtime import Runtime
+
+from agent.context import Context
+from agent.errors import KAGError, StoreUnavailableError
+from agent.heartbeat.prompts import FORCE_FINAL, SIMPLE_RETRY
+from agent.heartbeat.state import HeartbeatState
+from agent.heartbeat.summarizer import SummaryFailedError, render_excerpt, role_of, summarise
+from agent.heartbeat.text_protocol import ToolCallSyntaxError, parse_reply
+from agent.heartbeat.tool_runner import run_tool_calls
+from agent.heartbeat.wiring import Wiring
+from agent.heartbeat.working_memory import compile_prompt, eviction_cut, pressure
+from agent.memory.recall import RecallMessage
+from agent.memory.stores import MemoryKnobs
+from agent.tracing import trace_config
+from agent.validation import learner_hash, validate_request
+
+log = logging.getLogger("kag.heartbeat")
+SUMMARY_NAME = "recursive_summary"
+
+CALL_MARK = "[calls "  # how a tool call is rendered in recall storage
+
+
+def run_context(runtime: Runtime[Context]) -> Context:
+    """The run's Context: defaults when none was passed, ``ConfigError`` naming the field when bad."""
+    return Context.coerce(runtime.context)
+
+
+def _emit(runtime: Runtime[Context], phase: str, **data: Any) -> None:
+    runtime.stream_writer({"phase": phase, **data})
+
+
+def _session_id(state: HeartbeatState, config: RunnableConfig) -> str:
+    configurable = config.get("configurable", {})
+    return str(state.get("context", {}).get("session_id") or configurable.get("thread_id") or "default")
+
+
+def _recall(message: AnyMessage) -> RecallMessage:
+    text = message.text
+    calls = getattr(message, "tool_calls", None) or []
+    if calls:
+        text = (text + " " if text else "") + " ".join(f"{CALL_MARK}{c['name']}({c['args']})]" for c in calls)
+    return RecallMessage(id=str(message.id), role=role_of(message), content=text or "(empty)")
+
+
+def _with_id(message: AnyMessage) -> AnyMessage:
+    if not message.id:
+        message.id = str(uuid.uuid4())
+    return message
+
+
+def _fresh_id(message: AnyMessage) -> AnyMessage:
+    """A copy with a new id: a reused id would replace a queued message and dedupe in recall."""
+    return message.model_copy(update={"id": str(uuid.uuid4())})
+
+
+def split_summary(queue: list[AnyMessage]) -> tuple[str, list[AnyMessage]]:
+    """Separate the recursive summary at the head of the queue from the rest."""
+    if queue and isinstance(queue[0], SystemMessage) and queue[0].name == SUMMARY_NAME:
+        return queue[0].text, queue[1:]
+    return "", queue
+
+
+def _prompt(state: HeartbeatState, ctx: Context, extra_system: str = "") -> list[AnyMessage]:
+    summary, queue = split_summary(state.get("fifo_queue", []))
+    prompt = compile_prompt(state.get("core_memory", {}), queue, text_protocol=ctx.tool_protocol == "text")
+    head = prompt[0].text
+    if summary:
+        head += f"\n\nRECURSIVE SUMMARY (earlier conversation, archived)\n{summary}"
+    if extra_system:
+        head += f"\n\n{extra_system}"
+    return [SystemMessage(content=head), *prompt[1:]]
+
+
+def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
+    """Build the heartbeat's node functions over ``wiring`` (stores and tools, built once).
+
+    The tools come from ``tools/`` through the wiring the graph builds: ``agent/``
+    never imports the tool layer.
+    """
+
+    async def receive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
+        """Validate input, bind the learner, load core memory, enqueue the request."""
+        learner_id = state["learner_id"]  # bound to the authenticated learner (agent.identity)
+        request = validate_request(state.get("request"))
+        ctx = run_context(runtime)
+        stores = wiring().stores
+        try:
+            core = await stores.core.read(learner_id, ttl_seconds=ctx.core_ttl_seconds)
+        except StoreUnavailableError as exc:
+            log.error("core memory unavailable, using the checkpointed mirror: %s", exc)
+            core = dict(state.get("core_memory") or {})
+        seed: list[AnyMessage] = []
+        if not state.get("fifo_queue"):
+            for turn in state.get("context", {}).get("session_history", [])[-50:]:
+                cls = HumanMessage if turn.get("role") == "user" else AIMessage
+                seed.append(cls(content=str(turn.get("content", "")), id=str(uuid.uuid4())))
+        human = HumanMessage(content=request, id=str(uuid.uuid4()))
+        logged = await stores.recall.log_messages(
+            learner_id, _session_id(state, config), [_recall(m) for m in [*seed, human]]
+        )
+        _emit(
+            runtime,
+            "receive",
+            learner=learner_hash(learner_id),
+            queue_size=len(state.get("fifo_queue", [])) + 1,
+        )
+        return {
+            "learner_id": learner_id,
+            "fifo_queue": [*seed, human],
+            "core_memory": core,
+            "step": 0,
+            "response": "",
+            "artifacts": [],
+            "degraded": logged.degraded,
+        }
+
+    async def monitor(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
+        """Measure memory pressure: the interrupt that triggers archiving."""
+        ctx = run_context(runtime)
+        value = pressure(_prompt(state, ctx), ctx.max_tokens)
+        if value > ctx.pressure_threshold:
+            log.warning("memory pressure %.2f over %.2f", value, ctx.pressure_threshold)
+        _emit(runtime, "monitor", pressure=round(value, 4), step=state.get("step", 0))
+        return {"pressure": value}
+
+    async def archive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
+        """Evict the oldest share of the queue into a recursive summary in Neo4j."""
+        ctx = run_context(runtime)
+        previous, queue = split_summary(state.get("fifo_queue", []))
+        cut = eviction_cut(queue, ctx.evict_fraction)
+        evicted, kept = queue[:cut], queue[cut:]
+        counters = {"archive_attempts": 1}
+        if not evicted:
+            return {"counters": counters}
+        wired = wiring()
+        stores = wired.stores
+        raw = False
+        try:
+            text = await summarise(
+                wired.resources.chat_model,
+                previous,
+                evicted,
+                config=trace_config(state["learner_id"], "archive", state.get("step", 0)),
+            )
+        except SummaryFailedError as exc:
+            log.warning("summarisation failed, archiving raw text: %s", exc)
+            text, raw = (previous + "\n" + render_excerpt(evicted)).strip(), True
+        try:
+            written = await stores.archival.write_summary(
+                state["learner_id"],
+                text,
+                message_ids=[str(m.id) for m in evicted],
+                previous_summary_id=state.get("summary_id"),
+                session_id=_session_id(state, config),
+                raw=raw,
+            )
+        except KAGError as exc:
+            log.error("archive write failed; queue kept intact: %s", exc)
+            _emit(runtime, "archive", ok=False, error=str(exc))
+            return {"counters": counters}
+        summary_id = written.id
+        head = SystemMessage(content=text, name=SUMMARY_NAME, id=f"summary-{summary_id}")
+        _emit(
+            runtime,
+            "archive",
+            ok=True,
+            evicted=len(evicted),
+            kept=len(kept),
+            summary_id=summary_id,
+            raw=raw,
+        )
+        return {
+            "fifo_queue": [RemoveMessage(id=REMOVE_ALL_MESSAGES), head, *kept],
+            "summary_id": summary_id,
+            "counters": {**counters, "archive_successes": 1, "archived_messages": len(evicted)},
+        }
+
+    async def compile_(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
+        """Build the prompt: system, then core memory, then the FIFO queue."""
+        ctx = run_context(runtime)
+        force = state.get("step", 0) + 1 >= ctx.max_steps
+        prompt = _prompt(state, ctx, FORCE_FINAL if force else "")
+        value = pressure(prompt, ctx.max_tokens)
+        _emit(runtime, "compile", pressure=round(value, 4), messages=len(prompt), forced_final=force)
+        return {"prompt": prompt, "pressure": value}
+
+    async def think(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
+        """One model call; the last allowed step gets no tools and must answer."""
+        ctx = run_context(runtime)
+        wired = wiring()
+        resources = wired.resources
+        step = state.get("step", 0) + 1
+        force = step >= ctx.max_steps
+        model = resources.chat_model
+        if not force and ctx.tool_protocol == "native":
+            model = model.bind_tools(list(wired.tools))
+        reply = await model.ainvoke(state["prompt"], trace_config(state["learner_id"], "think", step))
+        counters = {"model_calls": 1}
+        if not reply.text.strip() and not getattr(reply, "tool_calls", None):
+            log.warning("empty model response; retrying once with a simpler prompt")
+            last = next((m for m in reversed(state["fifo_queue"]) if isinstance(m, HumanMessage)), None)
+            simple = [SystemMessage(content=SIMPLE_RETRY), *([last] if last else [])]
+            reply = await resources.chat_model.ainvoke(
+                simple, trace_config(state["learner_id"], "think", step, run_name="think-retry")
+            )
+            counters = {"model_calls": 2, "empty_retries": 1}
+            if not reply.text.strip():
+                reply = AIMessage(content="I could not produce an answer this time; please rephrase.")
+        if ctx.tool_protocol == "text":
+            reply = _parse_text_reply(reply)
+        if force and getattr(reply, "tool_calls", None):
+            reply = AIMessage(content=reply.text or "I ran out of steps before I could finish.", id=reply.id)
+        reply = _fresh_id(reply)
+        calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", [])]
+        _emit(runtime, "think", step=step, tool_calls=calls, forced_final=force)
+        return {"fifo_queue": [reply], "step": step, "counters": counters}
+
+    async def act(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
+        """Run the requested tools and append their results to the queue."""
+        ctx = run_context(runtime)
+        wired = wiring()
+        stores = wired.stores
+        call_msg = state["fifo_queue"][-1]
+        malformed = call_msg.additional_kwargs.get("malformed_call")
+        if malformed:
+            log.warning("malformed [FUNCTION] call: %s", malformed)
+            call = call_msg.tool_calls[0]
+            results = [
+                ToolMessage(
+                    content=f"ERROR: {malformed}",
+                    tool_call_id=call["id"],
+                    name=call["name"],
+                    status="error",
+                )
+            ]
+            outputs: list[dict] = [{}]
+            errors, unknown = 1, 0
+        else:
+            run = await run_tool_calls(
+                call_msg.tool_calls,
+                wired.registry,
+                {"learner_id": state["learner_id"], "knobs": MemoryKnobs.from_context(ctx).as_dict()},
+                trace_config(state["learner_id"], "act", state.get("step", 0)),
+            )
+            results, outputs, errors, unknown = run.messages, run.outputs, run.errors, run.unknown
+        results = [_with_id(m) for m in results]
+        logged = await stores.recall.log_messages(
+            state["learner_id"],
+            _session_id(state, config),
+            [_recall(m) for m in [call_msg, *results]],
+        )
+        core = next((o["core_memory"] for o in reversed(outputs) if "core_memory" in o), None)
+        degraded = logged.degraded or any(o.get("degraded") for o in outputs)
+        _emit(
+            runtime,
+            "act",
+            tools=[m.name for m in results],
+            errors=errors,
+            results=[m.text[:200] for m in results],
+        )
+        update: dict[str, Any] = {
+            "fifo_queue": results,
+            "counters": {
+                "tool_calls": len(results),
+                "tool_errors": errors,
+                "unknown_tools": unknown,
+            },
+        }
+        if core is not None:
+            update["core_memory"] = core
+        if degraded:
+            update["degraded"] = True
+        return update
+
+    async def finish(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
+        """Record the answer and report the memory state."""
+        ctx = run_context(runtime)
+        stores = wiring().stores
+        answer = state["fifo_queue"][-1]
+        logged = await stores.recall.log_messages(
+            state["learner_id"], _session_id(state, config), [_recall(answer)]
+        )
+        counters = state.get("counters", {})
+        _, queue = split_summary(state["fifo_queue"])
+        memory_state = {
+            "core_sections": sorted(state.get("core_memory", {})),
+            "queue_size": len(state["fifo_queue"]),
+            "pressure": round(pressure(_prompt(state, ctx), ctx.max_tokens), 4),
+            "steps": state.get("step", 0),
+            "archived_count": counters.get("archived_messages", 0),
+            "archive_attempts": counters.get("archive_attempts", 0),
+            "archive_successes": counters.get("archive_successes", 0),
+            "degraded": bool(state.get("degraded")) or logged.degraded,
+        }
+        _emit(runtime, "finish", steps=memory_state["steps"], pressure=memory_state["pressure"])
+        # The request is served: a later input without one must fail, not re-run this one.
+        return {
+            "request": "",
+            "response": answer.text,
+            "memory_state": memory_state,
+            "counters": {"requests": 1},
+        }
+
+    return {
+        "receive": receive,
+        "monitor": monitor,
+        "archive": archive,
+        "compile": compile_,
+        "think": think,
+        "act": act,
+        "finish": finish,
+    }
+
+
+def make_notes_node(zettelkasten: Any, wiring: Wiring) -> Callable[..., Any]:
+    """Wrap the compiled Zettelkasten subgraph as the heartbeat's ``notes`` node."""
+
+    async def notes(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
+        """Turn the session into atomic notes and concept maps (ARTIFACT_READY events)."""
+        stores = wiring().stores
+        try:
+            # Recall storage holds the whole session, including turns evicted into summaries.
+            logged = await stores.recall.session_transcript(state["learner_id"], _session_id(state, config))
+        except KAGError as exc:
+            log.error("session transcript unavailable, using the queue: %s", exc)
+            logged = [{"role": role_of(m), "content": m.text} for m in split_summary(state["fifo_queue"])[1]]
+        transcript = [
+            t
+            for t in logged
+            if t["role"] in {"user", "assistant"}
+            and t["content"].strip() not in {"", "(empty)"}
+            and not t["content"].startswith(CALL_MARK)  # a tool call, not something the tutor said
+        ]
+        result = await zettelkasten.ainvoke(
+            {
+                "learner_id": state["learner_id"],
+                "transcript": transcript,
+                "current_concept": state.get("context", {}).get("current_concept"),
+                "session_id": _session_id(state, config),
+            },
+            merge_configs(config, trace_config(state["learner_id"], "notes", run_name="zettelkasten")),
+            context=run_context(runtime),
+        )
+        artifacts = list(result.get("artifacts", []))
+        failures = list(result.get("failures", []))
+        if failures:
+            log.warning("%d note(s) failed to extract: %s", len(failures), failures[:3])
+        _emit(runtime, "notes", artifacts=[a["note_id"] for a in artifacts], failures=len(failures))
+        return {"artifacts": artifacts, "counters": {"notes_written": len(artifacts)}}
+
+    return notes
+
+
+def _parse_text_reply(reply: AIMessage) -> AIMessage:
+    """Turn a text-protocol reply into a tool call, a final answer, or a tool error."""
+    try:
+        parsed = parse_reply(reply.text)
+    except ToolCallSyntaxError as exc:
+        call_id = f"text-malformed-{uuid.uuid4().hex[:8]}"
+        return AIMessage(
+            content=reply.text,
+            tool_calls=[{"name": exc.tool_name, "args": {}, "id": call_id, "type": "tool_call"}],
+            additional_kwargs={"malformed_call": str(exc)},
+            id=reply.id,
+        )
+    if parsed.tool_name:
+        call = {
+            "name": parsed.tool_name,
+            "args": parsed.args,
+            "id": parsed.call_id,
+            "type": "tool_call",
+        }
+        return AIMessage(content=reply.text, tool_calls=[call], id=reply.id)
+    return AIMessage(content=parsed.final_text or "", id=reply.id)

@@ -1,0 +1,110 @@
+"""Run the model's tool calls with the design's guardrails.
+
+- Unknown tool: WARN, an error message goes to the queue, the loop continues.
+- Malformed arguments and expected failures (``KAGError``: bad input, a store
+  outage, a limit; LangChain's ``ToolException``): ERROR without a traceback, the
+  error text goes to the queue, the loop continues.
+- Anything else is a bug: it is logged with its traceback (``log.exception``) and
+  the model still gets an error message, so the loop goes on (the design's
+  "tool execution failure" row).
+The learner id is injected here from state; a ``learner_id`` the model supplies
+is discarded, so no model output can address another learner's memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, ToolException
+from pydantic import ValidationError
+
+from agent.errors import KAGError
+
+log = logging.getLogger(__name__)
+INJECTED_ARGS = ("learner_id",)
+
+
+@dataclass
+class ToolRunResult:
+    """What one ``act`` phase produced."""
+
+    messages: list[ToolMessage] = field(default_factory=list)
+    """One tool message per call, in call order."""
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+    """Parsed JSON outputs of successful calls (``{}`` for failures)."""
+    errors: int = 0
+    """Calls that failed (unknown tool, bad arguments, exception)."""
+    unknown: int = 0
+    """Calls to tools that are not registered."""
+
+
+def _error(call: ToolCall, text: str) -> ToolMessage:
+    return ToolMessage(
+        content=f"ERROR: {text}", tool_call_id=call["id"] or "", name=call["name"], status="error"
+    )
+
+
+async def run_tool_calls(
+    calls: Sequence[ToolCall],
+    registry: Mapping[str, BaseTool],
+    injected: Mapping[str, Any],
+    config: RunnableConfig | None = None,
+) -> ToolRunResult:
+    """Execute ``calls`` one after another, never raising for a tool's failure.
+
+    ``config`` (trace metadata and tags) is passed to every tool call.
+    """
+    result = ToolRunResult()
+    for call in calls:
+        tool = registry.get(call["name"])
+        if tool is None:
+            log.warning("tool not found: %s", call["name"])
+            result.unknown += 1
+            result.errors += 1
+            result.messages.append(
+                _error(
+                    call,
+                    f"no tool named {call['name']!r}. Available: {', '.join(sorted(registry))}.",
+                )
+            )
+            result.outputs.append({})
+            continue
+        args = {k: v for k, v in (call.get("args") or {}).items() if k not in INJECTED_ARGS}
+        try:
+            raw = await tool.ainvoke({**args, **injected}, config)
+        except ValidationError as exc:
+            log.error("tool %s got malformed arguments: %s", call["name"], exc)
+            failure = f"malformed arguments for {call['name']}: {_brief(exc)}"
+        except (KAGError, ToolException) as exc:
+            log.error("tool %s failed: %s", call["name"], exc)
+            failure = f"{call['name']} failed: {exc}"
+        except Exception as exc:  # a bug in a tool: keep the traceback, keep the loop going
+            log.exception("tool %s raised unexpectedly", call["name"])
+            failure = f"{call['name']} failed with an internal error ({type(exc).__name__})"
+        else:
+            failure = None
+        if failure is not None:
+            result.errors += 1
+            result.messages.append(_error(call, failure))
+            result.outputs.append({})
+            continue
+        text = raw if isinstance(raw, str) else json.dumps(raw, default=str)
+        result.messages.append(ToolMessage(content=text, tool_call_id=call["id"] or "", name=call["name"]))
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = {"text": text}
+        result.outputs.append(parsed if isinstance(parsed, dict) else {"value": parsed})
+    return result
+
+
+def _brief(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+    return str(exc)[:300]

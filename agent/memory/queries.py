@@ -1,0 +1,157 @@
+"""Cypher for the memory stores: archival, recall and erasure.
+
+Parameters only; no user text or identifier is ever formatted in.
+"""
+
+# ----- archival (``agent.memory.archival``) -----
+
+# A write to the learner node takes its lock first, so ``memory_seq`` is monotonic. One
+# query stores a batch: the subquery runs row by row, so each row sees the previous seq.
+# A row whose id belongs to another learner returns nothing (the caller reports it).
+INSERT_MEMORIES = """
+MERGE (l:Learner {id: $learner_id})
+  ON CREATE SET l.created_at = $created_at
+SET l.last_memory_write = $created_at
+WITH l
+UNWIND range(0, size($rows) - 1) AS i
+CALL (l, i) {
+  WITH l, $rows[i] AS row
+  OPTIONAL MATCH (old:Memory {id: row.id})
+  WITH l, row, old IS NULL AS created
+  SET l.memory_seq = coalesce(l.memory_seq, 0) + CASE WHEN created THEN 1 ELSE 0 END
+  WITH l, row, created
+  MERGE (m:Memory {id: row.id})
+    ON CREATE SET m += row.props, m.seq = l.memory_seq
+  WITH l, m, row, created
+  WHERE m.learner_id = $learner_id
+  MERGE (l)-[:HAS_MEMORY]->(m)
+  WITH m, row, created
+  CALL (m, row) {
+    UNWIND row.source_ids AS sid
+    OPTIONAL MATCH (msg:Message {id: sid})
+    OPTIONAL MATCH (mem:Memory {id: sid})
+    WITH coalesce(msg, mem) AS src
+    WHERE src IS NOT NULL AND src.learner_id = $learner_id AND src <> m
+    MERGE (m)-[:DERIVED_FROM]->(src)
+    RETURN count(src) AS linked
+  }
+  RETURN m.seq AS seq, m.created_at AS created_at, created, linked
+}
+RETURN i, seq, created_at, created, linked
+ORDER BY i
+"""
+"""Store a batch of memories in order under the learner's lock; one row per stored item."""
+WRITE_SUMMARY = """
+MERGE (l:Learner {id: $learner_id})
+  ON CREATE SET l.created_at = $props.created_at
+SET l.last_memory_write = $props.created_at
+WITH l
+OPTIONAL MATCH (old:Memory {id: $id})
+WITH l, old IS NULL AS created
+SET l.memory_seq = coalesce(l.memory_seq, 0) + CASE WHEN created THEN 1 ELSE 0 END
+WITH l, created
+MERGE (s:Memory {id: $id})
+  ON CREATE SET s:SessionSummary, s += $props, s.seq = l.memory_seq
+WITH l, s, created
+WHERE s.learner_id = $learner_id AND s:SessionSummary
+MERGE (l)-[:HAS_SUMMARY]->(s)
+WITH s, created
+CALL (s) {
+  UNWIND $message_ids AS mid
+  MATCH (msg:Message {id: mid})
+  WHERE msg.learner_id = $learner_id
+  MERGE (s)-[:SUMMARIZES]->(msg)
+  RETURN count(msg) AS summarized
+}
+CALL (s) {
+  OPTIONAL MATCH (p:SessionSummary {id: $previous_id})
+  WHERE p.learner_id = $learner_id AND p <> s
+  FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | MERGE (s)-[:FOLDS]->(p))
+  RETURN count(p) AS folded
+}
+RETURN s.id AS id, created, summarized, folded
+"""
+"""Store a session summary, link the messages it summarises and the summary it folds."""
+
+# ----- recall (``agent.memory.recall``) -----
+
+EXISTING_MESSAGES = """
+UNWIND $ids AS id
+MATCH (m:Message {id: id})
+RETURN m.id AS id, m.learner_id AS owner
+"""
+"""Owners of the messages with ``$ids`` that already exist."""
+LOCK_LEARNER = """
+MERGE (l:Learner {id: $learner_id})
+  ON CREATE SET l.created_at = $now
+SET l.last_message_write = $now
+RETURN coalesce(l.message_seq, 0) AS base
+"""
+"""Take the learner's write lock (creating the node) and read its message ``seq`` base."""
+CREATE_MESSAGES = """
+MATCH (l:Learner {id: $learner_id})
+SET l.message_seq = $new_base
+WITH l
+UNWIND $rows AS row
+MERGE (m:Message {id: row.id})
+  ON CREATE SET m += row
+MERGE (l)-[:SAID]->(m)
+RETURN count(m) AS created
+"""
+"""Create the rows as messages said by the learner and move its ``seq`` base."""
+# Relink the session's chain from the first new message on (usually just appends).
+RELINK_CHAIN = """
+MATCH (m:Message {learner_id: $learner_id, session_id: $session_id})
+WHERE m.seq >= $from_seq
+WITH m ORDER BY m.seq ASC
+WITH collect(m) AS tail
+CALL () {
+  MATCH (p:Message {learner_id: $learner_id, session_id: $session_id})
+  WHERE p.seq < $from_seq
+  WITH p ORDER BY p.seq DESC LIMIT 1
+  RETURN collect(p) AS prev
+}
+WITH prev + tail AS chain
+CALL (chain) {
+  UNWIND chain AS c
+  MATCH (c)-[r:NEXT]->()
+  DELETE r
+}
+WITH chain
+UNWIND range(0, size(chain) - 2) AS i
+WITH chain[i] AS a, chain[i + 1] AS b
+MERGE (a)-[:NEXT]->(b)
+RETURN count(*) AS links
+"""
+"""Rebuild a session's ``NEXT`` chain from ``$from_seq`` on."""
+COUNT_MESSAGES = "MATCH (m:Message {learner_id: $learner_id}) RETURN count(m) AS n"
+"""How many messages the learner has."""
+GET_MESSAGES = """
+UNWIND $ids AS id
+MATCH (m:Message {id: id})
+WHERE m.learner_id = $learner_id
+RETURN m.id AS id, m.role AS role, m.content AS content, m.created_at AS created_at,
+       m.seq AS seq, m.session_id AS session_id, m.metadata_json AS metadata_json
+"""
+"""The learner's messages with ``$ids``."""
+SESSION_MESSAGES = """
+MATCH (m:Message {learner_id: $learner_id, session_id: $session_id})
+RETURN m.role AS role, m.content AS content
+ORDER BY m.seq
+LIMIT $limit
+"""
+"""A session's messages in ``seq`` order, at most ``$limit``."""
+
+# ----- erasure (``agent.memory.erasure``) -----
+
+DELETE_MEMORIES = "MATCH (n:Memory {learner_id: $learner_id}) DETACH DELETE n"
+"""Erasure: the learner's memories and summaries."""
+DELETE_MESSAGES = "MATCH (n:Message {learner_id: $learner_id}) DETACH DELETE n"
+"""Erasure: the learner's messages."""
+DELETE_LEARNER = "MATCH (n:Learner {id: $learner_id}) DETACH DELETE n"
+"""Erasure: the ``Learner`` node."""
+COUNT_OWNED = """
+MATCH (n) WHERE (n:Memory OR n:Message OR n:Note) AND n.learner_id = $learner_id
+RETURN count(n) AS owned
+"""
+"""Memories, messages and notes still owned by the learner (0 after erasure)."""

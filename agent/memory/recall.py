@@ -1,0 +1,312 @@
+"""Recall storage in Neo4j: every message of every session, kept verbatim and searchable.
+
+Graph: ``(:Learner)-[:SAID]->(:Message {id, learner_id, session_id, role, content,
+created_at, seq, metadata_json, embedding, embedding_model})`` and
+``(:Message)-[:NEXT]->(:Message)`` in ``seq`` order within a session. ``seq`` is
+monotonic per learner (assigned here unless the caller gives one), so it also
+orders sessions. Logging MERGEs on message ids: re-logging creates nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import neo4j
+
+from agent.errors import InvalidInputError, StoreUnavailableError
+from agent.graphdb.schema import learner_key
+from agent.graphdb.store import (
+    Neo4jStore,
+    check_page,
+    fetch,
+    is_neo4j_down,
+    normalise_time,
+    now_iso,
+)
+from agent.memory.queries import (
+    COUNT_MESSAGES,
+    CREATE_MESSAGES,
+    EXISTING_MESSAGES,
+    GET_MESSAGES,
+    LOCK_LEARNER,
+    RELINK_CHAIN,
+    SESSION_MESSAGES,
+)
+from agent.memory.recent import search_recent
+from agent.search.hybrid import HybridSearch, message_target
+from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
+from agent.search.results import SearchHit, SearchPage
+from agent.validation import validate_learner_id
+
+log = logging.getLogger(__name__)
+
+OP_LOG = "recall.log"
+MAX_CONTENT_BYTES = 64 * 1024
+MAX_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class RecallMessage:
+    """One message as logged and returned by recall storage."""
+
+    id: str
+    role: str
+    content: str
+    created_at: str | None = None
+    seq: int | None = None
+    metadata: dict | None = None
+
+
+@dataclass(frozen=True)
+class LogResult:
+    """How many messages a ``log_messages`` call newly stored, and whether they were parked."""
+
+    count: int
+    degraded: bool = False
+    """True when Neo4j was down and the batch was parked in Redis (``count`` is its size)."""
+
+
+def _check_message(message: RecallMessage) -> None:
+    if not isinstance(message.id, str) or not message.id or len(message.id) > 256:
+        raise InvalidInputError(f"message id must be a 1-256 character string: {message.id!r}")
+    if not isinstance(message.role, str) or not message.role or len(message.role) > 32:
+        raise InvalidInputError(f"message role must be a short string: {message.role!r}")
+    if not isinstance(message.content, str):
+        raise InvalidInputError(f"message {message.id!r}: content must be a string")
+    if len(message.content.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise InvalidInputError(f"message {message.id!r} is larger than 64 KB")
+    if message.seq is not None and (not isinstance(message.seq, int) or message.seq < 1):
+        raise InvalidInputError(f"message {message.id!r}: seq must be a positive integer")
+
+
+class RecallStore(Neo4jStore):
+    """Every message of every session, for ``conversation_search``."""
+
+    backlog_ops = frozenset({OP_LOG})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Same arguments as ``Neo4jStore``: driver, embeddings, database, backlog."""
+        super().__init__(*args, **kwargs)
+        self._search = HybridSearch(message_target(self.names))
+
+    async def log_messages(
+        self, learner_id: str, session_id: str, messages: Sequence[RecallMessage]
+    ) -> LogResult:
+        """Store ``messages`` of one session (idempotent); returns how many were new.
+
+        ``degraded`` is set when Neo4j was down and the messages were parked in Redis
+        (then ``count`` is the batch size).
+        """
+        learner_id = validate_learner_id(learner_id)
+        if not isinstance(session_id, str) or not session_id or len(session_id) > 256:
+            raise InvalidInputError("session_id must be a 1-256 character string")
+        if len(messages) > MAX_BATCH:
+            raise InvalidInputError(f"log at most {MAX_BATCH} messages per call")
+        unique: dict[str, dict[str, Any]] = {}
+        now = now_iso()
+        for message in messages:
+            _check_message(message)
+            unique.setdefault(
+                message.id,
+                {
+                    "id": message.id,
+                    "role": message.role,
+                    "content": message.content,
+                    "created_at": normalise_time(message.created_at, "created_at") or now,
+                    "seq": message.seq,
+                    "metadata_json": json.dumps(message.metadata) if message.metadata else None,
+                },
+            )
+        if not unique:
+            return LogResult(0)
+        payload = {
+            "learner_id": learner_id,
+            "session_id": session_id,
+            "messages": list(unique.values()),
+        }
+        created = await self.write_or_park(learner_id, OP_LOG, payload, self._log)
+        if self.backlog is not None:
+            keys = ("id", "role", "content", "created_at", "seq")
+            items = [{**{k: m[k] for k in keys}, "session_id": session_id} for m in payload["messages"]]
+            await self.backlog.remember("recall", learner_id, items)
+        if created is None:
+            return LogResult(len(unique), degraded=True)
+        return LogResult(created)
+
+    async def apply_backlog_entry(self, op: str, payload: dict[str, Any]) -> None:
+        """Replay one parked batch (MERGE on ids, so replays are idempotent)."""
+        if op != OP_LOG:
+            raise InvalidInputError(f"recall store cannot apply {op!r}")
+        await self._log(payload)
+
+    async def _log(self, payload: dict[str, Any]) -> int:
+        learner_id, session_id = payload["learner_id"], payload["session_id"]
+        messages = payload["messages"]
+        ids = [m["id"] for m in messages]
+
+        async def existing(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, EXISTING_MESSAGES, ids=ids)
+
+        known = {r["id"]: r["owner"] for r in await self.read(existing)}
+        foreign = [i for i, owner in known.items() if owner != learner_id]
+        if foreign:
+            raise InvalidInputError(f"message ids already used by another learner: {foreign[:3]}")
+        fresh = [m for m in messages if m["id"] not in known]
+        if not fresh:
+            return 0
+        embeddings = await self.embed_documents([m["content"] for m in fresh])
+        base_row = {
+            "learner_id": learner_id,
+            "learner_key": learner_key(learner_id),
+            "session_id": session_id,
+            "embedding_model": self.embeddings.model_name,
+        }
+
+        async def work(tx: neo4j.AsyncTransaction) -> int:
+            base = (await fetch(tx, LOCK_LEARNER, learner_id=learner_id, now=now_iso()))[0]["base"]
+            # Another writer may have stored some of them since the read above.
+            raced = {r["id"] for r in await fetch(tx, EXISTING_MESSAGES, ids=[m["id"] for m in fresh])}
+            rows, seq = [], base
+            for message, vector in zip(fresh, embeddings, strict=True):
+                if message["id"] in raced:
+                    continue
+                if message["seq"] is None:
+                    seq += 1
+                    message_seq = seq
+                else:
+                    message_seq = message["seq"]
+                    seq = max(seq, message_seq)
+                row = {k: v for k, v in message.items() if v is not None}
+                rows.append({**row, **base_row, "seq": message_seq, "embedding": vector})
+            if not rows:
+                return 0
+            created = (await fetch(tx, CREATE_MESSAGES, learner_id=learner_id, new_base=seq, rows=rows))[0][
+                "created"
+            ]
+            await fetch(
+                tx,
+                RELINK_CHAIN,
+                learner_id=learner_id,
+                session_id=session_id,
+                from_seq=min(r["seq"] for r in rows),
+            )
+            return int(created)
+
+        return await self.write(work)
+
+    async def count(self, learner_id: str) -> int:
+        """Exact number of the learner's messages in Neo4j."""
+        learner_id = validate_learner_id(learner_id)
+
+        async def work(tx: neo4j.AsyncTransaction) -> int:
+            return int((await fetch(tx, COUNT_MESSAGES, learner_id=learner_id))[0]["n"])
+
+        return await self.read(work)
+
+    async def get(self, learner_id: str, ids: Sequence[str]) -> list[RecallMessage]:
+        """The learner's messages with ``ids``, in that order; unknown ids are skipped."""
+        learner_id = validate_learner_id(learner_id)
+        wanted = list(dict.fromkeys(ids))
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, GET_MESSAGES, ids=wanted, learner_id=learner_id)
+
+        try:
+            rows = await self.read(work)
+        except StoreUnavailableError as exc:
+            if self.backlog is None or not is_neo4j_down(exc):
+                raise
+            log.warning("recall get served from Redis (degraded): %s", exc)
+            rows = [i for i in await self.backlog.recent("recall", learner_id) if i["id"] in wanted]
+        found = {r["id"]: r for r in rows}
+        return [
+            RecallMessage(
+                id=r["id"],
+                role=r["role"],
+                content=r["content"],
+                created_at=r.get("created_at"),
+                seq=r.get("seq"),
+                metadata=json.loads(r["metadata_json"]) if r.get("metadata_json") else None,
+            )
+            for r in (found[i] for i in wanted if i in found)
+        ]
+
+    async def session_transcript(
+        self, learner_id: str, session_id: str, *, limit: int = 400
+    ) -> list[dict[str, str]]:
+        """A session's messages in order, as ``{role, content}`` (evicted ones included).
+
+        Raises ``StoreUnavailableError`` when Neo4j is down; callers fall back to the queue.
+        """
+        learner_id = validate_learner_id(learner_id)
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(
+                tx, SESSION_MESSAGES, learner_id=learner_id, session_id=session_id, limit=limit
+            )
+
+        return [{"role": r["role"], "content": r["content"]} for r in await self.read(work)]
+
+    async def search(
+        self,
+        learner_id: str,
+        query: str,
+        *,
+        page: int = 0,
+        page_size: int = 5,
+        recipe: str | SearchRecipe = "hybrid_rrf",
+    ) -> SearchPage:
+        """Hybrid search over the learner's messages; hits carry ``session_id`` and ``role``."""
+        learner_id = validate_learner_id(learner_id)
+        check_page(page, page_size)
+        if not isinstance(query, str):
+            raise InvalidInputError("query must be a string")
+        requested = get_recipe(recipe)
+        # Notes are archival material; recall searches messages only.
+        chosen = RECIPES[requested.fallback] if requested.notes_weight and requested.fallback else requested
+        try:
+            if self.degraded:
+                raise StoreUnavailableError("Neo4j", "marked down after a recent failure")
+            text = query[:4096].strip()
+            embedding = await self.embed_query(text) if text and chosen.vector_weight else None
+
+            async def work(tx: neo4j.AsyncTransaction) -> tuple[list[SearchHit], bool]:
+                return await self._search.retrieve(
+                    tx,
+                    learner_id=learner_id,
+                    query=text,
+                    embedding=embedding,
+                    recipe=chosen,
+                    page=page,
+                    page_size=page_size,
+                    kinds=None,
+                    notes=None,
+                )
+
+            hits, more = await self.read(work)
+        except StoreUnavailableError as exc:
+            if self.backlog is None or not is_neo4j_down(exc):
+                raise
+            log.warning("recall search for a learner served from Redis (degraded): %s", exc)
+            return await search_recent(
+                self.backlog,
+                "recall",
+                learner_id,
+                query,
+                page=page,
+                page_size=page_size,
+                recipe=chosen.name,
+            )
+        return SearchPage(
+            results=hits,
+            page=page,
+            page_size=page_size,
+            recipe=chosen.name,
+            degraded=False,
+            has_more=more,
+            requested_recipe=requested.name if chosen is not requested else None,
+        )

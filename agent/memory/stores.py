@@ -1,0 +1,79 @@
+"""The memory stores a graph uses, built once per resources bundle, and the run's knobs.
+
+Stores are stateless wrappers over a bundle's clients, so a graph builds them once
+(``MemoryStores.wire``) and hands them to its nodes. What varies per run (section
+limits, TTL, search page size and recipe) comes from the run's ``Context`` as
+``MemoryKnobs`` and is passed with each call, never baked into a store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from agent.context import Context
+from agent.memory.archival import ArchivalStore
+from agent.memory.backlog import WriteBacklog
+from agent.memory.core import CoreLimits, CoreMemoryStore
+from agent.memory.recall import RecallStore
+from agent.resources import Resources
+
+
+@dataclass(frozen=True)
+class MemoryKnobs:
+    """Per-run memory knobs, taken from ``Context``; tools receive them as a hidden argument."""
+
+    section_limit: int = 2000
+    """Characters per core memory section."""
+    ttl_seconds: int = 86400
+    """Core memory cache TTL (0: none)."""
+    page_size: int = 5
+    """Default search page size."""
+    recipe: str = "hybrid_rrf"
+    """Named archival search recipe (``agent.search.recipes``)."""
+
+    @classmethod
+    def from_context(cls, context: Context) -> MemoryKnobs:
+        """The knobs of a run's ``Context``."""
+        return cls(
+            section_limit=context.core_section_limit,
+            ttl_seconds=context.core_ttl_seconds,
+            page_size=context.search_page_size,
+            recipe=context.search_recipe,
+        )
+
+    @classmethod
+    def of(cls, value: MemoryKnobs | dict[str, Any] | None) -> MemoryKnobs:
+        """Knobs from a hidden tool argument (a dict), or the defaults."""
+        if isinstance(value, MemoryKnobs):
+            return value
+        return cls(**value) if value else cls()
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain dict, as injected into tool calls."""
+        return asdict(self)
+
+    @property
+    def core(self) -> CoreLimits:
+        """The core memory rules."""
+        return CoreLimits(self.section_limit, self.ttl_seconds)
+
+
+@dataclass(frozen=True, eq=False)
+class MemoryStores:
+    """Core (Redis), archival and recall (Neo4j) stores over one resources bundle."""
+
+    core: CoreMemoryStore
+    archival: ArchivalStore
+    recall: RecallStore
+
+    @classmethod
+    def wire(cls, resources: Resources) -> MemoryStores:
+        """Build the stores over ``resources`` (call once per bundle; they share one backlog)."""
+        backlog = WriteBacklog(resources.redis)
+        neo = (resources.neo4j, resources.embeddings)
+        return cls(
+            core=CoreMemoryStore(resources.redis),
+            archival=ArchivalStore(*neo, database=resources.database, backlog=backlog),
+            recall=RecallStore(*neo, database=resources.database, backlog=backlog),
+        )

@@ -1,0 +1,1 @@
+"""Model providers: the chat model factory, embeddings and the offline policy model."""

@@ -1,0 +1,1 @@
+"""The Zettelkasten: note models, extraction, A-MEM linking, evolution, concept maps, artifacts."""

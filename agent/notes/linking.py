@@ -1,0 +1,263 @@
+"""A-MEM linking: candidates by vector search, vetted by the model, weighted, capped.
+
+1. Top-k most similar notes of the same learner (``NoteStore.candidate_notes``).
+2. The chat model sees the new note and each candidate with its cosine and the
+   days between them, and returns ``{id, relation, rationale, confidence}``.
+   Offline, ``offline_decisions`` (documented below; not an LLM) decides.
+3. Decisions below ``min_confidence`` are dropped.
+4. ``weight = cosine × confidence × freshness`` with
+   ``freshness = exp(-Δdays / FRESHNESS_TAU_DAYS)``, Δdays being the age gap
+   between the new note and the candidate (a note revisiting an old topic gets
+   a lighter link).
+5. Every edge is mirrored except directional ones (refutes, predecessor, successor).
+6. Each touched note keeps its ``degree_cap`` heaviest neighbours.
+Edges carry their lineage: rationale, created_at, last_validated.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from agent.errors import InvalidInputError
+from agent.models.chat import is_offline_policy
+from agent.notes.extraction import invoke_json
+from agent.notes.models import DIRECTIONAL_RELATIONS, Failure, LinkDecision, LinkDecisions
+from agent.notes.prompts import LINK_HUMAN, LINK_SYSTEM
+from agent.notes.store import NoteStore
+from agent.notes.text import content_stems
+
+FRESHNESS_TAU_DAYS = 60.0
+# Offline linker thresholds on raw cosine (-1..1).
+OFFLINE_STRONG_COSINE = 0.60
+OFFLINE_WEAK_COSINE = 0.40
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class LinkOutcome:
+    """What linking one note did."""
+
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    touched: list[str] = field(default_factory=list)
+    candidates: int = 0
+    decisions: int = 0
+    pruned: int = 0
+    failure: Failure | None = None
+
+
+def raw_cosine(score: float) -> float:
+    """Neo4j reports cosine as (1 + cos) / 2; return cos itself."""
+    return 2.0 * float(score) - 1.0
+
+
+def days_between(a: str | None, b: str | None) -> float:
+    """Absolute days between two ISO-8601 timestamps (0 when either is missing)."""
+    if not a or not b:
+        return 0.0
+    return abs((datetime.fromisoformat(a) - datetime.fromisoformat(b)).total_seconds()) / 86400.0
+
+
+def freshness(delta_days: float, tau_days: float = FRESHNESS_TAU_DAYS) -> float:
+    """``exp(-Δdays / τ)``: 1 for notes written together, 0.61 after τ/2, 0.37 after τ."""
+    return math.exp(-max(delta_days, 0.0) / tau_days)
+
+
+def link_weight(cosine: float, confidence: float, fresh: float) -> float:
+    """``cosine × confidence × freshness``, cosine clamped at 0."""
+    return round(max(cosine, 0.0) * confidence * fresh, 6)
+
+
+def _keywords(note: dict[str, Any]) -> set[str]:
+    words = set(note.get("keywords") or [])
+    words |= {w for w in _WORDS.findall(str(note.get("concept", "")).lower()) if len(w) > 2}
+    return words
+
+
+def offline_decisions(new: dict[str, Any], candidates: list[dict[str, Any]]) -> list[LinkDecision]:
+    """The deterministic linker used offline (not an LLM).
+
+    Link when cosine ≥ 0.60, or cosine ≥ 0.40 with at least one shared keyword
+    (keywords plus concept words). ``confidence = min(0.95, 0.45 + 0.5·cos +
+    0.05·shared)``. Relation: same concept → ``successor`` (new follows old);
+    the new note's text names the candidate's concept → ``depends_on``; two or
+    more shared keywords → ``elaborates``; otherwise ``supports``.
+    """
+    decisions: list[LinkDecision] = []
+    new_words = _keywords(new)
+    new_text = content_stems(str(new.get("text", "")))
+    for cand in candidates:
+        cos = cand["cosine"]
+        shared = len(new_words & _keywords(cand))
+        if not (cos >= OFFLINE_STRONG_COSINE or (cos >= OFFLINE_WEAK_COSINE and shared >= 1)):
+            continue
+        concept = str(cand.get("concept") or "").lower()
+        cand_stems = content_stems(concept.rsplit(".", 1)[-1])
+        if concept and concept == str(new.get("concept", "")).lower():
+            relation, why = "successor", "revisits the same concept later"
+        elif cand_stems and cand_stems <= new_text:
+            relation, why = "depends_on", f"the note names {concept!r}"
+        elif shared >= 2:
+            relation, why = "elaborates", f"{shared} shared keywords"
+        else:
+            relation, why = "supports", f"similar (cosine {cos:.2f}), {shared} shared keyword(s)"
+        decisions.append(
+            LinkDecision(
+                id=cand["id"],
+                relation=relation,
+                rationale=f"offline linker: {why}",
+                confidence=round(min(0.95, 0.45 + 0.5 * cos + 0.05 * shared), 4),
+            )
+        )
+    return decisions
+
+
+def _describe(note: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": note.get("id"),
+        "concept": note.get("concept"),
+        "text": str(note.get("text", ""))[:600],
+        "keywords": note.get("keywords") or [],
+    }
+
+
+async def model_decisions(
+    model: BaseChatModel, new: dict[str, Any], candidates: list[dict[str, Any]]
+) -> tuple[list[LinkDecision] | None, str | None, int]:
+    """Ask the chat model to vet candidates; ids it invents are rejected and retried."""
+    shown = [
+        {**_describe(c), "cosine": round(c["cosine"], 4), "days_apart": round(c["days"], 2)}
+        for c in candidates
+    ]
+    known = {c["id"] for c in candidates}
+
+    def check(result: LinkDecisions) -> None:
+        unknown = [d.id for d in result.decisions if d.id not in known]
+        if unknown:
+            raise ValueError(f"unknown candidate ids {unknown}; use only the ids shown")
+
+    messages = [
+        SystemMessage(LINK_SYSTEM),
+        HumanMessage(
+            LINK_HUMAN.format(
+                new_note=json.dumps(_describe(new), ensure_ascii=False),
+                candidates=json.dumps(shown, ensure_ascii=False, indent=1),
+            )
+        ),
+    ]
+    result, error, attempts = await invoke_json(model, messages, LinkDecisions, check=check)
+    return (result.decisions if result else None), error, attempts
+
+
+def build_edges(
+    new: dict[str, Any],
+    candidates: dict[str, dict[str, Any]],
+    decisions: list[LinkDecision],
+    *,
+    min_confidence: float,
+    now: str,
+    tau_days: float = FRESHNESS_TAU_DAYS,
+) -> list[dict[str, Any]]:
+    """Turn kept decisions into edge rows, mirrored unless directional."""
+    edges: list[dict[str, Any]] = []
+    for decision in decisions:
+        cand = candidates.get(decision.id)
+        if cand is None or decision.confidence < min_confidence:
+            continue
+        directional = decision.relation in DIRECTIONAL_RELATIONS
+        row = {
+            "source": new["id"],
+            "target": cand["id"],
+            "relation": decision.relation,
+            "confidence": decision.confidence,
+            "cosine": round(cand["cosine"], 6),
+            "weight": link_weight(cand["cosine"], decision.confidence, freshness(cand["days"], tau_days)),
+            "rationale": decision.rationale,
+            "directional": directional,
+            "now": now,
+        }
+        edges.append(row)
+        if not directional:
+            edges.append({**row, "source": cand["id"], "target": new["id"]})
+    return edges
+
+
+async def link_note(
+    store: NoteStore,
+    model: BaseChatModel,
+    learner_id: str,
+    new: dict[str, Any],
+    *,
+    top_k: int = 10,
+    min_confidence: float = 0.65,
+    degree_cap: int = 12,
+    exclude: list[str] | None = None,
+    now: str,
+) -> LinkOutcome:
+    """Link ``new`` (``id, concept, text, keywords, created_at, embedding``) into the graph."""
+    rows = await store.candidate_notes(
+        learner_id, new["embedding"], k=top_k, exclude=[new["id"], *(exclude or [])]
+    )
+    candidates = {
+        r["note"]["id"]: {
+            **r["note"],
+            "cosine": raw_cosine(r["score"]),
+            "days": days_between(new.get("created_at"), r["note"].get("created_at")),
+        }
+        for r in rows
+    }
+    outcome = LinkOutcome(candidates=len(candidates))
+    if not candidates:
+        return outcome
+    if is_offline_policy(model):
+        decisions: list[LinkDecision] | None = offline_decisions(new, list(candidates.values()))
+    else:
+        decisions, error, attempts = await model_decisions(model, new, list(candidates.values()))
+        if decisions is None:
+            outcome.failure = Failure(
+                stage="link", concept=new.get("concept"), error=str(error), attempts=attempts
+            )
+            return outcome
+    outcome.decisions = len(decisions)
+    edges = build_edges(new, candidates, decisions, min_confidence=min_confidence, now=now)
+    await store.merge_links(learner_id, edges)
+    outcome.edges = edges
+    outcome.touched = list(dict.fromkeys(e["target"] for e in edges if e["source"] == new["id"]))
+    outcome.pruned = await store.cap_degree(learner_id, [new["id"], *outcome.touched], degree_cap)
+    return outcome
+
+
+# --- retrieval gains: expansion along links ----------------------------------
+
+
+async def expand_note_links(
+    store: NoteStore,
+    learner_id: str,
+    note_ids: list[str],
+    *,
+    depth: int = 1,
+    decay: float = 0.5,
+    limit: int = 20,
+) -> list[dict[str, Any]]:
+    """Notes reachable from ``note_ids`` within ``depth`` (1 or 2) links, best first.
+
+    ``score`` = product of edge weights along the best path × ``decay^(hops-1)``;
+    seeds are excluded, only this learner's notes are visited.
+    """
+    if depth not in (1, 2):
+        raise InvalidInputError("depth must be 1 or 2")
+    if not note_ids:
+        return []
+    return await store.expand_links(learner_id, note_ids, depth=depth, decay=decay, limit=limit)
+
+
+def utc_now() -> str:
+    """Now as ISO-8601 with timezone (UTC)."""
+    return datetime.now(UTC).isoformat()

@@ -1,0 +1,1 @@
+"""Hybrid retrieval: recipes, fusion, sessions, Lucene query building."""

@@ -1,0 +1,1 @@
+"""Evaluation, outside the product: LoCoMo, ablations, and the benchmarks (``python -m bench.X``)."""

@@ -1,0 +1,1 @@
+"""The ablation study: variants, baselines and their graphs, the learner script, run records, metrics."""

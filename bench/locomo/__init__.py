@@ -1,0 +1,1 @@
+"""The LoCoMo retrieval benchmark: dataset, ingest, presets, scoring, runner, report."""

@@ -1,0 +1,212 @@
+"""Ingest one LoCoMo conversation into one learner's memory, through the real stores.
+
+Sessions go in order, with their dates. Per session:
+
+1. **Recall storage** (``RecallStore.log_messages``): every turn verbatim as a message,
+   ``content = "Speaker: text"`` plus ``" [shares a photo: caption]"`` when the turn
+   carries an image caption; role ``user`` for ``speaker_a``, ``assistant`` for
+   ``speaker_b``; ``created_at`` = session date + turn index seconds; the dia_id,
+   speaker and session number in ``metadata``.
+2. **Archival** (``ArchivalStore.insert``): one ``turn_context`` memory per turn, derived
+   offline without an LLM (contextual chunk): the session date, the turn, and the turn
+   it replies to. It is embedded and full-text indexed as a whole, links
+   ``DERIVED_FROM`` its message, and stands for that one turn only.
+3. **Summary** (``summarise`` + ``ArchivalStore.write_summary``): the session summary
+   the heartbeat would write, from the configured chat model (offline: extractive),
+   ``SUMMARIZES`` every turn of the session.
+4. **Notes** (``note_pipeline.ingest_session``): Zettelkasten notes of the session.
+
+``IngestResult.sources`` maps every stored item id to the dia_ids it was derived
+from, for scoring: a message or turn context -> its turn; a summary -> every turn of
+its session; a note -> the turns whose text contains one of its sentences.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, timedelta
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+
+from agent.errors import KAGError
+from agent.heartbeat.summarizer import SummaryFailedError, render_excerpt, summarise
+from agent.memory.erasure import erase_learner
+from agent.memory.recall import RecallMessage
+from agent.memory.stores import MemoryStores
+from agent.notes.pipeline import ingest_session
+from agent.notes.store import NoteStore
+from agent.resources import Resources
+from bench.locomo.dataset import Conversation, Session, Turn
+
+TURN_KIND = "turn_context"
+NOTE_FIELDS = ("definition", "personal_example", "key_insight")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def learner_for(run_id: str, sample_id: str) -> str:
+    """A learner id unique to this run and conversation: ``locomo-<run>-<sample>``."""
+    return f"locomo-{_UNSAFE.sub('-', run_id)}-{_UNSAFE.sub('-', sample_id)}"[:64]
+
+
+def session_id_for(session: Session) -> str:
+    """The session id shared by the session's messages, turn contexts, summary and notes."""
+    return f"session_{session.number}"
+
+
+def message_content(turn: Turn) -> str:
+    """The turn as recall storage keeps it: speaker, text and the shared photo's caption."""
+    text = f"{turn.speaker}: {turn.text}".strip()
+    return f"{text} [shares a photo: {turn.caption}]" if turn.caption else text
+
+
+def context_text(session: Session, turn: Turn, previous: Turn | None) -> str:
+    """The turn with its context: session date and the turn it replies to."""
+    text = f"{session.date_text}. {message_content(turn)}"
+    return f"{text} (replying to {message_content(previous)})" if previous else text
+
+
+def turn_time(session: Session, index: int) -> str:
+    """ISO time of a turn: the session's start plus ``index`` seconds (LoCoMo has no turn times)."""
+    return (session.started_at + timedelta(seconds=index)).replace(tzinfo=UTC).isoformat()
+
+
+def note_sources(note: dict[str, Any], turns: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """dia_ids of the ``(dia_id, content)`` turns that contain one of the note's sentences."""
+    sentences = [s.strip() for s in (note.get(f) or "" for f in NOTE_FIELDS) if s and s.strip()]
+    return tuple(dia for dia, content in turns if any(s in content for s in sentences))
+
+
+@dataclass
+class IngestResult:
+    """What one conversation's ingestion stored."""
+
+    sample_id: str
+    learner_id: str
+    sessions: int = 0
+    turns: int = 0
+    messages: int = 0
+    turn_contexts: int = 0
+    summaries: int = 0
+    notes: int = 0
+    note_failures: int = 0
+    seconds: float = 0.0
+    sources: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready counts (without the source map)."""
+        keys = ("sample_id", "learner_id", "sessions", "turns", "messages", "turn_contexts")
+        out = {k: getattr(self, k) for k in keys}
+        out.update(summaries=self.summaries, notes=self.notes, note_failures=self.note_failures)
+        out["seconds"] = round(self.seconds, 2)
+        return out
+
+
+class LocomoIngest:
+    """Write conversations through the stores of ``resources``."""
+
+    def __init__(self, resources: Resources, stores: MemoryStores, *, notes: bool = True) -> None:
+        """``notes=False`` skips the Zettelkasten step (faster; no notes to search)."""
+        self.resources = resources
+        self.stores = stores
+        self.notes = notes
+
+    async def ingest(
+        self,
+        conversation: Conversation,
+        learner_id: str,
+        advance: Callable[[int], object] | None = None,
+    ) -> IngestResult:
+        """Ingest every session of ``conversation`` in order; ``advance(n)`` after n turns."""
+        started = time.perf_counter()
+        result = IngestResult(conversation.sample_id, learner_id)
+        for session in conversation.sessions:
+            await self._session(conversation, session, result)
+            if advance is not None:
+                advance(len(session.turns))
+        result.seconds = time.perf_counter() - started
+        return result
+
+    async def _session(self, conversation: Conversation, session: Session, result: IngestResult) -> None:
+        learner, sid = result.learner_id, session_id_for(session)
+        messages = [
+            RecallMessage(
+                id=f"{learner}-{turn.dia_id}",
+                role="user" if turn.speaker == conversation.speaker_a else "assistant",
+                content=message_content(turn),
+                created_at=turn_time(session, i),
+                metadata={"dia_id": turn.dia_id, "speaker": turn.speaker, "session": session.number},
+            )
+            for i, turn in enumerate(session.turns)
+        ]
+        result.messages += (await self.stores.recall.log_messages(learner, sid, messages)).count
+        drafts = []
+        for i, (turn, message) in enumerate(zip(session.turns, messages, strict=True)):
+            result.sources[message.id] = (turn.dia_id,)
+            previous = session.turns[i - 1] if i else None
+            drafts.append(
+                {
+                    "content": context_text(session, turn, previous),
+                    "kind": TURN_KIND,
+                    "source_ids": [message.id],
+                    "occurred_at": turn_time(session, i),
+                    "session_id": sid,
+                    "memory_id": f"{learner}-{turn.dia_id}-ctx",
+                }
+            )
+        for turn, record in zip(
+            session.turns, await self.stores.archival.insert_many(learner, drafts), strict=True
+        ):
+            result.sources[record.id] = (turn.dia_id,)
+        result.turn_contexts += len(drafts)
+        dia_ids = tuple(t.dia_id for t in session.turns)
+        chat = _chat_messages(messages)
+        try:
+            text, raw = await summarise(self.resources.chat_model, "", chat), False
+        except SummaryFailedError:  # as the heartbeat does: archive the raw excerpt
+            text, raw = render_excerpt(chat), True
+        summary = await self.stores.archival.write_summary(
+            learner,
+            text,
+            message_ids=[m.id for m in messages],
+            previous_summary_id=None,
+            session_id=sid,
+            raw=raw,
+        )
+        result.sources[summary.id] = dia_ids
+        result.summaries += 1
+        if self.notes:
+            await self._notes(learner, sid, messages, result)
+        result.sessions += 1
+        result.turns += len(session.turns)
+
+    async def _notes(
+        self, learner: str, sid: str, messages: list[RecallMessage], result: IngestResult
+    ) -> None:
+        transcript = [{"role": m.role, "content": m.content} for m in messages]
+        try:
+            out = await ingest_session(self.resources, learner, transcript, session_id=sid)
+        except KAGError:
+            result.note_failures += 1
+            return
+        result.note_failures += len(out["failures"])
+        ids = [a["note_id"] for a in out["artifacts"]]
+        if not ids:
+            return
+        turns = [((m.metadata or {})["dia_id"], m.content) for m in messages]
+        for note in await NoteStore.for_resources(self.resources).get_notes(learner, ids):
+            result.sources[note["id"]] = note_sources(note, turns)
+            result.notes += 1
+
+    async def erase(self, learner_id: str) -> None:
+        """Delete everything the learner owns (Neo4j nodes and Redis keys)."""
+        await erase_learner(self.resources, learner_id)
+
+
+def _chat_messages(messages: Sequence[RecallMessage]) -> list[AnyMessage]:
+    """Recall messages as chat messages, for the summariser."""
+    kinds = {"user": HumanMessage}
+    return [kinds.get(m.role, AIMessage)(content=m.content, id=m.id) for m in messages]

@@ -1,0 +1,110 @@
+"""Benchmark presets for LoCoMo: a search recipe, the tool whose search it runs, and a kinds filter.
+
+A preset runs the same store search as the agent's tools: ``conversation_search``
+(``RecallStore.search``: verbatim messages) or ``archival_memory_search``
+(``ArchivalStore.search``: here the per-turn ``turn_context`` memories, and notes
+for ``hybrid_notes``). Session summaries are never returned as hits by the archival
+presets (the kinds filter keeps them out, as it would the agent's own memories);
+the ``hybrid_session*`` recipes read them as a session signal instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from agent.errors import InvalidInputError
+from agent.memory.stores import MemoryStores
+from agent.search.recipes import get_recipe
+from agent.search.results import SearchPage
+from bench.locomo.ingest import TURN_KIND
+
+RECALL = "conversation_search"
+ARCHIVAL = "archival_memory_search"
+MAX_PAGE = 50  # the stores' page limit, and the largest k scored
+
+
+@dataclass(frozen=True)
+class BenchPreset:
+    """One row of the results table."""
+
+    name: str
+    recipe: str
+    tool: str
+    kinds: tuple[str, ...] | None = None
+
+    @property
+    def description(self) -> str:
+        """The recipe's description and what is searched."""
+        what = "messages" if self.tool == RECALL else f"archival {', '.join(self.kinds or ('all',))}"
+        return f"{get_recipe(self.recipe).description} [{self.tool}: {what}]"
+
+
+def _recall(recipe: str) -> BenchPreset:
+    return BenchPreset(f"recall:{recipe}", recipe, RECALL)
+
+
+def _archival(recipe: str, kinds: tuple[str, ...] = (TURN_KIND,)) -> BenchPreset:
+    return BenchPreset(f"archival:{recipe}", recipe, ARCHIVAL, kinds)
+
+
+PRESETS: tuple[BenchPreset, ...] = (
+    _recall("vector_only"),
+    _recall("fulltext_only"),
+    _recall("hybrid_rrf"),
+    _recall("hybrid_expand"),
+    _recall("hybrid_context"),
+    _recall("hybrid_session_context"),
+    _recall("hybrid_multi_query"),
+    _archival("hybrid_rrf"),
+    _archival("hybrid_notes", (TURN_KIND, "note")),
+    _archival("hybrid_keywords"),
+    _archival("hybrid_keywords_k10"),
+    _archival("hybrid_session"),
+    _archival("hybrid_session_hits"),
+    _archival("hybrid_session_context"),
+    _archival("hybrid_stems"),
+    _archival("hybrid_multi_query"),
+)
+PRESETS_BY_NAME: dict[str, BenchPreset] = {p.name: p for p in PRESETS}
+
+
+def get_presets(names: Sequence[str] | None = None) -> list[BenchPreset]:
+    """The named presets in the order given (all of them for None); unknown names list the valid ones."""
+    if not names:
+        return list(PRESETS)
+    unknown = [n for n in names if n not in PRESETS_BY_NAME]
+    if unknown:
+        raise InvalidInputError(f"unknown LoCoMo presets {unknown}; valid: {', '.join(PRESETS_BY_NAME)}")
+    return [PRESETS_BY_NAME[n] for n in dict.fromkeys(names)]
+
+
+@dataclass(frozen=True)
+class RankedTurns:
+    """One search: each hit's source turns in rank order, and how long the search took."""
+
+    items: list[tuple[str, ...]]
+    seconds: float
+    page: SearchPage
+
+
+async def search_turns(
+    stores: MemoryStores,
+    learner_id: str,
+    preset: BenchPreset,
+    query: str,
+    sources: Mapping[str, tuple[str, ...]],
+    *,
+    limit: int = MAX_PAGE,
+) -> RankedTurns:
+    """Run ``preset`` for ``query``; map each hit to its source turns (unknown ids map to none)."""
+    started = time.perf_counter()
+    if preset.tool == RECALL:
+        page = await stores.recall.search(learner_id, query, page_size=limit, recipe=preset.recipe)
+    else:
+        page = await stores.archival.search(
+            learner_id, query, page_size=limit, recipe=preset.recipe, kinds=preset.kinds
+        )
+    seconds = time.perf_counter() - started
+    return RankedTurns([sources.get(hit.id, ()) for hit in page.results], seconds, page)

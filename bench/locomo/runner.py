@@ -1,0 +1,250 @@
+"""Run the LoCoMo retrieval benchmark: ingest each conversation, ask every question with every preset.
+
+Used by ``python -m bench.locomo``, ``kag eval locomo`` and ``notebooks/02_locomo_retrieval.ipynb``.
+Each conversation becomes one learner (``locomo-<run>-<sample>``): ingested through
+the real stores (``bench.locomo.ingest``), then every question goes through each
+preset's store search (``bench.locomo.retrieval``) and is scored with evidence
+recall@k under the honest turn budget (``bench.locomo.scoring``). The learner is
+erased afterwards unless ``keep``. The chat model is the offline policy and the
+embeddings are MiniLM whatever the environment says: the benchmark uses no LLM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agent.memory.stores import MemoryStores
+from agent.resources import Resources
+from agent.settings import MINILM, OFFLINE_MODEL, Settings
+from bench.locomo.dataset import (
+    LocomoDataset,
+    default_dataset_path,
+    load_locomo,
+    select,
+    small_run_dataset_path,
+)
+from bench.locomo.ingest import IngestResult, LocomoIngest, learner_for
+from bench.locomo.retrieval import MAX_PAGE, PRESETS_BY_NAME, BenchPreset, get_presets, search_turns
+from bench.locomo.scoring import KS, QuestionScore, RecallSummary, percentile, recall_at_ks, summarise_recall
+
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "results"
+METRIC = (
+    "evidence recall@k (LoCoMo task_eval): share of a question's evidence turns among the turns "
+    "behind the top-k hits, 1 without evidence, mean over all questions; k is a budget of turns "
+    "(bench/locomo/scoring.py)"
+)
+
+
+@dataclass(frozen=True)
+class LocomoConfig:
+    """What to run."""
+
+    path: str = field(default_factory=lambda: str(default_dataset_path()))
+    presets: tuple[str, ...] = ()
+    """Preset names (``bench.locomo.retrieval.PRESETS``); empty means all."""
+    limit_conversations: int | None = None
+    limit_sessions: int | None = None
+    """Ingest only the first N sessions; questions with evidence beyond them are dropped."""
+    limit_questions: int | None = None
+    """Questions per conversation."""
+    notes: bool = True
+    keep: bool = False
+    """Keep the learners' data instead of erasing it."""
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+
+
+@dataclass
+class PresetResult:
+    """Scores and latency of one preset."""
+
+    preset: BenchPreset
+    scores: list[QuestionScore] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    effective: set[str] = field(default_factory=set)
+
+    @property
+    def recall(self) -> RecallSummary:
+        """Mean recall@k overall and per category."""
+        return summarise_recall(self.scores)
+
+    def latency_ms(self) -> dict[str, float]:
+        """p50/p95 search latency in milliseconds."""
+        ms = [s * 1000 for s in self.seconds]
+        return {"p50": round(percentile(ms, 50), 1), "p95": round(percentile(ms, 95), 1)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        p = self.preset
+        return {
+            "name": p.name,
+            "recipe": p.recipe,
+            "tool": p.tool,
+            "kinds": list(p.kinds) if p.kinds else None,
+            "description": p.description,
+            "effective_recipes": sorted(self.effective),
+            "recall": self.recall.to_dict(),
+            "latency_ms": self.latency_ms(),
+        }
+
+
+@dataclass
+class LocomoResult:
+    """A finished run."""
+
+    config: LocomoConfig
+    dataset: LocomoDataset
+    presets: list[PresetResult]
+    ingests: list[IngestResult]
+    embeddings: str
+    chat_model: str
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    @property
+    def ingest_seconds(self) -> float:
+        """Total ingestion time."""
+        return sum(i.seconds for i in self.ingests)
+
+    def best(self, k: int = 10) -> PresetResult:
+        """The preset with the highest overall recall@k."""
+        return max(self.presets, key=lambda r: r.recall.overall[k])
+
+    def to_dict(self, per_question: bool = True) -> dict[str, Any]:
+        """JSON-ready result (per-question recall per preset unless ``per_question=False``)."""
+        out: dict[str, Any] = {
+            "benchmark": "locomo",
+            "dataset": self.config.path,
+            "run_id": self.config.run_id,
+            "created_at": self.created_at,
+            "metric": METRIC,
+            "ks": list(KS),
+            "embeddings": self.embeddings,
+            "chat_model": self.chat_model,
+            "config": {
+                "presets": [r.preset.name for r in self.presets],
+                "limit_conversations": self.config.limit_conversations,
+                "limit_sessions": self.config.limit_sessions,
+                "limit_questions": self.config.limit_questions,
+                "notes": self.config.notes,
+                "page_size": MAX_PAGE,
+            },
+            "questions": len(self.presets[0].scores) if self.presets else 0,
+            "ingest_seconds": round(self.ingest_seconds, 1),
+            "conversations": [i.to_dict() for i in self.ingests],
+            "warnings": list(self.dataset.warnings),
+            "presets": [r.to_dict() for r in self.presets],
+        }
+        if per_question:
+            out["per_question"] = {
+                r.preset.name: {s.qid: [round(s.recall[k], 4) for k in KS] for s in r.scores}
+                for r in self.presets
+            }
+        return out
+
+
+def bench_settings() -> Settings:
+    """Settings from the environment, with the offline policy and MiniLM forced (no LLM)."""
+    return Settings.from_env(model=OFFLINE_MODEL, embeddings=MINILM)
+
+
+async def run_locomo(
+    config: LocomoConfig, *, resources: Resources | None = None, progress: bool = True
+) -> LocomoResult:
+    """Ingest, search and score; see the module docstring."""
+    dataset = load_locomo(config.path)
+    conversations = select(
+        dataset,
+        conversations=config.limit_conversations,
+        sessions=config.limit_sessions,
+        questions=config.limit_questions,
+    )
+    results = [PresetResult(p) for p in get_presets(config.presets)]
+    own = resources is None
+    resources = resources or Resources(bench_settings())
+    stores = MemoryStores.wire(resources)
+    ingest = LocomoIngest(resources, stores, notes=config.notes)
+    ingests: list[IngestResult] = []
+    turns = sum(len(c.turns) for c in conversations)
+    searches = sum(len(c.questions) for c in conversations) * len(results)
+    ingest_bar = tqdm(total=turns, desc="ingest turns", unit="turn", disable=not progress, position=0)
+    search_bar = tqdm(total=searches, desc="searches", unit="q", disable=not progress, position=1)
+    try:
+        for conversation in conversations:
+            learner = learner_for(config.run_id, conversation.sample_id)
+            try:
+                ingested = await ingest.ingest(conversation, learner, ingest_bar.update)
+                ingests.append(ingested)
+                for question in conversation.questions:
+                    for result in results:
+                        ranked = await search_turns(
+                            stores, learner, result.preset, question.question, ingested.sources
+                        )
+                        result.scores.append(
+                            QuestionScore(
+                                question.qid, question.category, recall_at_ks(question.evidence, ranked.items)
+                            )
+                        )
+                        result.seconds.append(ranked.seconds)
+                        result.effective.add(ranked.page.recipe)
+                        search_bar.update(1)
+            finally:
+                if not config.keep:
+                    await ingest.erase(learner)
+    finally:
+        ingest_bar.close()
+        search_bar.close()
+        if own:
+            await resources.aclose()
+    return LocomoResult(
+        config=config,
+        dataset=dataset,
+        presets=results,
+        ingests=ingests,
+        embeddings=resources.embeddings.model_name,
+        chat_model=resources.settings.chat_model_id,
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options shared by ``python -m bench.locomo`` and ``kag eval locomo``."""
+    parser.add_argument("path", nargs="?", default=None, help="LoCoMo JSON file (default: the dev split)")
+    parser.add_argument(
+        "--presets", nargs="+", default=None, metavar="NAME", help=f"any of: {', '.join(PRESETS_BY_NAME)}"
+    )
+    parser.add_argument("--limit-conversations", type=int, default=None, metavar="N")
+    parser.add_argument("--limit-sessions", type=int, default=None, metavar="N")
+    parser.add_argument("--limit-questions", type=int, default=None, metavar="N", help="per conversation")
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="directory for the JSON and markdown results")
+    parser.add_argument("--no-notes", action="store_true", help="skip the Zettelkasten step of ingestion")
+    parser.add_argument("--keep", action="store_true", help="keep the learners' data (default: erase it)")
+
+
+def config_from_args(args: argparse.Namespace) -> LocomoConfig:
+    """A ``LocomoConfig`` from parsed ``add_arguments`` options."""
+    return LocomoConfig(
+        path=args.path or str(default_dataset_path()),
+        presets=tuple(args.presets or ()),
+        limit_conversations=args.limit_conversations,
+        limit_sessions=args.limit_sessions,
+        limit_questions=args.limit_questions,
+        notes=not args.no_notes,
+        keep=args.keep,
+    )
+
+
+def small_config(path: str | None = None, presets: Sequence[str] = ()) -> LocomoConfig:
+    """The CI-sized run: first conversation, 3 sessions, 20 questions."""
+    return LocomoConfig(
+        path=path or str(small_run_dataset_path()),
+        presets=tuple(presets),
+        limit_conversations=1,
+        limit_sessions=3,
+        limit_questions=20,
+    )

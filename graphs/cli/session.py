@@ -1,0 +1,238 @@
+"""Commands that talk through the heartbeat graph: ``kag ask``, ``kag chat``, ``kag demo``.
+
+Each opens one ``Resources`` bundle and one Redis checkpoint saver
+(``agent.checkpoint.AsyncRedisSaver``), so a thread survives between commands:
+``kag ask --thread T`` and ``kag chat --thread T`` continue the same conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from graphs.cli.common import get_console, learner_option, open_resources, run
+
+if TYPE_CHECKING:
+    from agent.context import Context
+    from agent.settings import Settings
+
+END_REQUEST = "That is all for this session, thank you."
+"""What ``/end`` sends when no text follows it."""
+CHAT_HELP = "/end [TEXT] closes the session and writes its notes · /quit leaves · Ctrl-D leaves"
+
+
+def request_context(thread_id: str, concept: str | None, *, end_session: bool) -> dict[str, Any]:
+    """The design's request ``context``: session id, the concept studied, whether the session ends."""
+    context: dict[str, Any] = {"session_id": thread_id, "end_session": end_session}
+    if concept:
+        context["current_concept"] = concept
+    return context
+
+
+async def run_request(
+    graph: Any,
+    learner_id: str,
+    request: str,
+    thread_id: str,
+    context: Context,
+    *,
+    concept: str | None = None,
+    end_session: bool = False,
+    show_phases: bool = True,
+) -> dict:
+    """Stream one request through ``graph``, printing every phase if asked; return the output."""
+    from rich.markup import escape
+
+    config = {"configurable": {"thread_id": thread_id}}
+    output: dict = {}
+    payload = {
+        "learner_id": learner_id,
+        "request": request,
+        "context": request_context(thread_id, concept, end_session=end_session),
+    }
+    async for mode, chunk in graph.astream(payload, config, context=context, stream_mode=["custom", "values"]):
+        if mode == "values":
+            output = {k: chunk[k] for k in ("response", "artifacts", "memory_state") if k in chunk}
+            continue
+        if not show_phases:
+            continue
+        phase = chunk.get("phase")
+        details = {k: v for k, v in chunk.items() if k != "phase"}
+        if phase == "think" and details.get("tool_calls"):
+            details = {"step": details["step"], "tool_calls": details["tool_calls"]}
+        get_console().print(f"   [cyan]{phase:<8}[/cyan] {escape(json.dumps(details, default=str)[:220])}")
+    return output
+
+
+@asynccontextmanager
+async def heartbeat(settings: Settings) -> AsyncIterator[Any]:
+    """The heartbeat graph compiled with the Redis checkpoint saver, for one command."""
+    from agent.checkpoint import AsyncRedisSaver
+    from graphs.heartbeat import make_builder
+
+    async with open_resources(settings) as resources:
+        async with AsyncRedisSaver.from_conn_string(settings.redis_url) as saver:
+            await saver.setup()
+            yield make_builder(resources).compile(checkpointer=saver, name="kag")
+
+
+def format_notes(artifacts: list[dict[str, Any]]) -> list[str]:
+    """The notes a session wrote, one block of lines per note."""
+    if not artifacts:
+        return ["no notes were written for this session"]
+    lines = [f"{len(artifacts)} Zettelkasten note(s) written:"]
+    for artifact in artifacts:
+        tags = ", ".join(artifact.get("tags") or []) or "-"
+        lines.append(f"- {artifact['note_id']}  [{tags}]")
+        lines.append(f"  {artifact.get('content', '')}")
+        links = artifact.get("links") or []
+        if links:
+            lines.append(f"  links: {', '.join(links)}")
+    return lines
+
+
+# ----- kag ask -----
+@click.command("ask")
+@click.argument("question")
+@learner_option
+@click.option("--thread", "thread_id", metavar="ID", help="Thread to continue (default: the learner id).")
+@click.option("--concept", metavar="C", help="The concept being studied, e.g. sql.joins.")
+@click.option("--end-session", is_flag=True, help="Close the session after the answer and write its notes.")
+def ask_command(
+    question: str, learner_id: str, thread_id: str | None, concept: str | None, end_session: bool
+) -> int:
+    """Send one QUESTION through the heartbeat and print the output as JSON."""
+
+    async def work(settings: Settings) -> int:
+        from agent.context import Context
+
+        async with heartbeat(settings) as graph:
+            out = await run_request(
+                graph,
+                learner_id,
+                question,
+                thread_id or learner_id,
+                Context(),
+                concept=concept,
+                end_session=end_session,
+            )
+        get_console().print_json(json.dumps(out, default=str))
+        return 0
+
+    return run(work)
+
+
+# ----- kag chat -----
+@click.command("chat")
+@learner_option
+@click.option("--thread", "thread_id", metavar="ID", help="Thread to continue (default: a new one).")
+@click.option("--concept", metavar="C", help="The concept being studied, e.g. sql.joins.")
+@click.option("--phases", is_flag=True, help="Print the heartbeat's phases as they run.")
+def chat_command(learner_id: str, thread_id: str | None, concept: str | None, phases: bool) -> int:
+    """Talk to the tutor on one thread; reads lines from stdin (pipe them in to script a session)."""
+    thread_id = thread_id or f"{learner_id}-{uuid.uuid4().hex[:8]}"
+
+    async def work(settings: Settings) -> int:
+        from agent.context import Context
+
+        context = Context()
+        interactive = sys.stdin.isatty()
+        click.echo(f"chat: learner {learner_id}, thread {thread_id}. {CHAT_HELP}")
+        async with heartbeat(settings) as graph:
+            while True:
+                if interactive:
+                    click.echo("you> ", nl=False)
+                line = await asyncio.to_thread(sys.stdin.readline)
+                if not line:
+                    break  # end of input: leave without closing the session
+                text = line.strip()
+                if not text:
+                    continue
+                if text in {"/quit", "/exit"}:
+                    break
+                end = text == "/end" or text.startswith("/end ")
+                request = (text[4:].strip() or END_REQUEST) if end else text
+                if text.startswith("/") and not end:
+                    click.echo(f"unknown command {text.split()[0]}; {CHAT_HELP}")
+                    continue
+                out = await run_request(
+                    graph,
+                    learner_id,
+                    request,
+                    thread_id,
+                    context,
+                    concept=concept,
+                    end_session=end,
+                    show_phases=phases,
+                )
+                click.echo(f"kag> {out.get('response', '')}")
+                if end:
+                    for row in format_notes(out.get("artifacts") or []):
+                        click.echo(row)
+                    break
+        click.echo(f"bye (continue with: kag chat --learner {learner_id} --thread {thread_id})")
+        return 0
+
+    return run(work)
+
+
+# ----- kag demo -----
+@click.command("demo")
+def demo_command() -> int:
+    """Run the scripted three-session demo on the embedded defaults."""
+    return run(demo)
+
+
+async def demo(settings: Settings) -> int:
+    """The three-session demo; 0 when pressure crossed 70%, search recalled, and notes were written."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from agent.context import Context
+    from graphs.demo_script import DEMO_MAX_TOKENS, SESSIONS
+
+    console = get_console()
+    learner_id = f"demo-{uuid.uuid4().hex[:8]}"
+    context = Context(max_tokens=DEMO_MAX_TOKENS)
+    crossed, recalled, notes = 0, False, 0
+    out: dict = {}
+    console.rule("[bold]KAG demo[/bold]")
+    console.print(
+        f"model: [bold]{settings.chat_model_id}[/bold]"
+        + (" (the offline policy: deterministic rules, NOT an LLM)" if settings.offline else "")
+        + f" · embeddings: {settings.embeddings_id} · learner: {learner_id}"
+        + f" · max_tokens: {DEMO_MAX_TOKENS} (demo budget; default 8192)"
+    )
+    async with heartbeat(settings) as graph:
+        for title, turns in SESSIONS:
+            console.rule(title)
+            thread_id = f"{learner_id}-{title.split(':')[0]}"
+            for i, request in enumerate(turns):
+                console.print(f"[bold green]learner>[/bold green] {escape(request)}")
+                last = i == len(turns) - 1
+                out = await run_request(
+                    graph, learner_id, request, thread_id, context, concept="sql.joins", end_session=last
+                )
+                notes += len(out.get("artifacts", []))
+                console.print(f"[bold magenta]kag>[/bold magenta] {escape(out.get('response', ''))}\n")
+                state = out.get("memory_state", {})
+                crossed = max(crossed, state.get("archive_successes", 0))
+                if title.startswith("session-3") and "From your memory" in out.get("response", ""):
+                    recalled = recalled or "nothing matched" not in out["response"]
+        console.rule("final output (the design's output schema)")
+        console.print_json(json.dumps(out, default=str))
+    table = Table(title="demo checks")
+    table.add_column("check")
+    table.add_column("result")
+    table.add_row("pressure crossed 70% and auto-archived", "yes" if crossed else "NO")
+    table.add_row("session 3 recalled archived facts via search", "yes" if recalled else "NO")
+    table.add_row("Zettelkasten notes written (ARTIFACT_READY)", str(notes) if notes else "NO")
+    console.print(table)
+    return 0 if crossed and recalled and notes else 1

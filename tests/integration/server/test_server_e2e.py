@@ -1,0 +1,263 @@
+"""End to end through the LangGraph server API with the official SDK client.
+
+One real ``langgraph dev`` per module (restarted once, for persistence), the
+project's ``langgraph.json`` (Redis checkpointer, per-learner auth), real Neo4j
+and Redis, the offline policy model. Two learners authenticate with bearer tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.errors import APIStatusError
+
+from agent.checkpoint import AsyncRedisSaver
+from agent.heartbeat.state import HeartbeatOutput, MemoryState
+from agent.memory.backlog import WriteBacklog
+from agent.memory.core import CoreMemoryStore
+from agent.models.offline_policy import OFFLINE_BANNER
+from agent.notes.artifacts import delete_stream
+from agent.notes.store import COUNT_NOTES, delete_learner_notes
+from agent.resources import Resources
+from agent.validation import learner_hash
+from tests.integration.langgraph_server import DevServer, Learner
+
+pytestmark = [pytest.mark.integration, pytest.mark.server]
+
+GOAL = "My name is Ada and my goal is to learn Rust"
+SECRET = "Remember that my locker code is 4711."
+ASK_SECRET = "What do you know about my locker code?"
+PHASES = ["receive", "monitor", "compile", "think", "act", "monitor", "compile", "think", "finish"]
+TRANSCRIPT = [
+    {"role": "user", "content": "I keep mixing up inner joins and left joins."},
+    {
+        "role": "assistant",
+        "content": "An inner join returns only rows that match in both tables. A left join keeps "
+        "every row of the left table, with NULLs where nothing matches.",
+    },
+    {"role": "user", "content": "So a left join keeps my customers without orders."},
+    {"role": "assistant", "content": "Exactly, the inner join would drop them."},
+]
+
+
+async def erase_learner(resources: Resources, learner_id: str) -> None:
+    """Remove everything the server wrote for ``learner_id`` (Neo4j and Redis)."""
+    await delete_learner_notes(resources.neo4j, learner_id)
+    for query in (
+        "MATCH (n) WHERE n.learner_id = $l DETACH DELETE n",
+        "MATCH (n:Learner {id: $l}) DETACH DELETE n",
+    ):
+        await resources.neo4j.execute_query(query, l=learner_id, database_=resources.database)
+    await CoreMemoryStore(resources.redis).clear(learner_id)
+    await delete_stream(resources.redis, learner_id)
+    backlog = WriteBacklog(resources.redis, auto_replay=False)
+    keys = [backlog.stream_key(learner_id), backlog.dead_key(learner_id)]
+    keys += [backlog.recent_key(kind, learner_id) for kind in ("recall", "archival")]
+    await resources.redis.delete(*keys)
+    await resources.redis.srem(backlog.learners_key, learner_id)
+
+
+@pytest.fixture(scope="module")
+async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources) -> AsyncIterator[DevServer]:
+    """The server for this module; its checkpoints and learners are removed afterwards."""
+    run = uuid.uuid4().hex[:10]
+    dev = DevServer(tmp_path_factory.mktemp("langgraph-dev"))
+    dev.learners = {
+        "a": Learner(f"e2e-a-{run}", f"token-a-{run}"),
+        "b": Learner(f"e2e-b-{run}", f"token-b-{run}"),
+    }
+    await asyncio.to_thread(dev.start)
+    try:
+        yield dev
+    finally:
+        await asyncio.to_thread(dev.stop)
+        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
+        if keys:
+            await resources.redis.delete(*keys)
+        for learner in dev.learners.values():
+            await erase_learner(resources, learner.learner_id)
+
+
+@pytest.fixture(autouse=True)
+def server_log_on_failure(request: pytest.FixtureRequest, server: DevServer, capsys: pytest.CaptureFixture):
+    """Print the server log when a test of this module fails."""
+    failed = request.session.testsfailed
+    yield
+    if request.session.testsfailed > failed:
+        with capsys.disabled():
+            print(f"\n----- langgraph dev log ({server.log_path}) -----\n{server.log_tail()}")
+
+
+async def stream_run(client, thread_id: str | None, graph: str, payload: dict) -> dict[str, list]:
+    """Stream one run with ``values`` and ``custom``; events grouped by kind."""
+    seen: dict[str, list] = {"values": [], "custom": [], "error": []}
+    async for part in client.runs.stream(thread_id, graph, input=payload, stream_mode=["values", "custom"]):
+        if part.event in seen:
+            seen[part.event].append(part.data)
+    return seen
+
+
+async def test_heartbeat_streams_its_phases_and_the_output_schema(server: DevServer) -> None:
+    ada = server.learners["a"]
+    client = ada.client(server.url)
+    thread = await client.threads.create(metadata={"owner": "someone-else"})
+    assert thread["metadata"]["owner"] == ada.learner_id, "a client cannot choose the owner"
+
+    seen = await stream_run(client, thread["thread_id"], "kag", {"request": GOAL})
+
+    assert seen["error"] == []
+    assert [event["phase"] for event in seen["custom"]] == PHASES
+    think, act = seen["custom"][3], seen["custom"][4]
+    assert [call["name"] for call in think["tool_calls"]] == ["core_memory_append"]
+    assert act["tools"] == ["core_memory_append"] and act["errors"] == 0
+    assert seen["custom"][0]["learner"] == learner_hash(ada.learner_id)
+    final = seen["values"][-1]
+    assert set(final) == set(HeartbeatOutput.__required_keys__)
+    assert set(final["memory_state"]) == set(MemoryState.__required_keys__)
+    assert final["response"].startswith(OFFLINE_BANNER)
+    assert final["memory_state"]["steps"] == 2 and final["artifacts"] == []
+    state = await client.threads.get_state(thread["thread_id"])
+    assert state["values"]["learner_id"] == ada.learner_id
+    assert "learn Rust" in state["values"]["core_memory"]["current_goals"]
+
+
+async def test_thread_state_comes_back_from_redis_after_a_restart(
+    server: DevServer, resources: Resources
+) -> None:
+    ada = server.learners["a"]
+    client = ada.client(server.url)
+    thread_id = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread_id, "kag", input={"request": "I am a beginner in Rust."})
+    before = await client.threads.get_history(thread_id, limit=1000)
+    redis_url = resources.settings.redis_url
+    async with AsyncRedisSaver.from_conn_string(redis_url, key_prefix=server.prefix) as saver:
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        in_redis = [tup.config["configurable"]["checkpoint_id"] async for tup in saver.alist(config)]
+    assert in_redis == [h["checkpoint"]["checkpoint_id"] for h in before], "the history is our Redis saver's"
+
+    await asyncio.to_thread(server.restart)
+    client = ada.client(server.url)
+
+    after = await client.threads.get_history(thread_id, limit=1000)
+    ids = [h["checkpoint"]["checkpoint_id"] for h in before]
+    assert [h["checkpoint"]["checkpoint_id"] for h in after] == ids
+    output = await client.runs.wait(thread_id, "kag", input={"request": "Do you remember my level?"})
+    assert output["response"].startswith(OFFLINE_BANNER)
+    grown = await client.threads.get_history(thread_id, limit=1000)
+    assert len(grown) > len(before)
+    queue = (await client.threads.get_state(thread_id))["values"]["fifo_queue"]
+    texts = [message["content"] for message in queue]
+    assert "I am a beginner in Rust." in texts and "Do you remember my level?" in texts
+
+
+async def test_a_learner_never_sees_another_learners_threads_or_memory(server: DevServer) -> None:
+    ada, bob = server.learners["a"], server.learners["b"]
+    as_ada, as_bob = ada.client(server.url), bob.client(server.url)
+    thread_a = (await as_ada.threads.create())["thread_id"]
+    await as_ada.runs.wait(thread_a, "kag", input={"request": SECRET})
+    own = await as_ada.runs.wait(thread_a, "kag", input={"request": ASK_SECRET})
+    assert "4711" in own["response"], "the owner finds the fact, so the probes below mean something"
+    await as_ada.store.put_item(("notes",), "locker", {"code": "4711"})
+
+    # Through the API: threads, runs, state, store.
+    for probe in (
+        as_bob.threads.get(thread_a),
+        as_bob.threads.get_state(thread_a),
+        as_bob.runs.create(thread_a, "kag", input={"request": "hi"}),
+    ):
+        with pytest.raises(APIStatusError) as err:
+            await probe
+        assert err.value.status_code in (403, 404)
+    assert thread_a not in [t["thread_id"] for t in await as_bob.threads.search(limit=1000)]
+    assert thread_a in [t["thread_id"] for t in await as_ada.threads.search(limit=1000)]
+    assert (await as_bob.store.search_items(("notes",)))["items"] == []
+    assert (await as_ada.store.search_items(("notes",)))["items"][0]["value"] == {"code": "4711"}
+    try:  # the namespace is forced under Bob's own: (bob, ada, notes) holds nothing
+        spoofed = await as_bob.store.get_item((ada.learner_id, "notes"), "locker")
+    except APIStatusError as err:
+        assert err.status_code == 404
+    else:
+        assert spoofed is None
+    studio = get_client(url=server.url, headers={"x-auth-scheme": "langsmith"})
+    assert thread_a not in [t["thread_id"] for t in await studio.threads.search(limit=1000)]
+
+    # Naming Ada in the body is refused before the run exists.
+    thread_b = (await as_bob.threads.create())["thread_id"]
+    with pytest.raises(APIStatusError) as err:
+        await as_bob.runs.create(thread_b, "kag", input={"learner_id": ada.learner_id, "request": ASK_SECRET})
+    assert err.value.status_code == 403
+    # Through the agent's tools, as himself.
+    seen = await stream_run(as_bob, thread_b, "kag", {"request": ASK_SECRET})
+    acts = [event for event in seen["custom"] if event["phase"] == "act"]
+    assert acts and "archival_memory_search" in acts[0]["tools"], "B's question must reach the search tool"
+    assert "4711" not in str(acts) and "4711" not in seen["values"][-1]["response"]
+    assert (await as_bob.threads.get_state(thread_b))["values"]["learner_id"] == bob.learner_id
+
+
+async def test_missing_or_bad_tokens_are_refused(server: DevServer) -> None:
+    for headers in ({}, {"Authorization": "Bearer not-a-known-token"}, {"Authorization": "Basic abc"}):
+        with pytest.raises(APIStatusError) as err:
+            await get_client(url=server.url, headers=headers).threads.search()
+        assert err.value.status_code == 401
+
+
+async def test_bad_input_gives_clear_errors_and_the_server_keeps_serving(server: DevServer) -> None:
+    client = server.learners["a"].client(server.url)
+    thread_id = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread_id, "kag", input={"request": "I prefer short answers."})
+    with pytest.raises(APIStatusError) as err:  # no assistant_id in the request body
+        await client.http.post(f"/threads/{thread_id}/runs", json={"input": {"request": "hi"}})
+    assert 400 <= err.value.status_code < 500
+    with pytest.raises(APIStatusError) as err:  # refused before the run exists
+        await client.runs.create(thread_id, "kag", input={"learner_id": "bad id!", "request": "hi"})
+    assert err.value.status_code == 422 and "neither a UUID nor a slug" in str(err.value.body)
+
+    cases = [  # the thread already served a request: a missing one must not re-run it
+        ({"context": {}}, "request must be a non-empty string"),
+        ({"request": "x" * (33 * 1024)}, "32 KB"),
+    ]
+    for payload, message in cases:
+        seen = await stream_run(client, thread_id, "kag", payload)
+        assert seen["error"], f"{payload!r} must fail the run"
+        assert seen["error"][0]["error"] == "InvalidInputError"
+        assert message in seen["error"][0]["message"]
+    statuses = [run["status"] for run in await client.runs.list(thread_id, limit=100)]
+    assert statuses.count("error") == len(cases) and statuses.count("success") == 1
+
+    output = await client.runs.wait(thread_id, "kag", input={"request": "I prefer long answers."})
+    assert output["response"].startswith(OFFLINE_BANNER)
+
+
+async def test_zettelkasten_graph_streams_its_artifacts(server: DevServer, resources: Resources) -> None:
+    ada, bob = server.learners["a"], server.learners["b"]
+    client = ada.client(server.url)
+    thread_id = (await client.threads.create())["thread_id"]
+    payload = {"learner_id": bob.learner_id, "transcript": TRANSCRIPT, "current_concept": "sql.joins"}
+    with pytest.raises(APIStatusError) as err:  # naming another learner is refused
+        await client.runs.create(thread_id, "zettelkasten", input=payload)
+    assert err.value.status_code == 403
+    payload["learner_id"] = ada.learner_id
+
+    seen = await stream_run(client, thread_id, "zettelkasten", payload)
+
+    assert seen["error"] == []
+    ready = [event for event in seen["custom"] if event.get("event") == "ARTIFACT_READY"]
+    artifacts = seen["values"][-1]["artifacts"]
+    assert ready and artifacts
+    assert [e["artifact"]["note_id"] for e in ready] == [a["note_id"] for a in artifacts]
+    for artifact in artifacts:
+        assert artifact["type"] == "ZETTELKASTEN_NOTE"
+        assert artifact["content"].strip() and artifact["concept_map"].strip()
+
+    async def notes_of(learner_id: str) -> int:
+        records, _, _ = await resources.neo4j.execute_query(
+            COUNT_NOTES, learner_id=learner_id, database_=resources.database
+        )
+        return records[0]["n"]
+
+    assert await notes_of(ada.learner_id) >= len(artifacts)
+    assert await notes_of(bob.learner_id) == 0, "the refused run wrote nothing for bob"

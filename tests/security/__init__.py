@@ -1,0 +1,1 @@
+"""Attack suite: cross-learner leaks through a real ``langgraph dev`` server."""

@@ -1,0 +1,152 @@
+"""Fixtures of the attack suite: one real ``langgraph dev`` for the whole suite.
+
+Learners: ``alice`` (the victim, who stores a locker code 4711), ``bob`` (the
+attacker, with his own locker code 9902 so a search that runs is visible) and a
+Studio client (``x-auth-scheme: langsmith``, no token). Everything they write in
+Neo4j and Redis is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+
+from agent.resources import Resources
+from tests.integration.conftest import resources, services_up  # noqa: F401 (fixtures)
+from tests.integration.langgraph_server import DevServer, Learner
+from tests.integration.server.test_server_e2e import erase_learner
+from tests.security.attack import (
+    ASK_SECRET,
+    BOB_SECRET,
+    BOB_VALUE,
+    SECRET,
+    SECRET_VALUE,
+    footprint,
+)
+
+STUDIO_USER = "langgraph-studio-user"
+
+
+async def _studio_nodes(resources: Resources) -> set[str]:
+    records, _, _ = await resources.neo4j.execute_query(
+        "MATCH (n) WHERE n.learner_id = $l OR (n:Learner AND n.id = $l) RETURN elementId(n) AS id",
+        l=STUDIO_USER,
+        database_=resources.database,
+    )
+    return {r["id"] for r in records}
+
+
+@pytest.fixture(scope="session")
+async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources) -> AsyncIterator[DevServer]:  # noqa: F811
+    """The suite's server; its checkpoints, the learners' data and Studio's new nodes go afterwards."""
+    run = uuid.uuid4().hex[:10]
+    dev = DevServer(tmp_path_factory.mktemp("langgraph-sec"), prefix=f"kag-sec-{run}")
+    dev.learners = {
+        "alice": Learner(f"sec-alice-{run}", f"token-alice-{run}"),
+        "bob": Learner(f"sec-bob-{run}", f"token-bob-{run}"),
+    }
+    studio_before = await _studio_nodes(resources)
+    await asyncio.to_thread(dev.start)
+    try:
+        yield dev
+    finally:
+        await asyncio.to_thread(dev.stop)
+        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
+        if keys:
+            await resources.redis.delete(*keys)
+        for learner in dev.learners.values():
+            await erase_learner(resources, learner.learner_id)
+        created = sorted(await _studio_nodes(resources) - studio_before)
+        if created:
+            await resources.neo4j.execute_query(
+                "MATCH (n) WHERE elementId(n) IN $ids DETACH DELETE n",
+                ids=created,
+                database_=resources.database,
+            )
+
+
+@pytest.fixture(autouse=True)
+def server_log_on_failure(request: pytest.FixtureRequest, server: DevServer, capsys: pytest.CaptureFixture):
+    """Print the server log when a test of this suite fails."""
+    failed = request.session.testsfailed
+    yield
+    if request.session.testsfailed > failed:
+        with capsys.disabled():
+            print(f"\n----- langgraph dev log ({server.log_path}) -----\n{server.log_tail()}")
+
+
+@pytest.fixture(scope="session")
+def alice(server: DevServer) -> Learner:
+    """The victim."""
+    return server.learners["alice"]
+
+
+@pytest.fixture(scope="session")
+def bob(server: DevServer) -> Learner:
+    """The attacker."""
+    return server.learners["bob"]
+
+
+@pytest.fixture(scope="session")
+def as_alice(server: DevServer, alice: Learner) -> LangGraphClient:
+    """SDK client authenticated as alice."""
+    return alice.client(server.url)
+
+
+@pytest.fixture(scope="session")
+def as_bob(server: DevServer, bob: Learner) -> LangGraphClient:
+    """SDK client authenticated as bob."""
+    return bob.client(server.url)
+
+
+@pytest.fixture(scope="session")
+def studio(server: DevServer) -> LangGraphClient:
+    """A LangGraph Studio client under ``langgraph dev``: no token, the langsmith scheme."""
+    return get_client(url=server.url, headers={"x-auth-scheme": "langsmith"})
+
+
+@pytest.fixture(scope="session")
+async def alice_thread(as_alice: LangGraphClient) -> str:
+    """Alice's thread: she stored her locker code and (control) finds it again."""
+    thread_id = (await as_alice.threads.create())["thread_id"]
+    stored = await as_alice.runs.wait(thread_id, "kag", input={"request": SECRET})
+    assert "archival memory" in stored["response"], stored
+    own = await as_alice.runs.wait(thread_id, "kag", input={"request": ASK_SECRET})
+    assert SECRET_VALUE in own["response"], "control: the owner reads her secret back"
+    state = await as_alice.threads.get_state(thread_id)
+    assert SECRET_VALUE in str(state["values"]), "control: her thread state holds the secret"
+    return thread_id
+
+
+@pytest.fixture(scope="session")
+async def bob_thread(as_bob: LangGraphClient, alice_thread: str) -> str:
+    """Bob's own thread, with his own locker code (so a search that runs shows 9902)."""
+    thread_id = (await as_bob.threads.create())["thread_id"]
+    await as_bob.runs.wait(thread_id, "kag", input={"request": BOB_SECRET})
+    own = await as_bob.runs.wait(thread_id, "kag", input={"request": ASK_SECRET})
+    assert BOB_VALUE in own["response"] and SECRET_VALUE not in own["response"], own["response"]
+    return thread_id
+
+
+@pytest.fixture
+async def alice_unchanged(
+    resources: Resources,  # noqa: F811
+    alice: Learner,
+    alice_thread: str,
+) -> Callable[[], Awaitable[None]]:
+    """Snapshot alice's Neo4j/Redis footprint now; the returned check asserts it is unchanged."""
+    before = await footprint(resources, alice.learner_id)
+    assert before["nodes"] and SECRET_VALUE in str(before), "control: alice's memory holds her secret"
+
+    async def check() -> None:
+        after = await footprint(resources, alice.learner_id)
+        added = {k: v for k, v in after["nodes"].items() if k not in before["nodes"]}
+        assert added == {}, f"nodes written for alice by the attack: {added}"
+        assert after == before, "alice's memory changed during the attack"
+
+    return check

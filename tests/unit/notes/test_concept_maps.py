@@ -1,0 +1,111 @@
+"""Concept maps parse with Mermaid's own parser (node + scripts/mermaid-validate)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent.notes.concept_maps import escape_label, neighbourhood_map, note_concept_map
+
+VALIDATOR = Path(__file__).resolve().parents[3] / "scripts" / "mermaid-validate"
+ADVERSARIAL = [
+    'He said "use LEFT JOIN" [not INNER]',
+    "a --> b -.-> c ==> d",
+    "pipes | and |label| inside",
+    "brackets ]] [[ (( )) {{ }} and <script>alert(1)</script>",
+    "hash #quot; and entity &amp; and `backticks`",
+    "unicode: Fußgänger, 日本語, emoji 🧠, RTL שלום",
+    "end",
+    "semi; colon: percent %% comment",
+    "newline\nin the middle",
+    "",
+]
+
+
+def validate(diagrams: list[str]) -> list[dict]:
+    """Run the real mermaid.parse over ``diagrams``."""
+    node = shutil.which("node")
+    if node is None or not (VALIDATOR / "node_modules" / "mermaid").is_dir():
+        pytest.fail(
+            "Mermaid validator not installed: run `npm ci --prefix scripts/mermaid-validate`",
+            pytrace=False,
+        )
+    proc = subprocess.run(
+        [node, str(VALIDATOR / "validate.mjs")],
+        input=json.dumps(diagrams),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_validator_rejects_broken_diagrams() -> None:
+    results = validate(['flowchart LR\n  n0["ok"] --> n1["ok"]', 'flowchart LR\n  n0["a" --> '])
+    assert [r["ok"] for r in results] == [True, False]
+
+
+def test_escape_label_removes_every_breaking_character() -> None:
+    for label in ADVERSARIAL:
+        escaped = escape_label(label)
+        assert not set('"[]|<>`{}\n') & set(escaped)
+
+
+def test_adversarial_labels_parse() -> None:
+    notes = []
+    for label in ADVERSARIAL:
+        notes.append(
+            {
+                "concept": label,
+                "definition": label,
+                "personal_example": label,
+                "key_insight": label,
+                "links": [
+                    {
+                        "target": "x",
+                        "target_concept": label,
+                        "relation": "refutes",
+                        "directional": True,
+                    },
+                    {"target": "y", "target_concept": label, "relation": label or "r"},
+                ],
+            }
+        )
+    maps = [note_concept_map(n) for n in notes]
+    nodes = [
+        {"id": f"id{i}", "concept": label, "seed": i == 0, "links": []} for i, label in enumerate(ADVERSARIAL)
+    ]
+    for i in range(len(nodes) - 1):
+        nodes[i]["links"].append({"target": f"id{i + 1}", "relation": "supports"})
+        nodes[i + 1]["links"].append({"target": f"id{i}", "relation": "supports"})
+        nodes[i]["links"].append({"target": f"id{i + 1}", "relation": ADVERSARIAL[i] or "x"})
+    maps.append(neighbourhood_map(nodes))
+    results = validate(maps)
+    failures = [(m, r["error"]) for m, r in zip(maps, results, strict=True) if not r["ok"]]
+    assert not failures, failures[0]
+    assert all(r["diagramType"].startswith("flowchart") for r in results)
+
+
+def test_mirrored_pairs_are_drawn_once() -> None:
+    nodes = [
+        {
+            "id": "a",
+            "concept": "A",
+            "seed": True,
+            "links": [{"target": "b", "relation": "supports"}],
+        },
+        {"id": "b", "concept": "B", "links": [{"target": "a", "relation": "supports"}]},
+        {
+            "id": "c",
+            "concept": "C",
+            "links": [{"target": "a", "relation": "refutes", "directional": True}],
+        },
+    ]
+    text = neighbourhood_map(nodes)
+    assert text.count("<-->") == 1 and text.count("-.->") == 1

@@ -1,0 +1,186 @@
+"""Recipes, RRF fusion maths, Lucene escaping and keyword scoring: no services."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from agent.errors import InvalidInputError
+from agent.search.lucene import (
+    LUCENE_SPECIAL,
+    MAX_TERM_CHARS,
+    MAX_TERMS,
+    escape_lucene,
+    field_query,
+    prefix_terms,
+    query_terms,
+    scoped_query,
+)
+from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
+from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
+
+
+def test_rrf_single_list_uses_k_plus_rank() -> None:
+    fused = rrf_fuse({"vector": [("a", 0.9), ("b", 0.5)]}, {"vector": 1.0})
+    assert [f.id for f in fused] == ["a", "b"]
+    assert fused[0].score == pytest.approx(1 / 61)
+    assert fused[1].score == pytest.approx(1 / 62)
+    assert fused[0].scores == {"vector": 0.9, "rrf": pytest.approx(1 / 61)}
+
+
+def test_rrf_sums_weighted_contributions_across_lists() -> None:
+    ranked = {
+        "vector": [("a", 0.9), ("b", 0.8), ("c", 0.7)],
+        "fulltext": [("c", 5.0), ("a", 3.0)],
+    }
+    fused = {f.id: f for f in rrf_fuse(ranked, {"vector": 1.0, "fulltext": 2.0})}
+    assert fused["a"].score == pytest.approx(1 / 61 + 2 / 62)
+    assert fused["b"].score == pytest.approx(1 / 62)
+    assert fused["c"].score == pytest.approx(1 / 63 + 2 / 61)
+    # c is second in vector but first (double weight) in full text, so it wins.
+    assert [f.id for f in rrf_fuse(ranked, {"vector": 1.0, "fulltext": 2.0})] == ["c", "a", "b"]
+
+
+def test_rrf_ignores_zero_weight_lists_and_duplicate_ids() -> None:
+    ranked = {"vector": [("a", 1.0), ("a", 0.5), ("b", 0.4)], "expand": [("z", 1.0)]}
+    fused = rrf_fuse(ranked, {"vector": 1.0, "expand": 0.0})
+    assert [f.id for f in fused] == ["a", "b"]
+    assert fused[1].score == pytest.approx(1 / 63)  # b keeps its own rank (3)
+
+
+def test_rrf_custom_k_and_stable_ties() -> None:
+    fused = rrf_fuse({"x": [("b", 1.0)], "y": [("a", 1.0)]}, {"x": 1.0, "y": 1.0}, k=1)
+    assert [f.id for f in fused] == ["a", "b"]  # equal scores and ranks: by id
+    assert fused[0].score == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("char", sorted(LUCENE_SPECIAL))
+def test_escape_lucene_escapes_every_special_character(char: str) -> None:
+    assert escape_lucene(f"a{char}b") == f"a\\{char}b"
+
+
+def test_escape_lucene_neutralises_operators() -> None:
+    assert escape_lucene("cats AND dogs OR NOT birds") == "cats and dogs or not birds"
+    assert escape_lucene("a && b || c") == "a \\&\\& b \\|\\| c"
+    assert escape_lucene("text:* OR learner_id:*") == "text\\:\\* or learner_id\\:\\*"
+
+
+def test_query_terms_drop_punctuation_and_cap_count() -> None:
+    assert query_terms("*  \\ ?? ' OR 1=1 //") == ["or", "1=1"]
+    assert query_terms("   ") == []
+    assert len(query_terms("word " * 500)) == MAX_TERMS
+
+
+def test_scoped_query_cannot_escape_its_group() -> None:
+    lucene = scoped_query("text", ") OR learner_key:* (", key_field="learner_key", key="lkabc")
+    # Lone parentheses are dropped; the rest is escaped inside the text group.
+    assert lucene == "+learner_key:lkabc +text:(or learner_key\\:\\*)"
+    lucene = scoped_query("text", "a)b", key_field="learner_key", key="lkabc")
+    assert lucene == "+learner_key:lkabc +text:(a\\)b)"
+    assert scoped_query("text", "***", key_field="learner_key", key="lkabc") is None
+    with pytest.raises(ValueError):
+        scoped_query("text", "x", key_field="learner_key", key="a b")
+    assert field_query("text", "joins") == "text:(joins)"
+
+
+def test_prefix_terms_are_plain_stems_only() -> None:
+    assert prefix_terms(["Camp", "research", "a*b", "x:y", ""]) == ["camp*", "research*"]
+    assert len(prefix_terms(["w"] * (MAX_TERMS + 5))) == MAX_TERMS
+    assert prefix_terms(["x" * 10_000]) == ["x" * MAX_TERM_CHARS + "*"]
+    lucene = scoped_query("text", "camping trips", key_field="learner_key", key="lkabc", prefixes=["camp"])
+    assert lucene == "+learner_key:lkabc +text:(camping trips camp*)"
+    # Prefixes only add optional terms: without a searchable word there is still no query.
+    assert scoped_query("text", "???", key_field="learner_key", key="lkabc", prefixes=["camp"]) is None
+    # A prefix that is syntax cannot widen the scope.
+    lucene = scoped_query("text", "x", key_field="learner_key", key="lkabc", prefixes=[") OR learner_key:"])
+    assert lucene == "+learner_key:lkabc +text:(x)"
+
+
+def test_multi_query_recipes_add_one_choice_each() -> None:
+    context, stems, multi = (
+        RECIPES[n] for n in ("hybrid_session_context", "hybrid_stems", "hybrid_multi_query")
+    )
+    assert not context.stem_prefixes and stems.stem_prefixes and multi.stem_prefixes
+    assert context.weights["question"] == stems.weights["question"] == 0 < multi.weights["question"]
+    assert replace(multi, name="x", description="", question_weight=0.0) == replace(
+        stems, name="x", description=""
+    )
+    assert replace(stems, name="x", description="", stem_prefixes=False) == replace(
+        context, name="x", description=""
+    )
+    with pytest.raises(InvalidInputError):
+        SearchRecipe("negative", question_weight=-0.5)
+
+
+def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
+    assert set(RECIPES) == {
+        "vector_only",
+        "fulltext_only",
+        "hybrid_rrf",
+        "hybrid_expand",
+        "hybrid_context",
+        "hybrid_notes",
+        "hybrid_keywords",
+        "hybrid_keywords_k10",
+        "hybrid_session",
+        "hybrid_session_hits",
+        "hybrid_session_context",
+        "hybrid_stems",
+        "hybrid_multi_query",
+    }
+    assert get_recipe("hybrid_rrf").rrf_k == 60
+    assert get_recipe(RECIPES["vector_only"]) is RECIPES["vector_only"]
+    with pytest.raises(InvalidInputError) as info:
+        get_recipe("bm25_magic")
+    for name in RECIPES:
+        assert name in str(info.value)
+
+
+def test_recipe_shapes() -> None:
+    assert RECIPES["vector_only"].weights["fulltext"] == 0
+    assert RECIPES["fulltext_only"].weights["vector"] == 0
+    assert RECIPES["hybrid_expand"].weights["expand"] > 0
+    assert RECIPES["hybrid_context"].weights["context"] > 0
+    assert RECIPES["hybrid_notes"].fallback == "hybrid_expand"
+    assert RECIPES["hybrid_rrf"].candidates(0, 5) == 30
+    assert RECIPES["hybrid_rrf"].candidates(9, 5) == 150
+
+
+def test_invalid_recipes_are_rejected() -> None:
+    with pytest.raises(InvalidInputError):
+        SearchRecipe("nothing", vector_weight=0, fulltext_weight=0)
+    with pytest.raises(InvalidInputError):
+        SearchRecipe("negative", vector_weight=-1)
+    with pytest.raises(InvalidInputError):
+        SearchRecipe("wide", context_window=9)
+    with pytest.raises(InvalidInputError):
+        get_recipe(42)  # type: ignore[arg-type]
+
+
+def test_keyword_rank_prefers_coverage_then_recency() -> None:
+    docs = [
+        {"id": "new", "text": "joins"},
+        {"id": "both", "text": "SQL joins, joins again"},
+        {"id": "old", "text": "sql JOINS"},
+        {"id": "none", "text": "python"},
+    ]
+    ranked = keyword_rank("sql joins", docs, text_key="text")
+    assert [f.id for f in ranked] == ["both", "old", "new"]
+    assert ranked[0].score == pytest.approx(2.1)
+    assert [f.id for f in keyword_rank("  ", docs, text_key="text")] == [
+        "new",
+        "both",
+        "old",
+        "none",
+    ]
+
+
+def test_results_serialise_to_json_ready_dicts() -> None:
+    hit = SearchHit("m1", "text", 0.5, "2024-01-01T00:00:00+00:00", "memory", ["sql"], {"rrf": 0.5})
+    page = SearchPage([hit], 0, 5, "hybrid_rrf", degraded=True)
+    data = page.to_dict()
+    assert data["degraded"] is True
+    assert data["results"][0]["tags"] == ["sql"]
+    assert math.isclose(data["results"][0]["score"], 0.5)
