@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 SERVE_FLAGS ?= --no-reload
 SERVE_PORT ?= 2024
 
-.PHONY: install services-up services-down services-status demo test test-unit test-integration lint serve bench clean
+.PHONY: install services-up services-down services-status demo test test-unit test-integration lint serve bench clean clean-data
 
 install: $(STAMP)
 
@@ -52,12 +52,28 @@ lint: install
 	@$(VENV)/bin/ruff format --check --quiet agent graphs tools tests bench
 	@$(VENV)/bin/lint-imports
 
+# `kag serve` loads .env without overriding the shell, then runs `langgraph dev` (langgraph.json
+# names no env file: the server would let the file override the shell's variables).
 serve: install services-up
 	@test -f .env || { cp .env.example .env; echo "[serve] created .env from .env.example (set KAG_AUTH_TOKENS in it)"; }
-	@$(VENV)/bin/langgraph dev --no-browser --host 127.0.0.1 --port $(SERVE_PORT) $(SERVE_FLAGS)
+	@$(VENV)/bin/kag serve --no-browser --host 127.0.0.1 --port $(SERVE_PORT) $(SERVE_FLAGS)
 
 bench: install services-up
 	@$(PY) -m bench.checkpoint
 
-clean: services-down
-	rm -rf $(VENV) .services
+# clean: the venv and Python build artefacts only; learner data and the Neo4j launcher stay.
+# clean-data: asks, then stops the services and deletes their data (.services) and the dev
+# server's state (.langgraph_api).
+# `make clean-data CONFIRM=yes` skips the question.
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .import_linter_cache
+	find agent graphs tools tests bench -name __pycache__ -type d -prune -exec rm -rf {} +
+
+clean-data:
+	@if [ "$(CONFIRM)" != yes ]; then \
+	  read -r -p "Delete all learner data in .services/ and .langgraph_api/ (Neo4j, Redis, server threads)? [y/N] " answer; \
+	  case "$$answer" in [yY]|[yY][eE][sS]) ;; *) echo "[clean-data] nothing deleted"; exit 0 ;; esac; \
+	fi; \
+	bash scripts/services.sh down; \
+	rm -rf .services .langgraph_api; \
+	echo "[clean-data] deleted .services and .langgraph_api"

@@ -1,4 +1,10 @@
-"""The exceptions KAG raises. Driver errors are wrapped in these."""
+"""The exceptions KAG raises. Driver errors are wrapped in these.
+
+Every error a run can end with also derives from ``ValueError`` or
+``RuntimeError``: the LangGraph server shows the message of those to the client
+(others become "An internal error occurred"), so an outage or a refused learner
+reads as what it is.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ class InvalidInputError(KAGError, ValueError):
     """A request, learner id or tool argument failed validation."""
 
 
-class StoreUnavailableError(KAGError, ConnectionError):
+class StoreUnavailableError(KAGError, ConnectionError, RuntimeError):
     """A backing service (Neo4j or Redis) cannot be reached."""
 
     def __init__(self, service: str, detail: str) -> None:
@@ -37,7 +43,7 @@ class WrongServiceError(KAGError, ConnectionError):
     """A port answers, but not with the protocol KAG expects (e.g. HTTP on the Redis port)."""
 
     def __init__(self, service: str, address: str, variable: str, detail: str = "") -> None:
-        """Name the expected ``service``, the ``address``, the ``variable`` that sets it, and what answered."""
+        """Name the expected ``service``, the ``address``, the ``variable`` that sets it, what answered."""
         self.service = service
         self.address = address
         self.variable = variable
@@ -48,7 +54,7 @@ class WrongServiceError(KAGError, ConnectionError):
         )
 
 
-class StoreError(KAGError):
+class StoreError(KAGError, RuntimeError):
     """A store operation failed for a reason other than reachability."""
 
 
@@ -56,9 +62,9 @@ class CoreMemoryLimitError(KAGError, ValueError):
     """A core memory section would exceed its character limit."""
 
 
-class LearnerMismatchError(KAGError, PermissionError):
+class LearnerMismatchError(KAGError, PermissionError, RuntimeError):
     """A run names a learner other than the authenticated one; nothing was read or written."""
 
 
-class ThreadOwnedError(KAGError, PermissionError):
+class ThreadOwnedError(KAGError, PermissionError, RuntimeError):
     """A thread id already holds another learner's checkpoints; it cannot be reused."""

@@ -37,7 +37,7 @@ Probe = Literal["ok", "loading", "down", "foreign"]
 """What a port answered: the expected protocol, Redis still loading, nothing, or something else."""
 
 BOLT_MAGIC = bytes.fromhex("6060b017")
-BOLT_PROPOSALS = bytes.fromhex("00080805" "00000404" "00000004" "00000003")
+BOLT_PROPOSALS = bytes.fromhex("00080805 00000404 00000004 00000003")
 """Bolt 5.8 down to 5.0, then 4.4, 4.0 and 3: what the Neo4j 5 drivers offer."""
 START_HINT = "Start it with `scripts/services.sh up` (or `make services-up`)."
 PROBE_TIMEOUT_S = 2.0
@@ -66,7 +66,10 @@ def _read(sock: socket.socket, size: int) -> bytes:
 
 
 def probe_bolt(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> Probe:
-    """``ok`` if a Bolt handshake on ``host:port`` agrees on a version; ``down`` or ``foreign`` otherwise."""
+    """``ok`` if a Bolt handshake on ``host:port`` agrees on a version; ``down`` or ``foreign`` otherwise.
+
+    Anything else that answers (HTTP, Redis, four zero bytes: no common version) is ``foreign``.
+    """
     sock = _connect(host, port, timeout)
     if sock is None:
         return "down"
@@ -76,7 +79,12 @@ def probe_bolt(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> Probe:
         except OSError:
             return "foreign"
         reply = _read(sock, 4)
-    return "ok" if len(reply) == 4 and reply != b"\0\0\0\0" else "foreign"
+    return "ok" if agreed_version(reply) else "foreign"
+
+
+def agreed_version(reply: bytes) -> bool:
+    """True when ``reply`` is a Bolt server's choice among ``BOLT_PROPOSALS`` (``00 00 minor major``)."""
+    return len(reply) == 4 and reply[:2] == b"\0\0" and reply[3] in (3, 4, 5)
 
 
 def probe_redis(host: str, port: int, timeout: float = PROBE_TIMEOUT_S) -> Probe:
@@ -159,7 +167,9 @@ def _raise_for(service: str, protocol: str, address: str, variable: str, state: 
     if state == "down":
         raise StoreUnavailableError(service, f"nothing listens on {host_port}, set by {variable}")
     if state == "loading":
-        raise StoreUnavailableError(service, f"{host_port} is still loading its data (AOF); retry in a moment")
+        raise StoreUnavailableError(
+            service, f"{host_port} is still loading its data (AOF); retry in a moment"
+        )
     if state == "foreign":
         raise WrongServiceError(protocol, f"port {host_port}", variable)
 
@@ -246,7 +256,9 @@ def _driver_hint(error: BaseException, settings: Settings | None) -> str | None:
         if name == "BusyLoadingError":
             return f"Redis at {_host_port(redis_url)} is still loading its data (AOF); retry in a moment."
         if name in {"InvalidResponse", "ResponseError"} and "Protocol error" in str(error):
-            return _first_line(str(WrongServiceError("Redis", f"port {_host_port(redis_url)}", "KAG_REDIS_URL")))
+            return _first_line(
+                str(WrongServiceError("Redis", f"port {_host_port(redis_url)}", "KAG_REDIS_URL"))
+            )
         if name in {"ConnectionError", "TimeoutError"}:
             return _service_hint("Redis", settings) or (
                 f"Redis is unreachable at {_host_port(redis_url)} (KAG_REDIS_URL). {START_HINT}"

@@ -139,9 +139,7 @@ def load_env_file(
     from dotenv import dotenv_values  # local: keeps ``import agent.settings`` light
 
     applied = {
-        name: value
-        for name, value in dotenv_values(file).items()
-        if value is not None and name not in target
+        name: value for name, value in dotenv_values(file).items() if value is not None and name not in target
     }
     target.update(applied)
     return applied

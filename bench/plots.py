@@ -200,3 +200,58 @@ def recall_grid(series: Mapping[str, Sequence[Mapping[str, Any]]], *, title: str
     if title:
         ax.set_title(title)
     return fig
+
+
+def score_heatmap(
+    rows: Sequence[str],
+    columns: Sequence[str],
+    values: Sequence[Sequence[float | None]],
+    *,
+    target: float,
+    title: str = "",
+    xlabel: str = "",
+) -> Figure:
+    """Rows × columns of scores, each cell green at or above ``target``, red below, grey when missing."""
+    order = [PASS, FAIL, NOT_APPLICABLE]
+    codes = [[2 if v is None else 0 if v >= target else 1 for v in row] for row in values]
+    fig, ax = plt.subplots(figsize=(1.3 * len(columns) + 3, 0.42 * len(rows) + 1.8), constrained_layout=True)
+    ax.imshow(codes, cmap=ListedColormap(order), vmin=-0.5, vmax=2.5, aspect="auto")
+    for i, row in enumerate(values):
+        for j, v in enumerate(row):
+            label = "n/a" if v is None else f"{v:.3f}"
+            ax.text(
+                j, i, label, ha="center", va="center", fontsize=8, color="white" if v is not None else "#444"
+            )
+    ax.set_xticks(range(len(columns)), columns, fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    fig.legend(
+        handles=[Patch(color=PASS, label=f">= {target:.2f}"), Patch(color=FAIL, label=f"< {target:.2f}")],
+        loc="outside lower center",
+        ncols=2,
+        fontsize=8,
+    )
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def target_barh(
+    labels: Sequence[str], values: Sequence[float], *, target: float, title: str = "", xlabel: str = ""
+) -> Figure:
+    """Horizontal bars, green at or above ``target`` and red below, with a dashed line at ``target``."""
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(labels) + 1.6), constrained_layout=True)
+    ys = list(range(len(labels)))[::-1]
+    ax.barh(ys, values, color=[PASS if v >= target else FAIL for v in values], zorder=2)
+    ax.axvline(target, color=TARGET_LINE, linestyle="--", linewidth=1, zorder=3, label=f"target {target:.2f}")
+    for y, v in zip(ys, values, strict=True):
+        ax.text(v, y, f" {v:.3f}", va="center", fontsize=8)
+    ax.set_yticks(ys, labels, fontsize=8)
+    ax.set_xlim(0, 1.08)
+    ax.legend(loc="lower right", fontsize=8)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title)
+    return fig

@@ -26,6 +26,7 @@ from agent.identity import add_bound_nodes
 from agent.resources import Resources, default_resources
 from graphs.zettelkasten import make_builder as make_zettelkasten_builder
 from tools.memory_tools import make_memory_tools
+from tools.note_tools import make_note_tools
 
 
 def route_after_monitor(state: HeartbeatState, runtime: Runtime[Context]) -> Literal["archive", "compile"]:
@@ -52,7 +53,8 @@ def route_after_finish(state: HeartbeatState, runtime: Runtime[Context]) -> Lite
 def make_builder(resources: Resources | None = None) -> StateGraph:
     """Wire the heartbeat over ``resources`` (default: per-loop bundle from the environment)."""
     provide = (lambda: resources) if resources is not None else default_resources
-    wiring = Wiring(provide, make_memory_tools)  # stores and tools, built once per bundle
+    # Stores and tools, built once per bundle: the MemGPT memory tools and the note tools.
+    wiring = Wiring(provide, lambda stores: [*make_memory_tools(stores), *make_note_tools(provide)])
     nodes = make_nodes(wiring)
     nodes["notes"] = make_notes_node(
         make_zettelkasten_builder(resources).compile(name="zettelkasten"), wiring

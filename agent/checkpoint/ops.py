@@ -191,7 +191,9 @@ def delete_threads(saver: RedisCheckpointBase, thread_ids: Sequence[Any], strate
         raise InvalidInputError("thread_ids must be a list of thread ids, not a string")
     if strategy not in PRUNE_STRATEGIES:
         raise InvalidInputError(f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'")
-    ids = [q(thread_id_of(t)) for t in thread_ids]
+    names = [thread_id_of(t) for t in thread_ids]
+    mine = yield from visible(saver, names, None)  # another learner's thread is never touched
+    ids = [q(t) for t in mine]
     if ids:
         yield Batch([_call(DELETE_THREADS, saver.key_prefix, PRUNE_STRATEGIES[strategy], *ids)])
 

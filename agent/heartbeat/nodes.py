@@ -80,6 +80,16 @@ def split_summary(queue: list[AnyMessage]) -> tuple[str, list[AnyMessage]]:
     return "", queue
 
 
+def _tool_state(state: HeartbeatState, config: RunnableConfig) -> dict[str, Any]:
+    """What tools that read graph state (``InjectedState``) see: the bound learner's session."""
+    return {
+        "learner_id": state["learner_id"],
+        "fifo_queue": split_summary(state.get("fifo_queue", []))[1],
+        "current_concept": state.get("context", {}).get("current_concept"),
+        "session_id": _session_id(state, config),
+    }
+
+
 def _prompt(state: HeartbeatState, ctx: Context, extra_system: str = "") -> list[AnyMessage]:
     summary, queue = split_summary(state.get("fifo_queue", []))
     prompt = compile_prompt(state.get("core_memory", {}), queue, text_protocol=ctx.tool_protocol == "text")
@@ -259,7 +269,11 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             run = await run_tool_calls(
                 call_msg.tool_calls,
                 wired.registry,
-                {"learner_id": state["learner_id"], "knobs": MemoryKnobs.from_context(ctx).as_dict()},
+                {
+                    "learner_id": state["learner_id"],
+                    "knobs": MemoryKnobs.from_context(ctx).as_dict(),
+                    "state": _tool_state(state, config),
+                },
                 trace_config(state["learner_id"], "act", state.get("step", 0)),
             )
             results, outputs, errors, unknown = run.messages, run.outputs, run.errors, run.unknown

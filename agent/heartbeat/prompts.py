@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-PROMPT_VERSION = "kag-heartbeat/1"
+PROMPT_VERSION = "kag-heartbeat/2"
 
 PERSONA = """You are {name}'s Personal Knowledge OS, a patient tutor whose memory never runs out.
 Your memory has two tiers:
@@ -24,7 +24,9 @@ TOOL_DOCS = """Tools:
 - core_memory_replace(section, old_content, new_content): rewrite exact text in a section.
 - archival_memory_insert(content, tags): store something long-term.
 - archival_memory_search(query, page): search archival memory (paged).
-- conversation_search(query, page): search every past message verbatim."""
+- conversation_search(query, page): search every past message verbatim.
+- note_search(query, k): search the learner's Zettelkasten notes and the notes they link to.
+- write_session_notes(current_concept): turn this session into linked notes with concept maps."""
 
 TEXT_PROTOCOL = """Answer in exactly one of two forms, with nothing before the marker:
 [FUNCTION] tool_name(arg="value", other=1)

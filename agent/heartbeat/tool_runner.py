@@ -27,7 +27,8 @@ from pydantic import ValidationError
 from agent.errors import KAGError
 
 log = logging.getLogger(__name__)
-INJECTED_ARGS = ("learner_id",)
+INJECTED_ARGS = ("learner_id", "knobs", "state")
+"""Hidden arguments the graph supplies; any the model sends are dropped."""
 
 
 @dataclass

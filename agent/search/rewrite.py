@@ -19,23 +19,12 @@ from __future__ import annotations
 
 import re
 
-_STOP_TEXT = """
-    a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing done down during each either
-    ever few for from further had has have having he her here hers herself him himself his how
-    i if in into is it its itself just let me might more most must my myself no nor not of off
-    on once only or other our ours ourselves out over own same shall she should so some such
-    than that the their theirs them themselves then there these they this those through to too
-    under until up upon us very was we were what whatever when whenever where whether which
-    while who whom whose why will with within without would yet you your yours yourself
-    yourselves
-"""
-STOP_WORDS = frozenset(_STOP_TEXT.split())
+from agent.text import FUNCTION_WORDS, MIN_STEM, light_stem
+
+STOP_WORDS = FUNCTION_WORDS
+"""The words a full-text query drops: English function and question words (``agent.text``)."""
 _EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
 _POSSESSIVE = re.compile(r"(?i)['\u2019]s$")
-# Longest first; a stem keeps at least MIN_STEM characters, so short words stay whole.
-SUFFIXES = ("ers", "ing", "ed", "es", "er", "ly", "s")
-MIN_STEM = 4
 
 
 def content_word(token: str) -> str | None:
@@ -50,15 +39,6 @@ def keyword_query(text: str) -> str:
     """The content words of ``text`` joined by spaces (``text`` itself if none remain)."""
     words = [w for w in (content_word(t) for t in text.split()) if w]
     return " ".join(words) if words else text
-
-
-def light_stem(word: str) -> str:
-    """``word`` lower-cased without its longest inflectional suffix, if MIN_STEM characters remain."""
-    lowered = word.lower()
-    for suffix in SUFFIXES:
-        if lowered.endswith(suffix) and len(lowered) - len(suffix) >= MIN_STEM:
-            return lowered[: -len(suffix)]
-    return lowered
 
 
 def stem_prefixes(text: str) -> list[str]:

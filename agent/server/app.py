@@ -18,7 +18,10 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
 
+from agent.errors import ThreadOwnedError
 from agent.server.auth import NOT_CONFIGURED, server_token_table
 from agent.server.guard import ServerGuard
 
@@ -33,9 +36,18 @@ async def lifespan(_: Starlette) -> AsyncIterator[None]:
     yield
 
 
+async def thread_owned(_: Request, exc: Exception) -> JSONResponse:
+    """A thread id that holds another learner's checkpoints: 409, nothing written."""
+    return JSONResponse({"detail": str(exc)}, status_code=409)
+
+
 def build_app() -> Starlette:
-    """A Starlette app carrying KAG's guard middleware and start-up checks."""
-    return Starlette(middleware=[Middleware(ServerGuard, tokens=server_token_table)], lifespan=lifespan)
+    """A Starlette app carrying KAG's guard middleware, error mapping and start-up checks."""
+    return Starlette(
+        middleware=[Middleware(ServerGuard, tokens=server_token_table)],
+        exception_handlers={ThreadOwnedError: thread_owned},
+        lifespan=lifespan,
+    )
 
 
 app = build_app()

@@ -12,9 +12,10 @@ Route policy (the note and README list every route):
   counts that are nobody's business but an operator's).
 - ``/ok``, ``/info``, ``/openapi.json``, ``/docs``: public. They return liveness,
   versions and the API schema: no thread, run, store item or learner data.
-- ``POST /threads/{id}/state``: refused (403) when its ``values`` write an identity
-  field (``learner_id``). The auth handlers never see update values, so the guard
-  reads the body here; every node also re-binds the learner (``agent.identity``).
+- ``POST /threads/{id}/state`` and ``POST /threads`` (whose ``supersteps`` seed a
+  new thread's state): refused (403) when they write an identity field
+  (``learner_id``). The auth handlers never see these values, so the guard reads
+  the body here; every node also re-binds the learner (``agent.identity``).
 - Everything else goes on to the server's own auth (``agent.server.auth``).
 """
 
@@ -38,6 +39,7 @@ IDENTITY_FIELDS = frozenset({"learner_id"})
 CLOSED = re.compile(r"^/(internal|deploy)(/|$)")
 NEEDS_TOKEN = re.compile(r"^/metrics/?$")
 STATE_UPDATE = re.compile(r"^/threads/[^/]+/state/?$")
+THREAD_CREATE = re.compile(r"^/threads/?$")
 MAX_STATE_BODY = 1024 * 1024
 
 
@@ -81,13 +83,13 @@ class ServerGuard:
         if NEEDS_TOKEN.match(path) and not self._authenticated(scope):
             await _reply(send, 401, "a valid bearer token is required", bearer=True)
             return
-        if scope.get("method") == "POST" and STATE_UPDATE.match(path):
+        if scope.get("method") == "POST" and (STATE_UPDATE.match(path) or THREAD_CREATE.match(path)):
             body = await _read_body(receive)
             if body is None:
                 await _reply(send, 413, f"state updates are limited to {MAX_STATE_BODY} bytes")
                 return
             if _identity_update(body):
-                await _reply(send, 403, "thread state updates may not write learner_id")
+                await _reply(send, 403, "thread state updates and supersteps may not write learner_id")
                 return
             receive = _replay(body)
         await self.app(scope, receive, send)
@@ -99,11 +101,21 @@ class ServerGuard:
 
 
 def _identity_update(body: bytes) -> bool:
+    """A state update's ``values``, or a new thread's ``supersteps[].updates[].values``."""
     try:
         payload = json.loads(body or b"{}")
     except ValueError:
         return False  # the server answers malformed JSON itself
-    return isinstance(payload, dict) and writes_identity(payload.get("values"))
+    if not isinstance(payload, dict):
+        return False
+    updates = [
+        update.get("values")
+        for step in payload.get("supersteps") or []
+        if isinstance(step, dict)
+        for update in step.get("updates") or []
+        if isinstance(update, dict)
+    ]
+    return writes_identity(payload.get("values")) or writes_identity(updates)
 
 
 async def _read_body(receive: Receive) -> bytes | None:

@@ -24,7 +24,8 @@ from bench.ablations.runner import FULL_FILLER, SMALL_FILLER, render_report, run
 from bench.ablations.target_report import explain_archiving, explain_targets  # noqa: E402
 from bench.ablations.variants import ALL_VARIANTS  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+"""``bench/results/`` (gitignored), next to the LoCoMo results."""
 
 
 def main() -> None:

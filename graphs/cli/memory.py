@@ -63,7 +63,9 @@ def memory_show(learner_id: str) -> int:
 @memory_group.command("edit")
 @click.argument("section")
 @click.argument("text")
-@click.option("--replace", "old", metavar="OLD", help="Replace this exact text with TEXT (empty TEXT deletes it).")
+@click.option(
+    "--replace", "old", metavar="OLD", help="Replace this exact text with TEXT (empty TEXT deletes it)."
+)
 @learner_option
 def memory_edit(section: str, text: str, old: str | None, learner_id: str) -> int:
     """Append TEXT to SECTION (e.g. user_profile, current_goals), or replace OLD with TEXT."""
@@ -92,7 +94,9 @@ def format_hits(page: dict[str, Any]) -> list[str]:
         meta = hit.get("metadata") or {}
         where = " ".join(str(meta[k]) for k in ("role", "session_id") if meta.get(k))
         created = str(hit.get("created_at") or "")[:19]
-        lines.append(f"{i:>2}. {float(hit.get('score', 0.0)):.3f}  {hit.get('kind', '')}  {created}  {where}".rstrip())
+        lines.append(
+            f"{i:>2}. {float(hit.get('score', 0.0)):.3f}  {hit.get('kind', '')}  {created}  {where}".rstrip()
+        )
         lines.append(f"    {' '.join(str(hit.get('text', '')).split())}")
     if page.get("degraded"):
         lines.append("(degraded: Neo4j is unreachable; these come from the recent-items cache in Redis)")
@@ -115,16 +119,21 @@ def search_command(query: str, learner_id: str, kind: str, limit: int) -> int:
 
     async def work(settings: Settings) -> int:
         from agent.context import Context
-        from agent.memory.stores import MemoryStores
+        from agent.memory.archival import ArchivalStore
+        from agent.memory.backlog import WriteBacklog
+        from agent.memory.recall import RecallStore
 
+        recipe = Context().search_recipe
         async with open_resources(settings) as resources:
-            stores = MemoryStores.build(resources, Context())
+            args = (resources.neo4j, resources.embeddings)
+            options = {"database": resources.database, "backlog": WriteBacklog(resources.redis)}
             if kind == "archival":
-                result = await stores.archival.search(
-                    learner_id, query, page=0, page_size=limit, recipe=stores.recipe
-                )
+                store = ArchivalStore(*args, **options)
+                result = await store.search(learner_id, query, page=0, page_size=limit, recipe=recipe)
             else:
-                result = await stores.recall.search(learner_id, query, page=0, page_size=limit)
+                result = await RecallStore(*args, **options).search(
+                    learner_id, query, page=0, page_size=limit
+                )
         for line in format_hits(result.to_dict()):
             click.echo(line)
         return 0

@@ -57,7 +57,9 @@ async def run_request(
         "request": request,
         "context": request_context(thread_id, concept, end_session=end_session),
     }
-    async for mode, chunk in graph.astream(payload, config, context=context, stream_mode=["custom", "values"]):
+    async for mode, chunk in graph.astream(
+        payload, config, context=context, stream_mode=["custom", "values"]
+    ):
         if mode == "values":
             output = {k: chunk[k] for k in ("response", "artifacts", "memory_state") if k in chunk}
             continue
@@ -77,10 +79,12 @@ async def heartbeat(settings: Settings) -> AsyncIterator[Any]:
     from agent.checkpoint import AsyncRedisSaver
     from graphs.heartbeat import make_builder
 
-    async with open_resources(settings) as resources:
-        async with AsyncRedisSaver.from_conn_string(settings.redis_url) as saver:
-            await saver.setup()
-            yield make_builder(resources).compile(checkpointer=saver, name="kag")
+    async with (
+        open_resources(settings) as resources,
+        AsyncRedisSaver.from_conn_string(settings.redis_url) as saver,
+    ):
+        await saver.setup()
+        yield make_builder(resources).compile(checkpointer=saver, name="kag")
 
 
 def format_notes(artifacts: list[dict[str, Any]]) -> list[str]:

@@ -16,23 +16,22 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from agent.memory.erasure import erase_learner
 from agent.resources import Resources
 from tests.integration.conftest import resources, services_up  # noqa: F401 (fixtures)
 from tests.integration.langgraph_server import DevServer, Learner
-from tests.integration.server.test_server_e2e import erase_learner
 from tests.security.attack import (
     ASK_SECRET,
     BOB_SECRET,
     BOB_VALUE,
     SECRET,
-    SECRET_VALUE,
+    STUDIO_USER,
     footprint,
+    has_secret,
 )
 
-STUDIO_USER = "langgraph-studio-user"
 
-
-async def _studio_nodes(resources: Resources) -> set[str]:
+async def _studio_nodes(resources: Resources) -> set[str]:  # noqa: F811
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (n) WHERE n.learner_id = $l OR (n:Learner AND n.id = $l) RETURN elementId(n) AS id",
         l=STUDIO_USER,
@@ -51,6 +50,7 @@ async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources)
         "bob": Learner(f"sec-bob-{run}", f"token-bob-{run}"),
     }
     studio_before = await _studio_nodes(resources)
+    studio_keys = {k async for k in resources.redis.scan_iter(match=f"*{STUDIO_USER}*", count=1000)}
     await asyncio.to_thread(dev.start)
     try:
         yield dev
@@ -61,6 +61,14 @@ async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources)
             await resources.redis.delete(*keys)
         for learner in dev.learners.values():
             await erase_learner(resources, learner.learner_id)
+            await resources.neo4j.execute_query(  # anything else labelled with the learner
+                "MATCH (n) WHERE n.learner_id = $l DETACH DELETE n",
+                l=learner.learner_id,
+                database_=resources.database,
+            )
+        new_keys = {k async for k in resources.redis.scan_iter(match=f"*{STUDIO_USER}*", count=1000)}
+        if new_keys - studio_keys:  # what Studio's runs created (its recent-items cache, ...)
+            await resources.redis.delete(*(new_keys - studio_keys))
         created = sorted(await _studio_nodes(resources) - studio_before)
         if created:
             await resources.neo4j.execute_query(
@@ -117,9 +125,9 @@ async def alice_thread(as_alice: LangGraphClient) -> str:
     stored = await as_alice.runs.wait(thread_id, "kag", input={"request": SECRET})
     assert "archival memory" in stored["response"], stored
     own = await as_alice.runs.wait(thread_id, "kag", input={"request": ASK_SECRET})
-    assert SECRET_VALUE in own["response"], "control: the owner reads her secret back"
+    assert has_secret(own["response"]), "control: the owner reads her secret back"
     state = await as_alice.threads.get_state(thread_id)
-    assert SECRET_VALUE in str(state["values"]), "control: her thread state holds the secret"
+    assert has_secret(str(state["values"])), "control: her thread state holds the secret"
     return thread_id
 
 
@@ -129,7 +137,7 @@ async def bob_thread(as_bob: LangGraphClient, alice_thread: str) -> str:
     thread_id = (await as_bob.threads.create())["thread_id"]
     await as_bob.runs.wait(thread_id, "kag", input={"request": BOB_SECRET})
     own = await as_bob.runs.wait(thread_id, "kag", input={"request": ASK_SECRET})
-    assert BOB_VALUE in own["response"] and SECRET_VALUE not in own["response"], own["response"]
+    assert BOB_VALUE in own["response"] and not has_secret(own["response"]), own["response"]
     return thread_id
 
 
@@ -141,7 +149,7 @@ async def alice_unchanged(
 ) -> Callable[[], Awaitable[None]]:
     """Snapshot alice's Neo4j/Redis footprint now; the returned check asserts it is unchanged."""
     before = await footprint(resources, alice.learner_id)
-    assert before["nodes"] and SECRET_VALUE in str(before), "control: alice's memory holds her secret"
+    assert before["nodes"] and has_secret(str(before)), "control: alice's memory holds her secret"
 
     async def check() -> None:
         after = await footprint(resources, alice.learner_id)

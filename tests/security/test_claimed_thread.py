@@ -24,9 +24,9 @@ from tests.security.attack import (
     ASK_SECRET,
     MARKER,
     PLANT,
-    SECRET_VALUE,
     dump,
     everything_seen,
+    has_secret,
     human,
     no_secret,
 )
@@ -41,7 +41,7 @@ async def victims(as_alice, alice_thread) -> dict[str, str]:
     for name in ("attacked", "control"):
         thread_id = (await as_alice.threads.create())["thread_id"]
         own = await as_alice.runs.wait(thread_id, "kag", input={"request": ASK_SECRET})
-        assert SECRET_VALUE in own["response"], "control: the owner reads her secret back"
+        assert has_secret(own["response"]), "control: the owner reads her secret back"
         threads[name] = thread_id
     return threads
 
@@ -79,7 +79,7 @@ async def raw_checkpoints(resources: Resources, server: DevServer):
 async def victim(victims, raw_checkpoints) -> str:
     """The attacked thread, after checking (raw, in Redis) that it holds alice's secret."""
     thread_id = victims["attacked"]
-    assert SECRET_VALUE in dump(await raw_checkpoints(thread_id)), "control: the secret is in Redis"
+    assert has_secret(dump(await raw_checkpoints(thread_id))), "control: the secret is in Redis"
     return thread_id
 
 
@@ -99,9 +99,9 @@ async def test_the_owner_reads_her_history_back_on_the_new_server(second: DevSer
     thread_id = victims["control"]
     await as_alice.threads.create(thread_id=thread_id, graph_id="kag")
     history = await as_alice.threads.get_history(thread_id, limit=1000)
-    assert history and SECRET_VALUE in dump(history)
+    assert history and has_secret(dump(history))
     state = await as_alice.threads.get_state(thread_id)
-    assert SECRET_VALUE in dump(state["values"])
+    assert has_secret(dump(state["values"]))
 
 
 async def test_a_claimed_thread_shows_nothing_of_its_previous_owner(
@@ -142,7 +142,7 @@ async def test_a_run_on_a_claimed_thread_fails_and_writes_nothing(
     assert "ThreadOwnedError" in dump(seen.errors) or "another learner" in dump(seen.errors), seen.errors
     with pytest.raises(Exception) as err:  # runs.wait raises the run's error
         await as_bob.runs.wait(claimed, "kag", input={"request": ASK_SECRET})
-    assert SECRET_VALUE not in str(err.value)
+    assert not has_secret(str(err.value))
     assert await raw_checkpoints(victim) == before, "bob's runs wrote into alice's checkpoints"
     no_secret(dump(await as_bob.threads.get_history(claimed, limit=1000)))
 
@@ -159,12 +159,12 @@ async def test_state_updates_and_copies_of_a_claimed_thread_leak_nothing(
         # 4xx: it answers 500 or drops the connection; either way nothing may be written.
         with pytest.raises((APIStatusError, httpx.HTTPError)) as err:
             await as_bob.threads.update_state(claimed, {"fifo_queue": [human(PLANT)]}, as_node=as_node)
-        assert SECRET_VALUE not in str(err.value)
+        assert not has_secret(str(err.value))
     as_bob = bob.client(second.url)
     try:
         copy = await as_bob.threads.copy(claimed)
     except (APIStatusError, httpx.HTTPError) as err:
-        assert SECRET_VALUE not in str(err)
+        assert not has_secret(str(err))
         as_bob = bob.client(second.url)
     else:
         no_secret(dump(await as_bob.threads.get_history(copy["thread_id"], limit=1000)))
@@ -190,4 +190,4 @@ async def test_deleting_a_claimed_thread_keeps_the_owners_checkpoints(
     )
     as_alice = second.learners["alice"].client(second.url)
     await as_alice.threads.create(thread_id=victim, graph_id="kag")
-    assert SECRET_VALUE in dump(await as_alice.threads.get_history(victim, limit=1000))
+    assert has_secret(dump(await as_alice.threads.get_history(victim, limit=1000)))

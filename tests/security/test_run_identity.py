@@ -221,6 +221,50 @@ async def test_an_assistant_cannot_carry_another_learners_identity(
     await alice_unchanged()
 
 
+async def test_naming_alices_thread_as_the_session_searches_only_bobs_messages(
+    as_bob, alice_thread, bob_thread, alice_unchanged
+) -> None:
+    """``context.session_id`` groups recall messages; naming alice's thread must not reach hers."""
+    thread_id = (await as_bob.threads.create())["thread_id"]
+    payload = {
+        "request": "What did I say about my locker code?",
+        "context": {"session_id": alice_thread, "end_session": True},
+    }
+
+    seen = await everything_seen(as_bob, thread_id, "kag", input=payload)
+
+    assert seen.status is None and seen.errors == [], seen.text()[:3000]
+    tools = [t for e in seen.of("custom") if e.get("phase") == "act" for t in e["tools"]]
+    assert tools == ["conversation_search"], tools
+    assert BOB_VALUE in seen.text(), "control: the verbatim search ran over bob's messages"
+    no_secret(seen.text(), await thread_dump(as_bob, thread_id))
+    await alice_unchanged()
+
+
+async def test_the_shared_graph_assistants_cannot_be_changed_by_a_learner(as_bob, as_alice, alice) -> None:
+    """A system assistant is every learner's: bob may not re-point its config or context."""
+    assistants = await as_bob.assistants.search(limit=100)
+    system = [
+        a
+        for a in assistants
+        if a["graph_id"] in ("kag", "zettelkasten") and a["metadata"].get("created_by") == "system"
+    ]
+    assert {a["graph_id"] for a in system} == {"kag", "zettelkasten"}, assistants
+    for assistant in system:
+        forged = {"configurable": {"learner_id": alice.learner_id}}
+        for attempt in (
+            as_bob.assistants.update(assistant["assistant_id"], config=forged),
+            as_bob.assistants.update(assistant["assistant_id"], context={"zettelkasten": False}),
+            as_bob.assistants.delete(assistant["assistant_id"]),
+            as_bob.assistants.set_latest(assistant["assistant_id"], 1),
+        ):
+            with pytest.raises(APIStatusError) as err:
+                await attempt
+            assert err.value.status_code in (403, 404), err.value
+        unchanged = await as_alice.assistants.get(assistant["assistant_id"])
+        assert unchanged["config"] == assistant["config"] and unchanged["version"] == assistant["version"]
+
+
 async def test_crons_are_refused(as_bob, alice, bob_thread) -> None:
     payload = {"learner_id": alice.learner_id, "request": ASK_SECRET}
     for attempt in (

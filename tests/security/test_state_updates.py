@@ -22,11 +22,11 @@ from tests.security.attack import (
     HEARTBEAT_NODES,
     MARKER,
     PLANT,
-    SECRET_VALUE,
     contains,
     dump,
     everything_seen,
     footprint,
+    has_secret,
     human,
     no_secret,
     planted_tool_calls,
@@ -62,7 +62,9 @@ async def test_raw_state_update_bodies_cannot_smuggle_learner_id(
 ) -> None:
     """Encodings the guard must still read: escaped key, trailing slash, odd content types."""
     headers = {"Authorization": f"Bearer {bob.token}", "Content-Type": "application/json"}
-    escaped = '{"values": {"learner\\u005fid": "%s"}, "as_node": "receive"}' % alice.learner_id
+    escaped = json.dumps({"values": {"LEARNER_ID": alice.learner_id}, "as_node": "receive"}).replace(
+        "LEARNER_ID", "learner\\u005fid"
+    )
     plain = json.dumps({"values": {"learner_id": alice.learner_id}, "as_node": "receive"})
     probes = [
         (f"/threads/{bob_thread}/state", escaped, headers),
@@ -108,7 +110,8 @@ async def test_a_new_thread_cannot_be_seeded_with_another_learners_id(
     state = await as_bob.threads.get_state(thread["thread_id"])
     assert state["values"].get("learner_id") != alice.learner_id, (
         "threads.create(supersteps=...) wrote another learner's learner_id into thread state "
-        f"(the guard only covers POST /threads/{{id}}/state); the next run then gave: {seen.errors or seen.status}"
+        "(the guard only covers POST /threads/{id}/state); "
+        f"the next run then gave: {seen.errors or seen.status}"
     )
 
 
@@ -139,7 +142,9 @@ async def test_a_planted_request_acts_on_the_writers_memory_only(
     """Bob writes a human message as if ``receive`` had run, then continues: insert + search are his."""
     thread_id = (await as_bob.threads.create())["thread_id"]  # a short queue: nothing gets archived
     await as_bob.runs.wait(thread_id, "kag", input={"request": "I prefer short answers."})
-    await as_bob.threads.update_state(thread_id, {"fifo_queue": [human(PLANT)], "request": PLANT}, as_node="receive")
+    await as_bob.threads.update_state(
+        thread_id, {"fifo_queue": [human(PLANT)], "request": PLANT}, as_node="receive"
+    )
     assert (await as_bob.threads.get_state(thread_id))["next"] == ["monitor"]
 
     seen = await everything_seen(as_bob, thread_id, "kag", input=None)
@@ -153,7 +158,7 @@ async def test_a_planted_request_acts_on_the_writers_memory_only(
     await alice_unchanged()
 
 
-@pytest.mark.parametrize("goto", ["act", "think", "compile", "monitor", "finish"])
+@pytest.mark.parametrize("goto", [*HEARTBEAT_NODES, "notes"])
 async def test_goto_without_learner_id_runs_for_the_caller_only(
     as_bob, alice, bob, bob_thread, alice_unchanged, goto
 ) -> None:
@@ -168,7 +173,7 @@ async def test_goto_without_learner_id_runs_for_the_caller_only(
 
     assert seen.status is None, seen.text()[:3000]
     no_secret(seen.text(), await thread_dump(as_bob, bob_thread))
-    if goto in ("act", "think", "compile", "monitor"):  # these reach the search: it is bob's
+    if goto not in ("finish", "notes"):  # these reach the search: it is bob's
         assert seen.errors == [], seen.errors
         assert BOB_VALUE in seen.text(), "control: the search ran over bob's memory"
     assert (await as_bob.threads.get_state(bob_thread))["values"]["learner_id"] == bob.learner_id
@@ -179,7 +184,7 @@ async def test_goto_without_learner_id_runs_for_the_caller_only(
 async def alice_checkpoint(as_alice, alice_thread) -> dict:
     """Alice's latest checkpoint (she can read it: control)."""
     state = await as_alice.threads.get_state(alice_thread)
-    assert SECRET_VALUE in dump(state["values"])
+    assert has_secret(dump(state["values"]))
     return state["checkpoint"]
 
 

@@ -12,13 +12,14 @@ from langgraph_sdk.errors import APIStatusError
 from tests.security.attack import (
     ASK_SECRET,
     PLANT,
+    STUDIO_USER,
     dump,
     everything_seen,
+    has_secret,
     human,
     no_secret,
     thread_dump,
 )
-from tests.security.conftest import STUDIO_USER
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
@@ -44,11 +45,7 @@ async def test_studio_never_sees_alices_threads(studio, as_alice, alice_thread) 
         with pytest.raises(APIStatusError) as err:
             await probe
         assert err.value.status_code in (401, 403, 404), err.value
-    assert SECRET_IN(await thread_dump(as_alice, alice_thread)), "control: alice's thread is intact"
-
-
-def SECRET_IN(text: str) -> bool:  # noqa: N802 - reads as a predicate in the asserts
-    return "4711" in text
+    assert has_secret(await thread_dump(as_alice, alice_thread)), "control: alice's thread is intact"
 
 
 async def test_studio_runs_as_its_own_tenant_and_cannot_name_alice(studio, alice, alice_unchanged) -> None:

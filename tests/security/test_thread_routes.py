@@ -12,7 +12,7 @@ import httpx
 import pytest
 from langgraph_sdk.errors import APIStatusError
 
-from tests.security.attack import ASK_SECRET, MARKER, PLANT, SECRET_VALUE, dump, human
+from tests.security.attack import ASK_SECRET, MARKER, PLANT, dump, has_secret, human
 
 
 async def read_stream(
@@ -23,8 +23,10 @@ async def read_stream(
     until: asyncio.Event | None = None,
     stop_after: str | None = None,
 ) -> str:
-    """What an SSE endpoint sends (status line included): for ``seconds`` at most, until
-    ``until`` is set, or until the text holds ``stop_after``."""
+    """What an SSE endpoint sends, its status line included.
+
+    It reads for ``seconds`` at most, until ``until`` is set, or until the text holds ``stop_after``.
+    """
     chunks: list[str] = []
 
     async def read() -> None:
@@ -44,12 +46,15 @@ async def read_stream(
     await asyncio.gather(*waits, return_exceptions=True)
     return "".join(chunks)
 
+
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
 
-async def test_bob_reaches_alices_thread_through_no_route(server, as_bob, as_alice, alice_thread, bob) -> None:
+async def test_bob_reaches_alices_thread_through_no_route(
+    server, as_bob, as_alice, alice_thread, bob
+) -> None:
     history_before = await as_alice.threads.get_history(alice_thread, limit=1000)
-    assert SECRET_VALUE in dump(history_before), "control: the owner sees her secret"
+    assert has_secret(dump(history_before)), "control: the owner sees her secret"
     checkpoint_id = history_before[0]["checkpoint"]["checkpoint_id"]
 
     probes = {
@@ -57,7 +62,9 @@ async def test_bob_reaches_alices_thread_through_no_route(server, as_bob, as_ali
         "get_state": as_bob.threads.get_state(alice_thread),
         "get_state@checkpoint": as_bob.threads.get_state(alice_thread, checkpoint_id=checkpoint_id),
         "get_history": as_bob.threads.get_history(alice_thread),
-        "update_state": as_bob.threads.update_state(alice_thread, {"fifo_queue": [human(PLANT)]}, as_node="receive"),
+        "update_state": as_bob.threads.update_state(
+            alice_thread, {"fifo_queue": [human(PLANT)]}, as_node="receive"
+        ),
         "update": as_bob.threads.update(alice_thread, metadata={"owner": bob.learner_id}),
         "copy": as_bob.threads.copy(alice_thread),
         "runs.list": as_bob.runs.list(alice_thread),
@@ -83,18 +90,26 @@ async def test_bob_reaches_alices_thread_through_no_route(server, as_bob, as_ali
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
         raw = [
             ("POST", f"/threads/{alice_thread}/history", {"limit": 10}),
-            ("POST", f"/threads/{alice_thread}/state/checkpoint", {"checkpoint": {"checkpoint_id": checkpoint_id}}),
+            (
+                "POST",
+                f"/threads/{alice_thread}/state/checkpoint",
+                {"checkpoint": {"checkpoint_id": checkpoint_id}},
+            ),
             ("GET", f"/threads/{alice_thread}/state/{checkpoint_id}", None),
             ("GET", f"/threads/{alice_thread}/storage", None),
         ]
         for method, path, body in raw:
             response = await http.request(method, path, headers=headers, json=body)
             # 501: /storage is not implemented for a custom checkpointer (and says nothing else).
-            assert response.status_code in (403, 404, 405, 409, 422, 501), (path, response.status_code, response.text[:500])
-            assert SECRET_VALUE not in response.text
+            assert response.status_code in (403, 404, 405, 409, 422, 501), (
+                path,
+                response.status_code,
+                response.text[:500],
+            )
+            assert not has_secret(response.text)
         # The join is refused inside the event stream (the 200 is already sent): see the test below.
         joined = await read_stream(http, f"/threads/{alice_thread}/stream", headers, seconds=3)
-        assert SECRET_VALUE not in joined
+        assert not has_secret(joined)
 
     history_after = await as_alice.threads.get_history(alice_thread, limit=1000)
     assert [h["checkpoint"]["checkpoint_id"] for h in history_after] == [
@@ -119,7 +134,9 @@ async def test_joining_alices_thread_stream_shows_bob_nothing_of_her_run(
         owner = asyncio.create_task(read_stream(http, path, alice_headers, seconds=60, stop_after=finished))
         attacker = asyncio.create_task(read_stream(http, path, bob_headers, seconds=60, until=done))
         await asyncio.sleep(1.0)  # both joined before the run starts
-        async for _ in as_alice.runs.stream(thread_id, "kag", input={"request": ASK_SECRET}, stream_mode=["values", "custom"]):
+        async for _ in as_alice.runs.stream(
+            thread_id, "kag", input={"request": ASK_SECRET}, stream_mode=["values", "custom"]
+        ):
             pass
         seen_by_owner = await owner  # the owner's join saw the run finish
         await asyncio.sleep(0.5)
@@ -127,7 +144,8 @@ async def test_joining_alices_thread_stream_shows_bob_nothing_of_her_run(
         late = await read_stream(http, path, bob_headers, seconds=3)  # joined after the run: replay only
         seen_by_attacker = await attacker
 
-    assert SECRET_VALUE in seen_by_owner, f"control: the owner's join carries her run: {seen_by_owner[:1000]}"
-    assert "event: error" in seen_by_attacker and "not found" in seen_by_attacker.lower(), seen_by_attacker[:1000]
-    assert SECRET_VALUE not in seen_by_attacker, f"bob read alice's live thread stream: {seen_by_attacker[:2000]}"
-    assert SECRET_VALUE not in late, f"bob replayed alice's thread stream: {late[:2000]}"
+    assert has_secret(seen_by_owner), f"control: the owner's join carries her run: {seen_by_owner[:1000]}"
+    refusal = seen_by_attacker.lower()
+    assert "event: error" in refusal and "not found" in refusal, seen_by_attacker[:1000]
+    assert not has_secret(seen_by_attacker), f"bob read alice's live stream: {seen_by_attacker[:2000]}"
+    assert not has_secret(late), f"bob replayed alice's thread stream: {late[:2000]}"

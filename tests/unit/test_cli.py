@@ -1,16 +1,25 @@
-"""The ``kag`` CLI: fast help, and ``kag eval`` as a thin hand-off to the bench package."""
+"""The ``kag`` CLI without services: fast help, argument parsing, chat/ask wiring, note export, eval."""
 
+import json
+import os
 import subprocess
 import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from graphs import cli
+from graphs.cli import common, memory, notes, session
+
+KAG = Path(sys.executable).with_name("kag")
 
 PROBE = """
 import sys
 import graphs.cli
-heavy = ("bench", "neo4j", "redis", "langchain_core", "langgraph", "rich")
+heavy = ("bench", "neo4j", "redis", "langchain_core", "langgraph", "rich", "dotenv", "agent.resources")
 heavy = sorted(m for m in heavy if m in sys.modules)
 print(",".join(heavy))
 """
@@ -20,6 +29,234 @@ def test_importing_the_cli_imports_nothing_heavy():
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_kag_help_is_instant():
+    assert KAG.exists(), "the kag console script is not installed in this venv"
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        done = subprocess.run([str(KAG), "--help"], capture_output=True, text=True, timeout=30)
+        best = min(best, time.perf_counter() - start)
+        assert done.returncode == 0, done.stderr
+    assert best < 0.5, f"kag --help took {best:.2f} s"
+    for command in ("chat", "ask", "memory", "notes", "search", "smoke", "demo", "eval", "serve"):
+        assert command in done.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ask"],  # QUESTION is required
+        ["search", "q", "--kind", "everything"],
+        ["search", "q", "--limit", "0"],
+        ["memory", "edit", "user_profile"],  # TEXT is required
+        ["notes", "show"],
+        ["nope"],
+    ],
+)
+def test_bad_arguments_are_usage_errors(argv, capsys):
+    assert cli.main(argv) == 2
+    assert "Usage:" in capsys.readouterr().err
+
+
+class FakeGraph:
+    """Records each request and answers like the heartbeat's output schema."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[dict, dict]] = []
+
+    async def astream(self, payload, config, context, stream_mode):
+        self.calls.append((payload, config))
+        yield "custom", {"phase": "think", "step": 1}
+        artifacts = []
+        if payload["context"]["end_session"]:
+            artifacts = [
+                {"note_id": "note_1", "content": "joins: combine rows", "tags": ["sql"], "links": []}
+            ]
+        yield "values", {"response": f"echo {payload['request']}", "artifacts": artifacts, "memory_state": {}}
+
+
+@pytest.fixture
+def fake_heartbeat(monkeypatch):
+    graph = FakeGraph()
+
+    @asynccontextmanager
+    async def heartbeat(settings):
+        yield graph
+
+    def run(work, **_):
+        import asyncio
+
+        return asyncio.run(work(None))
+
+    monkeypatch.setattr(session, "heartbeat", heartbeat)
+    monkeypatch.setattr(session, "run", run)
+    return graph
+
+
+def test_ask_passes_concept_thread_learner_and_end_session(fake_heartbeat):
+    argv = [
+        "ask",
+        "What is a join?",
+        "--concept",
+        "sql.joins",
+        "--end-session",
+        "--learner",
+        "ada",
+        "--thread",
+        "t1",
+    ]
+    result = CliRunner().invoke(cli.cli, argv)
+    assert result.exit_code == 0, result.output
+    payload, config = fake_heartbeat.calls[0]
+    assert payload == {
+        "learner_id": "ada",
+        "request": "What is a join?",
+        "context": {"session_id": "t1", "end_session": True, "current_concept": "sql.joins"},
+    }
+    assert config == {"configurable": {"thread_id": "t1"}}
+    assert json.loads(result.output[result.output.index("{\n") :])["response"] == "echo What is a join?"
+
+
+def test_ask_defaults_no_concept_and_the_learner_thread(fake_heartbeat):
+    assert CliRunner().invoke(cli.cli, ["ask", "hi"]).exit_code == 0
+    payload, config = fake_heartbeat.calls[0]
+    assert payload["learner_id"] == common.DEFAULT_LEARNER
+    assert "current_concept" not in payload["context"] and payload["context"]["end_session"] is False
+    assert config["configurable"]["thread_id"] == common.DEFAULT_LEARNER
+
+
+def test_chat_reads_stdin_and_end_closes_the_session(fake_heartbeat):
+    text = "hello there\n\n/bogus\nsecond\n/end\nnever sent\n"
+    result = CliRunner().invoke(cli.cli, ["chat", "--learner", "ada", "--thread", "t9"], input=text)
+    assert result.exit_code == 0, result.output
+    requests = [(p["request"], p["context"]["end_session"]) for p, _ in fake_heartbeat.calls]
+    assert requests == [("hello there", False), ("second", False), (session.END_REQUEST, True)]
+    assert {c["configurable"]["thread_id"] for _, c in fake_heartbeat.calls} == {"t9"}
+    assert "kag> echo hello there" in result.output
+    assert "unknown command /bogus" in result.output
+    assert "1 Zettelkasten note(s) written" in result.output and "note_1" in result.output
+
+
+def test_chat_quit_leaves_without_ending(fake_heartbeat):
+    result = CliRunner().invoke(cli.cli, ["chat"], input="one\n/quit\ntwo\n")
+    assert result.exit_code == 0, result.output
+    assert [p["request"] for p, _ in fake_heartbeat.calls] == ["one"]
+    thread = fake_heartbeat.calls[0][1]["configurable"]["thread_id"]
+    assert thread.startswith(f"{common.DEFAULT_LEARNER}-")
+
+
+def test_end_with_text_sends_that_text(fake_heartbeat):
+    result = CliRunner().invoke(cli.cli, ["chat", "--concept", "sql.joins"], input="/end thanks, bye\n")
+    assert result.exit_code == 0, result.output
+    payload, _ = fake_heartbeat.calls[0]
+    assert payload["request"] == "thanks, bye"
+    assert payload["context"]["end_session"] is True and payload["context"]["current_concept"] == "sql.joins"
+
+
+FAKE_NOTE = {
+    "id": "note_abc123",
+    "concept": 'SQL "joins"',
+    "text": "SQL joins: combine rows of two tables. Example: orders and customers.",
+    "definition": "combine rows of two tables",
+    "personal_example": "orders and customers",
+    "key_insight": "",
+    "tags": ["sql", "data modelling"],
+    "keywords": ["join", "inner-join"],
+    "description": "How joins combine tables.",
+    "created_at": "2026-01-02T03:04:05+00:00",
+    "links": [
+        {
+            "target": "note_def456",
+            "target_concept": "foreign keys",
+            "relation": "depends_on",
+            "directional": True,
+        },
+        {"target": "note_ghi789", "target_concept": None, "relation": "related", "directional": False},
+    ],
+}
+
+
+def test_note_markdown_is_obsidian_style():
+    text = notes.note_markdown(FAKE_NOTE)
+    head, _, body = text.partition("\n---\n")
+    assert head.splitlines() == [
+        "---",
+        'id: "note_abc123"',
+        'concept: "SQL \\"joins\\""',
+        "tags:",
+        '  - "sql"',
+        '  - "data-modelling"',
+        'keywords: ["join", "inner-join"]',
+        'created: "2026-01-02T03:04:05+00:00"',
+    ]
+    assert body.startswith('# SQL "joins"\n\nSQL joins: combine rows of two tables.')
+    mermaid = body[body.index("```mermaid\n") + len("```mermaid\n") : body.index("\n```\n")]
+    assert mermaid.startswith("flowchart LR")
+    assert "#quot;joins#quot;" in mermaid  # labels are escaped, never raw quotes
+    assert "- [[note_def456]] depends_on (foreign keys)" in body
+    assert "- [[note_ghi789]] related" in body
+    assert notes.note_filename(FAKE_NOTE) == "note_abc123.md"
+
+
+def test_note_markdown_front_matter_parses_as_yaml():
+    yaml = pytest.importorskip("yaml")
+    front = notes.note_markdown(FAKE_NOTE).split("---\n")[1]
+    data = yaml.safe_load(front)
+    assert data["tags"] == ["sql", "data-modelling"]
+    assert data["concept"] == 'SQL "joins"'
+
+
+def test_note_without_tags_or_links():
+    text = notes.note_markdown({"id": "n1", "concept": "x", "text": "x: y"})
+    assert "tags: []" in text and "## Links" not in text and "```mermaid" in text
+
+
+def test_format_sections_and_hits():
+    assert memory.format_sections({"user_profile": "", "goals": "a\nb"}) == [
+        "[user_profile]",
+        "  (empty)",
+        "[goals]",
+        "  a",
+        "  b",
+    ]
+    page = {"results": [{"score": 0.5, "kind": "memory", "text": "locker\n4711", "metadata": {}}]}
+    assert memory.format_hits(page)[1] == "    locker 4711"
+    assert memory.format_hits({"results": []}) == ["no results"]
+
+
+def test_bad_setting_is_one_line_naming_the_variable(monkeypatch, capsys):
+    monkeypatch.setenv("KAG_PRESSURE_THRESHOLD", "70")
+    assert cli.main(["memory", "show"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "error: KAG_PRESSURE_THRESHOLD: must be between 0 and 1 (got '70')"
+
+
+def test_serve_loads_env_file_without_overriding_then_execs_langgraph(monkeypatch, tmp_path):
+    (tmp_path / ".env").write_text("KAG_CHECKPOINT_PREFIX=from-file\nKAG_REDIS_URL=redis://file:1/0\n")
+    monkeypatch.chdir(tmp_path)
+    for var, value in (("KAG_CHECKPOINT_PREFIX", "x"), ("KAG_REDIS_URL", "redis://shell:2/0")):
+        monkeypatch.setenv(var, value)  # recorded, so the test restores the original state
+    monkeypatch.delenv("KAG_CHECKPOINT_PREFIX")
+    seen = {}
+
+    def fake_execv(path, argv):
+        seen.update(path=path, argv=argv, env=dict(os.environ))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli.os, "execv", fake_execv)
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "--no-browser", "--port", "2999"])
+    assert seen["argv"][1:] == ["dev", "--no-browser", "--port", "2999"]
+    assert Path(seen["path"]).name == "langgraph"
+    assert seen["env"]["KAG_CHECKPOINT_PREFIX"] == "from-file"
+    assert seen["env"]["KAG_REDIS_URL"] == "redis://shell:2/0"
+
+
+def test_langgraph_json_names_no_env_file():
+    config = json.loads((Path(__file__).resolve().parents[2] / "langgraph.json").read_text())
+    assert "env" not in config  # langgraph_api would let the file override the shell
 
 
 @pytest.mark.parametrize(("name", "module"), [("locomo", "bench.locomo"), ("ablations", "bench.ablations")])
@@ -32,12 +269,16 @@ def test_eval_hands_the_arguments_to_the_bench_module(monkeypatch, name, module)
 
     monkeypatch.setattr(cli.runpy, "run_module", fake_run_module)
     argv = sys.argv[:]
-    assert cli.main(["eval", name, "--small", "x"]) == 3
-    assert seen == {"module": module, "run_name": "__main__", "argv": [f"python -m {module}", "--small", "x"]}
+    assert cli.main(["eval", name, "--small", "x", "--help"]) == 3
+    assert seen == {
+        "module": module,
+        "run_name": "__main__",
+        "argv": [f"python -m {module}", "--small", "x", "--help"],
+    }
     assert sys.argv == argv
 
 
 def test_eval_without_the_bench_package_is_a_clear_error(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_bench_available", lambda module: False)
     assert cli.main(["eval", "locomo"]) == 2
-    assert "source checkout" in capsys.readouterr().out
+    assert "source checkout" in capsys.readouterr().err

@@ -209,3 +209,77 @@ def test_context_env_range_errors_name_the_field(monkeypatch):
     monkeypatch.setenv("KAG_SEARCH_PAGE_SIZE", "500")
     with pytest.raises(ConfigError, match="search_page_size"):
         Context()
+
+
+def test_unknown_variable_warning_suggests_the_close_name(caplog, monkeypatch):
+    monkeypatch.setattr(settings_module, "_WARNED", set())
+    with caplog.at_level(logging.WARNING, logger="kag.settings"):
+        Settings.from_env({"KAG_MAX_STEP": "3"})
+    (message,) = [r.getMessage() for r in caplog.records if r.name == "kag.settings"]
+    assert "KAG_MAX_STEP " in message and "did you mean KAG_MAX_STEPS?" in message
+
+
+@pytest.mark.parametrize(
+    ("env", "variable"),
+    [
+        ({"KAG_PRESSURE_THRESHOLD": "70"}, "KAG_PRESSURE_THRESHOLD"),
+        ({"KAG_MAX_STEPS": "0"}, "KAG_MAX_STEPS"),
+        ({"KAG_MAX_STEPS": "five"}, "KAG_MAX_STEPS"),
+        ({"KAG_SEARCH_RECIPE": "hybrid_rfr"}, "KAG_SEARCH_RECIPE"),
+        ({"KAG_TOOL_PROTOCOL": "json"}, "KAG_TOOL_PROTOCOL"),
+        ({"KAG_AUTO_ARCHIVE": "maybe"}, "KAG_AUTO_ARCHIVE"),
+    ],
+)
+def test_bad_context_variables_name_the_variable_not_the_field(env, variable):
+    with pytest.raises(ConfigError) as info:
+        Settings.from_env(env)
+    assert info.value.variable == variable
+    assert str(info.value).startswith(f"{variable}: ")
+
+
+def test_pressure_threshold_error_says_what_it_got():
+    with pytest.raises(ConfigError) as info:
+        settings_module.check_context_variables({"KAG_PRESSURE_THRESHOLD": "70"})
+    assert str(info.value) == "KAG_PRESSURE_THRESHOLD: must be between 0 and 1 (got '70')"
+
+
+def test_good_context_variables_pass():
+    settings_module.check_context_variables({"KAG_PRESSURE_THRESHOLD": "0.8", "KAG_MAX_STEPS": "3"})
+
+
+def test_env_file_never_overrides_the_environment(tmp_path):
+    path = tmp_path / ".env"
+    path.write_text(
+        "# comment\nKAG_REDIS_URL=redis://file:1/0\nKAG_NEO4J_USER=from-file\n"
+        "KAG_MODEL='offline-policy'\nexport LANGSMITH_PROJECT=file-project\nKAG_EMPTY_IN_SHELL=file\n"
+    )
+    environ = {"KAG_REDIS_URL": "redis://shell:2/0", "KAG_EMPTY_IN_SHELL": ""}
+    applied = settings_module.load_env_file(path, environ)
+    assert applied == {
+        "KAG_NEO4J_USER": "from-file",
+        "KAG_MODEL": "offline-policy",
+        "LANGSMITH_PROJECT": "file-project",
+    }
+    assert environ["KAG_REDIS_URL"] == "redis://shell:2/0"  # the shell wins
+    assert environ["KAG_EMPTY_IN_SHELL"] == ""  # set (even empty) means set
+    settings = Settings.from_env(environ)
+    assert settings.redis_url == "redis://shell:2/0" and settings.neo4j_user == "from-file"
+
+
+def test_missing_env_file_is_fine(tmp_path):
+    environ: dict[str, str] = {}
+    assert settings_module.load_env_file(tmp_path / "absent.env", environ) == {}
+    assert environ == {}
+
+
+def test_env_file_fills_os_environ_only_where_unset(tmp_path, monkeypatch):
+    (tmp_path / ".env").write_text("KAG_CHECKPOINT_PREFIX=file-prefix\nKAG_NEO4J_DATABASE=filedb\n")
+    monkeypatch.chdir(tmp_path)
+    for var in ("KAG_CHECKPOINT_PREFIX", "KAG_NEO4J_DATABASE"):
+        monkeypatch.setenv(var, "placeholder")  # record the original state for the undo
+    monkeypatch.delenv("KAG_CHECKPOINT_PREFIX")
+    monkeypatch.setenv("KAG_NEO4J_DATABASE", "shelldb")
+    settings_module.load_env_file()
+    settings = Settings.from_env()
+    assert settings.checkpoint_prefix == "file-prefix"
+    assert settings.neo4j_database == "shelldb"

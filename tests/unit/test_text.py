@@ -55,4 +55,4 @@ def test_light_stem(word, stem):
 def test_light_stem_matches_the_search_stemmer():
     words = ["camped", "researching", "researchers", "runs", "running", "quickly", "classes"]
     words += ["boxes", "painters", "glasses", "a", "Ada's"]
-    assert [light_stem(w) for w in words] == [rewrite.light_stem(w) for w in words]
+    assert rewrite.light_stem is light_stem, "search uses the one stemmer"

@@ -88,6 +88,7 @@ async def test_max_steps_forces_a_final_answer_without_tools(make_graph, resourc
     assert out["memory_state"]["steps"] == 5
     assert len(model.prompts) == 5
     assert len(model.bound_tools) == 4  # the fifth call had no tools bound
+    assert "write_session_notes" in model.bound_tools[0] and "note_search" in model.bound_tools[0]
     assert "Do not call tools" in model.prompts[-1][0].content
 
 
@@ -250,3 +251,41 @@ async def test_end_of_session_writes_zettelkasten_artifacts(make_graph, resource
     # Without end_session no notes are written.
     out2, _ = await _ask(graph, learner_id, "Thanks!")
     assert out2["artifacts"] == []
+
+
+async def test_the_tutor_writes_session_notes_with_a_tool_for_the_bound_learner_only(
+    make_graph, resources, learner_id, cleanup
+):
+    from agent.notes.store import NoteStore
+
+    extraction = {
+        "notes": [
+            {
+                "concept": "inner join",
+                "definition": "An inner join keeps only rows that match in both tables.",
+                "personal_example": "Orders without a customer drop out.",
+                "key_insight": "Matching happens on the join condition.",
+                "keywords": ["inner join", "rows"],
+                "tags": ["sql"],
+                "description": "Inner joins keep matching rows only.",
+                "links": [],
+            }
+        ]
+    }
+    model = scripted(
+        "Noted.",
+        call("write_session_notes", 0, current_concept="sql.joins", learner_id="someone-else"),
+        json.dumps(extraction),  # the note extractor's model call, inside the tool
+        "Your notes are written.",
+    )
+    graph = make_graph(model)
+    await _ask(graph, learner_id, "An inner join keeps only rows that match in both tables.")
+    out, state = await _ask(graph, learner_id, "Please write my notes now.")
+    tool_msgs = [m for m in state["fifo_queue"] if isinstance(m, ToolMessage)]
+    written = json.loads(tool_msgs[-1].content)
+    assert tool_msgs[-1].name == "write_session_notes", tool_msgs[-1]
+    assert [n["content"] for n in written["notes"]], written
+    assert "inner join" in written["notes"][0]["content"].lower()
+    store = NoteStore.for_resources(resources)
+    assert await store.count_notes(learner_id) == len(written["notes"])
+    assert await store.count_notes("someone-else") == 0, "a model-supplied learner id is ignored"

@@ -1,0 +1,138 @@
+"""``kag`` against the real services, as a user runs it: a subprocess, piped stdin, one-line errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent.memory.erasure import erase_learner
+from agent.resources import Resources
+
+KAG = Path(sys.executable).with_name("kag")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def kag(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run the installed ``kag`` from the repository root; never raises on a non-zero exit."""
+    return subprocess.run(
+        [str(KAG), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture
+async def learner(resources: Resources):
+    learner_id = f"cli-{uuid.uuid4().hex[:10]}"
+    yield learner_id
+    await erase_learner(resources, learner_id)
+
+
+async def test_chat_with_piped_input_writes_memory_that_later_commands_read(learner, tmp_path):
+    script = (
+        "My name is Ada and my goal is to learn SQL joins.\nRemember that my locker code is 4711.\n/end\n"
+    )
+    done = kag("chat", "--learner", learner, "--concept", "sql.joins", stdin=script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("kag> ") == 3
+    assert "Zettelkasten note(s) written" in done.stdout
+    assert "Traceback" not in done.stderr
+
+    shown = kag("memory", "show", "--learner", learner)
+    assert shown.returncode == 0, shown.stderr
+    assert "[current_goals]" in shown.stdout and "SQL joins" in shown.stdout
+
+    found = kag("search", "locker code", "--learner", learner)
+    assert found.returncode == 0, found.stderr
+    assert "4711" in found.stdout
+
+    said = kag("search", "Ada", "--kind", "conversation", "--learner", learner)
+    assert said.returncode == 0 and "My name is Ada" in said.stdout
+
+    listed = kag("notes", "list", "--learner", learner)
+    assert listed.returncode == 0 and listed.stdout.startswith("note_")
+    note_ids = [line.split()[0] for line in listed.stdout.splitlines()]
+    note_id = note_ids[0]
+
+    vault = tmp_path / "vault"
+    exported = kag("notes", "export", str(vault), "--learner", learner)
+    assert exported.returncode == 0, exported.stderr
+    assert sorted(f.name for f in vault.glob("*.md")) == sorted(f"{n}.md" for n in note_ids)
+    text = (vault / f"{note_id}.md").read_text()
+    assert text.startswith(f'---\nid: "{note_id}"\n')
+    assert "\ntags:" in text and "```mermaid\nflowchart LR\n" in text
+
+    shown_note = kag("notes", "show", note_id, "--learner", learner)
+    assert shown_note.returncode == 0 and shown_note.stdout.strip() == text.strip()
+
+
+async def test_memory_edit_then_show(learner):
+    added = kag("memory", "edit", "user_profile", "Prefers worked examples", "--learner", learner)
+    assert added.returncode == 0, added.stderr
+    replaced = kag(
+        "memory",
+        "edit",
+        "user_profile",
+        "Prefers short worked examples",
+        "--replace",
+        "Prefers worked examples",
+        "--learner",
+        learner,
+    )
+    assert replaced.returncode == 0, replaced.stderr
+    shown = kag("memory", "show", "--learner", learner)
+    assert "  Prefers short worked examples" in shown.stdout.splitlines()
+
+
+async def test_memory_edit_errors_are_the_tools_errors(learner):
+    bad = kag("memory", "edit", "Bad Section", "x", "--learner", learner)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: section 'Bad Section'")
+    missing = kag("memory", "edit", "user_profile", "new", "--replace", "not there", "--learner", learner)
+    assert missing.returncode == 2 and missing.stderr.startswith("error: ")
+    too_long = kag(
+        "memory", "edit", "user_profile", "x" * 50, "--learner", learner, env={"KAG_CORE_SECTION_LIMIT": "10"}
+    )
+    assert too_long.returncode == 2 and "10" in too_long.stderr
+    for done in (bad, missing, too_long):
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_smoke_with_a_wrong_password_is_one_line_naming_the_variable():
+    done = kag("smoke", env={"KAG_NEO4J_PASSWORD": "not-the-password"})
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: KAG_NEO4J_PASSWORD:")
+
+
+def test_smoke_with_a_service_down_names_it_and_the_fix():
+    with __import__("socket").socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = kag("smoke", env={"KAG_NEO4J_URI": f"bolt://127.0.0.1:{port}"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "Neo4j is unreachable" in line and "scripts/services.sh up" in line
+
+
+def test_redis_url_on_the_bolt_port_says_it_is_not_redis():
+    done = kag("memory", "show", env={"KAG_REDIS_URL": "redis://127.0.0.1:7687/0"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "127.0.0.1:7687 is taken by something that is not Redis" in done.stderr
+
+
+def test_smoke_passes():
+    done = kag("smoke")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "neo4j   write/read ok" in done.stdout and "redis   write/read ok" in done.stdout
