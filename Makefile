@@ -67,7 +67,8 @@ bench: install services-up
 # `make clean-data CONFIRM=yes` skips the question.
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .import_linter_cache
-	find agent graphs tools tests bench -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . \( -path ./.services -o -path ./scripts/mermaid-validate/node_modules \) -prune \
+	  -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
 clean-data:
 	@if [ "$(CONFIRM)" != yes ]; then \

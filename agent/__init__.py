@@ -1,4 +1,4 @@
-"""KAG core: settings, providers, state, stores and prompts.
+"""KAG's logic, organised by concern: heartbeat, graphdb, memory, search, notes, models, server, checkpoint.
 
-This package never imports ``tools`` or ``graphs``.
+This package never imports ``tools``, ``graphs`` or ``bench`` (``make lint`` checks it).
 """

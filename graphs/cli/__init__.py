@@ -71,16 +71,15 @@ async def smoke(settings: Settings) -> int:
     from langchain_core.messages import HumanMessage
     from langchain_core.tools import tool
 
+    from agent.graphdb.queries import PROBE_DELETE, PROBE_READ, PROBE_WRITE
     from graphs.cli.common import open_resources
 
     probe = f"smoke-{uuid.uuid4().hex[:8]}"
     async with open_resources(settings) as resources:
         await resources.neo4j.verify_authentication()
-        await resources.neo4j.execute_query("MERGE (p:KagProbe {id: $id})", id=probe)
-        records, _, _ = await resources.neo4j.execute_query(
-            "MATCH (p:KagProbe {id: $id}) RETURN p.id AS id", id=probe
-        )
-        await resources.neo4j.execute_query("MATCH (p:KagProbe {id: $id}) DELETE p", id=probe)
+        await resources.neo4j.execute_query(PROBE_WRITE, id=probe)
+        records, _, _ = await resources.neo4j.execute_query(PROBE_READ, id=probe)
+        await resources.neo4j.execute_query(PROBE_DELETE, id=probe)
         click.echo(f"neo4j   write/read ok: {records[0]['id']}")
         await resources.redis.set(f"kag:smoke:{probe}", "ok", ex=60)
         click.echo(f"redis   write/read ok: {await resources.redis.get(f'kag:smoke:{probe}')}")
@@ -201,7 +200,3 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("interrupted", err=True)
         return 130
     return result if isinstance(result, int) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

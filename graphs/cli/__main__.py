@@ -1,0 +1,7 @@
+"""``python -m graphs.cli``: the same as the ``kag`` console script."""
+
+import sys
+
+from graphs.cli import main
+
+sys.exit(main())
