@@ -5,27 +5,52 @@ extractor + MiniLM + the real Neo4j/Redis, then times depth-2 link expansion.
 Baselines run in the same process: ingestion without linking/evolution, and
 plain vector search without expansion. Not a test; prints figures only.
 
-    .venv/bin/python -m bench.zettelkasten [--sessions 40] [--queries 100]
+It also prints the **gold note metric** (model-free, no services): the offline
+extractor runs over ``bench/data/zettelkasten_gold.json`` (hand-written tutoring
+transcripts with their expected concepts and reference definition keywords), and
+a note is right when
+
+- its concept equals a gold concept after ``normalise_concept`` (lowercase, most
+  specific dotted segment, plurals stemmed: ``sql.joins`` = ``joins`` = ``join``), and
+- its definition is a declarative sentence (no question, no boilerplate, banner or
+  tool rendering) that mentions the concept and at least one gold keyword.
+
+The metric is the share of notes that are right (target ≥ 90%); coverage (gold
+concepts that got a note) is printed beside it.
+
+    .venv/bin/python -m bench.zettelkasten [--sessions 40] [--queries 100] [--gold-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+import re
 import statistics
 import time
 import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
 from agent.notes.artifacts import delete_stream
 from agent.notes.linking import expand_note_links
 from agent.notes.metrics import note_metrics
+from agent.notes.models import NoteDraft
+from agent.notes.offline import offline_extract
 from agent.notes.pipeline import PipelineConfig, ingest_session
 from agent.notes.store import NoteStore
+from agent.notes.text import is_boilerplate, is_question, normalise_concept
 from agent.resources import Resources
 from agent.settings import Settings
+
+GOLD_PATH = Path(__file__).resolve().parent / "data" / "zettelkasten_gold.json"
+GOLD_TARGET = 0.90
+_GOLD_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
 
 TOPICS = [
     ("sql.joins", "left join", "keeps every row of the left table"),
@@ -39,6 +64,92 @@ TOPICS = [
     ("statistics.variance", "sample variance", "measures how spread out the values are"),
     ("algorithms.sorting", "merge sort", "splits a list in halves and merges them sorted"),
 ]
+
+
+def load_gold(path: Path = GOLD_PATH) -> list[dict[str, Any]]:
+    """The gold transcripts: ``[{id, current_concept, turns, gold: [{concept, keywords}]}]``."""
+    return json.loads(path.read_text(encoding="utf-8"))["transcripts"]
+
+
+def _word_match(gold: str, word: str) -> bool:
+    # Inflection-tolerant: "collapse" ~ "collapses", "halve" ~ "halves", "identify" ~ "identifies".
+    return word == gold or word.startswith(gold[: max(4, len(gold) - 2)])
+
+
+def mentions(text: str, phrase: str) -> bool:
+    """Every word of ``phrase`` (normalised) occurs in ``text``, inflections allowed."""
+    words = _GOLD_WORD.findall(text.lower())
+    wanted = _GOLD_WORD.findall(normalise_concept(phrase))
+    return bool(wanted) and all(any(_word_match(g, w) for w in words) for g in wanted)
+
+
+def definition_ok(definition: str, concept: str, keywords: Sequence[str]) -> bool:
+    """A declarative sentence that mentions ``concept`` and at least one of ``keywords``."""
+    text = definition.strip()
+    declarative = (
+        len(text.split()) >= 3
+        and not is_question(text)
+        and not is_boilerplate(text, tutor=True)
+        and "[" not in text
+    )
+    return declarative and mentions(text, concept) and any(mentions(text, k) for k in keywords)
+
+
+def score_notes(drafts: Sequence[NoteDraft], gold: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One verdict per note: ``{concept, definition, concept_ok, definition_ok, ok}``."""
+    by_key = {normalise_concept(g["concept"]): g for g in gold}
+    verdicts = []
+    for draft in drafts:
+        match = by_key.get(normalise_concept(draft.concept))
+        good_definition = bool(match) and definition_ok(draft.definition, match["concept"], match["keywords"])
+        verdicts.append(
+            {
+                "concept": draft.concept,
+                "definition": draft.definition,
+                "concept_ok": match is not None,
+                "definition_ok": good_definition,
+                "ok": match is not None and good_definition,
+            }
+        )
+    return verdicts
+
+
+def gold_metric(items: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The share of right notes over the gold transcripts, with coverage and the misses."""
+    items = load_gold() if items is None else items
+    notes = right = found = total = 0
+    misses: list[dict[str, Any]] = []
+    for item in items:
+        drafts = offline_extract(item["turns"], item.get("current_concept"))
+        verdicts = score_notes(drafts, item["gold"])
+        notes += len(verdicts)
+        right += sum(v["ok"] for v in verdicts)
+        misses += [{"id": item["id"], **v} for v in verdicts if not v["ok"]]
+        got = {normalise_concept(v["concept"]) for v in verdicts if v["ok"]}
+        total += len(item["gold"])
+        found += sum(1 for g in item["gold"] if normalise_concept(g["concept"]) in got)
+    share = right / notes if notes else 0.0
+    return {
+        "transcripts": len(items),
+        "notes": notes,
+        "right": right,
+        "share": round(share, 3),
+        "coverage": round(found / total, 3) if total else 0.0,
+        "target": GOLD_TARGET,
+        "meets_target": share >= GOLD_TARGET,
+        "misses": misses,
+    }
+
+
+def show_gold(metric: dict[str, Any]) -> None:
+    """Print the gold note metric in the bench's style."""
+    print(
+        f"gold notes right={metric['right']}/{metric['notes']} share={metric['share']:.3f} "
+        f"coverage={metric['coverage']:.3f} (target ≥ {metric['target']:.2f}: "
+        f"{'OK' if metric['meets_target'] else 'UNDER'})"
+    )
+    for miss in metric["misses"]:
+        print(f"  miss {miss['id']}: {miss['concept']!r}: {miss['definition']!r}")
 
 
 def session(i: int) -> tuple[str, list[dict[str, str]]]:
@@ -80,6 +191,7 @@ async def ingest_all(res: Resources, learner: str, n: int, config: PipelineConfi
 
 
 async def main(sessions: int, queries: int) -> None:
+    gold = gold_metric()
     res = Resources(Settings.from_env(google_api_key=None).with_overrides(google_api_key=None))
     learner, baseline_learner = f"bench-{uuid.uuid4()}", f"bench-{uuid.uuid4()}"
     store = NoteStore.for_resources(res)
@@ -118,6 +230,7 @@ async def main(sessions: int, queries: int) -> None:
             f"orphans={metrics['orphan_count']} max_degree={metrics['max_degree']} "
             f"atomicity_share={metrics['atomicity_share']}"
         )
+        show_gold(gold)
     finally:
         for who in (learner, baseline_learner):
             await store.delete_learner(who)
@@ -132,5 +245,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=40)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--gold-only", action="store_true", help="print the gold note metric only")
     args = parser.parse_args()
-    asyncio.run(main(args.sessions, args.queries))
+    if args.gold_only:
+        show_gold(gold_metric())
+    else:
+        asyncio.run(main(args.sessions, args.queries))

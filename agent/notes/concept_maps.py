@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent.notes.models import DIRECTIONAL_RELATIONS, slugify
+from agent.notes.text import normalise_concept
 
 if TYPE_CHECKING:
     from agent.notes.store import NoteStore
@@ -64,8 +65,13 @@ def note_concept_map(note: dict[str, Any]) -> str:
 
     ``note`` needs ``concept`` and may carry ``definition``, ``personal_example``,
     ``key_insight`` and ``links`` (``[{target, target_concept, relation, directional}]``).
+    One node per concept: links to notes of the note's own concept (revisits) are not
+    drawn as self-loops, and several notes of one other concept share one node, its
+    edge labelled with their relations.
     """
-    lines = ["flowchart LR", _node("n0", note.get("concept") or "note", "stadium")]
+    concept = note.get("concept") or "note"
+    own = _concept_key(concept)
+    lines = ["flowchart LR", _node("n0", concept, "stadium")]
     parts = [
         ("definition", "defined as"),
         ("personal_example", "example"),
@@ -79,46 +85,71 @@ def note_concept_map(note: dict[str, Any]) -> str:
                 _edge("n0", f"n{index}", label, directional=False),
             ]
             index += 1
+    groups: dict[str, dict[str, Any]] = {}
     for link in note.get("links") or []:
-        target = link.get("target_concept") or link.get("target")
-        lines.append(_node(f"n{index}", target))
+        target = str(link.get("target_concept") or link.get("target") or "")
+        key = _concept_key(target) or target
+        if not target or key == own:
+            continue  # a revisit of the same concept: no second node, no self-loop
+        group = groups.setdefault(key, {"label": target, "relations": [], "directional": True})
+        relation = str(link.get("relation", "related"))
+        if relation not in group["relations"]:
+            group["relations"].append(relation)
+        group["directional"] = group["directional"] and bool(link.get("directional"))
+    for group in groups.values():
+        lines.append(_node(f"n{index}", group["label"]))
         lines.append(
-            _edge(
-                "n0",
-                f"n{index}",
-                str(link.get("relation", "related")),
-                directional=bool(link.get("directional")),
-            )
+            _edge("n0", f"n{index}", ", ".join(group["relations"]), directional=group["directional"])
         )
         index += 1
     lines += ["  classDef focus stroke-width:3px", "  class n0 focus"]
     return "\n".join(lines)
 
 
+def _concept_key(concept: object) -> str:
+    text = str(concept or "")
+    return normalise_concept(text) or text.strip().lower()
+
+
 def neighbourhood_map(nodes: list[dict[str, Any]]) -> str:
-    """A map of several notes and the links among them (mirrored pairs drawn once, ``<-->``).
+    """A map of several notes and the links among them, one node per concept.
 
     ``nodes``: ``[{id, concept, seed?, links: [{target, relation, directional}]}]``.
+    Notes of the same concept share a node (a seed if any of them is one); links
+    between them are not drawn (no self-loops); mirrored pairs are drawn once, ``<-->``.
     """
-    ids = {n["id"]: f"n{i}" for i, n in enumerate(nodes)}
+    node_of: dict[str, str] = {}  # note id -> mermaid node id
+    concept_node: dict[str, str] = {}
+    labels: dict[str, str] = {}
+    seeds: list[str] = []
+    for n in nodes:
+        key = _concept_key(n.get("concept")) or n["id"]
+        if key not in concept_node:
+            concept_node[key] = f"n{len(concept_node)}"
+            labels[concept_node[key]] = n.get("concept") or n["id"]
+        node_of[n["id"]] = concept_node[key]
+        if n.get("seed") and concept_node[key] not in seeds:
+            seeds.append(concept_node[key])
     lines = ["flowchart LR"]
-    lines += [
-        _node(ids[n["id"]], n.get("concept") or n["id"], "stadium" if n.get("seed") else "box") for n in nodes
-    ]
+    lines += [_node(mid, label, "stadium" if mid in seeds else "box") for mid, label in labels.items()]
+    pairs = {
+        (node_of[n["id"]], node_of.get(link["target"]), link.get("relation"))
+        for n in nodes
+        for link in n.get("links") or []
+    }
     seen: set[tuple[str, str]] = set()
-    pairs = {(n["id"], link["target"], link.get("relation")) for n in nodes for link in n.get("links") or []}
     for n in nodes:
         for link in n.get("links") or []:
-            a, b, relation = n["id"], link["target"], str(link.get("relation", "related"))
-            if b not in ids or (a, b) in seen:
+            a, b = node_of[n["id"]], node_of.get(link["target"])
+            relation = str(link.get("relation", "related"))
+            if b is None or a == b or (a, b) in seen:
                 continue
             directional = bool(link.get("directional")) or relation in DIRECTIONAL_RELATIONS
             mirrored = not directional and (b, a, relation) in pairs
             seen.add((a, b))
             if mirrored:
                 seen.add((b, a))
-            lines.append(_edge(ids[a], ids[b], relation, directional=directional, mirrored=mirrored))
-    seeds = [ids[n["id"]] for n in nodes if n.get("seed")]
+            lines.append(_edge(a, b, relation, directional=directional, mirrored=mirrored))
     if seeds:
         lines += ["  classDef focus stroke-width:3px", f"  class {','.join(seeds)} focus"]
     return "\n".join(lines)

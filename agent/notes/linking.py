@@ -32,12 +32,15 @@ from agent.notes.extraction import invoke_json
 from agent.notes.models import DIRECTIONAL_RELATIONS, Failure, LinkDecision, LinkDecisions
 from agent.notes.prompts import LINK_HUMAN, LINK_SYSTEM
 from agent.notes.store import NoteStore
-from agent.notes.text import content_stems
+from agent.notes.text import STOP, content_stems, normalise_concept, stem
 
 FRESHNESS_TAU_DAYS = 60.0
-# Offline linker thresholds on raw cosine (-1..1).
-OFFLINE_STRONG_COSINE = 0.60
+# Offline linker thresholds on raw cosine (-1..1), and its per-note link budget.
+OFFLINE_STRONG_COSINE = 0.80
 OFFLINE_WEAK_COSINE = 0.40
+OFFLINE_SHARED_COSINE = 0.55
+OFFLINE_NAMED_COSINE = 0.30  # naming the other note's concept is evidence by itself
+OFFLINE_MAX_LINKS = 3
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
@@ -76,47 +79,90 @@ def link_weight(cosine: float, confidence: float, fresh: float) -> float:
 
 
 def _keywords(note: dict[str, Any]) -> set[str]:
-    words = set(note.get("keywords") or [])
-    words |= {w for w in _WORDS.findall(str(note.get("concept", "")).lower()) if len(w) > 2}
+    """Keyword words (``left-join`` -> ``left``, ``join``), stemmed, without stop words."""
+    words: set[str] = set()
+    for keyword in note.get("keywords") or []:
+        words |= {stem(w) for w in _WORDS.findall(str(keyword).lower()) if len(w) > 2 and w not in STOP}
     return words
 
 
-def offline_decisions(new: dict[str, Any], candidates: list[dict[str, Any]]) -> list[LinkDecision]:
-    """The deterministic linker used offline (not an LLM).
+def cand_text(note: dict[str, Any]) -> set[str]:
+    """Stemmed words of a note's text without its own leading ``concept:``."""
+    text = str(note.get("text", ""))
+    concept = str(note.get("concept") or "")
+    if concept and text.startswith(f"{concept}:"):
+        text = text[len(concept) + 1 :]
+    return content_stems(text)
 
-    Link when cosine ≥ 0.60, or cosine ≥ 0.40 with at least one shared keyword
-    (keywords plus concept words). ``confidence = min(0.95, 0.45 + 0.5·cos +
-    0.05·shared)``. Relation: same concept → ``successor`` (new follows old);
-    the new note's text names the candidate's concept → ``depends_on``; two or
-    more shared keywords → ``elaborates``; otherwise ``supports``.
+
+def offline_decisions(new: dict[str, Any], candidates: list[dict[str, Any]]) -> list[LinkDecision]:
+    """The deterministic linker used offline (not an LLM). Every link needs evidence.
+
+    Evidence, strongest first (concepts compared with ``normalise_concept``):
+
+    1. the same concept → ``successor`` (new follows old), to the latest such note only,
+       so revisits form a chain instead of a clique;
+    2. one note's text names the other's concept → ``depends_on`` (cosine ≥ 0.30);
+    3. the two concepts share a word ("left join", "inner join") → ``elaborates``;
+    4. two or more shared keyword words (stemmed, stop words out) → ``elaborates``;
+    5. one shared keyword word with cosine ≥ 0.55, or cosine ≥ 0.80 alone → ``supports``.
+
+    Evidence 3–4 also need cosine ≥ 0.40. A note never links to itself, and keeps at
+    most ``OFFLINE_MAX_LINKS`` (3) new links, the strongest first (then by cosine).
+    ``confidence = min(0.95, 0.45 + 0.5·cos + 0.05·shared keyword words)``, plus 0.1 for
+    concept evidence (1–3), so each kept link clears the 0.65 threshold.
     """
-    decisions: list[LinkDecision] = []
-    new_words = _keywords(new)
-    new_text = content_stems(str(new.get("text", "")))
+    new_id = new.get("id")
+    new_concept = normalise_concept(str(new.get("concept") or ""))
+    new_concept_words = set(new_concept.split())
+    new_text = cand_text(new)
+    new_words = _keywords(new) | new_concept_words
+    same = [c for c in candidates if normalise_concept(str(c.get("concept") or "")) == new_concept]
+    latest_same = max(same, key=lambda c: (str(c.get("created_at") or ""), c["cosine"]), default=None)
+    scored: list[tuple[int, float, LinkDecision]] = []
     for cand in candidates:
+        if cand["id"] == new_id:
+            continue  # never a self-link
         cos = cand["cosine"]
-        shared = len(new_words & _keywords(cand))
-        if not (cos >= OFFLINE_STRONG_COSINE or (cos >= OFFLINE_WEAK_COSINE and shared >= 1)):
+        concept = normalise_concept(str(cand.get("concept") or ""))
+        concept_words = set(concept.split())
+        shared = len(new_words & (_keywords(cand) | concept_words))
+        if concept and concept == new_concept:
+            if cand is not latest_same:
+                continue  # the chain reaches older revisits through the latest one
+            strength, relation, why = 5, "successor", "revisits the same concept later"
+        elif cos >= OFFLINE_NAMED_COSINE and concept_words and concept_words <= new_text:
+            strength, relation, why = 4, "depends_on", f"the note names {cand.get('concept')!r}"
+        elif cos >= OFFLINE_NAMED_COSINE and new_concept_words and new_concept_words <= cand_text(cand):
+            strength, relation, why = 4, "depends_on", f"{cand.get('concept')!r} names this note's concept"
+        elif cos < OFFLINE_WEAK_COSINE:
             continue
-        concept = str(cand.get("concept") or "").lower()
-        cand_stems = content_stems(concept.rsplit(".", 1)[-1])
-        if concept and concept == str(new.get("concept", "")).lower():
-            relation, why = "successor", "revisits the same concept later"
-        elif cand_stems and cand_stems <= new_text:
-            relation, why = "depends_on", f"the note names {concept!r}"
+        elif concept_words & new_concept_words:
+            strength, relation, why = 3, "elaborates", "the concepts share a word"
         elif shared >= 2:
-            relation, why = "elaborates", f"{shared} shared keywords"
+            strength, relation, why = 2, "elaborates", f"{shared} shared keywords"
+        elif shared == 1 and cos >= OFFLINE_SHARED_COSINE:
+            strength, relation, why = 1, "supports", f"a shared keyword, cosine {cos:.2f}"
+        elif cos >= OFFLINE_STRONG_COSINE:
+            strength, relation, why = 1, "supports", f"very similar (cosine {cos:.2f})"
         else:
-            relation, why = "supports", f"similar (cosine {cos:.2f}), {shared} shared keyword(s)"
-        decisions.append(
-            LinkDecision(
-                id=cand["id"],
-                relation=relation,
-                rationale=f"offline linker: {why}",
-                confidence=round(min(0.95, 0.45 + 0.5 * cos + 0.05 * shared), 4),
+            continue  # similar, but no evidence
+        bonus = 0.1 if strength >= 3 else 0.0
+        confidence = round(min(0.95, 0.45 + 0.5 * max(cos, 0.0) + 0.05 * shared + bonus), 4)
+        scored.append(
+            (
+                strength,
+                cos,
+                LinkDecision(
+                    id=cand["id"],
+                    relation=relation,
+                    rationale=f"offline linker: {why}",
+                    confidence=confidence,
+                ),
             )
         )
-    return decisions
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [decision for _, _, decision in scored[:OFFLINE_MAX_LINKS]]
 
 
 def _describe(note: dict[str, Any]) -> dict[str, Any]:

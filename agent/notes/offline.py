@@ -1,19 +1,39 @@
 """The offline note extractor: a documented, deterministic stand-in for the chat model.
 
 Used when the chat model is the offline policy (``extractor_for`` picks it). It is
-not an LLM:
+not an LLM. Rules, in order:
 
-1. Concepts: ``current_concept`` first, then up to ``max_notes - 1`` salient
-   phrases (one or two content words) that a learner turn and a tutor turn both
-   use, mentioned at least twice, ranked by frequency then first appearance.
-2. ``definition``: the first tutor/tool sentence mentioning the concept, one
-   with a defining cue ("is", "means", "returns", …) preferred.
-3. ``personal_example``: a learner sentence mentioning it with an example cue
-   ("for example", "like", "my", digits), else another learner mention.
-4. ``key_insight``: a learner sentence with an understanding/struggle cue
-   ("I get", "confusing", "makes sense", …), else tutor feedback ("correct",
-   "not quite", …).
-5. ``keywords``: concept words plus the most frequent content words of those
+1. **Prose.** Tool/system turns are dropped; so are the offline policy's banner,
+   tool-call renderings (``[calls …]``), tutor turns that quote memory ("From
+   your memory — …"), and boilerplate sentences (the tutor talking about itself
+   or its tools, greetings, praise, quoted ``role:`` lines). Sentences are also
+   cut at ``:``/``;`` into clauses.
+2. **Concepts** are terms the learner used: noun phrases (``text.noun_phrases``,
+   a heuristic chunker: no verbs, no filler) from learner sentences. A term is a
+   concept when some declarative sentence *defines* it (below) and either it is
+   multi-word, or it occurs at least twice. Ranked: defined by a cue verb first,
+   then multi-word, then frequency, then first appearance. Of two nested terms
+   ("outer join", "full outer join") the one said more often stays (ties: the
+   longer). ``current_concept`` comes first when the session defines it as a term
+   of its own (``sql.joins`` needs a sentence about joins in
+   general, not one about "an inner join"); otherwise the session's terms carry it.
+3. ``definition``: a declarative sentence (never a question or boilerplate) that
+   opens with the concept as its subject ("A left join keeps …"), after learner
+   lead-ins ("Remember that", "I learned that", "So") are removed; not one opening
+   with a possessive ("My report keeps …": the learner's own thing, an example) nor
+   one that only equates the term with another ("patient_id is the primary key").
+   Clauses after ``, while``/``, whereas``/``, but`` count on their own. A tutor answer
+   opening with "It …" right after a learner question about the term defines it
+   (the pronoun is replaced by the term). Preferred: a defining verb ("is",
+   "means", "returns", …) right after the concept, no digits, the tutor's words.
+4. ``personal_example``: a learner statement mentioning the concept with an
+   example cue ("my", "like", "for example", digits, "practised"), else a tutor
+   statement with an explicit example cue ("for example", "such as").
+5. ``key_insight``: a learner statement mentioning the concept with an
+   understanding/struggle cue ("I get", "confusing", "makes sense", …), else tutor
+   feedback ("correct", "not quite", "careful", …) mentioning it. Examples and
+   insights are never questions or boilerplate, and may be empty.
+6. ``keywords``: the concept plus the most frequent noun-phrase words of its
    sentences (≤ 5); ``tags``: vocabulary words present, plus note-kind tags.
 """
 
@@ -22,6 +42,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent.notes.models import (
@@ -34,78 +55,246 @@ from agent.notes.models import (
     normalise_keywords,
     slugify,
 )
-from agent.notes.text import STOP, WORD, concept_stems, content_stems, stem
+from agent.notes.text import (
+    DETERMINERS,
+    STOP,
+    clean_prose,
+    content_stems,
+    is_boilerplate,
+    is_question,
+    noun_phrases,
+    stem,
+    strip_lead_in,
+    term_key,
+)
 
-OFFLINE_MODEL = "offline-extractor/1"
+OFFLINE_MODEL = "offline-extractor/2"
 LEARNER_ROLES = frozenset({"user", "human", "learner"})
 NON_PROSE_ROLES = frozenset({"tool", "function", "system"})
-_MARKER = re.compile(r"^\s*\[[^\]\n]{1,60}\]\s*")
+MIN_TERM_COUNT = 2
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_DEFINING = re.compile(r"\b(is|are|means|refers to|returns|combines|describes|lets)\b", re.I)
-_EXAMPLE = re.compile(r"\b(for example|e\.g\.|for instance|such as|like|my|mine)\b|\d", re.I)
-_INSIGHT = re.compile(
-    r"\b(i get|i see|i understand|makes sense|i think|i reali[sz]ed?|so it|confus\w*|"
-    r"struggl\w*|don't get|do not get|not sure|hard|tricky|mix\w* up)\b",
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")  # "example.org" stays whole
+_CLAUSE = re.compile(r"\s*[:;]\s+|,\s+(?=(?:while|whereas|but|and then)\s)")
+_CONNECTIVE = re.compile(r"^(while|whereas|but|and then)\s+", re.I)
+_PREPOSITION = re.compile(r"^(of|in|on|with|for|from|between|over|across|inside|without)\b", re.I)
+_MEMORY_QUOTE = re.compile(r"^\s*from your memory\b", re.I)
+_PRONOUN_SUBJECT = re.compile(r"^(it|this|that|they)\s+(?=[a-z])", re.I)
+_DEFINING = re.compile(
+    r"^(is|are|was|were|means?|refers?|returns?|keeps?|combines?|describes?|lets?|matches|"
+    r"pairs?|compares?|measures?|collapses?|counts?|stores?|holds?|contains?|builds?|splits?|"
+    r"finds?|marks?|speeds?|turns?|removes?|drops?|creates?|represents?|computes?|averages?|"
+    r"gives?|takes?|makes?|allows?|uses?|groups?|sorts?|filters?|maps?|runs?|checks?|"
+    r"produces?|applies|works?|acts?|tells?|shows?|says?|can|will|has|have)\b",
     re.I,
 )
-_STRUGGLE = re.compile(r"\b(confus\w*|struggl\w*|don't get|do not get|not sure|hard|tricky)\b", re.I)
-_FEEDBACK = re.compile(r"\b(correct|exactly|right|not quite|careful|common mistake|actually)\b", re.I)
+_EXAMPLE = re.compile(
+    r"\b(for example|e\.g\.|for instance|such as|like|my|mine|practi[sc]ed|tried|used it|"
+    r"in my)\b|\d",
+    re.I,
+)
+_TUTOR_EXAMPLE = re.compile(r"\b(for example|e\.g\.|for instance|such as|imagine|say you)\b", re.I)
+_INSIGHT = re.compile(
+    r"\b(i get|i see|i understand|makes sense|i think|i reali[sz]ed?|so it|confus\w*|"
+    r"struggl\w*|don't get|do not get|not sure|hard|tricky|mix\w* up|surpris\w*|"
+    r"the trick|the key|the difference|i keep|i used to|i thought|now i)\b",
+    re.I,
+)
+_STRUGGLE = re.compile(
+    r"\b(confus\w*|struggl\w*|don't get|do not get|not sure|hard|tricky|mix\w* up)\b", re.I
+)
+_FEEDBACK = re.compile(
+    r"\b(correct|exactly|right|not quite|careful|common mistake|actually|remember)\b", re.I
+)
 _MISCONCEPTION = re.compile(r"\b(not quite|common mistake|misconception|actually|careful)\b", re.I)
 
 
-def _sentences(transcript: Sequence[dict[str, Any]]) -> list[tuple[bool, str]]:
-    out: list[tuple[bool, str]] = []
+@dataclass(frozen=True)
+class Sentence:
+    """One clean sentence of the session: who said it, the text, its terms."""
+
+    learner: bool
+    text: str  # the clause as said (banner and tool renderings removed)
+    statement: str  # lead-ins removed; "" for questions and boilerplate
+    terms: tuple[str, ...]  # its noun phrases (lowercase surface), in order
+    question: bool
+    resolved: str = ""  # the term a leading "It …" refers to, if any
+
+
+def _split(content: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.findall(content) if len(s.strip()) > 2]
+
+
+def _sentences(transcript: Sequence[dict[str, Any]]) -> list[Sentence]:
+    out: list[Sentence] = []
+    asked = ""  # the term of the learner's last question, until the tutor has answered
     for turn in transcript:
         role = str(turn.get("role", "user")).lower()
         if role in NON_PROSE_ROLES:
             continue  # tool results are JSON, not something the learner or tutor said
-        is_learner = role in LEARNER_ROLES
-        # Drop a leading "[marker]" (e.g. the offline policy's banner) so it never becomes note text.
-        content = _MARKER.sub("", str(turn.get("content", "")))
-        for raw in _SENTENCE.findall(content):
-            sentence = raw.strip()
-            if len(sentence) > 2:
-                out.append((is_learner, sentence))
+        learner = role in LEARNER_ROLES
+        content = clean_prose(str(turn.get("content", "")))
+        if not learner and _MEMORY_QUOTE.match(content):
+            continue  # the offline policy quoting tool results: a rendering, not prose
+        for position, raw in enumerate(_split(content)):
+            question = is_question(raw)
+            boiler = is_boilerplate(raw, tutor=not learner)
+            resolved = ""
+            if not learner and position == 0 and asked and not (question or boiler):
+                resolved = asked if _PRONOUN_SUBJECT.match(raw) else ""
+            clauses = [raw] if question or boiler else [c.strip() for c in _CLAUSE.split(raw) if c.strip()]
+            for index, clause in enumerate(clauses):
+                statement = "" if question or boiler else strip_lead_in(_CONNECTIVE.sub("", clause))
+                if len(statement.split()) < 3:
+                    statement = ""
+                terms = tuple(p for p in noun_phrases(clause))
+                out.append(
+                    Sentence(learner, clause, statement, terms, question, resolved if index == 0 else "")
+                )
+        if learner:
+            questions = [s for s in out if s.learner and s.question]
+            last = questions[-1] if questions and questions[-1] is out[-1] else None
+            asked = last.terms[0] if last and last.terms else ""
+        else:
+            asked = ""
     return out
 
 
-def _salient_phrases(sentences: list[tuple[bool, str]], exclude: set[str], limit: int) -> list[str]:
+_WORDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9+#_'-]*")
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _subject(statement: str) -> tuple[str, str]:
+    """``(term key, rest)`` when ``statement`` opens with a term ("A left join keeps …").
+
+    Only after an article or nothing: "My report keeps …" is about the learner's own
+    thing, not a definition of "report".
+    """
+    words = _WORDS.findall(statement)
+    if words and words[0].lower() in DETERMINERS:
+        if words[0].lower() not in _ARTICLES:
+            return "", ""
+        words = words[1:]
+    phrases = noun_phrases(" ".join(words))
+    if not phrases:
+        return "", ""
+    head = phrases[0].split()
+    if [w.lower() for w in words[: len(head)]] != head:
+        return "", ""
+    rest = words[len(head) :]
+    while rest and rest[0].lower().endswith("ly"):
+        rest = rest[1:]  # "uniquely identifies": the adverb is not the verb
+    return term_key(phrases[0]), " ".join(rest)
+
+
+def _family(subject: str, concept: str) -> bool:
+    """The subject names the concept: the same term, or its multi-word tail ("outer join")."""
+    if subject == concept:
+        return True
+    s, c = subject.split(), concept.split()
+    return len(s) >= 2 and len(s) < len(c) and c[-len(s) :] == s
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A statement that defines a concept, and how good a definition it is (lower is better)."""
+
+    text: str
+    rank: tuple[int, int, int, int]
+
+
+_IDENTIFIES = re.compile(r"(?:^|\s)(is|are|was|were)\s+(a|an|the)\s+([^,;]+?)[.!]?$", re.I)
+
+
+def _terms_used(sentences: list[Sentence]) -> set[str]:
+    return {term_key(t) for s in sentences if s.learner for t in s.terms}
+
+
+def _definitions(sentences: list[Sentence], concept: str, surface: str) -> list[Definition]:
+    found: list[Definition] = []
+    others = _terms_used(sentences) - {concept}
+    for order, s in enumerate(sentences):
+        if not s.statement:
+            continue
+        text = s.statement
+        if s.resolved and term_key(s.resolved) == concept:
+            text = _PRONOUN_SUBJECT.sub(f"The {surface} ", text, count=1)
+        subject, rest = _subject(text)
+        if not subject or not _family(subject, concept):
+            continue
+        same = _IDENTIFIES.search(rest)
+        if same and term_key(same.group(3)) in others:
+            continue  # "patient_id is the primary key": an instance of another concept
+        cue = bool(_DEFINING.match(rest))
+        if not cue and _PREPOSITION.match(rest):
+            # "A cross join of 20 patients gives …": the verb follows a prepositional phrase.
+            head = " ".join(rest.split()[:8])
+            if not any(_DEFINING.match(w) for w in head.split()[1:]):
+                continue
+        elif not cue and not re.fullmatch(r"[a-z]+[^s]s", rest.split()[0] if rest else ""):
+            continue  # a bare noun phrase, or no verb after the subject
+        digits = bool(re.search(r"\d", text))
+        found.append(Definition(text, (0 if cue else 1, int(digits), int(s.learner), order)))
+    return sorted(found, key=lambda d: d.rank)
+
+
+def _mentions(sentence: Sentence, concept: str) -> bool:
+    keys = {term_key(t) for t in sentence.terms}
+    if concept in keys:
+        return True
+    words = set(concept.split())
+    return bool(words) and words <= {stem(w) for w in _WORDS.findall(sentence.text.lower())}
+
+
+def _surfaces(sentences: list[Sentence]) -> dict[str, str]:
+    """Each term key's commonest surface form (ties: the shortest)."""
+    seen: dict[str, Counter[str]] = {}
+    for s in sentences:
+        for term in s.terms:
+            seen.setdefault(term_key(term), Counter())[term] += 1
+    return {k: min(c, key=lambda t: (-c[t], len(t), t)) for k, c in seen.items()}
+
+
+def _candidates(sentences: list[Sentence], exclude: str, limit: int) -> list[str]:
+    """Term keys the learner used that the session defines (rule 2 of the docstring)."""
     counts: Counter[str] = Counter()
-    in_learner: set[str] = set()
-    in_tutor: set[str] = set()
     first: dict[str, int] = {}
-    for index, (is_learner, sentence) in enumerate(sentences):
-        words = [w for w in WORD.findall(sentence.lower())]
-        grams = [w for w in words if w not in STOP and len(w) >= 4]
-        grams += [
-            f"{a} {b}"
-            for a, b in zip(words, words[1:], strict=False)
-            if a not in STOP and b not in STOP and len(a) >= 3 and len(b) >= 3
-        ]
-        for gram in set(grams):
-            key = " ".join(stem(w) for w in gram.split())
-            counts[key] += 1
-            first.setdefault(key, index)
-            (in_learner if is_learner else in_tutor).add(key)
-    eligible = [
-        key
-        for key, n in counts.items()
-        if n >= 2 and key in in_learner and key in in_tutor and not set(key.split()) <= exclude
-    ]
-    # A qualifying bigram hides its own words.
-    covered = {w for key in eligible if " " in key for w in key.split()}
-    eligible = [k for k in eligible if " " in k or k not in covered]
-    eligible.sort(key=lambda k: (" " not in k, -counts[k], first[k]))
-    return eligible[:limit]
+    learner_terms: set[str] = set()
+    for index, s in enumerate(sentences):
+        for term in dict.fromkeys(term_key(t) for t in s.terms):
+            counts[term] += 1
+            first.setdefault(term, index)
+            if s.learner:
+                learner_terms.add(term)
+    eligible: dict[str, tuple[int, int, int, int]] = {}
+    surfaces = _surfaces(sentences)
+    for term in learner_terms:
+        if not term or term == exclude or all(w in STOP for w in term.split()):
+            continue
+        if " " not in term and (counts[term] < MIN_TERM_COUNT or len(term) < 4):
+            continue
+        defs = _definitions(sentences, term, surfaces.get(term, term))
+        if not defs:
+            continue
+        eligible[term] = (defs[0].rank[0], int(" " not in term), -counts[term], first[term])
+    # A term hides the shorter terms it contains ("full outer join" hides "outer join", "join").
+    keys = list(eligible)
+    # The one said more often wins ("binary search" over "ids binary search"); ties go to the longer.
+    hidden: set[str] = set()
+    for a in keys:
+        for b in keys:
+            if a != b and set(a.split()) < set(b.split()) and a.split()[-1] == b.split()[-1]:
+                hidden.add(a if counts[b] >= counts[a] else b)
+    ranked = sorted((k for k in keys if k not in hidden), key=lambda k: eligible[k])
+    return ranked[:limit]
 
 
-def _pick(sentences: list[str], cue: re.Pattern[str] | None, avoid: set[str]) -> str:
-    # A question defines and exemplifies nothing: statements first, questions only as a last resort.
-    ordered = [s for s in sentences if not s.endswith("?")] + [s for s in sentences if s.endswith("?")]
-    for sentence in ordered:
-        if sentence not in avoid and (cue is None or cue.search(sentence)):
-            return sentence
+def _pick(sentences: list[Sentence], cue: re.Pattern[str] | None, used: set[str]) -> str:
+    for s in sentences:
+        text = s.statement
+        if text and text not in used and s.text not in used and (cue is None or cue.search(s.text)):
+            return text
     return ""
 
 
@@ -118,51 +307,62 @@ def offline_extract(
 ) -> list[NoteDraft]:
     """The deterministic extractor described in the module docstring (not an LLM)."""
     sentences = _sentences(transcript)
-    concepts: list[str] = []
-    if current_concept and current_concept.strip():
-        concepts.append(current_concept.strip())
-    exclude = concept_stems(concepts[0]) if concepts else set()
-    concepts += _salient_phrases(sentences, exclude, max_notes - len(concepts))
+    surfaces = _surfaces(sentences)
+    current = (current_concept or "").strip()
+    current_key = term_key(current) if current else ""
+    concepts: list[tuple[str, str]] = []  # (name on the note, term key)
+    if current_key and _definitions(sentences, current_key, current.rsplit(".", 1)[-1].replace("_", " ")):
+        concepts.append((current, current_key))
+    for key in _candidates(sentences, current_key, max_notes - len(concepts)):
+        concepts.append((surfaces.get(key, key), key))
     # Subject tags of the session's concept ("sql.joins" -> sql) apply to every note.
-    subject = filter_tags(concepts[0].replace(".", " ").split(), tuple(vocabulary)) if concepts else []
+    subject_tags = filter_tags(current.replace(".", " ").split(), tuple(vocabulary)) if current else []
     drafts: list[NoteDraft] = []
-    for concept in concepts[:max_notes]:
-        stems = concept_stems(concept) or {concept.lower()}
-        others = [concept_stems(c) for c in concepts if c != concept]
+    for name, key in concepts[:max_notes]:
+        others = [k for _, k in concepts if k != key]
 
-        def crowding(sentence: str, others: list[set[str]] = others) -> int:
+        def crowding(s: Sentence, others: list[str] = others) -> int:
             # Atomicity: prefer sentences that name no other session concept.
-            words = content_stems(sentence)
-            return sum(1 for o in others if o and o <= words)
+            return sum(1 for o in others if _mentions(s, o))
 
-        tutor = sorted((s for is_l, s in sentences if not is_l and stems <= content_stems(s)), key=crowding)
-        learner = sorted((s for is_l, s in sentences if is_l and stems <= content_stems(s)), key=crowding)
-        if not tutor and not learner:
+        surface = name.rsplit(".", 1)[-1].replace("_", " ") if name == current else name
+        definitions = _definitions(sentences, key, surface)
+        if not definitions:
             continue
-        definition = _pick(tutor, _DEFINING, set()) or _pick(tutor or learner, None, set())
+        definition = definitions[0].text
         used = {definition}
-        example = _pick(learner, _EXAMPLE, used) or _pick(learner, None, used)
+        learner = sorted((s for s in sentences if s.learner and _mentions(s, key)), key=crowding)
+        tutor = sorted((s for s in sentences if not s.learner and _mentions(s, key)), key=crowding)
+        example = _pick(learner, _EXAMPLE, used) or _pick(tutor, _TUTOR_EXAMPLE, used)
         used.add(example)
         insight = _pick(learner, _INSIGHT, used) or _pick(tutor, _FEEDBACK, used)
         source = [s for s in (definition, example, insight) if s]
-        other_concepts = [c for c in concepts if c != concept]
-        related = [c for c in other_concepts if concept_stems(c) <= content_stems(" ".join(source))]
+        related = [surfaces.get(k, k) for k in others if any(_mentions_text(t, k) for t in source)]
         words = Counter(
             w
-            for s in source
-            for w in WORD.findall(s.lower())
-            if w not in STOP and len(w) >= 4 and stem(w) not in stems
+            for text in source
+            for phrase in noun_phrases(text)
+            for w in phrase.split()
+            if w not in STOP and len(w) >= 4 and stem(w) not in set(key.split())
         )
-        keywords = normalise_keywords([slugify(concept)] + [w for w, _ in words.most_common(MAX_NOTES + 2)])
+        keywords = normalise_keywords([slugify(surface)] + [w for w, _ in words.most_common(MAX_NOTES + 2)])
         drafts.append(
             NoteDraft(
-                concept=concept,
+                concept=name,
                 definition=definition,
                 personal_example=example,
                 key_insight=insight,
                 keywords=keywords,
                 tags=filter_tags(
-                    subject + _offline_tags(concept, source, learner, tutor, vocabulary, bool(example)),
+                    subject_tags
+                    + _offline_tags(
+                        name,
+                        source,
+                        [s.text for s in learner],
+                        [s.text for s in tutor],
+                        vocabulary,
+                        bool(example),
+                    ),
                     tuple(vocabulary),
                 ),
                 description=clip_description(" ".join(s for s in (definition, insight) if s)),
@@ -170,6 +370,11 @@ def offline_extract(
             )
         )
     return drafts
+
+
+def _mentions_text(text: str, key: str) -> bool:
+    words = set(key.split())
+    return bool(words) and words <= {stem(w) for w in _WORDS.findall(text.lower())}
 
 
 def _offline_tags(

@@ -113,7 +113,7 @@ async def counts(resources: Resources, learner: str) -> tuple[int, int]:
 
 async def test_ingest_writes_schema_and_is_idempotent(resources: Resources, learner: str) -> None:
     first = await ingest_session(resources, learner, SESSION, "sql.joins", "s1")
-    assert not first["failures"] and first["metrics"]["notes_created"] == 3
+    assert not first["failures"] and first["metrics"]["notes_created"] == 2
     before = await counts(resources, learner)
     notes = await note_store(resources).get_notes(learner, [a["note_id"] for a in first["artifacts"]])
     for note in notes:
@@ -122,7 +122,7 @@ async def test_ingest_writes_schema_and_is_idempotent(resources: Resources, lear
         audit = json.loads(note["audit_json"])
         assert audit["prompt_version"] and audit["embedding_version"] and audit["extractor"]
         assert 1 <= audit["concept_count"] <= 2
-    assert sorted(n["seq"] for n in notes) == [1, 2, 3]
+    assert sorted(n["seq"] for n in notes) == [1, 2]
 
     again = await ingest_session(resources, learner, SESSION, "sql.joins", "s1")
     assert [a["note_id"] for a in again["artifacts"]] == [a["note_id"] for a in first["artifacts"]]
@@ -225,7 +225,7 @@ async def test_learners_are_isolated(resources: Resources, learner: str, other_l
     b = await ingest_session(resources, other_learner, SESSION, "sql.joins", "s1")
     a_ids = {x["note_id"] for x in a["artifacts"]}
     b_ids = {x["note_id"] for x in b["artifacts"]}
-    assert a_ids.isdisjoint(b_ids) and b["metrics"]["notes_created"] == 3
+    assert a_ids.isdisjoint(b_ids) and b["metrics"]["notes_created"] == 2
     rows = await query(
         resources,
         "MATCH (x:Note)-[:LINKS_TO]-(y:Note) WHERE x.learner_id = $l RETURN collect(y.id) AS ys",

@@ -109,3 +109,42 @@ def test_mirrored_pairs_are_drawn_once() -> None:
     ]
     text = neighbourhood_map(nodes)
     assert text.count("<-->") == 1 and text.count("-.->") == 1
+
+
+def test_note_map_has_one_node_per_concept_and_no_self_links() -> None:
+    note = {
+        "concept": "sql.joins",
+        "definition": "A join combines rows of two tables.",
+        "links": [
+            {"target": "old", "target_concept": "SQL.Joins", "relation": "successor", "directional": True},
+            {"target": "a", "target_concept": "left join", "relation": "elaborates"},
+            {"target": "b", "target_concept": "left joins", "relation": "depends_on"},
+        ],
+    }
+    text = note_concept_map(note)
+    assert text.count("joins") == 1  # only the focus node names the note's own concept
+    assert "successor" not in text
+    assert text.count('["left join"]') == 1 and '"elaborates, depends_on"' in text
+    assert len(validate([text])) == 1 and validate([text])[0]["ok"]
+
+
+def test_neighbourhood_map_merges_notes_of_one_concept() -> None:
+    nodes = [
+        {
+            "id": "a1",
+            "concept": "sql.joins",
+            "seed": True,
+            "links": [{"target": "a2", "relation": "successor"}],
+        },
+        {
+            "id": "a2",
+            "concept": "sql.joins",
+            "seed": True,
+            "links": [{"target": "b", "relation": "supports"}],
+        },
+        {"id": "b", "concept": "left join", "links": [{"target": "a2", "relation": "supports"}]},
+    ]
+    text = neighbourhood_map(nodes)
+    assert text.count('"sql.joins"') == 1 and text.count('"left join"') == 1
+    assert "successor" not in text  # a1 -> a2 would be a self-loop
+    assert text.count("<-->") == 1

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from agent.notes.evolution import lint_metadata, offline_metadata
-from agent.notes.linking import build_edges, freshness, link_weight, offline_decisions
+from agent.notes.linking import OFFLINE_MAX_LINKS, build_edges, freshness, link_weight, offline_decisions
 from agent.notes.metrics import summarise
 from agent.notes.models import LinkDecision, NoteMetadata
 
@@ -57,20 +57,37 @@ def test_weight_is_cosine_times_confidence_times_freshness() -> None:
     assert link_weight(-0.3, 0.9, 1.0) == 0.0
 
 
-def test_offline_linker_thresholds() -> None:
+def test_offline_linker_needs_evidence() -> None:
     decisions = offline_decisions(
         NEW,
         [
-            cand("strong", 0.65),
-            cand("weak-shared", 0.45, keywords=["join"]),
-            cand("weak-alone", 0.45),
-            cand("left join", 0.7),
+            cand("very similar", 0.85),
+            cand("similar alone", 0.65),  # similar, but nothing shared: no link
+            cand("weak-shared", 0.45, keywords=["join", "left"]),
+            cand("weak-one-keyword", 0.45, keywords=["join"]),  # one shared word needs cosine ≥ 0.55
+            cand("inner join", 0.5),
+            cand("too far", 0.2, keywords=["join", "rows"]),
         ],
     )
     by_id = {d.id: d for d in decisions}
-    assert set(by_id) == {"strong", "weak-shared", "left join"}
-    assert by_id["left join"].relation == "successor"
+    assert set(by_id) == {"inner join", "weak-shared", "very similar"}
+    assert by_id["inner join"].relation == "elaborates"  # the concepts share "join"
     assert all(d.confidence >= 0.65 for d in decisions)
+
+
+def test_offline_linker_chains_revisits_and_caps_new_links() -> None:
+    new = {**NEW, "text": "left join keeps rows of the table"}
+    revisits = [
+        cand(f"old-{i}", 0.5, concept="Left Joins", created_at=f"2026-01-0{i}T00:00:00+00:00")
+        for i in (1, 2, 3)
+    ]
+    others = [cand(f"table-{i}", 0.7 + i / 100, concept="table") for i in range(5)]
+    decisions = offline_decisions(new, [*revisits, *others, cand("new", 0.99, concept="left join")])
+    assert [d.id for d in decisions][0] == "old-3"  # only the latest revisit, as successor
+    assert decisions[0].relation == "successor"
+    assert "new" not in {d.id for d in decisions}  # never a self-link
+    assert len(decisions) == OFFLINE_MAX_LINKS
+    assert [d.id for d in decisions][1:] == ["table-4", "table-3"]  # named by the note: depends_on
 
 
 PAYLOAD = "left join: A left join keeps every row of the left table. Example: my customers."
