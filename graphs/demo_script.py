@@ -2,10 +2,47 @@
 
 Sessions are separate threads: what session 3 knows of sessions 1–2 comes
 from memory (core memory in Redis, archival and recall storage in Neo4j),
-not from the prompt.
+not from the prompt. Each session-3 turn is a ``Probe`` naming the exact fact
+its answer must quote; ``kag demo`` prints pass/fail per probe and exits 1 when
+one fails.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A recall question of session 3 and the exact fact its answer must quote."""
+
+    request: str
+    expect: str
+    """A substring the reply must contain (case-insensitive): the fact, not a phrase of the policy."""
+    source: str
+    """Where the fact lives: core memory, or archival/recall storage reached by a search."""
+
+
+PROBES: tuple[Probe, ...] = (
+    Probe("What is my goal?", "master SQL joins by Friday", "core memory (current_goals)"),
+    Probe(
+        "What did I find confusing about the FULL OUTER JOIN before?",
+        "I keep confusing a FULL OUTER JOIN with a CROSS JOIN",
+        "search (archival summary or recall)",
+    ),
+    Probe(
+        "What do you know about the CROSS JOIN of patients and wards?",
+        "gives 100 rows",
+        "search (archival memory)",
+    ),
+    Probe("What did I say about my job earlier?", "I work as a nurse", "core memory (user_profile)"),
+)
+
+
+def probe_passes(probe: Probe, response: str) -> bool:
+    """True when the reply quotes the probe's fact."""
+    return probe.expect.lower() in response.lower()
+
 
 SESSIONS: list[tuple[str, list[str]]] = [
     (
@@ -38,11 +75,7 @@ SESSIONS: list[tuple[str, list[str]]] = [
     ),
     (
         "session-3: a new day, recalling what was archived",
-        [
-            "What did I find confusing about the FULL OUTER JOIN before?",
-            "What do you know about the CROSS JOIN of patients and wards?",
-            "What did I say about my job earlier?",
-        ],
+        [probe.request for probe in PROBES],
     ),
 ]
 

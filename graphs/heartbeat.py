@@ -18,7 +18,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.context import Context
-from agent.heartbeat.nodes import make_nodes, make_notes_node, run_context, split_summary
+from agent.heartbeat.nodes import make_nodes, run_context, split_summary
+from agent.heartbeat.session_end import make_notes_node
 from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
 from agent.heartbeat.wiring import Wiring
 from agent.heartbeat.working_memory import eviction_cut

@@ -1,7 +1,8 @@
 """Idempotent Neo4j schema for archival memory and recall storage.
 
 Labels: ``Learner``, ``Memory`` (archival; summaries are ``:Memory:SessionSummary``),
-``Message`` (recall), ``EmbeddingIndex`` (which model and size built a vector index).
+``Message`` (recall), ``CoreSection`` (the durable copy of core memory),
+``EmbeddingIndex`` (which model and size built a vector index).
 Index and constraint names are identifiers, which Cypher cannot take as
 parameters; they come from ``index_name_for`` (letters, digits, ``_``) and are
 checked against ``_IDENTIFIER`` before they are formatted into DDL. Everything
@@ -34,6 +35,7 @@ CONSTRAINTS = (
     "CREATE CONSTRAINT session_summary_id_unique IF NOT EXISTS FOR (n:SessionSummary) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT embedding_index_name_unique IF NOT EXISTS "
     "FOR (n:EmbeddingIndex) REQUIRE n.name IS UNIQUE",
+    "CREATE CONSTRAINT core_section_id_unique IF NOT EXISTS FOR (n:CoreSection) REQUIRE n.id IS UNIQUE",
 )
 RANGE_INDEXES = (
     "CREATE INDEX memory_learner IF NOT EXISTS FOR (n:Memory) ON (n.learner_id)",

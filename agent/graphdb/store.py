@@ -34,6 +34,7 @@ from agent.graphdb.schema import (
 )
 from agent.memory.backlog import WriteBacklog
 from agent.models.embeddings import EmbeddingProvider
+from agent.validation import validate_text
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +64,9 @@ def normalise_time(value: str | None, name: str) -> str | None:
     return parsed.isoformat()
 
 
-def check_text(value: object, name: str) -> str:
-    """Non-blank text of at most 32 KB (UTF-8)."""
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInputError(f"{name} must be a non-empty string")
-    size = len(value.encode("utf-8"))
-    if size > MAX_TEXT_BYTES:
-        raise InvalidInputError(f"{name} is {size} bytes; the limit is {MAX_TEXT_BYTES} (32 KB)")
-    return value
+def check_text(value: object, name: str, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """Non-blank, valid Unicode text of at most ``max_bytes`` (32 KB) in UTF-8 (``validate_text``)."""
+    return validate_text(value, name, max_bytes)
 
 
 def check_page(page: int, page_size: int) -> None:

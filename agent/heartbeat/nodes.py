@@ -16,7 +16,6 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import merge_configs
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
@@ -25,14 +24,15 @@ from agent.errors import KAGError, StoreUnavailableError
 from agent.heartbeat.prompts import FORCE_FINAL, SIMPLE_RETRY
 from agent.heartbeat.state import HeartbeatState
 from agent.heartbeat.summarizer import SummaryFailedError, render_excerpt, role_of, summarise
-from agent.heartbeat.text_protocol import ToolCallSyntaxError, parse_reply
+from agent.heartbeat.text_protocol import parse_text_reply
 from agent.heartbeat.tool_runner import run_tool_calls
 from agent.heartbeat.wiring import Wiring
 from agent.heartbeat.working_memory import compile_prompt, eviction_cut, pressure
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryKnobs
+from agent.models.offline_policy import is_policy_reply
 from agent.tracing import trace_config
-from agent.validation import learner_hash, validate_request
+from agent.validation import learner_hash, validate_request, validate_request_context
 
 log = logging.getLogger("kag.heartbeat")
 SUMMARY_NAME = "recursive_summary"
@@ -45,11 +45,13 @@ def run_context(runtime: Runtime[Context]) -> Context:
     return Context.coerce(runtime.context)
 
 
-def _emit(runtime: Runtime[Context], phase: str, **data: Any) -> None:
+def emit(runtime: Runtime[Context], phase: str, **data: Any) -> None:
+    """Stream a custom ``{"phase": ...}`` event (``stream_mode="custom"``)."""
     runtime.stream_writer({"phase": phase, **data})
 
 
-def _session_id(state: HeartbeatState, config: RunnableConfig) -> str:
+def session_id(state: HeartbeatState, config: RunnableConfig) -> str:
+    """The session recall storage groups messages by: the request's, else the thread id."""
     configurable = config.get("configurable", {})
     return str(state.get("context", {}).get("session_id") or configurable.get("thread_id") or "default")
 
@@ -86,7 +88,7 @@ def _tool_state(state: HeartbeatState, config: RunnableConfig) -> dict[str, Any]
         "learner_id": state["learner_id"],
         "fifo_queue": split_summary(state.get("fifo_queue", []))[1],
         "current_concept": state.get("context", {}).get("current_concept"),
-        "session_id": _session_id(state, config),
+        "session_id": session_id(state, config),
     }
 
 
@@ -101,6 +103,32 @@ def _prompt(state: HeartbeatState, ctx: Context, extra_system: str = "") -> list
     return [SystemMessage(content=head), *prompt[1:]]
 
 
+CORE_NAMESPACE = "core_memory"
+"""LangGraph Store namespace of the core memory copy, under the learner: ``(learner_id, CORE_NAMESPACE)``."""
+CORE_KEY = "sections"
+
+
+async def _publish_core(runtime: Runtime[Context], learner_id: str, core: dict[str, str]) -> None:
+    """Copy core memory into the LangGraph Store when it changed (read-only view for clients).
+
+    The server's auth handler rewrites a client's namespace ``("core_memory",)`` to
+    ``(identity, "core_memory")``, so the graph writes under ``(learner_id, "core_memory")``:
+    the learner reads it, nobody else does. Without a store (plain runs) nothing happens;
+    a failing store is logged, never fatal (Neo4j and Redis stay the source of truth).
+    """
+    store = runtime.store
+    if store is None:
+        return
+    namespace = (learner_id, CORE_NAMESPACE)
+    value = {"sections": dict(core)}
+    try:
+        item = await store.aget(namespace, CORE_KEY)
+        if item is None or item.value != value:
+            await store.aput(namespace, CORE_KEY, value, index=False)
+    except Exception as exc:  # noqa: BLE001 - a display copy must not fail the run
+        log.warning("could not copy core memory to the LangGraph Store: %s", exc)
+
+
 def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
     """Build the heartbeat's node functions over ``wiring`` (stores and tools, built once).
 
@@ -112,6 +140,8 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         """Validate input, bind the learner, load core memory, enqueue the request."""
         learner_id = state["learner_id"]  # bound to the authenticated learner (agent.identity)
         request = validate_request(state.get("request"))
+        # The request context is client input too: checked before anything is written.
+        state = {**state, "context": validate_request_context(state.get("context"))}
         ctx = run_context(runtime)
         stores = wiring().stores
         try:
@@ -126,16 +156,18 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
                 seed.append(cls(content=str(turn.get("content", "")), id=str(uuid.uuid4())))
         human = HumanMessage(content=request, id=str(uuid.uuid4()))
         logged = await stores.recall.log_messages(
-            learner_id, _session_id(state, config), [_recall(m) for m in [*seed, human]]
+            learner_id, session_id(state, config), [_recall(m) for m in [*seed, human]]
         )
-        _emit(
+        emit(
             runtime,
             "receive",
             learner=learner_hash(learner_id),
             queue_size=len(state.get("fifo_queue", [])) + 1,
         )
         return {
+            "context": state["context"],
             "learner_id": learner_id,
+            "messages": [*seed, human],
             "fifo_queue": [*seed, human],
             "core_memory": core,
             "step": 0,
@@ -150,7 +182,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         value = pressure(_prompt(state, ctx), ctx.max_tokens)
         if value > ctx.pressure_threshold:
             log.warning("memory pressure %.2f over %.2f", value, ctx.pressure_threshold)
-        _emit(runtime, "monitor", pressure=round(value, 4), step=state.get("step", 0))
+        emit(runtime, "monitor", pressure=round(value, 4), step=state.get("step", 0))
         return {"pressure": value}
 
     async def archive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
@@ -179,18 +211,19 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             written = await stores.archival.write_summary(
                 state["learner_id"],
                 text,
-                message_ids=[str(m.id) for m in evicted],
+                # Link only what recall storage holds: the offline policy's replies are not logged.
+                message_ids=[str(m.id) for m in evicted if not is_policy_reply(m)],
                 previous_summary_id=state.get("summary_id"),
-                session_id=_session_id(state, config),
+                session_id=session_id(state, config),
                 raw=raw,
             )
         except KAGError as exc:
             log.error("archive write failed; queue kept intact: %s", exc)
-            _emit(runtime, "archive", ok=False, error=str(exc))
+            emit(runtime, "archive", ok=False, error=str(exc))
             return {"counters": counters}
         summary_id = written.id
         head = SystemMessage(content=text, name=SUMMARY_NAME, id=f"summary-{summary_id}")
-        _emit(
+        emit(
             runtime,
             "archive",
             ok=True,
@@ -211,7 +244,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         force = state.get("step", 0) + 1 >= ctx.max_steps
         prompt = _prompt(state, ctx, FORCE_FINAL if force else "")
         value = pressure(prompt, ctx.max_tokens)
-        _emit(runtime, "compile", pressure=round(value, 4), messages=len(prompt), forced_final=force)
+        emit(runtime, "compile", pressure=round(value, 4), messages=len(prompt), forced_final=force)
         return {"prompt": prompt, "pressure": value}
 
     async def think(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
@@ -237,12 +270,12 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             if not reply.text.strip():
                 reply = AIMessage(content="I could not produce an answer this time; please rephrase.")
         if ctx.tool_protocol == "text":
-            reply = _parse_text_reply(reply)
+            reply = parse_text_reply(reply)
         if force and getattr(reply, "tool_calls", None):
             reply = AIMessage(content=reply.text or "I ran out of steps before I could finish.", id=reply.id)
         reply = _fresh_id(reply)
         calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", [])]
-        _emit(runtime, "think", step=step, tool_calls=calls, forced_final=force)
+        emit(runtime, "think", step=step, tool_calls=calls, forced_final=force)
         return {"fifo_queue": [reply], "step": step, "counters": counters}
 
     async def act(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
@@ -280,12 +313,12 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         results = [_with_id(m) for m in results]
         logged = await stores.recall.log_messages(
             state["learner_id"],
-            _session_id(state, config),
+            session_id(state, config),
             [_recall(m) for m in [call_msg, *results]],
         )
         core = next((o["core_memory"] for o in reversed(outputs) if "core_memory" in o), None)
         degraded = logged.degraded or any(o.get("degraded") for o in outputs)
-        _emit(
+        emit(
             runtime,
             "act",
             tools=[m.name for m in results],
@@ -311,8 +344,11 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         ctx = run_context(runtime)
         stores = wiring().stores
         answer = state["fifo_queue"][-1]
+        # The offline policy's own replies are tutor boilerplate, not conversation data.
         logged = await stores.recall.log_messages(
-            state["learner_id"], _session_id(state, config), [_recall(answer)]
+            state["learner_id"],
+            session_id(state, config),
+            [_recall(m) for m in [answer] if not is_policy_reply(m)],
         )
         counters = state.get("counters", {})
         _, queue = split_summary(state["fifo_queue"])
@@ -326,10 +362,12 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             "archive_successes": counters.get("archive_successes", 0),
             "degraded": bool(state.get("degraded")) or logged.degraded,
         }
-        _emit(runtime, "finish", steps=memory_state["steps"], pressure=memory_state["pressure"])
+        await _publish_core(runtime, state["learner_id"], state.get("core_memory") or {})
+        emit(runtime, "finish", steps=memory_state["steps"], pressure=memory_state["pressure"])
         # The request is served: a later input without one must fail, not re-run this one.
         return {
             "request": "",
+            "messages": [AIMessage(content=answer.text, id=f"answer-{answer.id}")],
             "response": answer.text,
             "memory_state": memory_state,
             "counters": {"requests": 1},
@@ -344,65 +382,3 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         "act": act,
         "finish": finish,
     }
-
-
-def make_notes_node(zettelkasten: Any, wiring: Wiring) -> Callable[..., Any]:
-    """Wrap the compiled Zettelkasten subgraph as the heartbeat's ``notes`` node."""
-
-    async def notes(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
-        """Turn the session into atomic notes and concept maps (ARTIFACT_READY events)."""
-        stores = wiring().stores
-        try:
-            # Recall storage holds the whole session, including turns evicted into summaries.
-            logged = await stores.recall.session_transcript(state["learner_id"], _session_id(state, config))
-        except KAGError as exc:
-            log.error("session transcript unavailable, using the queue: %s", exc)
-            logged = [{"role": role_of(m), "content": m.text} for m in split_summary(state["fifo_queue"])[1]]
-        transcript = [
-            t
-            for t in logged
-            if t["role"] in {"user", "assistant"}
-            and t["content"].strip() not in {"", "(empty)"}
-            and not t["content"].startswith(CALL_MARK)  # a tool call, not something the tutor said
-        ]
-        result = await zettelkasten.ainvoke(
-            {
-                "learner_id": state["learner_id"],
-                "transcript": transcript,
-                "current_concept": state.get("context", {}).get("current_concept"),
-                "session_id": _session_id(state, config),
-            },
-            merge_configs(config, trace_config(state["learner_id"], "notes", run_name="zettelkasten")),
-            context=run_context(runtime),
-        )
-        artifacts = list(result.get("artifacts", []))
-        failures = list(result.get("failures", []))
-        if failures:
-            log.warning("%d note(s) failed to extract: %s", len(failures), failures[:3])
-        _emit(runtime, "notes", artifacts=[a["note_id"] for a in artifacts], failures=len(failures))
-        return {"artifacts": artifacts, "counters": {"notes_written": len(artifacts)}}
-
-    return notes
-
-
-def _parse_text_reply(reply: AIMessage) -> AIMessage:
-    """Turn a text-protocol reply into a tool call, a final answer, or a tool error."""
-    try:
-        parsed = parse_reply(reply.text)
-    except ToolCallSyntaxError as exc:
-        call_id = f"text-malformed-{uuid.uuid4().hex[:8]}"
-        return AIMessage(
-            content=reply.text,
-            tool_calls=[{"name": exc.tool_name, "args": {}, "id": call_id, "type": "tool_call"}],
-            additional_kwargs={"malformed_call": str(exc)},
-            id=reply.id,
-        )
-    if parsed.tool_name:
-        call = {
-            "name": parsed.tool_name,
-            "args": parsed.args,
-            "id": parsed.call_id,
-            "type": "tool_call",
-        }
-        return AIMessage(content=reply.text, tool_calls=[call], id=reply.id)
-    return AIMessage(content=parsed.final_text or "", id=reply.id)

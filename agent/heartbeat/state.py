@@ -3,6 +3,12 @@
 The FIFO queue uses ``add_messages``: archiving sends
 ``RemoveMessage(REMOVE_ALL_MESSAGES)`` followed by the recursive summary and
 the kept messages, which rewrites the queue with the summary at its head.
+
+``messages`` is the conversation as the learner sees it, for Studio's chat view
+and API clients: each request as a ``HumanMessage`` (``receive``, with any seeded
+``session_history``) and each final answer as an ``AIMessage`` (``finish``). It is
+append-only (``add_messages``; never archived, never sent to the model) and carries
+no tool calls or tool results: those live in ``fifo_queue`` and recall storage.
 """
 
 from __future__ import annotations
@@ -84,10 +90,13 @@ class HeartbeatState(TypedDict):
     """The request being served."""
     context: RequestContext
     """Request context of the current request."""
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The conversation for display (Studio's chat view): requests and final answers only."""
     fifo_queue: Annotated[list[AnyMessage], add_messages]
     """The FIFO message queue: user, assistant and tool messages (summary at the head)."""
     core_memory: Annotated[dict[str, str], merge_sections]
-    """Mirror of the learner's core memory sections (the source of truth is Redis)."""
+    """Mirror of the learner's core memory sections (the source of truth is Neo4j, cached in
+    Redis; ``finish`` copies it to the LangGraph Store under ``(learner_id, "core_memory")``)."""
     prompt: list[AnyMessage]
     """The compiled prompt of the current step: system + core memory + queue."""
     step: int

@@ -2,7 +2,8 @@
 
 With a real chat model the summary is written by the model, folding in the
 previous summary. The offline policy is not an LLM, so it gets a documented
-*extractive* summary: the first sentence of each evicted message (role-tagged,
+*extractive* summary: the first sentence of each evicted message (role-tagged;
+the policy's own replies, ``is_policy_reply``, are skipped;
 ≤ 200 chars each; tool results as hit counts and the top hit), newest facts
 last, appended to the previous summary and capped at ``MAX_SUMMARY_CHARS`` by
 dropping the oldest lines.
@@ -23,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 
 from agent.heartbeat.prompts import SUMMARY_INSTRUCTIONS
 from agent.models.chat import is_offline_policy
-from agent.models.offline_policy import OFFLINE_BANNER
+from agent.models.offline_policy import OFFLINE_BANNER, is_policy_reply
 
 MAX_SUMMARY_CHARS = 2000
 SUMMARY_TIMEOUT_S = 30.0
@@ -76,8 +77,8 @@ def extractive_summary(previous: str, messages: Sequence[AnyMessage]) -> str:
     """The offline summary: first sentences of evicted messages, folded into ``previous``."""
     lines = [line for line in previous.splitlines() if line.strip()]
     for message in messages:
-        if role_of(message) == "summary":
-            continue
+        if role_of(message) == "summary" or is_policy_reply(message):
+            continue  # the offline policy's own replies are boilerplate, not learner data
         if isinstance(message, ToolMessage):
             lines.append(f"- tool: {_tool_gist(message)}")
             continue

@@ -3,7 +3,10 @@
 ``[FUNCTION] tool_name(arg="v", n=1)`` or ``[FUNCTION] tool_name({"arg": "v"})``
 calls a tool; ``[FINAL_ANSWER] text`` ends the turn. Anything else without a
 marker counts as a final answer. Malformed arguments raise ``ToolCallSyntaxError``
-whose message goes back to the model as a tool error.
+whose message goes back to the model as a tool error: that includes arguments
+nested too deeply to parse, and ones that are not literals. Values of the wrong
+type (``query=None``, a dict, a list) parse, and the tool runner turns them into
+a tool error against the tool's schema.
 """
 
 from __future__ import annotations
@@ -12,8 +15,11 @@ import ast
 import hashlib
 import json
 import re
+import uuid
 from dataclasses import dataclass
 from typing import Any
+
+from langchain_core.messages import AIMessage
 
 _FUNCTION = re.compile(r"^\s*\[FUNCTION\]\s*([A-Za-z_][\w]*)\s*\((.*)\)\s*$", re.S)
 _FUNCTION_HEAD = re.compile(r"^\s*\[FUNCTION\]\s*([A-Za-z_][\w]*)?", re.S)
@@ -70,6 +76,10 @@ def _parse_args(name: str, raw: str) -> dict[str, Any]:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ToolCallSyntaxError(name, f"invalid JSON object ({exc.msg})") from exc
+        except (RecursionError, MemoryError, ValueError) as exc:
+            raise ToolCallSyntaxError(
+                name, f"JSON arguments are too large or too deep ({type(exc).__name__})"
+            ) from exc
         if not isinstance(value, dict):
             raise ToolCallSyntaxError(name, "JSON arguments must be an object")
         return value
@@ -77,6 +87,8 @@ def _parse_args(name: str, raw: str) -> dict[str, Any]:
         call = ast.parse(f"f({raw})", mode="eval").body
     except SyntaxError as exc:
         raise ToolCallSyntaxError(name, f"cannot parse arguments ({exc.msg})") from exc
+    except (RecursionError, MemoryError, ValueError) as exc:  # nesting, NUL bytes, huge literals
+        raise ToolCallSyntaxError(name, f"cannot parse arguments ({type(exc).__name__})") from exc
     if not isinstance(call, ast.Call) or call.args:
         raise ToolCallSyntaxError(name, "use keyword arguments only")
     args: dict[str, Any] = {}
@@ -85,6 +97,29 @@ def _parse_args(name: str, raw: str) -> dict[str, Any]:
             raise ToolCallSyntaxError(name, "**kwargs are not allowed")
         try:
             args[keyword.arg] = ast.literal_eval(keyword.value)
-        except ValueError as exc:
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError) as exc:
             raise ToolCallSyntaxError(name, f"argument {keyword.arg!r} is not a literal") from exc
     return args
+
+
+def parse_text_reply(reply: AIMessage) -> AIMessage:
+    """Turn a text-protocol reply into a tool call, a final answer, or a tool error."""
+    try:
+        parsed = parse_reply(reply.text)
+    except ToolCallSyntaxError as exc:
+        call_id = f"text-malformed-{uuid.uuid4().hex[:8]}"
+        return AIMessage(
+            content=reply.text,
+            tool_calls=[{"name": exc.tool_name, "args": {}, "id": call_id, "type": "tool_call"}],
+            additional_kwargs={"malformed_call": str(exc)},
+            id=reply.id,
+        )
+    if parsed.tool_name:
+        call = {
+            "name": parsed.tool_name,
+            "args": parsed.args,
+            "id": parsed.call_id,
+            "type": "tool_call",
+        }
+        return AIMessage(content=reply.text, tool_calls=[call], id=reply.id)
+    return AIMessage(content=parsed.final_text or "", id=reply.id)

@@ -4,6 +4,10 @@
 - Malformed arguments and expected failures (``KAGError``: bad input, a store
   outage, a limit; LangChain's ``ToolException``): ERROR without a traceback, the
   error text goes to the queue, the loop continues.
+- Arguments that are not a JSON object, or that hold text which is not valid
+  Unicode (a lone surrogate) or nest deeper than ``MAX_ARG_DEPTH``, are refused
+  before the tool runs, with the argument's name in the error message; a wrong
+  type (``query=None``, a dict, a list) is the tool schema's ``ValidationError``.
 - Anything else is a bug: it is logged with its traceback (``log.exception``) and
   the model still gets an error message, so the loop goes on (the design's
   "tool execution failure" row).
@@ -24,11 +28,13 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import ValidationError
 
-from agent.errors import KAGError
+from agent.errors import InvalidInputError, KAGError
 
 log = logging.getLogger(__name__)
 INJECTED_ARGS = ("learner_id", "knobs", "state")
 """Hidden arguments the graph supplies; any the model sends are dropped."""
+MAX_ARG_DEPTH = 32
+"""How deeply a tool call's arguments may nest (lists and objects)."""
 
 
 @dataclass
@@ -63,7 +69,8 @@ async def run_tool_calls(
     """
     result = ToolRunResult()
     for call in calls:
-        tool = registry.get(call["name"])
+        name = call.get("name")
+        tool = registry.get(name) if isinstance(name, str) else None
         if tool is None:
             log.warning("tool not found: %s", call["name"])
             result.unknown += 1
@@ -71,12 +78,19 @@ async def run_tool_calls(
             result.messages.append(
                 _error(
                     call,
-                    f"no tool named {call['name']!r}. Available: {', '.join(sorted(registry))}.",
+                    f"no tool named {_safe(str(call['name']))!r}. Available: {', '.join(sorted(registry))}.",
                 )
             )
             result.outputs.append({})
             continue
-        args = {k: v for k, v in (call.get("args") or {}).items() if k not in INJECTED_ARGS}
+        try:
+            args = _model_args(call.get("args"))
+        except InvalidInputError as exc:
+            log.error("tool %s got malformed arguments: %s", name, exc)
+            result.errors += 1
+            result.messages.append(_error(call, f"malformed arguments for {name}: {exc}"))
+            result.outputs.append({})
+            continue
         try:
             raw = await tool.ainvoke({**args, **injected}, config)
         except ValidationError as exc:
@@ -103,6 +117,47 @@ async def run_tool_calls(
             parsed = {"text": text}
         result.outputs.append(parsed if isinstance(parsed, dict) else {"value": parsed})
     return result
+
+
+def _model_args(raw: object) -> dict[str, Any]:
+    """The model's arguments, minus injected ones; ``InvalidInputError`` when unusable."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise InvalidInputError(f"arguments must be a JSON object, got {type(raw).__name__}")
+    args: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            raise InvalidInputError(f"argument names must be strings, got {key!r}")
+        _check_value(key, value, f"argument {_safe(key)!r}", 0)
+        if key not in INJECTED_ARGS:
+            args[key] = value
+    return args
+
+
+def _check_value(key: str, value: object, where: str, depth: int) -> None:
+    _check_str(key, where)
+    if depth > MAX_ARG_DEPTH:
+        raise InvalidInputError(f"{where} nests deeper than {MAX_ARG_DEPTH} levels")
+    if isinstance(value, str):
+        _check_str(value, where)
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_value(k if isinstance(k, str) else str(k), v, where, depth + 1)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _check_value("", v, where, depth + 1)
+
+
+def _check_str(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(f"{where} is not valid Unicode text (it holds a lone surrogate)") from None
+
+
+def _safe(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")[:80]
 
 
 def _brief(exc: Exception) -> str:

@@ -41,7 +41,7 @@ from agent.memory.records import (
 from agent.search.hybrid import HybridSearch, NotesSource, find_notes, memory_target
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
-from agent.validation import validate_learner_id
+from agent.validation import validate_learner_id, validate_text
 
 log = logging.getLogger(__name__)
 
@@ -260,8 +260,7 @@ class ArchivalStore(Neo4jStore):
         learner_id = validate_learner_id(learner_id)
         check_page(page, page_size)
         chosen = get_recipe(recipe)
-        if not isinstance(query, str):
-            raise InvalidInputError("query must be a string")
+        query = validate_text(query, "query", 64 * 1024, allow_blank=True)
         if kinds is not None:
             kinds = [kinds] if isinstance(kinds, str) else list(kinds)
         try:

@@ -1,7 +1,7 @@
 """Erase everything KAG stores for one learner (evaluation runs, right to erasure).
 
 Neo4j: notes and their revisions, memories and summaries, messages, the
-``Learner`` node. Redis: core memory, the artifact stream, the write backlog
+durable core memory sections, the ``Learner`` node. Redis: core memory, the artifact stream, the write backlog
 and the recent-items cache. Shared indexes and other learners are untouched.
 """
 
@@ -13,7 +13,13 @@ from redis.exceptions import RedisError
 from agent.errors import StoreUnavailableError
 from agent.memory.backlog import WriteBacklog
 from agent.memory.core import CoreMemoryStore
-from agent.memory.queries import COUNT_OWNED, DELETE_LEARNER, DELETE_MEMORIES, DELETE_MESSAGES
+from agent.memory.queries import (
+    COUNT_OWNED,
+    DELETE_CORE_SECTIONS,
+    DELETE_LEARNER,
+    DELETE_MEMORIES,
+    DELETE_MESSAGES,
+)
 from agent.notes.artifacts import stream_key as artifact_stream_key
 from agent.notes.store import delete_learner_notes
 from agent.resources import Resources
@@ -26,7 +32,7 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
     database = resources.database
     try:
         await delete_learner_notes(resources.neo4j, learner_id, database=database)
-        for query in (DELETE_MEMORIES, DELETE_MESSAGES, DELETE_LEARNER):
+        for query in (DELETE_MEMORIES, DELETE_MESSAGES, DELETE_CORE_SECTIONS, DELETE_LEARNER):
             await resources.neo4j.execute_query(query, learner_id=learner_id, database_=database)
     except (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired, OSError) as exc:
         raise StoreUnavailableError("Neo4j", str(exc)) from exc

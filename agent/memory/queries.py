@@ -155,3 +155,30 @@ MATCH (n) WHERE (n:Memory OR n:Message OR n:Note) AND n.learner_id = $learner_id
 RETURN count(n) AS owned
 """
 """Memories, messages and notes still owned by the learner (0 after erasure)."""
+
+# ----- core memory, durable copy (``agent.memory.core``) -----
+
+# One ``CoreSection`` per learner and section, keyed ``id = learner_id + "/" + name``.
+# ``version`` is the Redis server time (µs) of the Lua write that produced ``text``, so a
+# late or replayed write never overwrites a newer one.
+WRITE_CORE_SECTION = """
+MERGE (l:Learner {id: $learner_id})
+  ON CREATE SET l.created_at = $now
+WITH l
+MERGE (s:CoreSection {id: $id})
+  ON CREATE SET s.learner_id = $learner_id, s.name = $name, s.version = -1
+WITH l, s
+WHERE s.learner_id = $learner_id AND s.version <= $version
+SET s.text = $text, s.version = $version, s.updated_at = $now
+MERGE (l)-[:HAS_CORE]->(s)
+RETURN s.version AS version
+"""
+"""Write one core memory section through to Neo4j unless a newer version is stored."""
+READ_CORE_SECTIONS = """
+MATCH (:Learner {id: $learner_id})-[:HAS_CORE]->(s:CoreSection)
+WHERE s.learner_id = $learner_id
+RETURN s.name AS name, s.text AS text
+"""
+"""The learner's durable core memory sections."""
+DELETE_CORE_SECTIONS = "MATCH (n:CoreSection {learner_id: $learner_id}) DETACH DELETE n"
+"""Erasure: the learner's durable core memory."""

@@ -40,7 +40,7 @@ from agent.memory.recent import search_recent
 from agent.search.hybrid import HybridSearch, message_target
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
-from agent.validation import validate_learner_id
+from agent.validation import validate_learner_id, validate_text
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +75,9 @@ def _check_message(message: RecallMessage) -> None:
         raise InvalidInputError(f"message id must be a 1-256 character string: {message.id!r}")
     if not isinstance(message.role, str) or not message.role or len(message.role) > 32:
         raise InvalidInputError(f"message role must be a short string: {message.role!r}")
-    if not isinstance(message.content, str):
-        raise InvalidInputError(f"message {message.id!r}: content must be a string")
-    if len(message.content.encode("utf-8")) > MAX_CONTENT_BYTES:
-        raise InvalidInputError(f"message {message.id!r} is larger than 64 KB")
+    validate_text(message.id, "message id", 1024)
+    validate_text(message.role, "message role", 128)
+    validate_text(message.content, f"message {message.id!r} content", MAX_CONTENT_BYTES, allow_blank=True)
     if message.seq is not None and (not isinstance(message.seq, int) or message.seq < 1):
         raise InvalidInputError(f"message {message.id!r}: seq must be a positive integer")
 
@@ -102,8 +101,7 @@ class RecallStore(Neo4jStore):
         (then ``count`` is the batch size).
         """
         learner_id = validate_learner_id(learner_id)
-        if not isinstance(session_id, str) or not session_id or len(session_id) > 256:
-            raise InvalidInputError("session_id must be a 1-256 character string")
+        session_id = validate_text(session_id, "session_id", 1024)
         if len(messages) > MAX_BATCH:
             raise InvalidInputError(f"log at most {MAX_BATCH} messages per call")
         unique: dict[str, dict[str, Any]] = {}
@@ -263,8 +261,7 @@ class RecallStore(Neo4jStore):
         """Hybrid search over the learner's messages; hits carry ``session_id`` and ``role``."""
         learner_id = validate_learner_id(learner_id)
         check_page(page, page_size)
-        if not isinstance(query, str):
-            raise InvalidInputError("query must be a string")
+        query = validate_text(query, "query", 64 * 1024, allow_blank=True)
         requested = get_recipe(recipe)
         # Notes are archival material; recall searches messages only.
         chosen = RECIPES[requested.fallback] if requested.notes_weight and requested.fallback else requested

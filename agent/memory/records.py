@@ -10,6 +10,7 @@ from typing import Any
 
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
+from agent.validation import validate_text
 
 MAX_TAGS = 20
 KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
@@ -110,7 +111,7 @@ def memory_payload(
 def _tags(tags: Sequence[str]) -> list[str]:
     if isinstance(tags, str):
         tags = [tags]
-    cleaned = [t.strip() for t in tags if isinstance(t, str) and t.strip()]
+    cleaned = [validate_text(t, "tags", 256).strip() for t in tags if isinstance(t, str) and t.strip()]
     if len(cleaned) > MAX_TAGS or any(len(t) > 64 for t in cleaned):
         raise InvalidInputError(f"at most {MAX_TAGS} tags of at most 64 characters")
     return list(dict.fromkeys(cleaned))

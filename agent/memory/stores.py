@@ -61,7 +61,7 @@ class MemoryKnobs:
 
 @dataclass(frozen=True, eq=False)
 class MemoryStores:
-    """Core (Redis), archival and recall (Neo4j) stores over one resources bundle."""
+    """Core (Redis over Neo4j), archival and recall (Neo4j) stores over one resources bundle."""
 
     core: CoreMemoryStore
     archival: ArchivalStore
@@ -73,7 +73,13 @@ class MemoryStores:
         backlog = WriteBacklog(resources.redis)
         neo = (resources.neo4j, resources.embeddings)
         return cls(
-            core=CoreMemoryStore(resources.redis),
+            core=CoreMemoryStore(
+                resources.redis,
+                driver=resources.neo4j,
+                embeddings=resources.embeddings,
+                database=resources.database,
+                backlog=backlog,
+            ),
             archival=ArchivalStore(*neo, database=resources.database, backlog=backlog),
             recall=RecallStore(*neo, database=resources.database, backlog=backlog),
         )

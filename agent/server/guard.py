@@ -16,6 +16,11 @@ Route policy (the note and README list every route):
   new thread's state): refused (403) when they write an identity field
   (``learner_id``). The auth handlers never see these values, so the guard reads
   the body here; every node also re-binds the learner (``agent.identity``).
+- **Every request body** is limited to ``MAX_BODY_BYTES`` (1 MiB; a run's
+  ``request`` text is itself limited to 32 KB by ``agent.validation``): a larger
+  ``content-length`` gets 413 before a byte is read, and a body streamed without
+  one (chunked) is counted chunk by chunk and cut off with 413 as soon as it
+  passes the limit, so the guard never holds more than the limit.
 - Everything else goes on to the server's own auth (``agent.server.auth``).
 """
 
@@ -40,7 +45,13 @@ CLOSED = re.compile(r"^/(internal|deploy)(/|$)")
 NEEDS_TOKEN = re.compile(r"^/metrics/?$")
 STATE_UPDATE = re.compile(r"^/threads/[^/]+/state/?$")
 THREAD_CREATE = re.compile(r"^/threads/?$")
-MAX_STATE_BODY = 1024 * 1024
+MAX_BODY_BYTES = 1024 * 1024
+"""The largest request body the server accepts, on every route (1 MiB)."""
+MAX_STATE_BODY = MAX_BODY_BYTES
+TOO_LARGE = (
+    f"request body is larger than {MAX_BODY_BYTES} bytes (1 MiB), the server's limit; "
+    "a run's request text is limited to 32 KB: store long material with archival_memory_insert"
+)
 
 
 def writes_identity(values: Any) -> bool:
@@ -83,21 +94,76 @@ class ServerGuard:
         if NEEDS_TOKEN.match(path) and not self._authenticated(scope):
             await _reply(send, 401, "a valid bearer token is required", bearer=True)
             return
+        declared = _content_length(scope)
+        if declared is not None and declared > MAX_BODY_BYTES:
+            await _reply(send, 413, TOO_LARGE)
+            return
         if scope.get("method") == "POST" and (STATE_UPDATE.match(path) or THREAD_CREATE.match(path)):
             body = await _read_body(receive)
             if body is None:
-                await _reply(send, 413, f"state updates are limited to {MAX_STATE_BODY} bytes")
+                await _reply(send, 413, TOO_LARGE)
                 return
             if _identity_update(body):
                 await _reply(send, 403, "thread state updates and supersteps may not write learner_id")
                 return
-            receive = _replay(body)
-        await self.app(scope, receive, send)
+            receive = _replay(body, receive)
+            await self.app(scope, receive, send)
+            return
+        await _BodyLimit(self.app, MAX_BODY_BYTES)(scope, receive, send)
 
     def _authenticated(self, scope: Scope) -> bool:
         header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
         scheme, _, token = header.strip().partition(" ")
         return scheme.lower() == "bearer" and self.tokens.learner_for(token.strip()) is not None
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers") or []:
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None  # the server answers a malformed header itself
+    return None
+
+
+class _BodyLimit:
+    """Counts a request's body as the app reads it; past ``limit`` the client gets 413.
+
+    The app is then told the client went away (``http.disconnect``) and whatever
+    it sends afterwards is dropped, so the 413 is the only response.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+        self.size = 0
+        self.started = False
+        self.refused = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def counted_receive() -> Message:
+            if self.refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message.get("type") == "http.request":
+                self.size += len(message.get("body", b""))
+                if self.size > self.limit:
+                    self.refused = True
+                    if not self.started:
+                        self.started = True
+                        await _reply(send, 413, TOO_LARGE)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if self.refused:
+                return
+            if message.get("type") == "http.response.start":
+                self.started = True
+            await send(message)
+
+        await self.app(scope, counted_receive, guarded_send)
 
 
 def _identity_update(body: bytes) -> bool:
@@ -131,13 +197,14 @@ async def _read_body(receive: Receive) -> bytes | None:
             return b"".join(chunks)
 
 
-def _replay(body: bytes) -> Receive:
+def _replay(body: bytes, then: Receive) -> Receive:
+    """The body read already, then the client's own messages (a real disconnect)."""
     sent = False
 
     async def receive() -> Message:
         nonlocal sent
         if sent:
-            return {"type": "http.disconnect"}
+            return await then()
         sent = True
         return {"type": "http.request", "body": body, "more_body": False}
 

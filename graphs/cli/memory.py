@@ -26,7 +26,12 @@ def core_store(resources: Resources) -> CoreMemoryStore:
 
     context = Context()
     return CoreMemoryStore(
-        resources.redis, section_limit=context.core_section_limit, ttl_seconds=context.core_ttl_seconds
+        resources.redis,
+        section_limit=context.core_section_limit,
+        ttl_seconds=context.core_ttl_seconds,
+        driver=resources.neo4j,  # Neo4j holds the durable copy; Redis is its cache
+        embeddings=resources.embeddings,
+        database=resources.database,
     )
 
 

@@ -41,11 +41,12 @@ async def learner(resources: Resources):
 
 async def test_chat_with_piped_input_writes_memory_that_later_commands_read(learner, tmp_path):
     script = (
-        "My name is Ada and my goal is to learn SQL joins.\nRemember that my locker code is 4711.\n/end\n"
+        "My name is Ada and my goal is to learn SQL joins.\nRemember that my locker code is 4711.\n"
+        "A left join keeps every row of the left table, even rows without a match.\n/end\n"
     )
     done = kag("chat", "--learner", learner, "--concept", "sql.joins", stdin=script)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.count("kag> ") == 3
+    assert done.stdout.count("kag> ") == 4
     assert "Zettelkasten note(s) written" in done.stdout
     assert "Traceback" not in done.stderr
 

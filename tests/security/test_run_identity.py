@@ -226,8 +226,10 @@ async def test_naming_alices_thread_as_the_session_searches_only_bobs_messages(
 ) -> None:
     """``context.session_id`` groups recall messages; naming alice's thread must not reach hers."""
     thread_id = (await as_bob.threads.create())["thread_id"]
+    # A statement only bob made, so the control cannot be crowded out by other tests' questions.
+    await everything_seen(as_bob, thread_id, "kag", input={"request": "My bike lock combination is 5150."})
     payload = {
-        "request": "What did I say about my locker code?",
+        "request": "What did I say about my bike lock combination?",
         "context": {"session_id": alice_thread, "end_session": True},
     }
 
@@ -236,7 +238,7 @@ async def test_naming_alices_thread_as_the_session_searches_only_bobs_messages(
     assert seen.status is None and seen.errors == [], seen.text()[:3000]
     tools = [t for e in seen.of("custom") if e.get("phase") == "act" for t in e["tools"]]
     assert tools == ["conversation_search"], tools
-    assert BOB_VALUE in seen.text(), "control: the verbatim search ran over bob's messages"
+    assert "5150" in seen.text(), "control: the verbatim search ran over bob's messages"
     no_secret(seen.text(), await thread_dump(as_bob, thread_id))
     await alice_unchanged()
 

@@ -261,3 +261,92 @@ async def test_zettelkasten_graph_streams_its_artifacts(server: DevServer, resou
 
     assert await notes_of(ada.learner_id) >= len(artifacts)
     assert await notes_of(bob.learner_id) == 0, "the refused run wrote nothing for bob"
+
+
+def _texts(messages: list[dict]) -> list[tuple[str, str]]:
+    return [(message["type"], message["content"]) for message in messages]
+
+
+async def test_studio_sees_the_conversation_in_messages(server: DevServer) -> None:
+    ada = server.learners["a"]
+    client = ada.client(server.url)
+    thread_id = (await client.threads.create())["thread_id"]
+    first = await client.runs.wait(thread_id, "kag", input={"request": "I prefer worked examples."})
+    second = await client.runs.wait(thread_id, "kag", input={"request": "What is a borrow checker?"})
+
+    values = (await client.threads.get_state(thread_id))["values"]
+    assert _texts(values["messages"]) == [
+        ("human", "I prefer worked examples."),
+        ("ai", first["response"]),
+        ("human", "What is a borrow checker?"),
+        ("ai", second["response"]),
+    ], "requests and final answers only, in order"
+    assert len({message["id"] for message in values["messages"]}) == 4
+    assert len(values["fifo_queue"]) > len(values["messages"]), "tool calls stay in the working queue"
+
+
+async def test_core_memory_is_readable_through_the_store_by_its_learner_only(server: DevServer) -> None:
+    ada, bob = server.learners["a"], server.learners["b"]
+    as_ada, as_bob = ada.client(server.url), bob.client(server.url)
+    marker = uuid.uuid4().hex[:8]
+    thread_id = (await as_ada.threads.create())["thread_id"]
+    await as_ada.runs.wait(thread_id, "kag", input={"request": f"My goal is to learn Haskell {marker}."})
+
+    items = (await as_ada.store.search_items(("core_memory",)))["items"]
+    assert [item["namespace"] for item in items] == [[ada.learner_id, "core_memory"]]
+    sections = items[0]["value"]["sections"]
+    assert marker in sections["current_goals"]
+    state = await as_ada.threads.get_state(thread_id)
+    assert sections == state["values"]["core_memory"], "the store copy is the core memory after the run"
+
+    # Bob sees only his own namespace (if any), never Ada's sections.
+    for probe in (("core_memory",), (ada.learner_id, "core_memory"), ()):
+        for item in (await as_bob.store.search_items(probe))["items"]:
+            assert item["namespace"][0] == bob.learner_id
+            assert marker not in str(item["value"])
+
+
+async def test_forking_a_thread_forks_its_state_but_not_long_term_memory(server: DevServer) -> None:
+    bob = server.learners["b"]
+    client = bob.client(server.url)
+    marker = uuid.uuid4().hex[:8]
+    thread_id = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread_id, "kag", input={"request": "I prefer short answers."})
+    fork_point = await client.threads.get_state(thread_id)
+    goal = f"My goal is to learn Haskell {marker}."
+    await client.runs.wait(thread_id, "kag", input={"request": goal})
+    main = (await client.threads.get_state(thread_id))["values"]
+    assert main["counters"]["requests"] == 2
+
+    # A run on the earlier checkpoint branches the thread from there.
+    fork_answer = await client.runs.wait(
+        thread_id,
+        "kag",
+        input={"request": "What are my goals?"},
+        checkpoint_id=fork_point["checkpoint"]["checkpoint_id"],
+    )
+    forked = await client.threads.get_state(thread_id)
+    assert forked["values"]["counters"]["requests"] == 2, "1 before the fork point + the forked run"
+    # Graph state forked: the branch has the first turn and its own, not the second request.
+    assert [text for kind, text in _texts(forked["values"]["messages"]) if kind == "human"] == [
+        "I prefer short answers.",
+        "What are my goals?",
+    ]
+    # (The answer may quote the goal: it comes from core memory, which is not forked.)
+    assert goal not in [message["content"] for message in forked["values"]["fifo_queue"]]
+    # Long-term memory did not: core memory is the learner's, written in the other branch.
+    assert marker in forked["values"]["core_memory"]["current_goals"]
+    assert fork_answer["response"]
+
+    # threads.copy forks the whole thread: same state, then the two go their own ways.
+    copy = await client.threads.copy(thread_id)
+    assert copy["metadata"]["owner"] == bob.learner_id
+    copied = await client.threads.get_state(copy["thread_id"])
+    assert _texts(copied["values"]["messages"]) == _texts(forked["values"]["messages"])
+    await client.runs.wait(copy["thread_id"], "kag", input={"request": "I like chess."})
+    original = await client.threads.get_state(thread_id)
+    assert "I like chess." not in str(original["values"]["messages"])
+    # A copy of Bob's thread is Bob's: Ada cannot read it.
+    with pytest.raises(APIStatusError) as err:
+        await server.learners["a"].client(server.url).threads.get_state(copy["thread_id"])
+    assert err.value.status_code in (403, 404)

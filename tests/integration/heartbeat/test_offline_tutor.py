@@ -1,0 +1,137 @@
+"""The offline tutor through the real heartbeat graph (real Neo4j and Redis, no LLM).
+
+The model is ``agent.models.offline_policy.OfflinePolicyModel``, as in ``make demo``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import ToolMessage
+
+from agent.context import Context
+from agent.memory.core import CoreMemoryStore
+from agent.models.offline_policy import OFFLINE_BANNER, OfflinePolicyModel
+
+
+async def _ask(graph, learner_id, request, thread="t1", context=None, events=None):
+    config = {"configurable": {"thread_id": f"{learner_id}-{thread}"}}
+    out = None
+    async for mode, chunk in graph.astream(
+        {"learner_id": learner_id, "request": request, "context": {}},
+        config,
+        context=context or Context(),
+        stream_mode=["custom", "values"],
+    ):
+        if mode == "custom" and events is not None:
+            events.append(chunk)
+        elif mode == "values":
+            out = chunk
+    return out, (await graph.aget_state(config)).values
+
+
+@pytest.fixture
+async def cleanup(resources, learner_id):
+    yield
+    await CoreMemoryStore(resources.redis).clear(learner_id)
+    await resources.neo4j.execute_query(
+        "MATCH (n) WHERE n.learner_id = $l DETACH DELETE n", l=learner_id, database_=resources.database
+    )
+    await resources.neo4j.execute_query(
+        "MATCH (n:Learner {id: $l}) DETACH DELETE n", l=learner_id, database_=resources.database
+    )
+    await resources.redis.delete(f"kag:artifacts:{learner_id}")
+
+
+async def _introduce(graph, learner_id, context=None):
+    for request in [
+        "Hi! My name is Ana and I am a beginner in SQL.",
+        "I want to master SQL joins by Friday.",
+        "I work as a nurse, so my practice database is about patients and wards.",
+        "I am planning to revise anti-joins next.",
+        "Explain recursion to me.",  # a canned reply: must never reach memory
+    ]:
+        out, _ = await _ask(graph, learner_id, request, thread="s1", context=context)
+    return out
+
+
+async def test_goal_question_is_answered_from_core_memory(make_graph, learner_id, cleanup):
+    graph = make_graph(OfflinePolicyModel())
+    await _introduce(graph, learner_id)
+    events: list[dict] = []
+    out, _ = await _ask(graph, learner_id, "What is my goal?", thread="s2", events=events)
+    assert out["response"].startswith(OFFLINE_BANNER)
+    assert "master SQL joins by Friday" in out["response"]
+    assert "revise anti-joins" in out["response"]
+    assert "cannot reason" not in out["response"]
+    assert not [e for e in events if e["phase"] == "act"], "answered from core memory, no tool call"
+
+
+async def test_plans_land_in_current_goals(make_graph, resources, learner_id, cleanup):
+    graph = make_graph(OfflinePolicyModel())
+    await _introduce(graph, learner_id)
+    core = await CoreMemoryStore(resources.redis).read(learner_id)
+    assert "I am planning to revise anti-joins next." in core["current_goals"]
+    assert "anti-joins" not in core["user_profile"]
+    assert "I work as a nurse" in core["user_profile"]
+
+
+async def test_what_did_i_say_about_my_job_quotes_the_nurse_statement(make_graph, learner_id, cleanup):
+    graph = make_graph(OfflinePolicyModel())
+    await _introduce(graph, learner_id)
+    out, _ = await _ask(graph, learner_id, "What did I say about my job earlier?", thread="s2")
+    assert "I work as a nurse" in out["response"]
+    assert "What did I say" not in out["response"].split(OFFLINE_BANNER, 1)[1]
+    assert "[calls " not in out["response"]
+
+
+async def test_a_search_answers_with_the_best_learner_statement(make_graph, learner_id, cleanup):
+    graph = make_graph(OfflinePolicyModel())
+    await _introduce(graph, learner_id)
+    await _ask(
+        graph, learner_id, "Today I practised anti-joins on the wards table with IS NULL.", thread="s1"
+    )
+    out, state = await _ask(graph, learner_id, "What did we discuss about anti-joins and wards?", thread="s2")
+    assert 'You said: "' in out["response"]
+    assert "anti-joins" in out["response"]
+    searches = [
+        m for m in state["fifo_queue"] if isinstance(m, ToolMessage) and m.name == "conversation_search"
+    ]
+    assert searches, "the question was searched"
+    for message in searches:  # recall search results never hold the policy's banner or replies
+        assert OFFLINE_BANNER not in message.text
+        assert "cannot reason about new material" not in message.text
+
+
+async def test_banner_never_enters_recall_storage_or_summaries(make_graph, resources, learner_id, cleanup):
+    graph = make_graph(OfflinePolicyModel())
+    ctx = Context(max_tokens=600)  # small, so archiving happens
+    await _introduce(graph, learner_id, context=ctx)
+    for i in range(4):
+        await _ask(
+            graph, learner_id, f"Explain window function number {i} to me, please.", thread="s1", context=ctx
+        )
+    _, state = await _ask(graph, learner_id, "What did we discuss about recursion?", thread="s1", context=ctx)
+    records, _, _ = await resources.neo4j.execute_query(
+        "MATCH (m:Message {learner_id: $l}) RETURN m.content AS content",
+        l=learner_id,
+        database_=resources.database,
+    )
+    assert records, "messages were logged to recall storage"
+    for record in records:
+        assert OFFLINE_BANNER not in record["content"]
+        assert "cannot reason about new material" not in record["content"]
+    summaries, _, _ = await resources.neo4j.execute_query(
+        "MATCH (s:SessionSummary {learner_id: $l}) RETURN s.text AS text",
+        l=learner_id,
+        database_=resources.database,
+    )
+    assert summaries, "the small budget archived at least once"
+    for summary in summaries:
+        assert OFFLINE_BANNER not in summary["text"]
+        assert "cannot reason about new material" not in summary["text"]
+    for message in state["fifo_queue"]:
+        if isinstance(message, ToolMessage) and message.name == "conversation_search":
+            hits = json.loads(message.text)["results"]
+            assert all(OFFLINE_BANNER not in h["text"] for h in hits)
