@@ -7,10 +7,12 @@ and the recent-items cache. Shared indexes and other learners are untouched.
 
 from __future__ import annotations
 
-import neo4j
+from typing import Any
+
 from redis.exceptions import RedisError
 
 from agent.errors import StoreUnavailableError
+from agent.graphdb.store import fetch
 from agent.memory.backlog import WriteBacklog
 from agent.memory.core import CoreMemoryStore
 from agent.memory.queries import (
@@ -21,7 +23,8 @@ from agent.memory.queries import (
     DELETE_MESSAGES,
 )
 from agent.notes.artifacts import stream_key as artifact_stream_key
-from agent.notes.store import delete_learner_notes
+from agent.notes.queries import DELETE_LEARNER_NOTES
+from agent.notes.store import NoteStore
 from agent.resources import Resources
 from agent.validation import validate_learner_id
 
@@ -29,13 +32,19 @@ from agent.validation import validate_learner_id
 async def erase_learner(resources: Resources, learner_id: str) -> None:
     """Delete the learner's Neo4j nodes and Redis keys."""
     learner_id = validate_learner_id(learner_id)
-    database = resources.database
-    try:
-        await delete_learner_notes(resources.neo4j, learner_id, database=database)
-        for query in (DELETE_MEMORIES, DELETE_MESSAGES, DELETE_CORE_SECTIONS, DELETE_LEARNER):
-            await resources.neo4j.execute_query(query, learner_id=learner_id, database_=database)
-    except (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired, OSError) as exc:
-        raise StoreUnavailableError("Neo4j", str(exc)) from exc
+
+    async def erase(tx: Any) -> None:
+        for query in (
+            DELETE_LEARNER_NOTES,
+            DELETE_MEMORIES,
+            DELETE_MESSAGES,
+            DELETE_CORE_SECTIONS,
+            DELETE_LEARNER,
+        ):
+            await fetch(tx, query, learner_id=learner_id)
+
+    # One write transaction through the stores' access path (errors mapped in one place).
+    await NoteStore.for_resources(resources).write(erase)
     backlog = WriteBacklog(resources.redis, auto_replay=False)
     await CoreMemoryStore(resources.redis).clear(learner_id)
     keys = [
@@ -54,7 +63,8 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
 
 async def owned_nodes(resources: Resources, learner_id: str) -> int:
     """Memories, messages and notes Neo4j still holds for the learner (0 after ``erase_learner``)."""
-    records, _, _ = await resources.neo4j.execute_query(
-        COUNT_OWNED, learner_id=validate_learner_id(learner_id), database_=resources.database
+    learner_id = validate_learner_id(learner_id)
+    rows = await NoteStore.for_resources(resources).read(
+        lambda tx: fetch(tx, COUNT_OWNED, learner_id=learner_id)
     )
-    return int(records[0]["owned"])
+    return int(rows[0]["owned"])

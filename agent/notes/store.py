@@ -24,10 +24,9 @@ import weakref
 from typing import Any
 
 import neo4j
-from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 from redis.exceptions import RedisError
 
-from agent.errors import InvalidInputError, KAGError, StoreError, StoreUnavailableError
+from agent.errors import InvalidInputError, KAGError, StoreError
 from agent.graphdb.schema import ensure_schema
 from agent.graphdb.store import Neo4jStore, fetch
 from agent.memory.backlog import WriteBacklog
@@ -55,7 +54,7 @@ from agent.notes.queries import (
 )
 from agent.resources import Resources
 
-__all__ = ["COUNT_NOTES", "OP_UPSERT", "NoteStore", "delete_learner_notes", "note_id_for"]
+__all__ = ["COUNT_NOTES", "OP_UPSERT", "NoteStore", "note_id_for"]
 
 log = logging.getLogger(__name__)
 
@@ -273,19 +272,3 @@ class NoteStore(Neo4jStore):
     async def delete_learner(self, learner_id: str) -> None:
         """Delete a learner's notes and revisions (tests, right-to-erasure)."""
         await self.write(lambda tx: fetch(tx, DELETE_LEARNER_NOTES, learner_id=learner_id))
-
-
-async def delete_learner_notes(
-    driver: neo4j.AsyncDriver, learner_id: str, *, database: str | None = None
-) -> None:
-    """Delete a learner's notes and revisions over a bare driver.
-
-    Kept for ``agent.memory.erasure`` (another owner's module), which has no embeddings
-    at hand; new code calls ``NoteStore.delete_learner``.
-    """
-    try:
-        await driver.execute_query(DELETE_LEARNER_NOTES, learner_id=learner_id, database_=database)
-    except (ServiceUnavailable, SessionExpired, OSError) as exc:
-        raise StoreUnavailableError("Neo4j", str(exc)) from exc
-    except (Neo4jError, DriverError) as exc:
-        raise StoreError(f"Neo4j: {exc}") from exc

@@ -17,11 +17,9 @@ from langgraph_sdk.errors import APIStatusError
 
 from agent.checkpoint import AsyncRedisSaver
 from agent.heartbeat.state import HeartbeatOutput, MemoryState
-from agent.memory.backlog import WriteBacklog
-from agent.memory.core import CoreMemoryStore
+from agent.memory.erasure import erase_learner
 from agent.models.offline_policy import OFFLINE_BANNER
-from agent.notes.artifacts import delete_stream
-from agent.notes.store import COUNT_NOTES, delete_learner_notes
+from agent.notes.store import COUNT_NOTES
 from agent.resources import Resources
 from agent.validation import learner_hash
 from tests.integration.langgraph_server import DevServer, Learner
@@ -42,23 +40,6 @@ TRANSCRIPT = [
     {"role": "user", "content": "So a left join keeps my customers without orders."},
     {"role": "assistant", "content": "Exactly, the inner join would drop them."},
 ]
-
-
-async def erase_learner(resources: Resources, learner_id: str) -> None:
-    """Remove everything the server wrote for ``learner_id`` (Neo4j and Redis)."""
-    await delete_learner_notes(resources.neo4j, learner_id)
-    for query in (
-        "MATCH (n) WHERE n.learner_id = $l DETACH DELETE n",
-        "MATCH (n:Learner {id: $l}) DETACH DELETE n",
-    ):
-        await resources.neo4j.execute_query(query, l=learner_id, database_=resources.database)
-    await CoreMemoryStore(resources.redis).clear(learner_id)
-    await delete_stream(resources.redis, learner_id)
-    backlog = WriteBacklog(resources.redis, auto_replay=False)
-    keys = [backlog.stream_key(learner_id), backlog.dead_key(learner_id)]
-    keys += [backlog.recent_key(kind, learner_id) for kind in ("recall", "archival")]
-    await resources.redis.delete(*keys)
-    await resources.redis.srem(backlog.learners_key, learner_id)
 
 
 @pytest.fixture(scope="module")
