@@ -16,13 +16,15 @@ import neo4j
 import redis.asyncio as aioredis
 from langchain_core.language_models import BaseChatModel
 
+from agent.clock import Clock, system_clock
 from agent.models.chat import make_chat_model
 from agent.models.embeddings import EmbeddingProvider, make_embeddings
+from agent.redis_retry import POOL_SIZE, async_client
 from agent.settings import Settings
 from agent.tracing import configure_tracing
 
 NEO4J_POOL_SIZE = 50  # the design's Bolt pool
-REDIS_POOL_SIZE = 10  # the design's Redis pool
+REDIS_POOL_SIZE = POOL_SIZE  # the design's Redis pool (10)
 
 
 class Resources:
@@ -36,6 +38,7 @@ class Resources:
         embeddings: EmbeddingProvider | None = None,
         neo4j_driver: neo4j.AsyncDriver | None = None,
         redis_client: aioredis.Redis | None = None,
+        clock: Clock | None = None,
     ) -> None:
         """Keep what was passed; build the rest from ``settings`` on first use.
 
@@ -43,6 +46,8 @@ class Resources:
         any model built here can be called.
         """
         self.settings = settings or Settings.from_env()
+        self.clock: Clock = clock or system_clock
+        """What the stores stamp and age memory with (tests pass a ``ManualClock``)."""
         configure_tracing(self.settings)
         if chat_model is not None:
             self.__dict__["chat_model"] = chat_model
@@ -72,16 +77,10 @@ class Resources:
         """Async Redis client with ``decode_responses=True`` (pool of 10).
 
         The pool blocks (up to 10 s) when all connections are busy instead of
-        failing, so bursts queue up rather than erroring.
+        failing, so bursts queue up rather than erroring; a Redis that restarts or
+        loads its AOF is waited for (``agent.redis_retry``), then reported.
         """
-        pool = aioredis.BlockingConnectionPool.from_url(
-            self.settings.redis_url,
-            decode_responses=True,
-            max_connections=REDIS_POOL_SIZE,
-            timeout=10,
-            socket_connect_timeout=5.0,
-        )
-        return aioredis.Redis(connection_pool=pool)
+        return async_client(self.settings.redis_url, decode_responses=True, max_connections=REDIS_POOL_SIZE)
 
     @cached_property
     def embeddings(self) -> EmbeddingProvider:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j.exceptions import (
     ClientError,
+    ConnectionAcquisitionTimeoutError,
     DriverError,
     Neo4jError,
     ServiceUnavailable,
@@ -24,6 +25,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
+from agent.clock import Clock, system_clock
 from agent.errors import InvalidInputError, KAGError, StoreError, StoreUnavailableError
 from agent.graphdb.schema import (
     MEMORY_SCHEMA_KEY,
@@ -92,15 +94,21 @@ class Neo4jStore:
         *,
         database: str = "neo4j",
         backlog: WriteBacklog | None = None,
+        clock: Clock = system_clock,
     ) -> None:
-        """Keep the driver, embeddings and optional degraded-mode backlog."""
+        """Keep the driver, embeddings, optional degraded-mode backlog and the clock."""
         self.driver = driver
+        self.clock = clock
         self.embeddings = embeddings
         self.database = database
         self.backlog = backlog
         self.names: SchemaNames = schema_names(embeddings)
         if backlog is not None:
             backlog.register(self)
+
+    def now_iso(self) -> str:
+        """The store clock's time, ISO-8601 with timezone (stamps every write)."""
+        return self.clock().isoformat()
 
     @property
     def degraded(self) -> bool:
@@ -178,7 +186,9 @@ class Neo4jStore:
                 else:
                     await self._setup_schema_once()
                     result = await self._transaction(work, write)
-            except (ServiceUnavailable, SessionExpired) as exc:
+            # A pool that stays exhausted for the whole acquisition timeout is an outage too:
+            # degraded mode parks writes and sheds the load until Neo4j keeps up (issue 18).
+            except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError) as exc:
                 if self.backlog is not None:
                     self.backlog.mark_down(str(exc))
                 raise StoreUnavailableError("Neo4j", str(exc) or type(exc).__name__) from exc

@@ -26,7 +26,6 @@ from agent.graphdb.store import (
     check_text,
     fetch,
     is_neo4j_down,
-    now_iso,
 )
 from agent.memory.queries import INSERT_MEMORIES, WRITE_SUMMARY
 from agent.memory.recent import search_recent
@@ -85,7 +84,7 @@ class ArchivalStore(Neo4jStore):
         backlog when Neo4j is down. Everything is validated before anything is written.
         """
         learner_id = validate_learner_id(learner_id)
-        created_at = now_iso()
+        created_at = self.now_iso()
         items = [memory_payload(learner_id, created_at, **draft) for draft in drafts]
         if not items:
             return []
@@ -117,7 +116,7 @@ class ArchivalStore(Neo4jStore):
             raise InvalidInputError(f"invalid previous_summary_id {previous_summary_id[:80]!r}")
         if session_id is not None and not ID.match(str(session_id)):
             raise InvalidInputError(f"invalid session_id {str(session_id)[:80]!r}")
-        created_at = now_iso()
+        created_at = self.now_iso()
         payload = {
             "learner_id": learner_id,
             "id": summary_id_for(learner_id, text, ids, previous_summary_id),

@@ -35,8 +35,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from agent.clock import Clock, system_clock
 from agent.errors import CoreMemoryLimitError, InvalidInputError, StoreError, StoreUnavailableError
-from agent.graphdb.store import Neo4jStore, fetch, now_iso
+from agent.graphdb.store import Neo4jStore, fetch
 from agent.memory.backlog import WriteBacklog
 from agent.memory.queries import DELETE_CORE_SECTIONS, READ_CORE_SECTIONS, WRITE_CORE_SECTION
 from agent.models.embeddings import EmbeddingProvider
@@ -153,7 +154,7 @@ class CoreSectionGraph(Neo4jStore):
             "text": str(payload["text"]),
             "version": int(payload["version"]),
             "id": f"{payload['learner_id']}/{payload['name']}",
-            "now": now_iso(),
+            "now": self.now_iso(),
         }
         await self.write(lambda tx: fetch(tx, WRITE_CORE_SECTION, **params))
         return True
@@ -178,6 +179,7 @@ class CoreMemoryStore:
         embeddings: EmbeddingProvider | None = None,
         database: str = "neo4j",
         backlog: WriteBacklog | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         """Use ``redis`` (decode_responses=True); ``ttl_seconds=0`` disables expiry.
 
@@ -191,7 +193,7 @@ class CoreMemoryStore:
         if driver is not None:
             if embeddings is None:
                 raise ValueError("a durable core memory store needs the embeddings its schema is named after")
-            self.graph = CoreSectionGraph(driver, embeddings, database=database, backlog=backlog)
+            self.graph = CoreSectionGraph(driver, embeddings, database=database, backlog=backlog, clock=clock)
 
     async def read(self, learner_id: str, *, ttl_seconds: int | None = None) -> dict[str, str]:
         """All sections (defaults included, possibly empty); refreshes the TTL.

@@ -5,13 +5,20 @@ created_at, seq, metadata_json, embedding, embedding_model})`` and
 ``(:Message)-[:NEXT]->(:Message)`` in ``seq`` order within a session. ``seq`` is
 monotonic per learner (assigned here unless the caller gives one), so it also
 orders sessions. Logging MERGEs on message ids: re-logging creates nothing.
+
+Episodic memory (issue 13): a message may carry the sensory items it attended to
+(``RecallMessage.attended``); the write that logs it also records
+``(:Message)-[:ATTENDED_TO]->(:SensoryTrace {id, learner_id, kind, captured_at})`` (parked
+and replayed writes keep it). Once the learner has consolidated episodes
+(``agent.memory.episodes``), ``search`` merges them in and ranks each compressed
+original below its consolidation (``prefer_consolidations``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,11 +32,19 @@ from agent.graphdb.store import (
     fetch,
     is_neo4j_down,
     normalise_time,
-    now_iso,
+)
+from agent.memory.episodes import (
+    EPISODE_KINDS,
+    annotate_consolidated,
+    ensure_episode_schema,
+    merge_ranked,
+    prefer_consolidations,
 )
 from agent.memory.queries import (
     COUNT_MESSAGES,
     CREATE_MESSAGES,
+    CREATE_MESSAGES_ATTENDED,
+    HAS_EPISODES,
     EXISTING_MESSAGES,
     GET_MESSAGES,
     LOCK_LEARNER,
@@ -37,7 +52,7 @@ from agent.memory.queries import (
     SESSION_MESSAGES,
 )
 from agent.memory.recent import search_recent
-from agent.search.hybrid import HybridSearch, message_target
+from agent.search.hybrid import HybridSearch, memory_target, message_target
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
 from agent.validation import validate_learner_id, validate_text
@@ -59,6 +74,9 @@ class RecallMessage:
     created_at: str | None = None
     seq: int | None = None
     metadata: dict | None = None
+    attended: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None
+    """Sensory item(s) this message promotes (``SensoryBuffer.attend`` output or
+    ``trace_of(item)``: ``{id, kind, captured_at}``); linked with ``ATTENDED_TO``."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +98,29 @@ def _check_message(message: RecallMessage) -> None:
     validate_text(message.content, f"message {message.id!r} content", MAX_CONTENT_BYTES, allow_blank=True)
     if message.seq is not None and (not isinstance(message.seq, int) or message.seq < 1):
         raise InvalidInputError(f"message {message.id!r}: seq must be a positive integer")
+
+
+def _traces(message: RecallMessage) -> list[dict[str, Any]]:
+    """The sensory traces a message attended to, validated (``{id, kind, captured_at}``)."""
+    attended = message.attended
+    if attended is None:
+        return []
+    items = [attended] if isinstance(attended, Mapping) else attended
+    if isinstance(items, str) or not isinstance(items, Sequence) or len(items) > 16:
+        raise InvalidInputError(f"message {message.id!r}: attended must be a sensory item or a list of them")
+    traces = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            raise InvalidInputError(f"message {message.id!r}: attended items must be mappings")
+        trace = {
+            "id": validate_text(item.get("id"), "attended id", 64),
+            "kind": validate_text(item.get("kind"), "attended kind", 32),
+            "captured_at": normalise_time(item.get("captured_at"), "attended captured_at"),
+        }
+        if trace["captured_at"] is None:
+            raise InvalidInputError(f"message {message.id!r}: attended captured_at is required")
+        traces.append(trace)
+    return traces
 
 
 class RecallStore(Neo4jStore):
@@ -105,7 +146,7 @@ class RecallStore(Neo4jStore):
         if len(messages) > MAX_BATCH:
             raise InvalidInputError(f"log at most {MAX_BATCH} messages per call")
         unique: dict[str, dict[str, Any]] = {}
-        now = now_iso()
+        now = self.now_iso()
         for message in messages:
             _check_message(message)
             unique.setdefault(
@@ -117,6 +158,7 @@ class RecallStore(Neo4jStore):
                     "created_at": normalise_time(message.created_at, "created_at") or now,
                     "seq": message.seq,
                     "metadata_json": json.dumps(message.metadata) if message.metadata else None,
+                    "attended": _traces(message),
                 },
             )
         if not unique:
@@ -165,10 +207,11 @@ class RecallStore(Neo4jStore):
         }
 
         async def work(tx: neo4j.AsyncTransaction) -> int:
-            base = (await fetch(tx, LOCK_LEARNER, learner_id=learner_id, now=now_iso()))[0]["base"]
+            now = self.now_iso()
+            base = (await fetch(tx, LOCK_LEARNER, learner_id=learner_id, now=now))[0]["base"]
             # Another writer may have stored some of them since the read above.
             raced = {r["id"] for r in await fetch(tx, EXISTING_MESSAGES, ids=[m["id"] for m in fresh])}
-            rows, seq = [], base
+            rows, links, seq = [], [], base
             for message, vector in zip(fresh, embeddings, strict=True):
                 if message["id"] in raced:
                     continue
@@ -178,13 +221,27 @@ class RecallStore(Neo4jStore):
                 else:
                     message_seq = message["seq"]
                     seq = max(seq, message_seq)
-                row = {k: v for k, v in message.items() if v is not None}
+                row = {k: v for k, v in message.items() if v is not None and k != "attended"}
+                links.extend({**t, "message_id": message["id"]} for t in message.get("attended") or ())
                 rows.append({**row, **base_row, "seq": message_seq, "embedding": vector})
             if not rows:
                 return 0
-            created = (await fetch(tx, CREATE_MESSAGES, learner_id=learner_id, new_base=seq, rows=rows))[0][
-                "created"
-            ]
+            if links:  # promote attended sensory items in the same statement
+                created = (
+                    await fetch(
+                        tx,
+                        CREATE_MESSAGES_ATTENDED,
+                        learner_id=learner_id,
+                        new_base=seq,
+                        rows=rows,
+                        links=links,
+                        now=now,
+                    )
+                )[0]["created"]
+            else:
+                created = (
+                    await fetch(tx, CREATE_MESSAGES, learner_id=learner_id, new_base=seq, rows=rows)
+                )[0]["created"]
             await fetch(
                 tx,
                 RELINK_CHAIN,

@@ -72,14 +72,11 @@ class MemoryStores:
         """Build the stores over ``resources`` (call once per bundle; they share one backlog)."""
         backlog = WriteBacklog(resources.redis)
         neo = (resources.neo4j, resources.embeddings)
+        shared = {"database": resources.database, "backlog": backlog, "clock": resources.clock}
         return cls(
             core=CoreMemoryStore(
-                resources.redis,
-                driver=resources.neo4j,
-                embeddings=resources.embeddings,
-                database=resources.database,
-                backlog=backlog,
+                resources.redis, driver=resources.neo4j, embeddings=resources.embeddings, **shared
             ),
-            archival=ArchivalStore(*neo, database=resources.database, backlog=backlog),
-            recall=RecallStore(*neo, database=resources.database, backlog=backlog),
+            archival=ArchivalStore(*neo, **shared),
+            recall=RecallStore(*neo, **shared),
         )
