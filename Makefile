@@ -10,11 +10,11 @@ STAMP := $(VENV)/.installed
 SERVE_FLAGS ?= --no-reload
 SERVE_PORT ?= 2024
 
-.PHONY: install services-up services-down services-status demo test test-unit test-integration lint serve bench clean clean-data
+.PHONY: install dashboard-browser services-up services-down services-status demo test test-unit test-integration lint serve bench clean clean-data
 
-install: $(STAMP)
+install: $(STAMP) dashboard-browser
 
-$(STAMP): pyproject.toml scripts/mermaid-validate/package-lock.json
+$(STAMP): pyproject.toml scripts/mermaid-validate/package-lock.json agent/server/dashboard/web/package-lock.json
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "KAG needs Python >= 3.11"'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install -q --upgrade pip uv
@@ -24,7 +24,19 @@ $(STAMP): pyproject.toml scripts/mermaid-validate/package-lock.json
 	@echo "[install] mermaid's own parser (npm) for concept-map validation"
 	@command -v npm >/dev/null || { echo "npm is missing: apt-get install nodejs npm" >&2; exit 1; }
 	@npm ci --prefix scripts/mermaid-validate --no-audit --no-fund --loglevel=error >/dev/null
+	@echo "[install] dashboard libraries (npm: mermaid, cytoscape, chart.js, dompurify; served locally, never a CDN)"
+	@npm ci --prefix agent/server/dashboard/web --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $(STAMP)
+
+# The dashboard's browser tests drive Debian's chromium through chromedriver (Selenium);
+# no browser is ever downloaded. Installed with apt when missing (root, or sudo).
+dashboard-browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  echo "[install] chromium + chromium-driver missing: installing Debian's packages"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium chromium-driver >/dev/null \
+	    || { echo "could not install chromium; install it with: apt-get install chromium chromium-driver" >&2; exit 1; }; \
+	fi
 
 services-up:
 	@bash scripts/services.sh up

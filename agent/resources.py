@@ -76,7 +76,7 @@ class Resources:
     def redis(self) -> aioredis.Redis:
         """Async Redis client with ``decode_responses=True`` (pool of 10).
 
-        The pool blocks (up to 10 s) when all connections are busy instead of
+        The pool blocks (up to 5 minutes) when all connections are busy instead of
         failing, so bursts queue up rather than erroring; a Redis that restarts or
         loads its AOF is waited for (``agent.redis_retry``), then reported.
         """

@@ -1,15 +1,27 @@
 """The scripted three-session learner conversation that ``kag demo`` runs.
 
 Sessions are separate threads: what session 3 knows of sessions 1–2 comes
-from memory (core memory in Redis, archival and recall storage in Neo4j),
-not from the prompt. Each session-3 turn is a ``Probe`` naming the exact fact
-its answer must quote; ``kag demo`` prints pass/fail per probe and exits 1 when
-one fails.
+from memory (core memory in Redis; archival, recall, facts, procedures and
+reminders in Neo4j), not from the prompt. Each session-3 turn is a ``Probe``
+naming the exact fact its answer must quote; ``kag demo`` prints pass/fail per
+probe and exits 1 when one fails.
+
+The story shows the cognitive memory too: Ana says where she lives in session 1
+and that she moved in session 2 (one **updated fact**: ``memory_checks`` asks
+``search_facts`` for the new value first and for the old one ``as_of`` a time
+between the sessions); she asks for a reminder in session 1 that **fires once**
+in session 3 when HAVING comes up, and not again on the next HAVING turn; and
+the LEFT JOIN steps she states in session 2 come back in order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.memory.stores import MemoryStores
 
 
 @dataclass(frozen=True)
@@ -21,6 +33,8 @@ class Probe:
     """A substring the reply must contain (case-insensitive): the fact, not a phrase of the policy."""
     source: str
     """Where the fact lives: core memory, or archival/recall storage reached by a search."""
+    absent: str | None = None
+    """A substring the reply must not contain (a superseded fact, a reminder firing twice)."""
 
 
 PROBES: tuple[Probe, ...] = (
@@ -36,12 +50,54 @@ PROBES: tuple[Probe, ...] = (
         "search (archival memory)",
     ),
     Probe("What did I say about my job earlier?", "I work as a nurse", "core memory (user_profile)"),
+    Probe("Where do I live now?", "Hanoi", "facts (search_facts: the current fact)", absent="Da Nang"),
+    Probe(
+        "Now I'm ready for HAVING clauses.",
+        "Reminder: review GROUP BY",
+        "a reminder fired into working memory (then resolve_reminder)",
+    ),
+    Probe(
+        "Before more HAVING clauses: how do I write a LEFT JOIN again?",
+        "1. pick the table whose rows I must keep. 2. write LEFT JOIN",
+        "procedures (recall_procedure, steps in order); the reminder does not fire again",
+        absent="Reminder:",
+    ),
 )
+REMINDER_MENTION = "Reminder: review GROUP BY"
+"""How a reply mentions the demo's reminder; ``memory_checks`` counts it once in the whole story."""
 
 
 def probe_passes(probe: Probe, response: str) -> bool:
-    """True when the reply quotes the probe's fact."""
-    return probe.expect.lower() in response.lower()
+    """True when the reply quotes the probe's fact (and not what it must not say)."""
+    text = response.lower()
+    return probe.expect.lower() in text and not (probe.absent and probe.absent.lower() in text)
+
+
+async def memory_checks(
+    stores: MemoryStores, learner_id: str, *, between: str, replies: Sequence[str]
+) -> list[tuple[str, bool]]:
+    """The cognitive stores after the story: ``(check, passed)`` rows for ``kag demo``.
+
+    ``between`` is a time after session 1 and before session 2 (ISO-8601).
+    """
+    query = "where does the learner live"
+    now = (await stores.facts.search(learner_id, query, k=3)).results
+    then = (await stores.facts.search(learner_id, query, as_of=between, k=3)).results
+    reminders = await stores.reminders.list(learner_id)
+    fired = sum(REMINDER_MENTION.lower() in reply.lower() for reply in replies)
+    procedures = await stores.procedures.list(learner_id)
+    return [
+        ("search_facts: the current fact is Hanoi, ranked first", bool(now) and "Hanoi" in now[0].text),
+        (f"search_facts as_of {between[:19]}: Da Nang", bool(then) and "Da Nang" in then[0].text),
+        (
+            "reminder fired exactly once and was resolved",
+            fired == 1 and [r.status for r in reminders] == ["resolved"],
+        ),
+        (
+            "procedure saved once and recalled (usage_count ≥ 1)",
+            len(procedures) == 1 and procedures[0].usage_count >= 1,
+        ),
+    ]
 
 
 SESSIONS: list[tuple[str, list[str]]] = [
@@ -50,6 +106,8 @@ SESSIONS: list[tuple[str, list[str]]] = [
         [
             "Hi! My name is Ana and I am a beginner in SQL.",
             "I want to master SQL joins by Friday.",
+            "I live in Da Nang and study SQL online in the evenings.",
+            "Please remind me to review GROUP BY when we get to HAVING.",
             "Remember that an INNER JOIN returns only the rows whose keys match in both tables.",
             "Remember that a LEFT JOIN keeps every row of the left table and fills the missing "
             "right-hand columns with NULL.",
@@ -65,6 +123,9 @@ SESSIONS: list[tuple[str, list[str]]] = [
             "keeps unmatched rows from both sides, while the cross join pairs every row with every row.",
             "Remember that a CROSS JOIN of 20 patients and 5 wards gives 100 rows, because it has no "
             "join condition at all.",
+            "Actually, I moved to Hanoi last week for my internship.",
+            "Here is how I write a LEFT JOIN now: first pick the table whose rows I must keep, then write "
+            "LEFT JOIN with the other table, then put the key match in ON, and only then filter with WHERE.",
             "I also learned that a self join compares rows of the same table, like nurses and the "
             "senior nurse who supervises them, by giving the table two aliases.",
             "Remember that filtering the right table in the WHERE clause turns a LEFT JOIN into an "

@@ -1,11 +1,17 @@
-"""The heartbeat graph: monitor → (archive) → compile → think → act, looping.
+"""The heartbeat graph: appraise, then monitor → (archive) → compile → think → act, looping.
 
 ```
-receive → monitor ─(pressure > threshold)→ archive → compile → think ─(tool call)→ act ─┐
-             ↑                                                    └─(answer)→ finish   │
-             └──────────────────────────────────────────────────────────────────────────┘
+receive → appraise → monitor ─(pressure > threshold)→ archive → compile → think ─(tool call)→ act ─┐
+                        ↑                                                    └─(answer)→ finish   │
+                        └──────────────────────────────────────────────────────────────────────────┘
 finish ─(context.end_session)→ notes (the Zettelkasten subgraph) → END
 ```
+``appraise`` (``agent.heartbeat.cognition``) classifies the request's intent, sets its
+step budget and, for complex intents, runs plan → search → evaluate sufficiency into
+working memory slots before the first think step. ``monitor`` fires reminders into the
+slots, ``act`` turns search results into slots, ``finish`` reports the effort, clears the
+slots and consolidates episodes. The tools are the MemGPT memory tools, the note tools
+and the cognitive memory tools (facts, procedures, reminders).
 ``graph`` is what ``langgraph.json`` serves as ``kag``; tests build their own
 with ``make_builder(Resources(..., chat_model=fake))``.
 """
@@ -18,6 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.context import Context
+from agent.heartbeat.cognition import make_cognitive_nodes
 from agent.heartbeat.nodes import make_nodes, run_context, split_summary
 from agent.heartbeat.session_end import make_notes_node
 from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
@@ -26,6 +33,7 @@ from agent.heartbeat.working_memory import eviction_cut
 from agent.identity import add_bound_nodes
 from agent.resources import Resources, default_resources
 from graphs.zettelkasten import make_builder as make_zettelkasten_builder
+from tools.cognitive_tools import make_cognitive_tools
 from tools.memory_tools import make_memory_tools
 from tools.note_tools import make_note_tools
 
@@ -54,9 +62,13 @@ def route_after_finish(state: HeartbeatState, runtime: Runtime[Context]) -> Lite
 def make_builder(resources: Resources | None = None) -> StateGraph:
     """Wire the heartbeat over ``resources`` (default: per-loop bundle from the environment)."""
     provide = (lambda: resources) if resources is not None else default_resources
-    # Stores and tools, built once per bundle: the MemGPT memory tools and the note tools.
-    wiring = Wiring(provide, lambda stores: [*make_memory_tools(stores), *make_note_tools(provide)])
+    # Stores and tools, built once per bundle: MemGPT memory, cognitive memory and note tools.
+    wiring = Wiring(
+        provide,
+        lambda stores: [*make_memory_tools(stores), *make_cognitive_tools(stores), *make_note_tools(provide)],
+    )
     nodes = make_nodes(wiring)
+    nodes.update(make_cognitive_nodes(wiring, nodes))
     nodes["notes"] = make_notes_node(
         make_zettelkasten_builder(resources).compile(name="zettelkasten"), wiring
     )
@@ -68,7 +80,8 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     )
     add_bound_nodes(builder, nodes)  # every node acts for the authenticated learner only
     builder.add_edge(START, "receive")
-    builder.add_edge("receive", "monitor")
+    builder.add_edge("receive", "appraise")
+    builder.add_edge("appraise", "monitor")
     builder.add_conditional_edges("monitor", route_after_monitor, ["archive", "compile"])
     builder.add_edge("archive", "compile")
     builder.add_edge("compile", "think")

@@ -3,6 +3,7 @@
 #   Neo4j 5.26 LTS Community (embedded launcher built from Maven Central)
 #   Redis (Debian's redis-server, AOF on)
 # Usage: scripts/services.sh up|down|status [neo4j|redis]
+#        scripts/services.sh cluster-up|cluster-down|cluster-status   (a 3-master Redis Cluster)
 # A service is "up" only when its protocol answers: Redis a PONG to `redis-cli ping`
 # (`up` waits while Redis replies LOADING, i.e. replays its AOF), Neo4j a Bolt handshake
 # that agrees on a version. A port held by anything else is reported, never used.
@@ -10,6 +11,7 @@
 #   KAG_NEO4J_PORT (7687)  KAG_NEO4J_PASSWORD (kag-dev-password)
 #   KAG_REDIS_PORT (6379)  KAG_SERVICES_DIR (<repo>/.services)
 #   KAG_NEO4J_HEAP (1g)
+#   KAG_REDIS_CLUSTER_PORT (7000: the cluster's masters listen on it and the next two ports)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,6 +20,7 @@ NEO4J_PORT=${KAG_NEO4J_PORT:-7687}
 NEO4J_PASSWORD=${KAG_NEO4J_PASSWORD:-kag-dev-password}
 NEO4J_HEAP=${KAG_NEO4J_HEAP:-1g}
 REDIS_PORT=${KAG_REDIS_PORT:-6379}
+CLUSTER_PORT=${KAG_REDIS_CLUSTER_PORT:-7000}
 LAUNCHER=$ROOT/scripts/neo4j-launcher
 NEO4J_HOME=$SERVICES_DIR/neo4j-$NEO4J_PORT
 REDIS_HOME=$SERVICES_DIR/redis-$REDIS_PORT
@@ -128,6 +131,63 @@ redis_down() {
   rm -f "$pidf"
 }
 
+# ---------- Redis Cluster: 3 masters on loopback, no replicas (conformance tests only) ----------
+cluster_ports() { echo "$CLUSTER_PORT" "$((CLUSTER_PORT + 1))" "$((CLUSTER_PORT + 2))"; }
+
+cluster_state() {  # ok | fail | down: ok once every master's CLUSTER INFO says cluster_state:ok
+  port_open "$CLUSTER_PORT" || { echo down; return; }
+  local port info
+  for port in $(cluster_ports); do
+    info=$(timeout 3 redis-cli -p "$port" cluster info 2>&1 | tr -d '\r')
+    case "$info" in *cluster_state:ok*) ;; *) echo fail; return ;; esac
+  done
+  echo ok
+}
+
+cluster_up() {
+  ensure_redis_binary
+  local port dir
+  for port in $(cluster_ports); do
+    dir=$SERVICES_DIR/redis-cluster-$port
+    case "$(redis_state "$port")" in
+      up) continue ;;
+      loading) REDIS_PORT=$port redis_wait "" || die "cluster node on port $port did not finish loading"; continue ;;
+      foreign) foreign "$port" "a Redis cluster node" KAG_REDIS_CLUSTER_PORT ;;
+    esac
+    mkdir -p "$dir"
+    redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --cluster-enabled yes \
+      --cluster-config-file nodes.conf --cluster-node-timeout 5000 --appendonly yes \
+      --appendfsync everysec --save "" --daemonize yes --pidfile "$dir/redis.pid" \
+      --logfile "$dir/redis.log" --protected-mode yes
+    REDIS_PORT=$port redis_wait "$dir/redis.pid" || die "cluster node on port $port did not start; see $dir/redis.log"
+  done
+  if [ "$(cluster_state)" != ok ]; then
+    local nodes=() p
+    for p in $(cluster_ports); do nodes+=("127.0.0.1:$p"); done
+    # slots unassigned: create the cluster (a restart keeps nodes.conf and needs no create)
+    if timeout 3 redis-cli -p "$CLUSTER_PORT" cluster info | grep -q 'cluster_slots_assigned:0'; then
+      redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >/dev/null \
+        || die "redis-cli --cluster create failed"
+    fi
+  fi
+  for _ in $(seq 1 150); do [ "$(cluster_state)" = ok ] && break; sleep 0.2; done
+  [ "$(cluster_state)" = ok ] || die "the cluster on ports $(cluster_ports) did not reach cluster_state:ok"
+  log "redis cluster up: 3 masters on 127.0.0.1 ports $(cluster_ports) (redis://127.0.0.1:$CLUSTER_PORT)"
+}
+
+cluster_down() {
+  local port pidf pid
+  for port in $(cluster_ports); do
+    pidf=$SERVICES_DIR/redis-cluster-$port/redis.pid
+    if pid_alive "$pidf"; then
+      pid=$(cat "$pidf"); kill "$pid"
+      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      log "redis cluster node on port $port stopped (pid $pid)"
+    fi
+    rm -f "$pidf"
+  done
+}
+
 # ---------- Neo4j ----------
 build_launcher() {
   local class=$LAUNCHER/target/classes/dev/kag/Neo4jLauncher.class
@@ -205,5 +265,8 @@ case "$cmd" in
   up)   [ "$only" = redis ] || neo4j_up; [ "$only" = neo4j ] || redis_up ;;
   down) [ "$only" = redis ] || neo4j_down; [ "$only" = neo4j ] || redis_down ;;
   status) status "$only" ;;
-  *) die "usage: scripts/services.sh up|down|status [neo4j|redis]" ;;
+  cluster-up) cluster_up ;;
+  cluster-down) cluster_down ;;
+  cluster-status) log "redis cluster on port $CLUSTER_PORT: $(cluster_state)" ;;
+  *) die "usage: scripts/services.sh up|down|status [neo4j|redis] | cluster-up|cluster-down|cluster-status" ;;
 esac

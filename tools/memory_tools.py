@@ -14,26 +14,11 @@ from langchain_core.tools import BaseTool, InjectedToolArg, tool
 from langgraph.prebuilt import InjectedState
 
 from agent.memory.stores import MemoryKnobs, MemoryStores
+from tools.output import compact_page as _compact
 
 LearnerId = Annotated[str, InjectedState("learner_id")]
 Knobs = Annotated[dict[str, Any] | None, InjectedToolArg]
 """The run's ``MemoryKnobs`` as a dict: hidden from the model, injected by the tool runner."""
-_HIT_FIELDS = ("id", "text", "score", "created_at", "kind")
-
-
-def _compact(page: dict) -> str:
-    """Search results as the model sees them: no score breakdowns, to save tokens."""
-    hits = []
-    for hit in page.get("results", []):
-        row = {k: hit[k] for k in _HIT_FIELDS if k in hit}
-        row["score"] = round(float(row.get("score", 0.0)), 4)
-        meta = hit.get("metadata") or {}
-        for key in ("session_id", "role"):
-            if meta.get(key):
-                row[key] = meta[key]
-        hits.append(row)
-    keys = ("page", "has_more", "degraded")
-    return json.dumps({"results": hits, **{k: page[k] for k in keys if k in page}}, default=str)
 
 
 def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:

@@ -21,6 +21,7 @@ from agent.checkpoint import listing, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
 from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, run_async
+from agent.redis_retry import async_client
 
 
 class AsyncRedisSaver(RedisCheckpointBase):
@@ -63,7 +64,7 @@ class AsyncRedisSaver(RedisCheckpointBase):
     @asynccontextmanager
     async def from_conn_string(cls, url: str, **kwargs: Any) -> AsyncIterator[AsyncRedisSaver]:
         """Open a client for ``url``, yield a saver, close the client on exit."""
-        client = aioredis.Redis.from_url(url, decode_responses=False, socket_connect_timeout=5.0)
+        client = async_client(url, decode_responses=False)  # blocking pool of 10, retries restarts
         try:
             yield cls(client, **kwargs)
         finally:

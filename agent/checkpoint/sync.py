@@ -28,6 +28,7 @@ from agent.checkpoint import listing, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
 from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, iter_sync, run_async, run_sync
+from agent.redis_retry import sync_client
 
 
 class RedisSaver(RedisCheckpointBase):
@@ -58,7 +59,7 @@ class RedisSaver(RedisCheckpointBase):
     @contextmanager
     def from_conn_string(cls, url: str, **kwargs: Any) -> Iterator[RedisSaver]:
         """Open a client for ``url``, yield a saver, close the client on exit."""
-        client = redis.Redis.from_url(url, decode_responses=False, socket_connect_timeout=5.0)
+        client = sync_client(url, decode_responses=False)  # blocking pool of 10, retries restarts
         try:
             yield cls(client, **kwargs)
         finally:

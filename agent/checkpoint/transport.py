@@ -2,7 +2,9 @@
 
 A driver feeds each ``Batch`` to the transport's ``send``, reloads the Lua scripts
 once when Redis reports NOSCRIPT (its script cache is empty after a restart), and
-turns redis-py errors into ``StoreUnavailableError``/``StoreError``.
+turns redis-py errors into ``StoreUnavailableError``/``StoreError``. A restart's LOADING
+replies and stale pooled sockets are retried by the client itself (``agent.redis_retry``);
+what still arrives here has outlasted that bounded retry.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 from langgraph.checkpoint.base import CheckpointTuple
+from redis.exceptions import BusyLoadingError, NoScriptError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from agent.checkpoint.lua import ALL_SCRIPTS
@@ -25,6 +27,8 @@ ASend = Callable[[Batch], Awaitable[list[Any]]]
 
 
 def _translate(exc: RedisError) -> Exception:
+    if isinstance(exc, BusyLoadingError):
+        return StoreUnavailableError("Redis", "still loading its data (AOF) after retries; retry in a moment")
     if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):
         return StoreUnavailableError("Redis", str(exc))
     return StoreError(f"Redis command failed: {exc}")

@@ -21,6 +21,8 @@ from langgraph.runtime import Runtime
 
 from agent.context import Context
 from agent.errors import KAGError, StoreUnavailableError
+from agent.heartbeat.cognition import sense_request, sense_tool_outputs
+from agent.heartbeat.effort import think_limit
 from agent.heartbeat.prompts import FORCE_FINAL, SIMPLE_RETRY
 from agent.heartbeat.state import HeartbeatState
 from agent.heartbeat.summarizer import SummaryFailedError, render_excerpt, role_of, summarise
@@ -56,12 +58,15 @@ def session_id(state: HeartbeatState, config: RunnableConfig) -> str:
     return str(state.get("context", {}).get("session_id") or configurable.get("thread_id") or "default")
 
 
-def _recall(message: AnyMessage) -> RecallMessage:
+def _recall(message: AnyMessage, attended: list[dict] | None = None) -> RecallMessage:
+    """``message`` for recall storage; ``attended``: the sensory traces it promotes (``ATTENDED_TO``)."""
     text = message.text
     calls = getattr(message, "tool_calls", None) or []
     if calls:
         text = (text + " " if text else "") + " ".join(f"{CALL_MARK}{c['name']}({c['args']})]" for c in calls)
-    return RecallMessage(id=str(message.id), role=role_of(message), content=text or "(empty)")
+    return RecallMessage(
+        id=str(message.id), role=role_of(message), content=text or "(empty)", attended=attended or None
+    )
 
 
 def _with_id(message: AnyMessage) -> AnyMessage:
@@ -83,10 +88,13 @@ def split_summary(queue: list[AnyMessage]) -> tuple[str, list[AnyMessage]]:
 
 
 def _tool_state(state: HeartbeatState, config: RunnableConfig) -> dict[str, Any]:
-    """What tools that read graph state (``InjectedState``) see: the bound learner's session."""
+    """What tools reading graph state see: the learner's session; ``episode_id``: the latest request."""
+    queue = split_summary(state.get("fifo_queue", []))[1]
+    episode = next((m for m in reversed(queue) if isinstance(m, HumanMessage)), None)
     return {
         "learner_id": state["learner_id"],
-        "fifo_queue": split_summary(state.get("fifo_queue", []))[1],
+        "fifo_queue": queue,
+        "episode_id": str(episode.id) if episode is not None and episode.id else None,
         "current_concept": state.get("context", {}).get("current_concept"),
         "session_id": session_id(state, config),
     }
@@ -94,7 +102,8 @@ def _tool_state(state: HeartbeatState, config: RunnableConfig) -> dict[str, Any]
 
 def _prompt(state: HeartbeatState, ctx: Context, extra_system: str = "") -> list[AnyMessage]:
     summary, queue = split_summary(state.get("fifo_queue", []))
-    prompt = compile_prompt(state.get("core_memory", {}), queue, text_protocol=ctx.tool_protocol == "text")
+    text, slots = ctx.tool_protocol == "text", state.get("slots") or []
+    prompt = compile_prompt(state.get("core_memory", {}), queue, text_protocol=text, slots=slots)
     head = prompt[0].text
     if summary:
         head += f"\n\nRECURSIVE SUMMARY (earlier conversation, archived)\n{summary}"
@@ -137,7 +146,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
     """
 
     async def receive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
-        """Validate input, bind the learner, load core memory, enqueue the request."""
+        """Validate input, bind the learner, load core memory, sense and enqueue the request."""
         learner_id = state["learner_id"]  # bound to the authenticated learner (agent.identity)
         request = validate_request(state.get("request"))
         # The request context is client input too: checked before anything is written.
@@ -155,9 +164,9 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
                 cls = HumanMessage if turn.get("role") == "user" else AIMessage
                 seed.append(cls(content=str(turn.get("content", "")), id=str(uuid.uuid4())))
         human = HumanMessage(content=request, id=str(uuid.uuid4()))
-        logged = await stores.recall.log_messages(
-            learner_id, session_id(state, config), [_recall(m) for m in [*seed, human]]
-        )
+        attended = await sense_request(stores, learner_id, request, state["context"])
+        recalled = [*(_recall(m) for m in seed), _recall(human, attended)]
+        logged = await stores.recall.log_messages(learner_id, session_id(state, config), recalled)
         emit(
             runtime,
             "receive",
@@ -241,7 +250,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
     async def compile_(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
         """Build the prompt: system, then core memory, then the FIFO queue."""
         ctx = run_context(runtime)
-        force = state.get("step", 0) + 1 >= ctx.max_steps
+        force = state.get("step", 0) + 1 >= think_limit(state.get("effort"), ctx.max_steps)
         prompt = _prompt(state, ctx, FORCE_FINAL if force else "")
         value = pressure(prompt, ctx.max_tokens)
         emit(runtime, "compile", pressure=round(value, 4), messages=len(prompt), forced_final=force)
@@ -253,7 +262,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         wired = wiring()
         resources = wired.resources
         step = state.get("step", 0) + 1
-        force = step >= ctx.max_steps
+        force = step >= think_limit(state.get("effort"), ctx.max_steps)
         model = resources.chat_model
         if not force and ctx.tool_protocol == "native":
             model = model.bind_tools(list(wired.tools))
@@ -311,10 +320,11 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             )
             results, outputs, errors, unknown = run.messages, run.outputs, run.errors, run.unknown
         results = [_with_id(m) for m in results]
+        traces = await sense_tool_outputs(stores, state["learner_id"], results)
         logged = await stores.recall.log_messages(
             state["learner_id"],
             session_id(state, config),
-            [_recall(m) for m in [call_msg, *results]],
+            [_recall(call_msg), *(_recall(m, traces.get(str(m.id))) for m in results)],
         )
         core = next((o["core_memory"] for o in reversed(outputs) if "core_memory" in o), None)
         degraded = logged.degraded or any(o.get("degraded") for o in outputs)

@@ -9,6 +9,14 @@ and API clients: each request as a ``HumanMessage`` (``receive``, with any seede
 ``session_history``) and each final answer as an ``AIMessage`` (``finish``). It is
 append-only (``add_messages``; never archived, never sent to the model) and carries
 no tool calls or tool results: those live in ``fifo_queue`` and recall storage.
+
+``slots`` is working memory proper (issue 13): the request's task slots, merged by
+``agent.heartbeat.slots.merge_slots`` (dedupe by id, at most 20, lowest relevance
+evicted first, a clear sentinel). ``appraise`` starts a fresh set for each request and
+``finish`` clears it; core memory and the FIFO queue are not touched by slots.
+``effort`` is the request's adaptive-effort record (``agent.heartbeat.cognition``):
+intent, step budget, appraisal rounds, evaluations, self-corrections, retrieved slot
+ids, fired reminders. ``finish`` copies it into ``memory_state["effort"]``.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ from typing import Annotated, Any, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+
+from agent.heartbeat.slots import Slot, merge_slots
 
 
 def merge_sections(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
@@ -57,8 +67,8 @@ class HeartbeatInput(TypedDict):
     """Optional context: current concept, session history, session id, end_session."""
 
 
-class MemoryState(TypedDict):
-    """The ``memory_state`` block of the output."""
+class _MemoryStateRequired(TypedDict):
+    """The keys every ``memory_state`` has."""
 
     core_sections: list[str]
     queue_size: int
@@ -68,6 +78,53 @@ class MemoryState(TypedDict):
     archive_attempts: int
     archive_successes: int
     degraded: bool
+    effort: EffortReport
+    """The request's adaptive-effort and metacognition figures (issue 13)."""
+
+
+class MemoryState(_MemoryStateRequired, total=False):
+    """The ``memory_state`` block of the output (``total=False`` marks the optional keys).
+
+    ``NotRequired`` is not used here: under ``from __future__ import annotations`` Python
+    3.11 does not see it, and clients read ``__required_keys__``.
+    """
+
+    consolidated_episode: str
+    """Id of the ConsolidatedEpisode this request's ``finish`` wrote, when episodes were due."""
+
+
+class EffortReport(TypedDict, total=False):
+    """What a bench needs for the metacognition metrics of one request.
+
+    Effort calibration compares ``intent``/``budget`` with ``steps_used``; sufficiency
+    judgement reads ``evaluations``/``sufficient``/``coverage``; search quality is
+    ``used`` over ``retrieved`` (retrieved slots the answer drew on); self-correction is
+    ``self_corrections`` (widened re-queries after an insufficient evaluation).
+    """
+
+    intent: str
+    method: str
+    """``llm`` (structured output) or ``rules`` (the offline classifier)."""
+    budget: int
+    """``min(Context.max_steps, EFFORT[intent].max_steps)``."""
+    plan: str
+    """Name of the retrieval plan the appraisal searched with."""
+    rounds: int
+    """Appraisal search rounds taken (they count against the budget)."""
+    think_steps: int
+    steps_used: int
+    """``rounds + think_steps``; never above ``budget``."""
+    evaluations: int
+    sufficient: bool | None
+    """The last sufficiency judgement (None: nothing was evaluated)."""
+    coverage: float | None
+    self_corrections: int
+    retrieved: list[str]
+    """Ids of the ``retrieved_fact`` slots of this request (appraisal and search tools)."""
+    used: list[str]
+    """Retrieved slot ids whose content the answer drew on (word overlap, see cognition)."""
+    reminders: list[str]
+    """Ids of the reminders that fired during this request."""
 
 
 class HeartbeatOutput(TypedDict):
@@ -115,3 +172,7 @@ class HeartbeatState(TypedDict):
     """Output block computed by ``finish``."""
     degraded: bool
     """True when Neo4j was unreachable during this request (Redis-only mode)."""
+    slots: Annotated[list[Slot], merge_slots]
+    """Working memory task slots of the current request (at most 20), rendered after core memory."""
+    effort: dict[str, Any]
+    """The current request's adaptive-effort record (see ``EffortReport``)."""

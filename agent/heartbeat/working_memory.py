@@ -1,8 +1,10 @@
 """Working memory arithmetic: compile the prompt, measure pressure, pick evictions.
 
-The prompt is ``[SYSTEM + CORE MEMORY] + [FIFO QUEUE]``; compiling costs
-O(queue size). Evictions take the oldest share of the queue but never separate
-an assistant tool call from its tool results.
+The prompt is ``[SYSTEM + CORE MEMORY + WORKING MEMORY SLOTS] + [FIFO QUEUE]``;
+compiling costs O(queue size + slots). The task slots (``agent.heartbeat.slots``, at
+most 20) render right after core memory, and only when there are any. Evictions take
+the oldest share of the queue but never separate an assistant tool call from its tool
+results; slots are never evicted by archiving (they are bounded on their own).
 """
 
 from __future__ import annotations
@@ -21,18 +23,24 @@ from langchain_core.messages import (
 )
 
 from agent.heartbeat.prompts import core_memory_block, system_instructions
+from agent.heartbeat.slots import Slot, render_slots
 from agent.heartbeat.tokens import count_messages
 
 
 def compile_prompt(
-    core_memory: Mapping[str, str], queue: Sequence[AnyMessage], *, text_protocol: bool = False
+    core_memory: Mapping[str, str],
+    queue: Sequence[AnyMessage],
+    *,
+    text_protocol: bool = False,
+    slots: Sequence[Slot] = (),
 ) -> list[BaseMessage]:
-    """Build ``[SYSTEM] + [CORE MEMORY] + [FIFO QUEUE]`` as one system message and the queue.
+    """Build ``[SYSTEM] + [CORE MEMORY] + [SLOTS] + [FIFO QUEUE]``: one system message and the queue.
 
     One system message keeps providers that accept a single system turn happy.
     """
     system = system_instructions(core_memory, text_protocol=text_protocol)
-    head = SystemMessage(content=f"{system}\n\n{core_memory_block(core_memory)}")
+    parts = [system, core_memory_block(core_memory), render_slots(slots)]
+    head = SystemMessage(content="\n\n".join(p for p in parts if p))
     return [head, *queue]
 
 

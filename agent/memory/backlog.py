@@ -156,10 +156,13 @@ class WriteBacklog:
         """Park one write for ``learner_id``; returns the stream entry id."""
         fields = {"op": op, "payload": json.dumps(payload), "at": str(time.time())}
         try:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.xadd(self.stream_key(learner_id), fields)
+            # Two keys in two hash slots, so no MULTI (Redis Cluster refuses one across slots).
+            # The learner is registered first: a parked entry is always findable, and a
+            # registration whose XADD failed is harmless (replay finds the stream empty).
+            async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.sadd(self.learners_key, learner_id)
-                entry_id, _ = await pipe.execute()
+                pipe.xadd(self.stream_key(learner_id), fields)
+                _, entry_id = await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailableError("Neo4j and Redis", f"cannot park the write: {exc}") from exc
         self._shared.maybe_pending = True

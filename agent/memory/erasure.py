@@ -1,8 +1,9 @@
 """Erase everything KAG stores for one learner (evaluation runs, right to erasure).
 
 Neo4j: notes and their revisions, memories and summaries, messages, the
-durable core memory sections, the ``Learner`` node. Redis: core memory, the artifact stream, the write backlog
-and the recent-items cache. Shared indexes and other learners are untouched.
+durable core memory sections, reminders, promoted sensory traces, the ``Learner`` node.
+Redis: core memory, the artifact stream, the write backlog, the recent-items cache and the
+sensory buffer. Shared indexes and other learners are untouched.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from redis.exceptions import RedisError
 from agent.errors import StoreUnavailableError
 from agent.graphdb.store import fetch
 from agent.memory.backlog import WriteBacklog
+from agent.memory.cognitive_queries import DELETE_REMINDERS
 from agent.memory.core import CoreMemoryStore
 from agent.memory.queries import (
     COUNT_OWNED,
@@ -21,7 +23,9 @@ from agent.memory.queries import (
     DELETE_LEARNER,
     DELETE_MEMORIES,
     DELETE_MESSAGES,
+    DELETE_SENSORY_TRACES,
 )
+from agent.memory.sensory import SensoryBuffer
 from agent.notes.artifacts import stream_key as artifact_stream_key
 from agent.notes.queries import DELETE_LEARNER_NOTES
 from agent.notes.store import NoteStore
@@ -38,6 +42,8 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
             DELETE_LEARNER_NOTES,
             DELETE_MEMORIES,
             DELETE_MESSAGES,
+            DELETE_REMINDERS,
+            DELETE_SENSORY_TRACES,
             DELETE_CORE_SECTIONS,
             DELETE_LEARNER,
         ):
@@ -47,6 +53,7 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
     await NoteStore.for_resources(resources).write(erase)
     backlog = WriteBacklog(resources.redis, auto_replay=False)
     await CoreMemoryStore(resources.redis).clear(learner_id)
+    await SensoryBuffer(resources.redis).clear(learner_id)
     keys = [
         artifact_stream_key(learner_id),
         backlog.stream_key(learner_id),

@@ -1,4 +1,6 @@
-"""Cypher for the memory stores: archival, recall and erasure.
+"""Cypher for the memory stores: archival, recall (episodic), core memory and erasure.
+
+The cognitive stores (facts, procedures, reminders) have theirs in ``cognitive_queries``.
 
 Parameters only; no user text or identifier is ever formatted in.
 """
@@ -151,10 +153,11 @@ DELETE_MESSAGES = "MATCH (n:Message {learner_id: $learner_id}) DETACH DELETE n"
 DELETE_LEARNER = "MATCH (n:Learner {id: $learner_id}) DETACH DELETE n"
 """Erasure: the ``Learner`` node."""
 COUNT_OWNED = """
-MATCH (n) WHERE (n:Memory OR n:Message OR n:Note) AND n.learner_id = $learner_id
+MATCH (n) WHERE (n:Memory OR n:Message OR n:Note OR n:Reminder OR n:SensoryTrace)
+  AND n.learner_id = $learner_id
 RETURN count(n) AS owned
 """
-"""Memories, messages and notes still owned by the learner (0 after erasure)."""
+"""Memories, messages, notes, reminders, sensory traces the learner still owns (0 after erasure)."""
 
 # ----- core memory, durable copy (``agent.memory.core``) -----
 
@@ -182,3 +185,122 @@ RETURN s.name AS name, s.text AS text
 """The learner's durable core memory sections."""
 DELETE_CORE_SECTIONS = "MATCH (n:CoreSection {learner_id: $learner_id}) DETACH DELETE n"
 """Erasure: the learner's durable core memory."""
+
+
+# ----- episodes (``agent.memory.episodes``, ``agent.memory.sensory`` promotion) -----
+
+# Schema owned by the episodic layer (``EPISODE_SCHEMA_KEY``): trace ids are unique, the
+# timeline seeks messages and memories by (learner, time), and consolidation finds the
+# learner's unconsolidated messages above a watermark by (learner, seq).
+EPISODE_SCHEMA = (
+    "CREATE CONSTRAINT sensory_trace_id_unique IF NOT EXISTS FOR (n:SensoryTrace) REQUIRE n.id IS UNIQUE",
+    "CREATE INDEX sensory_trace_learner IF NOT EXISTS FOR (n:SensoryTrace) ON (n.learner_id)",
+    "CREATE INDEX message_learner_created IF NOT EXISTS FOR (n:Message) ON (n.learner_id, n.created_at)",
+    "CREATE INDEX message_learner_seq IF NOT EXISTS FOR (n:Message) ON (n.learner_id, n.seq)",
+    "CREATE INDEX memory_learner_created IF NOT EXISTS FOR (n:Memory) ON (n.learner_id, n.created_at)",
+)
+"""Constraints and range indexes of the episodic layer (idempotent DDL)."""
+# ``CREATE_MESSAGES`` plus the promotion of attended sensory items, in one statement, so
+# logging a turn that attended to something costs no extra round trip.
+CREATE_MESSAGES_ATTENDED = """
+MATCH (l:Learner {id: $learner_id})
+SET l.message_seq = $new_base
+WITH l
+UNWIND $rows AS row
+MERGE (m:Message {id: row.id})
+  ON CREATE SET m += row
+MERGE (l)-[:SAID]->(m)
+WITH l, count(m) AS created
+CALL (l) {
+  UNWIND $links AS link
+  MATCH (m:Message {id: link.message_id})
+  WHERE m.learner_id = $learner_id
+  MERGE (s:SensoryTrace {id: link.id})
+    ON CREATE SET s.learner_id = $learner_id, s.kind = link.kind,
+                  s.captured_at = link.captured_at, s.attended_at = $now
+  WITH l, m, s
+  WHERE s.learner_id = $learner_id
+  MERGE (l)-[:HAS_SENSORY_TRACE]->(s)
+  MERGE (m)-[:ATTENDED_TO]->(s)
+  RETURN count(s) AS linked
+}
+RETURN created, linked
+"""
+"""Create messages (as ``CREATE_MESSAGES``) and link each to the sensory traces it attended to."""
+DUE_EPISODES = """
+MATCH (l:Learner {id: $learner_id})
+WITH coalesce(l.episode_seq, 0) AS mark
+MATCH (m:Message {learner_id: $learner_id})
+WHERE m.seq > mark AND m.role = 'user' AND NOT coalesce(m.compressed, false)
+RETURN m.id AS id, m.content AS content, m.created_at AS created_at,
+       m.session_id AS session_id, m.seq AS seq
+ORDER BY m.seq ASC
+LIMIT $limit
+"""
+"""The learner's oldest unconsolidated learner messages (role user) above the watermark."""
+# Under the learner's lock: only if every message is still unconsolidated (a concurrent or
+# repeated run finds them compressed and writes nothing).
+WRITE_CONSOLIDATION = """
+MATCH (l:Learner {id: $learner_id})
+SET l.last_memory_write = $props.created_at
+WITH l
+CALL (l) {
+  UNWIND $message_ids AS mid
+  MATCH (m:Message {id: mid})
+  WHERE m.learner_id = $learner_id AND NOT coalesce(m.compressed, false)
+  RETURN count(m) AS free
+}
+WITH l, free
+WHERE free = size($message_ids)
+SET l.memory_seq = coalesce(l.memory_seq, 0) + 1,
+    l.episode_seq = CASE WHEN coalesce(l.episode_seq, 0) > $last_seq
+                         THEN l.episode_seq ELSE $last_seq END
+MERGE (e:Memory {id: $id})
+  ON CREATE SET e:ConsolidatedEpisode, e += $props, e.seq = l.memory_seq
+MERGE (l)-[:HAS_MEMORY]->(e)
+WITH e
+UNWIND $message_ids AS mid
+MATCH (m:Message {id: mid})
+WHERE m.learner_id = $learner_id
+SET m.compressed = true
+MERGE (e)-[:CONSOLIDATES]->(m)
+RETURN e.id AS id, e.seq AS seq, count(m) AS consolidated
+"""
+"""Store one consolidation, link it to its originals and flag them ``compressed``."""
+HAS_EPISODES = """
+MATCH (l:Learner {id: $learner_id})
+RETURN l.episode_seq IS NOT NULL AS any
+"""
+"""Whether the learner has any consolidated episode (recall search merges them only then)."""
+CONSOLIDATED_IN = """
+UNWIND $ids AS id
+MATCH (e:ConsolidatedEpisode)-[:CONSOLIDATES]->(m:Message {id: id})
+WHERE m.learner_id = $learner_id AND e.learner_id = $learner_id
+RETURN m.id AS id, collect(e.id) AS episodes
+"""
+"""For messages among ``$ids``, the consolidations that hold them."""
+TIMELINE_TEMPLATE = """
+CALL () {
+  MATCH (m:Message {learner_id: $learner_id})
+  WHERE m.created_at >= $since AND m.created_at <= $until
+  RETURN m.id AS id, 'message' AS kind, m.content AS text, m.created_at AS at,
+         m.role AS role, m.session_id AS session_id, coalesce(m.compressed, false) AS compressed,
+         null AS valid_from, null AS valid_to, null AS session_ids, m.seq AS seq
+  UNION ALL
+  MATCH (s:Memory {learner_id: $learner_id})
+  WHERE (s:SessionSummary OR s:ConsolidatedEpisode)
+    AND coalesce(s.valid_to, s.created_at) >= $since
+    AND coalesce(s.valid_from, s.created_at) <= $until
+  RETURN s.id AS id, CASE WHEN s:ConsolidatedEpisode THEN 'episode' ELSE 'summary' END AS kind,
+         s.text AS text, coalesce(s.valid_from, s.created_at) AS at, null AS role,
+         s.session_id AS session_id, false AS compressed, s.valid_from AS valid_from,
+         s.valid_to AS valid_to, s.session_ids AS session_ids, s.seq AS seq
+}
+RETURN id, kind, text, at, role, session_id, compressed, valid_from, valid_to, session_ids
+ORDER BY at {order}, kind {order}, seq {order}
+LIMIT $limit
+"""
+TIMELINE = {order: TIMELINE_TEMPLATE.replace("{order}", order) for order in ("ASC", "DESC")}
+"""The learner's messages, summaries and consolidated episodes in a time window, by time."""
+DELETE_SENSORY_TRACES = "MATCH (n:SensoryTrace {learner_id: $learner_id}) DETACH DELETE n"
+"""Erasure: the learner's promoted sensory traces."""

@@ -44,14 +44,15 @@ from agent.memory.queries import (
     COUNT_MESSAGES,
     CREATE_MESSAGES,
     CREATE_MESSAGES_ATTENDED,
-    HAS_EPISODES,
     EXISTING_MESSAGES,
     GET_MESSAGES,
+    HAS_EPISODES,
     LOCK_LEARNER,
     RELINK_CHAIN,
     SESSION_MESSAGES,
 )
 from agent.memory.recent import search_recent
+from agent.memory.sensory import check_traces
 from agent.search.hybrid import HybridSearch, memory_target, message_target
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
@@ -100,29 +101,6 @@ def _check_message(message: RecallMessage) -> None:
         raise InvalidInputError(f"message {message.id!r}: seq must be a positive integer")
 
 
-def _traces(message: RecallMessage) -> list[dict[str, Any]]:
-    """The sensory traces a message attended to, validated (``{id, kind, captured_at}``)."""
-    attended = message.attended
-    if attended is None:
-        return []
-    items = [attended] if isinstance(attended, Mapping) else attended
-    if isinstance(items, str) or not isinstance(items, Sequence) or len(items) > 16:
-        raise InvalidInputError(f"message {message.id!r}: attended must be a sensory item or a list of them")
-    traces = []
-    for item in items:
-        if not isinstance(item, Mapping):
-            raise InvalidInputError(f"message {message.id!r}: attended items must be mappings")
-        trace = {
-            "id": validate_text(item.get("id"), "attended id", 64),
-            "kind": validate_text(item.get("kind"), "attended kind", 32),
-            "captured_at": normalise_time(item.get("captured_at"), "attended captured_at"),
-        }
-        if trace["captured_at"] is None:
-            raise InvalidInputError(f"message {message.id!r}: attended captured_at is required")
-        traces.append(trace)
-    return traces
-
-
 class RecallStore(Neo4jStore):
     """Every message of every session, for ``conversation_search``."""
 
@@ -132,6 +110,11 @@ class RecallStore(Neo4jStore):
         """Same arguments as ``Neo4jStore``: driver, embeddings, database, backlog."""
         super().__init__(*args, **kwargs)
         self._search = HybridSearch(message_target(self.names))
+        self._episodes = HybridSearch(memory_target(self.names))
+
+    async def _setup_schema_once(self, _: object = None) -> None:
+        await super()._setup_schema_once()
+        await ensure_episode_schema(self.driver, self.database)  # SensoryTrace ids
 
     async def log_messages(
         self, learner_id: str, session_id: str, messages: Sequence[RecallMessage]
@@ -158,7 +141,7 @@ class RecallStore(Neo4jStore):
                     "created_at": normalise_time(message.created_at, "created_at") or now,
                     "seq": message.seq,
                     "metadata_json": json.dumps(message.metadata) if message.metadata else None,
-                    "attended": _traces(message),
+                    "attended": check_traces(message.attended, f"message {message.id!r}"),
                 },
             )
         if not unique:
@@ -226,22 +209,12 @@ class RecallStore(Neo4jStore):
                 rows.append({**row, **base_row, "seq": message_seq, "embedding": vector})
             if not rows:
                 return 0
-            if links:  # promote attended sensory items in the same statement
-                created = (
-                    await fetch(
-                        tx,
-                        CREATE_MESSAGES_ATTENDED,
-                        learner_id=learner_id,
-                        new_base=seq,
-                        rows=rows,
-                        links=links,
-                        now=now,
-                    )
-                )[0]["created"]
-            else:
-                created = (
-                    await fetch(tx, CREATE_MESSAGES, learner_id=learner_id, new_base=seq, rows=rows)
-                )[0]["created"]
+            # Attended sensory items are promoted by the same statement (no extra round trip).
+            params = {"learner_id": learner_id, "new_base": seq, "rows": rows}
+            if links:
+                params.update(links=links, now=now)
+            query = CREATE_MESSAGES_ATTENDED if links else CREATE_MESSAGES
+            created = (await fetch(tx, query, **params))[0]["created"]
             await fetch(
                 tx,
                 RELINK_CHAIN,
@@ -315,7 +288,14 @@ class RecallStore(Neo4jStore):
         page_size: int = 5,
         recipe: str | SearchRecipe = "hybrid_rrf",
     ) -> SearchPage:
-        """Hybrid search over the learner's messages; hits carry ``session_id`` and ``role``."""
+        """Hybrid search over the learner's messages; hits carry ``session_id`` and ``role``.
+
+        Once the learner has consolidated episodes, they are searched too (kind
+        ``episode``) and merged by score; a compressed original found together with its
+        consolidation ranks right below it, other originals keep their place
+        (``prefer_consolidations``). Compressed message hits carry ``compressed`` and
+        ``consolidated_in`` in their metadata.
+        """
         learner_id = validate_learner_id(learner_id)
         check_page(page, page_size)
         query = validate_text(query, "query", 64 * 1024, allow_blank=True)
@@ -329,17 +309,20 @@ class RecallStore(Neo4jStore):
             embedding = await self.embed_query(text) if text and chosen.vector_weight else None
 
             async def work(tx: neo4j.AsyncTransaction) -> tuple[list[SearchHit], bool]:
-                return await self._search.retrieve(
-                    tx,
-                    learner_id=learner_id,
-                    query=text,
-                    embedding=embedding,
-                    recipe=chosen,
-                    page=page,
-                    page_size=page_size,
-                    kinds=None,
-                    notes=None,
-                )
+                rows = await fetch(tx, HAS_EPISODES, learner_id=learner_id) if text else []
+                if not (rows and rows[0]["any"]):
+                    return await self._search.retrieve(
+                        tx,
+                        learner_id=learner_id,
+                        query=text,
+                        embedding=embedding,
+                        recipe=chosen,
+                        page=page,
+                        page_size=page_size,
+                        kinds=None,
+                        notes=None,
+                    )
+                return await self._episodic_page(tx, learner_id, text, embedding, chosen, page, page_size)
 
             hits, more = await self.read(work)
         except StoreUnavailableError as exc:
@@ -364,3 +347,32 @@ class RecallStore(Neo4jStore):
             has_more=more,
             requested_recipe=requested.name if chosen is not requested else None,
         )
+
+    async def _episodic_page(
+        self,
+        tx: neo4j.AsyncTransaction,
+        learner_id: str,
+        text: str,
+        embedding: list[float] | None,
+        recipe: SearchRecipe,
+        page: int,
+        page_size: int,
+    ) -> tuple[list[SearchHit], bool]:
+        """One page of messages and consolidated episodes, consolidations preferred."""
+        window = (page + 1) * page_size  # both lists from the top, then merged and paged
+        common: dict[str, Any] = {
+            "learner_id": learner_id,
+            "query": text,
+            "embedding": embedding,
+            "recipe": recipe,
+            "page": 0,
+            "page_size": window,
+            "notes": None,
+        }
+        messages, more_messages = await self._search.retrieve(tx, kinds=None, **common)
+        episodes, more_episodes = await self._episodes.retrieve(tx, kinds=list(EPISODE_KINDS), **common)
+        messages = await annotate_consolidated(tx, learner_id, messages)
+        ranked = prefer_consolidations(merge_ranked(messages, episodes))
+        start = page * page_size
+        more = more_messages or more_episodes or len(ranked) > start + page_size
+        return ranked[start : start + page_size], more

@@ -15,7 +15,12 @@ from agent.context import Context
 from agent.memory.archival import ArchivalStore
 from agent.memory.backlog import WriteBacklog
 from agent.memory.core import CoreLimits, CoreMemoryStore
+from agent.memory.episodes import EpisodeStore
+from agent.memory.facts import FactStore
+from agent.memory.procedures import ProcedureStore
 from agent.memory.recall import RecallStore
+from agent.memory.reminders import ReminderStore
+from agent.memory.sensory import SensoryBuffer
 from agent.resources import Resources
 
 
@@ -61,11 +66,22 @@ class MemoryKnobs:
 
 @dataclass(frozen=True, eq=False)
 class MemoryStores:
-    """Core (Redis over Neo4j), archival and recall (Neo4j) stores over one resources bundle."""
+    """Every memory store over one resources bundle (README "Cognitive memory" maps the six types).
+
+    Core memory is Redis over Neo4j; archival, recall, facts (semantic), procedures,
+    reminders (prospective) and consolidated episodes are Neo4j; the sensory buffer is
+    Redis only. All share the bundle's clock, and every store that parks writes during a
+    Neo4j outage shares one write backlog.
+    """
 
     core: CoreMemoryStore
     archival: ArchivalStore
     recall: RecallStore
+    facts: FactStore
+    procedures: ProcedureStore
+    reminders: ReminderStore
+    episodes: EpisodeStore
+    sensory: SensoryBuffer
 
     @classmethod
     def wire(cls, resources: Resources) -> MemoryStores:
@@ -79,4 +95,10 @@ class MemoryStores:
             ),
             archival=ArchivalStore(*neo, **shared),
             recall=RecallStore(*neo, **shared),
+            facts=FactStore(*neo, **shared),
+            procedures=ProcedureStore(*neo, **shared),
+            reminders=ReminderStore(*neo, **shared),
+            # Consolidation is derived data, redone on a later turn: it never parks a write.
+            episodes=EpisodeStore(*neo, database=resources.database, clock=resources.clock),
+            sensory=SensoryBuffer(resources.redis, clock=resources.clock),
         )

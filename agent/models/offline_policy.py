@@ -2,7 +2,16 @@
 
 KAG uses it when no ``GOOGLE_API_KEY`` is set, because no model weights can be
 fetched on an offline machine. It exercises the real tool loop with a fixed,
-documented policy, applied sentence by sentence to the latest learner message:
+documented policy, applied sentence by sentence to the latest learner message.
+
+**Cognitive rules first** (``agent.models.offline_cognition``, rules C1–C6, when the
+cognitive tools are bound): fired reminders in WORKING MEMORY are resolved and
+mentioned; procedures are saved and recalled; "remind me to…" sets a reminder;
+first-person questions about the learner's current state search facts; statements
+about the learner are remembered as facts, and only identity (name, job, study, level)
+and goals are also pinned in core memory, where a new statement replaces the line in
+the same fact slot ("My new goal is…" replaces the old goal). Without those tools, the
+rules below apply unchanged; with them, rules 1–2 only cover what C6 leaves.
 
 1. **Goals and plans go to ``current_goals``.** A statement such as "I want to…",
    "I'd like to…", "my goal is…", "I need to learn…", "I plan to…", "I am planning
@@ -28,16 +37,15 @@ documented policy, applied sentence by sentence to the latest learner message:
    discussed"). The query keeps content words only (``agent.text.QUERY_STOP_WORDS``
    and the recall verbs in ``_RECALL_VERBS``). When an archival search yields no
    learner statement on the query, the policy tries ``conversation_search`` once.
-6. **Answers quote the best-matching learner statement** of the search results:
-   candidates are hits whose ``role`` is ``user``/``human`` (or have no role: archival
-   inserts), and the ``- user:`` lines of archived summaries. Questions, the
-   policy's own replies and banner, tool-call renderings (``[calls …]``) and
-   assistant/tool lines are never candidates. The candidate sharing the most query
-   word stems wins (ties: the higher-ranked hit); the answer quotes it
+6. **Answers quote the best-matching learner statement** of the search results
+   (``agent.models.offline_reading.best_statement``: learner lines only, never
+   questions, tool calls or the policy's own replies); the answer quotes it
    (``You said: "…"``). No candidate on the query → the answer says nothing matched.
 7. Planned calls run one per step, in order. When all have returned, the model
    answers ("From your memory — …"). Anything else gets a short, honest reply that
-   this is the offline policy and cannot teach new material.
+   this is the offline policy and cannot teach new material. Every call already made
+   in the turn (matched by name and arguments) counts as done, so a plan that changes
+   after a core memory write never repeats a call.
 
 Every message carries ``response_metadata["is_llm"] = False`` and starts with
 ``OFFLINE_BANNER`` so no one mistakes it for a language model. Its final replies
@@ -56,18 +64,37 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agent.text import QUERY_STOP_WORDS, light_stem
+from agent.models.offline_cognition import (
+    CognitivePlanner,
+    Sentence,
+    fact_fallback,
+    overrides_core,
+    pending_action,
+    procedure_actions,
+    quote_result,
+    reminder_actions,
+    reminder_mentions,
+)
+from agent.models.offline_reading import CALL_MARK as CALL_MARK
+from agent.models.offline_reading import LEARNER_ROLES as LEARNER_ROLES
+from agent.models.offline_reading import (
+    OFFLINE_BANNER,
+    best_statement,
+    call_args,
+    is_question,
+    read_core_memory,
+    result_data,
+)
+from agent.models.offline_reading import learner_statements as learner_statements
+from agent.text import QUERY_STOP_WORDS
 
-OFFLINE_BANNER = "[offline policy, not an LLM]"
-POLICY_VERSION = "kag-offline-policy/2"
-CALL_MARK = "[calls "  # how the heartbeat renders a tool call in recall storage
-LEARNER_ROLES = frozenset({"user", "human"})  # recall storage says "user", LangChain "human"
+POLICY_VERSION = "kag-offline-policy/3"
 SEARCH_TOOLS = ("archival_memory_search", "conversation_search")
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
@@ -95,9 +122,6 @@ _SAID = re.compile(
     r"did i mention|we covered)\b",
     re.I,
 )
-_QUESTION_WORDS = re.compile(
-    r"^\s*(what|when|where|who|which|how|why|did|do|does|have|can|am|is|are)\b", re.I
-)
 _GOAL_QUESTION = re.compile(
     r"\b(my|our) (goals?|plans?|aims?|targets?|next steps?)\b|"
     r"\bwhat (am i|are we) (planning|aiming|working towards|trying)\b|"
@@ -119,13 +143,6 @@ _RECALL_VERBS = frozenset(
     {"say", "said", "says", "tell", "told", "talk", "talked", "discuss", "discussed"}
     | {"mention", "mentioned", "earlier", "before", "ago"}
 )
-_CORE_SECTION = re.compile(r"<([a-z][a-z0-9_]*)>\n(.*?)\n</\1>", re.S)
-_ROLE_LINE = re.compile(r"^\s*-?\s*(user|assistant|tool|summary):\s*(.*)$", re.I)
-
-
-def is_question(sentence: str) -> bool:
-    """A sentence ending in ``?`` or opening with a question word."""
-    return sentence.strip().endswith("?") or bool(_QUESTION_WORDS.match(sentence))
 
 
 def is_policy_reply(message: BaseMessage) -> bool:
@@ -135,18 +152,6 @@ def is_policy_reply(message: BaseMessage) -> bool:
         and message.response_metadata.get("is_llm") is False
         and not message.tool_calls
     ) or (isinstance(message.content, str) and message.content.startswith(OFFLINE_BANNER))
-
-
-def read_core_memory(messages: Sequence[BaseMessage]) -> dict[str, str]:
-    """The CORE MEMORY sections rendered in the system message(s) of a prompt."""
-    sections: dict[str, str] = {}
-    for message in messages:
-        if isinstance(message, SystemMessage) and "CORE MEMORY" in message.text:
-            block = message.text[message.text.index("CORE MEMORY") :]
-            for name, text in _CORE_SECTION.findall(block):
-                if text.strip() and text.strip() != "(empty)":
-                    sections[name] = text.strip()
-    return sections
 
 
 def _words(text: str) -> set[str]:
@@ -180,29 +185,52 @@ def plan_actions(
 ) -> list[tuple[str, dict[str, Any]]]:
     """Return the ordered tool calls the policy makes for one learner message.
 
-    A question that core memory ``core`` answers (rule 4) plans no search.
+    The cognitive rules (``agent.models.offline_cognition``) go first; a question that
+    core memory ``core`` answers (rule 4) plans no search.
     """
+    core = core or {}
+    found = [(m.start(), m.group().strip()) for m in _SENTENCE.finditer(text) if m.group().strip()]
+    texts = [sentence for _, sentence in found]
+    procedures, consumed = procedure_actions(texts, [text[start:] for start, _ in found], available)
+    sentences = [_classify(sentence, core) for sentence in texts]
+    planner = CognitivePlanner(sentences, available, core, search_query)
     actions: list[tuple[str, dict[str, Any]]] = []
-    for raw in _SENTENCE.findall(text):
-        sentence = raw.strip()
-        if not sentence:
+    for i, s in enumerate(sentences):
+        if i in procedures:
+            actions.append(procedures[i])
+        if i in consumed:
             continue
-        question = is_question(sentence)
-        if question and core and answer_from_core(sentence, core):
+        cognitive = planner.actions(i)
+        if cognitive is not None:
+            actions.extend(cognitive)
+            continue
+        sentence, question = s.text, s.question
+        if s.answered:
             continue
         if question and _PAST.search(sentence):
             tool = "conversation_search" if _SAID.search(sentence) else "archival_memory_search"
             if tool not in available:  # the other search, when only one is bound
                 tool = next((t for t in SEARCH_TOOLS if t in available), tool)
             actions.append((tool, {"query": search_query(sentence)}))
-        elif not question and _KEEP.match(sentence):
+        elif s.keep:
             content = _KEEP.sub("", sentence, count=1).strip() or sentence
             actions.append(("archival_memory_insert", {"content": content}))
-        elif not question and _GOAL.search(sentence):
+        elif s.goal:
             actions.append(("core_memory_append", {"section": "current_goals", "content": sentence}))
         elif not question and _FACT.search(sentence):
             actions.append(("core_memory_append", {"section": "user_profile", "content": sentence}))
     return [(name, args) for name, args in actions if name in available]
+
+
+def _classify(sentence: str, core: Mapping[str, str]) -> Sentence:
+    question = is_question(sentence)
+    return Sentence(
+        text=sentence,
+        question=question,
+        answered=bool(question and core and answer_from_core(sentence, core)),
+        keep=not question and bool(_KEEP.match(sentence)),
+        goal=not question and bool(_GOAL.search(sentence)),
+    )
 
 
 def search_query(sentence: str) -> str:
@@ -212,65 +240,8 @@ def search_query(sentence: str) -> str:
     return " ".join(kept) or sentence.strip()
 
 
-def _stems(text: str) -> set[str]:
-    return {light_stem(w) for w in re.findall(r"[\w+#]+", text.lower()) if w not in QUERY_STOP_WORDS}
-
-
-def _is_boilerplate(text: str) -> bool:
-    return OFFLINE_BANNER in text or CALL_MARK in text or text.startswith("From your memory")
-
-
-def learner_statements(hit: Mapping[str, Any]) -> list[str]:
-    """What the learner stated in one search hit (rule 6): no questions, replies or tool calls."""
-    role = str(hit.get("role") or "user").lower()
-    text = str(hit.get("text") or "")
-    if role not in LEARNER_ROLES or not text.strip():
-        return []
-    found: list[str] = []
-    for line in text.splitlines():
-        match = _ROLE_LINE.match(line)
-        if match:
-            if match.group(1).lower() != "user":
-                continue
-            line = match.group(2)
-        line = line.strip()
-        if line and not is_question(line) and not _is_boilerplate(line):
-            found.append(line)
-    return found
-
-
-def best_statement(query: str, hits: Sequence[Mapping[str, Any]]) -> str | None:
-    """The learner statement sharing the most query stems (ties: the higher-ranked hit)."""
-    wanted = _stems(query)
-    best, best_score = None, 0
-    for hit in hits:
-        if not isinstance(hit, Mapping):
-            continue
-        for statement in learner_statements(hit):
-            score = len(wanted & _stems(statement))
-            if score > best_score:
-                best, best_score = statement, score
-    return best
-
-
-def _result_data(message: ToolMessage) -> Any:
-    text = message.text if isinstance(message.content, list) else str(message.content)
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return text
-
-
-def _call_args(messages: Sequence[BaseMessage], call_id: str | None) -> dict[str, Any]:
-    for message in messages:
-        for call in getattr(message, "tool_calls", None) or []:
-            if call.get("id") == call_id:
-                return dict(call.get("args") or {})
-    return {}
-
-
 def _quote_tool_result(message: ToolMessage, args: Mapping[str, Any]) -> str:
-    data = _result_data(message)
+    data = result_data(message)
     if not isinstance(data, dict):
         return str(data).strip()[:400]
     hits = data.get("results")
@@ -285,6 +256,20 @@ def _quote_tool_result(message: ToolMessage, args: Mapping[str, Any]) -> str:
     if data.get("ok") and data.get("id"):
         return f"stored in archival memory as {data['id']}"
     return json.dumps(data)[:400]
+
+
+def _conversation_fallback(
+    results: Sequence[tuple[str | None, Any, Mapping[str, Any]]], available: set[str]
+) -> tuple[str, dict[str, Any]] | None:
+    """Rule 5: an archival search without a learner statement is retried in conversation, once."""
+    if "conversation_search" not in available or any(name == "conversation_search" for name, _, _ in results):
+        return None
+    for name, data, args in results:
+        hits = data.get("results") if isinstance(data, dict) else None
+        query = str(args.get("query", ""))
+        if name == "archival_memory_search" and isinstance(hits, list) and not best_statement(query, hits):
+            return "conversation_search", {"query": query}
+    return None
 
 
 def _core_quote(section: str, lines: Sequence[str]) -> str:
@@ -336,43 +321,38 @@ class OfflinePolicyModel(BaseChatModel):
         after = messages[last_human + 1 :]
         done = [m for m in after if isinstance(m, ToolMessage)]
         available = set(self.tool_names)
-        plan = plan_actions(request, available, core)
-        if len(done) < len(plan):
-            return self._call(request, len(done), *plan[len(done)])
-        fallback = self._fallback_search(done, after, available)
-        if fallback is not None and len(done) == len(plan):
-            return self._call(request, len(done), "conversation_search", fallback)
-        parts = [
-            _core_quote(*found)
-            for raw in _SENTENCE.findall(request)
-            if (found := answer_from_core(raw.strip(), core)) is not None
+        made = [
+            (c["name"], dict(c.get("args") or {}))
+            for m in after
+            for c in getattr(m, "tool_calls", None) or []
         ]
-        for message in done:
-            args = _call_args(after, message.tool_call_id)
-            parts.append(f"{message.name or 'tool'}: {_quote_tool_result(message, args)}")
+        resolved = [str(args.get("reminder_id")) for name, args in made if name == "resolve_reminder"]
+        plan = [*reminder_actions(messages, resolved, available), *plan_actions(request, available, core)]
+        results = [(m.name, result_data(m), call_args(after, m.tool_call_id)) for m in done]
+        action = pending_action(plan, made) or fact_fallback(results, available)
+        action = action or _conversation_fallback(results, available)
+        if action is not None:
+            return self._call(request, len(made), *action)
+        parts = [
+            *reminder_mentions(messages, results),
+            *(
+                _core_quote(*found)
+                for raw in _SENTENCE.findall(request)
+                if not overrides_core(raw, available | {name for name, _ in made})
+                and (found := answer_from_core(raw, core))
+            ),
+        ]
+        for message, (name, data, args) in zip(done, results, strict=True):
+            quote = quote_result(name, data, args)
+            quote = _quote_tool_result(message, args) if quote is None else quote
+            if quote:  # "" for a resolved reminder: it is mentioned first
+                parts.append(f"{name or 'tool'}: {quote}")
         if parts:
             return self._reply("From your memory — " + "; ".join(parts))
         return self._reply(
             "I can store facts and goals you tell me and search what you learned before; "
             "I cannot reason about new material. Set GOOGLE_API_KEY to use Gemini."
         )
-
-    @staticmethod
-    def _fallback_search(
-        done: Sequence[ToolMessage], after: Sequence[BaseMessage], available: set[str]
-    ) -> dict[str, Any] | None:
-        """Rule 5: an archival search without a learner statement is retried in conversation."""
-        if "conversation_search" not in available or any(m.name == "conversation_search" for m in done):
-            return None
-        for message in done:
-            if message.name != "archival_memory_search":
-                continue
-            args = _call_args(after, message.tool_call_id)
-            data = _result_data(message)
-            hits = data.get("results") if isinstance(data, dict) else None
-            if isinstance(hits, list) and not best_statement(str(args.get("query", "")), hits):
-                return {"query": str(args.get("query", ""))}
-        return None
 
     def _call(self, request: str, index: int, name: str, args: dict[str, Any]) -> AIMessage:
         digest = hashlib.sha1(f"{request}|{name}|{index}".encode()).hexdigest()[:10]

@@ -75,6 +75,10 @@ class SearchRecipe:
     """Full text also matches the light stem of each content word as a prefix (``camp*``)."""
     question_weight: float = 0.0
     """RRF weight of the ``question`` retriever: full text with the whole question (0 disables it)."""
+    activation_weight: float = 0.0
+    """How much a memory's decayed activation lifts its fused score (``agent.memory.activation``)."""
+    usage_weight: float = 0.0
+    """How much a memory's usage count lifts its fused score (``agent.memory.activation``)."""
 
     def __post_init__(self) -> None:
         """Reject weights and sizes that would make a search meaningless."""
@@ -97,6 +101,8 @@ class SearchRecipe:
             raise InvalidInputError(f"recipe {self.name!r}: session_source must be one of {SESSION_SOURCES}")
         if self.session_top < 1 or self.session_turns < 1:
             raise InvalidInputError(f"recipe {self.name!r}: session sizes must be >= 1")
+        if self.activation_weight < 0 or self.usage_weight < 0:
+            raise InvalidInputError(f"recipe {self.name!r}: activation and usage weights must be >= 0")
 
     @property
     def weights(self) -> dict[str, float]:
@@ -194,6 +200,15 @@ HYBRID_MULTI_QUERY = replace(
     "list (weight 0.5).",
     question_weight=0.5,
 )
+COGNITIVE = SearchRecipe(
+    "cognitive",
+    "Cognitive memory (facts, procedures): hybrid_keywords_k10, then blended with activation and "
+    "usage (agent.memory.activation.blend_score); near-ties re-order, relevance dominates.",
+    keyword_query=True,
+    rrf_k=10,
+    activation_weight=0.15,
+    usage_weight=0.15,
+)
 
 RECIPES: dict[str, SearchRecipe] = {
     r.name: r
@@ -211,6 +226,7 @@ RECIPES: dict[str, SearchRecipe] = {
         HYBRID_SESSION_CONTEXT,
         HYBRID_STEMS,
         HYBRID_MULTI_QUERY,
+        COGNITIVE,
     )
 }
 

@@ -23,6 +23,8 @@ from starlette.responses import JSONResponse
 
 from agent.errors import ThreadOwnedError
 from agent.server.auth import NOT_CONFIGURED, server_token_table
+from agent.server.dashboard.assets import DashboardAssets
+from agent.server.dashboard.routes import dashboard_routes
 from agent.server.guard import ServerGuard
 
 log = logging.getLogger("kag.server")
@@ -42,9 +44,15 @@ async def thread_owned(_: Request, exc: Exception) -> JSONResponse:
 
 
 def build_app() -> Starlette:
-    """A Starlette app carrying KAG's guard middleware, error mapping and start-up checks."""
+    """A Starlette app carrying KAG's guard middleware, error mapping and start-up checks.
+
+    It also carries the learner dashboard (``agent.server.dashboard``): its API routes
+    (behind the same bearer auth) and, after the guard, the middleware that serves its
+    page and static files.
+    """
     return Starlette(
-        middleware=[Middleware(ServerGuard, tokens=server_token_table)],
+        routes=dashboard_routes(),
+        middleware=[Middleware(ServerGuard, tokens=server_token_table), Middleware(DashboardAssets)],
         exception_handlers={ThreadOwnedError: thread_owned},
         lifespan=lifespan,
     )

@@ -8,7 +8,7 @@
 - ``kag smoke``: one round trip through Neo4j, Redis, embeddings and the model.
 - ``kag demo``: the scripted three-session conversation.
 - ``kag serve``: ``langgraph dev`` with ``.env`` loaded without overriding the shell.
-- ``kag eval locomo|ablations ...``: the evaluations, handed to ``python -m bench.<name>``.
+- ``kag eval locomo|ablations|cognitive ...``: the evaluations, handed to ``python -m bench.<name>``.
 
 Every command reads ``.env`` (only the variables the shell has not set). Expected
 failures (a service down, a wrong password, something else on a service's port, a
@@ -41,6 +41,10 @@ __all__ = ["EVALUATIONS", "cli", "get_console", "main", "run_evaluation"]
 EVALUATIONS = {
     "locomo": ("bench.locomo", "LoCoMo retrieval (evidence recall@k); see python -m bench.locomo -h"),
     "ablations": ("bench.ablations", "ablation variants and baselines; see python -m bench.ablations -h"),
+    "cognitive": (
+        "bench.cognitive",
+        "cognitive memory suite (PATH: kag-cognitive-v1 scenarios); see python -m bench.cognitive -h",
+    ),
 }
 """``kag eval NAME`` → the bench module it runs as ``python -m MODULE``."""
 

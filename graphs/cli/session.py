@@ -195,16 +195,20 @@ def demo_command() -> int:
 
 
 async def demo(settings: Settings) -> int:
-    """The three-session demo; 0 when pressure crossed 70%, every recall probe passed, and notes were written.
+    """The three-session demo; 0 when pressure crossed 70%, every check passed, and notes were written.
 
     Each session-3 turn is a ``graphs.demo_script.Probe`` naming the exact fact its reply
-    must quote; the demo prints pass/fail per probe.
+    must quote; the demo prints pass/fail per probe. ``graphs.demo_script.memory_checks``
+    then asks the cognitive stores for the updated fact (now and ``as_of`` a time between
+    sessions 1 and 2), the reminder that fired exactly once, and the recalled procedure.
     """
     from rich.markup import escape
     from rich.table import Table
 
+    from agent.clock import system_clock
     from agent.context import Context
-    from graphs.demo_script import DEMO_MAX_TOKENS, PROBES, SESSIONS, Probe, probe_passes
+    from agent.memory.stores import MemoryStores
+    from graphs.demo_script import DEMO_MAX_TOKENS, PROBES, SESSIONS, Probe, memory_checks, probe_passes
 
     console = get_console()
     learner_id = f"demo-{uuid.uuid4().hex[:8]}"
@@ -213,6 +217,8 @@ async def demo(settings: Settings) -> int:
     probes = {probe.request: probe for probe in PROBES}
     verdicts: list[tuple[Probe, bool]] = []
     out: dict = {}
+    replies: list[str] = []
+    between = ""
     console.rule("[bold]KAG demo[/bold]")
     console.print(
         f"model: [bold]{settings.chat_model_id}[/bold]"
@@ -221,7 +227,9 @@ async def demo(settings: Settings) -> int:
         + f" · max_tokens: {DEMO_MAX_TOKENS} (demo budget; default 8192)"
     )
     async with heartbeat(settings) as graph:
-        for title, turns in SESSIONS:
+        for index, (title, turns) in enumerate(SESSIONS):
+            if index == 1:
+                between = system_clock().isoformat()  # after session 1, before session 2
             console.rule(title)
             thread_id = f"{learner_id}-{title.split(':')[0]}"
             for i, request in enumerate(turns):
@@ -232,6 +240,7 @@ async def demo(settings: Settings) -> int:
                 )
                 notes += len(out.get("artifacts", []))
                 response = out.get("response", "")
+                replies.append(response)
                 console.print(f"[bold magenta]kag>[/bold magenta] {escape(response)}\n")
                 if request in probes:
                     probe = probes[request]
@@ -243,7 +252,12 @@ async def demo(settings: Settings) -> int:
                 crossed = max(crossed, state.get("archive_successes", 0))
         console.rule("final output (the design's output schema)")
         console.print_json(json.dumps(out, default=str))
+    async with open_resources(settings) as resources:
+        checks = await memory_checks(
+            MemoryStores.wire(resources), learner_id, between=between, replies=replies
+        )
     recalled = len(verdicts) == len(PROBES) and all(ok for _, ok in verdicts)
+    recalled = recalled and all(ok for _, ok in checks)
     table = Table(title="demo checks")
     table.add_column("check")
     table.add_column("result")
@@ -253,6 +267,8 @@ async def demo(settings: Settings) -> int:
             f"probe: {escape(probe.request)} → {escape(repr(probe.expect))}",
             "PASS" if ok else "FAIL",
         )
+    for check, ok in checks:
+        table.add_row(f"memory: {escape(check)}", "PASS" if ok else "FAIL")
     table.add_row("Zettelkasten notes written (ARTIFACT_READY)", str(notes) if notes else "NO")
     console.print(table)
     return 0 if crossed and recalled and notes else 1

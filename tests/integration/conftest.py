@@ -6,8 +6,9 @@ the command that starts it.
 
 from __future__ import annotations
 
+import shutil
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlparse
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from agent.resources import Resources
 from agent.settings import Settings
 from graphs.heartbeat import make_builder
+from tests.integration.private_neo4j import PrivateNeo4j
 
 pytestmark = pytest.mark.integration
 
@@ -51,6 +53,16 @@ async def resources(settings: Settings) -> AsyncIterator[Resources]:
     bundle = Resources(settings)
     yield bundle
     await bundle.aclose()
+
+
+@pytest.fixture(scope="session")
+def private_neo4j() -> Iterator[PrivateNeo4j]:
+    """A Neo4j that outage tests may stop and restart: started once per session, deleted after."""
+    server = PrivateNeo4j()
+    server.up()
+    yield server
+    server.down()
+    shutil.rmtree(server.dir, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -94,9 +94,12 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources, redis_saver)
         stored = set(records[0]["ids"])
         assert stored == expected, f"missing {expected - stored}, extra {stored - expected}"
         memories, _, _ = await bundle.neo4j.execute_query(
-            "MATCH (:Learner {id: $l})-[:HAS_MEMORY]->(m:Memory) RETURN count(m) AS n", l=learner
+            "MATCH (:Learner {id: $l})-[:HAS_MEMORY]->(m:Memory) "
+            "RETURN count(m) AS n, count(CASE WHEN m:Fact THEN 1 END) AS facts",
+            l=learner,
         )
-        assert memories[0]["n"] == 3  # one insert before, two during the outage
+        assert memories[0]["n"] - memories[0]["facts"] == 3  # one insert before, two during the outage
+        assert memories[0]["facts"] == 2  # the offline policy's remember_fact: the name, the exam
         # Replaying again is a no-op.
         assert await backlog.replay(stores.archival, stores.recall, learner_id=learner) == 0
         records, _, _ = await bundle.neo4j.execute_query(

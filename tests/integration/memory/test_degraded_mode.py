@@ -7,92 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import shutil
-import subprocess
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import neo4j
 import pytest
-from neo4j.auth_management import AsyncAuthManager
 
 from agent.memory.archival import ArchivalStore
 from agent.memory.backlog import WriteBacklog
 from agent.memory.recall import RecallMessage, RecallStore
 from agent.resources import Resources
-
-ROOT = Path(__file__).resolve().parents[3]
-PORT = 7697
-
-
-class PrivateNeo4j:
-    """A Neo4j of our own in a fresh directory, started and stopped by the services script.
-
-    The launcher re-applies the password at every start and Neo4j refuses to "change"
-    it to the same value, so a restart over existing data needs a new password: each
-    start rotates it and the driver's auth manager follows (password rotation support).
-    """
-
-    def __init__(self) -> None:
-        """Use a fresh services dir under /tmp/kag-n4j-private."""
-        self.dir = Path("/tmp/kag-n4j-private") / f"run-{uuid.uuid4().hex[:8]}"
-        self.starts = 0
-        self.password = ""
-        self.uri = f"bolt://127.0.0.1:{PORT}"
-
-    def _script(self, action: str) -> None:
-        env = {
-            **os.environ,
-            "KAG_NEO4J_PORT": str(PORT),
-            "KAG_SERVICES_DIR": str(self.dir),
-            "KAG_NEO4J_PASSWORD": self.password,
-        }
-        subprocess.run(
-            ["bash", str(ROOT / "scripts/services.sh"), action, "neo4j"],
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=180,
-        )
-
-    def up(self) -> None:
-        """Start (or restart over the same data)."""
-        self.starts += 1
-        self.password = f"kag-private-{self.starts}-password"
-        self._script("up")
-
-    def down(self) -> None:
-        """Stop by PID."""
-        self._script("down")
-
-
-class CurrentPassword(AsyncAuthManager):
-    """Hands the driver the server's current password on every connection."""
-
-    def __init__(self, server: PrivateNeo4j) -> None:
-        """Follow ``server.password``."""
-        self.server = server
-
-    async def get_auth(self) -> tuple[str, str]:
-        """The password of the running server."""
-        return ("neo4j", self.server.password)
-
-    async def handle_security_exception(self, auth: object, error: object) -> bool:
-        """Nothing cached, so nothing to refresh."""
-        return False
-
-
-@pytest.fixture(scope="module")
-def private_neo4j() -> Iterator[PrivateNeo4j]:
-    """Started for this module, stopped and deleted afterwards."""
-    server = PrivateNeo4j()
-    server.up()
-    yield server
-    server.down()
-    shutil.rmtree(server.dir, ignore_errors=True)
+from tests.integration.private_neo4j import CurrentPassword, PrivateNeo4j
 
 
 @dataclass

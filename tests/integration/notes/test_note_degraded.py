@@ -7,9 +7,8 @@ own (port 7697, via ``scripts/services.sh``) and stops it to simulate the outage
 from __future__ import annotations
 
 import asyncio
-import shutil
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +24,7 @@ from agent.notes.pipeline import ingest_session
 from agent.notes.store import OP_UPSERT, NoteStore
 from agent.resources import Resources
 from agent.settings import Settings
-from tests.integration.memory.test_degraded_mode import CurrentPassword, PrivateNeo4j
+from tests.integration.private_neo4j import CurrentPassword, PrivateNeo4j
 
 SESSION = [
     {"role": "user", "content": "I keep mixing up inner joins and left joins."},
@@ -38,16 +37,6 @@ SESSION = [
     {"role": "assistant", "content": "Exactly. The inner join would drop those customers."},
 ]
 COUNT = "MATCH (n:Note {learner_id: $l}) RETURN count(n) AS notes, collect(n.seq) AS seqs"
-
-
-@pytest.fixture(scope="module")
-def private_neo4j() -> Iterator[PrivateNeo4j]:
-    """Started for this module, stopped and deleted afterwards."""
-    server = PrivateNeo4j()
-    server.up()
-    yield server
-    server.down()
-    shutil.rmtree(server.dir, ignore_errors=True)
 
 
 @dataclass

@@ -29,7 +29,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.server]
 GOAL = "My name is Ada and my goal is to learn Rust"
 SECRET = "Remember that my locker code is 4711."
 ASK_SECRET = "What do you know about my locker code?"
-PHASES = ["receive", "monitor", "compile", "think", "act", "monitor", "compile", "think", "finish"]
+STEP = ["monitor", "compile", "think", "act"]
+# The offline policy stores the name as a fact, then pins the goal in core memory, then answers.
+PHASES = ["receive", "appraise", *STEP, *STEP, "monitor", "compile", "think", "effort", "finish"]
 TRANSCRIPT = [
     {"role": "user", "content": "I keep mixing up inner joins and left joins."},
     {
@@ -92,15 +94,18 @@ async def test_heartbeat_streams_its_phases_and_the_output_schema(server: DevSer
 
     assert seen["error"] == []
     assert [event["phase"] for event in seen["custom"]] == PHASES
-    think, act = seen["custom"][3], seen["custom"][4]
-    assert [call["name"] for call in think["tool_calls"]] == ["core_memory_append"]
-    assert act["tools"] == ["core_memory_append"] and act["errors"] == 0
+    calls = [e for e in seen["custom"] if e["phase"] == "think" and e["tool_calls"]]
+    acts = [e for e in seen["custom"] if e["phase"] == "act"]
+    assert [c["name"] for e in calls for c in e["tool_calls"]] == ["remember_fact", "core_memory_append"]
+    assert [a["tools"] for a in acts] == [["remember_fact"], ["core_memory_append"]]
+    assert all(a["errors"] == 0 for a in acts)
     assert seen["custom"][0]["learner"] == learner_hash(ada.learner_id)
     final = seen["values"][-1]
     assert set(final) == set(HeartbeatOutput.__required_keys__)
     assert set(final["memory_state"]) == set(MemoryState.__required_keys__)
+    assert final["memory_state"]["effort"]["intent"] == "simple_recall"
     assert final["response"].startswith(OFFLINE_BANNER)
-    assert final["memory_state"]["steps"] == 2 and final["artifacts"] == []
+    assert final["memory_state"]["steps"] == 3 and final["artifacts"] == []
     state = await client.threads.get_state(thread["thread_id"])
     assert state["values"]["learner_id"] == ada.learner_id
     assert "learn Rust" in state["values"]["core_memory"]["current_goals"]

@@ -1,0 +1,217 @@
+"""The ranked blend of memory sources that adaptive effort chooses per intent.
+
+A ``RetrievalPlan`` names the sources to search and how to order what they return:
+
+- ``facts``: ``FactStore.search`` (current facts, or every version with
+  ``include_history``; ``as_of`` passes through);
+- ``procedures``: ``ProcedureStore.recall`` (skipped while the store is absent);
+- ``archival``: ``ArchivalStore.search`` (its ``fact`` hits are dropped: facts come from
+  the fact store with their validity, never stale copies; so are its ``procedure`` hits
+  when the plan reads procedures itself);
+- ``recall``: ``RecallStore.search`` (the learner's messages).
+
+Each source's ranked list is fused with weighted RRF (``agent.search.results.rrf_fuse``,
+weight 1 per source, ``LEAD_WEIGHT`` for the plan's ``lead`` source). With
+``expand_depth`` the top facts' neighbours over ``SIMILAR_TO``/``DERIVES_FROM`` (facts and
+episode messages, up to that many hops) join as one more list (weight ``EXPAND_WEIGHT``).
+Then, in this order:
+
+1. ``lead``: hits of that source move to the front (stable);
+2. ``current_first``: superseded facts move behind everything else (stable);
+3. the top ``k`` are kept;
+4. ``chronological``: they are sorted oldest first (``created_at``; facts: ``valid_from``).
+
+With ``as_of``, archival and recall hits created after that instant are dropped too.
+Every hit's ``metadata["store"]`` names its source and ``scores["blend"]`` its fused score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from agent.errors import InvalidInputError
+from agent.memory.fact_records import utc_iso
+from agent.search.results import SearchHit, rrf_fuse
+from agent.validation import validate_learner_id
+
+SOURCES = ("facts", "procedures", "archival", "recall")
+LEAD_WEIGHT = 2.0
+EXPAND_WEIGHT = 0.5
+EXPAND_SEEDS = 5
+BLEND_RRF_K = 60
+
+
+@dataclass(frozen=True)
+class RetrievalPlan:
+    """Which memory sources an intent reads and how their hits are ordered."""
+
+    name: str
+    sources: tuple[str, ...]
+    k: int = 10
+    chronological: bool = False
+    """Return the hits oldest first (the answer needs the order of events)."""
+    include_history: bool = False
+    """Facts: every version, not only the current ones."""
+    expand_depth: int = 0
+    """Hops over ``SIMILAR_TO``/``DERIVES_FROM`` from the top facts (0: none, 1 or 2)."""
+    lead: str | None = None
+    """The source whose hits come first (e.g. facts for contradictions)."""
+    current_first: bool = False
+    """Superseded facts rank behind every current one."""
+    page_size: int = 10
+    """Hits asked of each source."""
+
+    def __post_init__(self) -> None:
+        """Reject unknown sources and meaningless sizes."""
+        unknown = [s for s in self.sources if s not in SOURCES]
+        if not self.sources or unknown:
+            raise InvalidInputError(
+                f"plan {self.name!r}: sources must be among {SOURCES}, got {self.sources}"
+            )
+        if self.lead is not None and self.lead not in self.sources:
+            raise InvalidInputError(f"plan {self.name!r}: lead {self.lead!r} is not one of its sources")
+        if not 1 <= self.k <= 50 or not 1 <= self.page_size <= 50:
+            raise InvalidInputError(f"plan {self.name!r}: k and page_size must be 1-50")
+        if self.expand_depth not in (0, 1, 2):
+            raise InvalidInputError(f"plan {self.name!r}: expand_depth must be 0, 1 or 2")
+
+
+SIMPLE_RECALL = RetrievalPlan("simple_recall", ("facts", "archival", "recall"), k=5, page_size=5)
+COMPUTATION = RetrievalPlan("computation", ("facts", "archival", "recall"), k=10)
+TEMPORAL_COMPARISON = RetrievalPlan(
+    "temporal_comparison", ("facts", "archival", "recall"), k=10, chronological=True, include_history=True
+)
+MULTI_SOURCE_SYNTHESIS = RetrievalPlan(
+    "multi_source_synthesis",
+    ("facts", "procedures", "archival", "recall"),
+    k=20,
+    expand_depth=2,
+    page_size=20,
+)
+CONTRADICTION_RESOLUTION = RetrievalPlan(
+    "contradiction_resolution",
+    ("facts", "archival", "recall"),
+    k=10,
+    include_history=True,
+    lead="facts",
+    current_first=True,
+)
+PROCEDURAL = RetrievalPlan(
+    "procedural", ("procedures", "facts", "archival", "recall"), k=5, lead="procedures", page_size=5
+)
+
+PLANS: dict[str, RetrievalPlan] = {
+    p.name: p
+    for p in (
+        SIMPLE_RECALL,
+        COMPUTATION,
+        TEMPORAL_COMPARISON,
+        MULTI_SOURCE_SYNTHESIS,
+        CONTRADICTION_RESOLUTION,
+        PROCEDURAL,
+    )
+}
+"""One plan per intent (``agent.heartbeat.effort`` keys them by the same names)."""
+
+
+def get_plan(plan: str | RetrievalPlan) -> RetrievalPlan:
+    """The named plan (or ``plan`` itself); unknown names list the valid ones."""
+    if isinstance(plan, RetrievalPlan):
+        return plan
+    found = PLANS.get(plan) if isinstance(plan, str) else None
+    if found is None:
+        raise InvalidInputError(f"unknown retrieval plan {plan!r}; valid plans: {', '.join(sorted(PLANS))}")
+    return found
+
+
+def _time(value: str | None) -> datetime | None:
+    """A hit's timestamp as an aware datetime (None when missing or unparsable)."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+async def _source_hits(
+    stores: Any, source: str, learner_id: str, query: str, plan: RetrievalPlan, as_of: str | None
+) -> list[SearchHit]:
+    """One source's hits, best first ([] when the store is absent)."""
+    store = getattr(stores, source, None)
+    if store is None:
+        return []
+    if source == "facts":
+        page = await store.search(
+            learner_id, query, as_of=as_of, k=plan.page_size, include_history=plan.include_history
+        )
+        return list(page.results)
+    if source == "procedures":
+        recall = getattr(store, "recall", None)
+        return list((await recall(learner_id, query, k=plan.page_size)).results) if recall else []
+    page = await store.search(learner_id, query, page_size=plan.page_size)
+    hits = [h for h in page.results if h.kind != "fact"]
+    if source == "archival" and "procedures" in plan.sources:
+        hits = [h for h in hits if h.kind != "procedure"]
+    if as_of is not None:
+        limit = _time(as_of)
+        hits = [h for h in hits if (t := _time(h.created_at)) is None or limit is None or t <= limit]
+    return hits
+
+
+async def blended_search(
+    stores: Any,
+    learner_id: str,
+    query: str,
+    plan: str | RetrievalPlan,
+    *,
+    as_of: str | None = None,
+) -> list[SearchHit]:
+    """Search the plan's sources for ``query`` and return one ranked list (module docstring).
+
+    ``stores`` is a ``MemoryStores`` (or anything with the ``facts``, ``procedures``,
+    ``archival`` and ``recall`` attributes the plan names).
+    """
+    learner_id = validate_learner_id(learner_id)
+    chosen = get_plan(plan)
+    as_of = utc_iso(as_of, "as_of")
+    lists: dict[str, list[tuple[str, float]]] = {}
+    weights: dict[str, float] = {}
+    found: dict[str, tuple[str, SearchHit]] = {}
+    for source in chosen.sources:
+        hits = await _source_hits(stores, source, learner_id, query, chosen, as_of)
+        lists[source] = [(h.id, h.score) for h in hits]
+        weights[source] = LEAD_WEIGHT if source == chosen.lead else 1.0
+        for hit in hits:
+            found.setdefault(hit.id, (source, hit))
+    facts = getattr(stores, "facts", None)
+    if chosen.expand_depth and facts is not None and "facts" in chosen.sources:
+        seeds = [i for i, _ in lists.get("facts", [])[:EXPAND_SEEDS]]
+        expanded = await facts.expand(learner_id, seeds, depth=chosen.expand_depth, as_of=as_of)
+        lists["expand"] = [(h.id, h.score) for h in expanded]
+        weights["expand"] = EXPAND_WEIGHT
+        for hit in expanded:
+            found.setdefault(hit.id, ("expand", hit))
+    ranked = []
+    for fused in rrf_fuse(lists, weights, k=BLEND_RRF_K):
+        source, hit = found[fused.id]
+        ranked.append(
+            replace(
+                hit,
+                score=fused.score,
+                scores={**hit.scores, "blend": fused.score},
+                metadata={**hit.metadata, "store": source},
+            )
+        )
+    if chosen.lead is not None:
+        ranked.sort(key=lambda h: h.metadata["store"] != chosen.lead)
+    if chosen.current_first:
+        ranked.sort(key=lambda h: h.kind == "fact" and h.metadata.get("current") is False)
+    ranked = ranked[: chosen.k]
+    if chosen.chronological:
+        far = datetime.max.replace(tzinfo=UTC)
+        ranked.sort(key=lambda h: _time(h.created_at) or far)
+    return ranked

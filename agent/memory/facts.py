@@ -1,0 +1,369 @@
+"""Semantic memory: bi-temporal facts about the learner, in Neo4j.
+
+Graph: ``(:Learner)-[:HAS_MEMORY]->(:Memory:Fact {id, learner_id, learner_key, kind:
+'fact', text, norm, subject, predicate, concept, confidence, source, valid_from,
+valid_to, recorded_at, created_at, embedding, embedding_model, activation,
+last_access, access_count})`` with ``(:Fact)-[:SUPERSEDES]->(:Fact)``,
+``(:Fact)-[:SIMILAR_TO {score}]->(:Fact)`` and ``(:Fact)-[:DERIVES_FROM]->(:Message)``.
+Facts share the ``Memory`` label, so the archival vector and full-text indexes cover them.
+
+- **Bi-temporal**: ``valid_from``/``valid_to`` say when a fact was true (``valid_to`` null:
+  current), ``recorded_at`` when KAG learnt it. Times are stored as UTC ISO-8601.
+- **Slots**: ``(subject, predicate)`` from ``agent.memory.fact_rules.fact_slot`` unless
+  given; a statement in no known slot gets a slot of its own (``fact:<hash>``), so
+  unrelated facts never retire each other. Writing a fact closes the current fact of its
+  slot (``valid_to`` = the new ``valid_from``) and links ``(new)-[:SUPERSEDES]->(old)`` in
+  the same transaction. ``replaced_values`` also retires current facts with the same
+  predicate that name a replaced value ("switched from Jupyter to VS Code"); a generic
+  ``(learner, tool)`` fact then takes the retired fact's subject.
+- **Idempotent**: re-stating the current fact of a slot (same normalised text) changes
+  nothing; ids hash (learner, slot, text, valid_from), so replays MERGE onto the same node.
+- **Search**: current facts by default, ``as_of`` for the facts valid then,
+  ``include_history`` for every version; vector + full text fused with RRF and blended
+  with activation by the ``cognitive`` recipe; a question about a known slot ("where
+  does the learner live?", ``fact_rules.query_slots``) adds that slot's facts as a third
+  RRF list (``agent.memory.activation``). Every read
+  boosts the activation of the facts it returns.
+- **Degraded mode**: writes are parked (op ``fact.remember``) and replayed; searches fall
+  back to the facts cached in Redis with the archival items (newest per slot), ``degraded=True``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import neo4j
+
+from agent.errors import InvalidInputError, StoreUnavailableError
+from agent.graphdb.schema import ensure_schema, learner_key
+from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
+from agent.memory import cognitive_queries as q
+from agent.memory.activation import READ_BOOST, blend_score, boosted, decayed
+from agent.memory.fact_records import (
+    FactRecord,
+    fact_payload,
+    hit_from_row,
+    names_value,
+    pairs,
+    parked_record,
+    record_from_row,
+    utc_iso,
+)
+from agent.memory.fact_rules import query_slots
+from agent.memory.records import ID
+from agent.search.hybrid import MAX_VECTOR_K
+from agent.search.lucene import scoped_query
+from agent.search.recipes import SearchRecipe, get_recipe
+from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
+from agent.search.rewrite import keyword_query
+from agent.validation import validate_learner_id, validate_text
+
+__all__ = ["OP_REMEMBER", "FactRecord", "FactStore"]
+
+OP_REMEMBER = "fact.remember"
+FACT_SCHEMA_KEY = "facts"
+SIMILAR_THRESHOLD = 0.80
+SIMILAR_TOP = 3
+MAX_K = 50
+SLOT_WEIGHT = 1.0
+"""RRF weight of the ``slot`` list: facts in the slots the question asks about."""
+
+
+class FactStore(Neo4jStore):
+    """Bi-temporal facts per learner (semantic memory)."""
+
+    backlog_ops = frozenset({OP_REMEMBER})
+    recipe: SearchRecipe = get_recipe("cognitive")
+
+    async def _setup_schema_once(self, _: object = None) -> None:
+        await super()._setup_schema_once()
+
+        async def setup() -> None:
+            async with self.driver.session(database=self.database) as session:
+                for statement in q.FACT_INDEXES:
+                    await (await session.run(statement)).consume()
+
+        await ensure_schema(self.driver, self.database, setup, key=FACT_SCHEMA_KEY)
+
+    # ----- writes -----
+    async def remember(
+        self,
+        learner_id: str,
+        content: str,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        concept: str | None = None,
+        confidence: float = 1.0,
+        source: str = "learner",
+        valid_from: str | None = None,
+        episode_id: str | None = None,
+    ) -> FactRecord:
+        """Record a fact, closing the current fact of its slot (see the module docstring)."""
+        payload = fact_payload(
+            validate_learner_id(learner_id),
+            utc_iso(self.clock(), "recorded_at"),
+            content,
+            subject=subject,
+            predicate=predicate,
+            concept=concept,
+            confidence=confidence,
+            source=source,
+            valid_from=valid_from,
+            episode_id=episode_id,
+        )
+        record = await self.write_or_park(payload["learner_id"], OP_REMEMBER, payload, self._apply)
+        if self.backlog is not None:
+            keys = ("id", "text", "subject", "predicate", "valid_from", "recorded_at")
+            item = {k: payload[k] for k in keys} | {"kind": "fact", "created_at": payload["valid_from"]}
+            await self.backlog.remember("archival", payload["learner_id"], [item])
+        return record if record is not None else parked_record(payload)
+
+    async def apply_backlog_entry(self, op: str, payload: dict[str, Any]) -> None:
+        """Replay one parked ``fact.remember`` (MERGE on its id: idempotent)."""
+        if op != OP_REMEMBER:
+            raise InvalidInputError(f"fact store cannot apply {op!r}")
+        await self._apply(payload)
+
+    async def _apply(self, p: dict[str, Any]) -> FactRecord:
+        [embedding] = await self.embed_documents([p["text"]])
+        props = {
+            k: p[k]
+            for k in ("learner_id", "text", "norm", "concept", "confidence", "source", "recorded_at")
+            if p[k] is not None
+        }
+        props.update(
+            kind="fact",
+            learner_key=learner_key(p["learner_id"]),
+            valid_from=p["valid_from"],
+            created_at=p["recorded_at"],
+            occurred_at=p["valid_from"],
+            tags=["fact"],
+            embedding=embedding,
+            embedding_model=self.embeddings.model_name,
+            activation=READ_BOOST,
+            last_access=p["recorded_at"],
+            access_count=0,
+        )
+        args = {"learner_id": p["learner_id"], "id": p["id"]}
+
+        async def work(tx: neo4j.AsyncTransaction) -> str | None:
+            await fetch(tx, q.FACT_LOCK, learner_id=p["learner_id"], now=p["recorded_at"])
+            owner = await fetch(tx, q.FACT_OWNER, id=p["id"])
+            if owner and owner[0]["owner"] != p["learner_id"]:
+                raise InvalidInputError(f"fact id {p['id']!r} belongs to another learner")
+            if owner:  # a replay: already written
+                return p["id"]
+            subject, retire, newer = await self._plan(tx, p)
+            if subject is None:  # the slot's current fact already says this
+                return retire[0]
+            props.update(subject=subject, predicate=p["predicate"])
+            await fetch(tx, q.FACT_CREATE, props=props, **args)
+            if newer is not None:
+                await fetch(tx, q.FACT_CLOSE_BACKDATED, newer_id=newer, **args)
+            elif retire:
+                when = {"valid_from": p["valid_from"], "recorded_at": p["recorded_at"]}
+                await fetch(tx, q.FACT_RETIRE, old_ids=retire, **when, **args)
+            if p["episode_id"]:
+                await fetch(tx, q.FACT_LINK_EPISODE, episode_id=p["episode_id"], **args)
+            await fetch(tx, q.FACT_LINK_SIMILAR, threshold=SIMILAR_THRESHOLD, top=SIMILAR_TOP, **args)
+            return p["id"]
+
+        fact_id = await self.write(work)
+        [record] = await self._records(p["learner_id"], [fact_id])
+        return record
+
+    async def _plan(
+        self, tx: neo4j.AsyncTransaction, p: dict[str, Any]
+    ) -> tuple[str | None, list[str], str | None]:
+        """``(subject, ids to retire, newer fact id)``; subject None: an existing fact says this."""
+        rows = await fetch(tx, q.FACT_CURRENT, learner_id=p["learner_id"], predicate=p["predicate"])
+        subject = p["subject"]
+        by_value = [r for r in rows if any(names_value(r["text"] or "", v) for v in p["replaced"])]
+        if not p["slotted"] and subject == "learner" and p["predicate"] == "tool" and by_value:
+            subject = by_value[0]["subject"]  # "switched from A to B" takes the retired A's slot
+        same = [r for r in rows if r["subject"] == subject]
+        for row in same:
+            if row["norm"] == p["norm"]:
+                return None, [row["id"]], None
+        start = datetime.fromisoformat(p["valid_from"])
+        later = [r for r in same if datetime.fromisoformat(r["valid_from"]) > start]
+        if later:  # back-dated: the newer current fact already replaced this one
+            return subject, [], min(later, key=lambda r: r["valid_from"])["id"]
+        return subject, list(dict.fromkeys(r["id"] for r in [*same, *by_value])), None
+
+    # ----- reads -----
+    async def _records(self, learner_id: str, ids: list[str]) -> list[FactRecord]:
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, q.FACT_HYDRATE, ids=ids, learner_id=learner_id)
+
+        rows = {r["id"]: r for r in await self.read(work)}
+        return [record_from_row(rows[i]) for i in ids if i in rows]
+
+    async def history(self, learner_id: str, *, limit: int = 100) -> list[FactRecord]:
+        """Every version of the learner's facts, newest ``valid_from`` first."""
+        learner_id = validate_learner_id(learner_id)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInputError(f"limit must be an integer from 1 to 1000, got {limit!r}")
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, q.FACT_HISTORY, learner_id=learner_id, limit=limit)
+
+        return [record_from_row(r) for r in await self.read(work)]
+
+    async def search(
+        self,
+        learner_id: str,
+        query: str,
+        *,
+        as_of: str | None = None,
+        k: int = 10,
+        include_history: bool = False,
+    ) -> SearchPage:
+        """The learner's facts best matching ``query``: current ones, or those valid ``as_of``."""
+        learner_id = validate_learner_id(learner_id)
+        query = validate_text(query, "query", 64 * 1024, allow_blank=True)[:4096].strip()
+        as_of = utc_iso(as_of, "as_of")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise InvalidInputError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+        if not isinstance(include_history, bool):
+            raise InvalidInputError("include_history must be true or false")
+        try:
+            if self.degraded:
+                raise StoreUnavailableError("Neo4j", "marked down after a recent failure")
+            hits = await self._search_neo4j(learner_id, query, as_of, k, include_history)
+        except StoreUnavailableError as exc:
+            if self.backlog is None or not is_neo4j_down(exc):
+                raise
+            return await self._search_cached(learner_id, query, k, include_history)
+        return SearchPage(hits, 0, k, self.recipe.name, has_more=False)
+
+    async def _search_neo4j(
+        self, learner_id: str, query: str, as_of: str | None, k: int, history: bool
+    ) -> list[SearchHit]:
+        recipe = self.recipe
+        embedding = await self.embed_query(query) if query else None
+        text = keyword_query(query) if recipe.keyword_query else query
+        lucene = scoped_query("text", text, key_field="learner_key", key=learner_key(learner_id))
+        limit = recipe.candidates(0, k)
+        slots = query_slots(query)
+        params = {"learner_id": learner_id, "as_of": as_of, "history": history, "limit": limit}
+
+        async def work(tx: neo4j.AsyncTransaction) -> tuple[list[Any], dict[str, dict[str, Any]]]:
+            lists: dict[str, list[tuple[str, float]]] = {}
+            weights = dict(recipe.weights)
+            if embedding is not None:
+                k_vec = min(MAX_VECTOR_K, limit * recipe.oversample)
+                index = self.names.memory_vector
+                rows = await fetch(tx, q.FACT_VECTOR, index=index, k=k_vec, embedding=embedding, **params)
+                if len(rows) < limit:
+                    rows = await fetch(tx, q.FACT_EXACT, embedding=embedding, **params)
+                lists["vector"] = pairs(rows)
+            if lucene is not None:
+                index = self.names.memory_fulltext
+                rows = await fetch(tx, q.FACT_FULLTEXT, index=index, lucene=lucene, k=limit * 10, **params)
+                lists["fulltext"] = pairs(rows)
+            if slots:
+                predicates = sorted({p for _, p in slots})
+                subjects = sorted({s for s, _ in slots if s})
+                rows = await fetch(tx, q.FACT_BY_SLOT, predicates=predicates, subjects=subjects, **params)
+                exact = [r for r in rows if r["score"] > 1.0]  # the subject asked about, if any
+                lists["slot"], weights["slot"] = pairs(exact or rows), SLOT_WEIGHT
+            if not lists:
+                lists, weights = {"recent": pairs(await fetch(tx, q.FACT_RECENT, **params))}, {"recent": 1.0}
+            fused = rrf_fuse(lists, weights, k=recipe.rrf_k)[:limit]
+            ids = [f.id for f in fused]
+            rows = await fetch(tx, q.FACT_HYDRATE, ids=ids, learner_id=learner_id)
+            return fused, {r["id"]: r for r in rows}
+
+        fused, rows = await self.read(work)
+        now = self.clock()
+        ranked = []
+        for f in fused:
+            row = rows.get(f.id)
+            if row is None:
+                continue
+            activation = decayed(row["activation"] or 0.0, row["last_access"], now)
+            score = blend_score(f.score, activation, row["access_count"], recipe)
+            ranked.append((score, activation, f, row))
+        ranked.sort(key=lambda r: (-r[0], r[2].best_rank, r[2].id))
+        chosen = ranked[:k]
+        await self._touch(
+            learner_id,
+            [(r[3]["id"], boosted(r[3]["activation"] or 0.0, r[3]["last_access"], now)) for r in chosen],
+        )
+        return [
+            hit_from_row(row, score, {**f.scores, "activation": act, "blend": score})
+            for score, act, f, row in chosen
+        ]
+
+    async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
+        """Store the read boost of the facts a search returned."""
+        if not boosts:
+            return
+        rows = [{"id": i, "activation": a} for i, a in boosts]
+
+        async def work(tx: neo4j.AsyncTransaction) -> None:
+            await fetch(tx, q.FACT_TOUCH, rows=rows, learner_id=learner_id, now=self.now_iso())
+
+        await self.write(work)
+
+    async def _search_cached(self, learner_id: str, query: str, k: int, history: bool) -> SearchPage:
+        """Degraded mode: the facts cached in Redis (newest per slot), by keywords and asked slots."""
+        assert self.backlog is not None
+        items = [i for i in await self.backlog.recent("archival", learner_id) if i.get("kind") == "fact"]
+        if not history:
+            newest: dict[tuple[str, str], dict[str, Any]] = {}
+            for item in items:  # newest first
+                newest.setdefault((item.get("subject", ""), item.get("predicate", "")), item)
+            items = list(newest.values())
+        by_id = {i["id"]: i for i in items}
+        predicates = {p for _, p in query_slots(query)}
+        lists = {
+            "keyword": [(f.id, f.score) for f in keyword_rank(query, items, text_key="text")],
+            "slot": [(i["id"], 1.0) for i in items if i.get("predicate") in predicates],
+        }
+        fused = rrf_fuse(lists, {"keyword": 1.0, "slot": SLOT_WEIGHT}, k=self.recipe.rrf_k)
+        hits = [
+            SearchHit(
+                id=f.id,
+                text=str(by_id[f.id].get("text") or ""),
+                score=f.score,
+                created_at=by_id[f.id].get("valid_from"),
+                kind="fact",
+                scores=dict(f.scores),
+                metadata={k: by_id[f.id].get(k) for k in ("subject", "predicate", "valid_from")}
+                | {"source": "redis", "label": "Fact"},
+            )
+            for f in fused[:k]
+        ]
+        return SearchPage(hits, 0, k, self.recipe.name, degraded=True)
+
+    async def expand(
+        self, learner_id: str, seeds: list[str], *, depth: int = 2, as_of: str | None = None, limit: int = 20
+    ) -> list[SearchHit]:
+        """Facts (valid as asked) and episode messages within ``depth`` hops of ``seeds``."""
+        learner_id = validate_learner_id(learner_id)
+        if depth not in (1, 2):
+            raise InvalidInputError(f"depth must be 1 or 2, got {depth!r}")
+        seeds = [s for s in seeds if isinstance(s, str) and ID.match(s)]
+        if not seeds:
+            return []
+        params = {"learner_id": learner_id, "as_of": utc_iso(as_of, "as_of"), "history": False}
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, q.FACT_EXPAND, seeds=seeds, depth=depth, limit=limit, **params)
+
+        return [
+            SearchHit(
+                id=r["id"],
+                text=r["text"] or "",
+                score=1.0 / (1 + r["best"] + r["distance"]),
+                created_at=r["created_at"],
+                kind=r["kind"],
+                scores={"expand": 1.0 / (1 + r["best"] + r["distance"])},
+                metadata={"distance": r["distance"], "session_id": r["session_id"], "label": "expand"},
+            )
+            for r in await self.read(work)
+        ]

@@ -1,0 +1,184 @@
+"""Offline rules for procedural memory: spot a procedure the learner states, and a request for one.
+
+No model is involved; the rules are deliberately general (they do not know SQL).
+
+**A procedure statement** (``parse_procedure``) has an *introduction* that names a
+task in the first person, followed by the steps:
+
+- "Here is / Here's / This is / That's how I <task> [now|these days|usually]: <steps>"
+- "How I <task>: <steps>" · "The way I <task> is: <steps>"
+- "My steps / procedure / process / method / routine / recipe for <task> [is|are]: <steps>"
+- "To <task>, I <steps>" · "When I <task>, I <steps>"
+
+The name is the task ("write a LEFT JOIN"), with trailing time words dropped.
+**Steps** are split, in this order of preference, on
+
+1. a numbered or bulleted list ("1. … 2. …", "1) …", "Step 1: …", "- …" on new lines);
+2. semicolons;
+3. sequence markers at a clause start (text start, after ``,`` ``;`` ``.`` or "and"):
+   first(ly), second(ly), third(ly), then, next, after that, afterwards, finally, lastly,
+   at the end, in the end, at last, to finish, "and only then", "only then".
+
+Markers inside a clause ("pick the first table") do not split. Step text keeps the
+learner's words (so "table whose rows I must keep" stays findable), without the marker
+and edge punctuation. A statement is a procedure only with at least two steps.
+
+**A procedure request** (``is_procedure_request``) asks for the learner's *own* steps:
+"how do/did/should I <task> again?", "what were/are my steps (for …)?", "my procedure /
+method for …", "remind me how I/to …", "I forgot / don't remember / can't recall how I/to …",
+"walk me through my steps". A plain "how do I <task>?" without a recall marker (again,
+my, forgot, remember, …) is a tutoring question, not a request for a stored procedure.
+``procedure_query`` gives the words to search with: the task when one is named, else
+the request's content words (also when the task is a pronoun: "how do I resolve it again"
+refers to something named elsewhere in the message).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.text import QUERY_STOP_WORDS
+
+MIN_STEPS = 2
+MAX_STEPS = 30
+
+_TIME_TAIL = r"(?:\s+(?:now|nowadays|these\s+days|usually|normally|today|always))*"
+_INTROS = (
+    # "Here is how I write a LEFT JOIN now: ..."
+    re.compile(
+        r"(?:here\s+is|here's|this\s+is|that's|that\s+is)\s+(?:how|the\s+way)\s+I\s+"
+        r"(?P<name>[^:]+?)" + _TIME_TAIL + r"\s*[:\-\u2013\u2014]\s*(?P<body>.+)",
+        re.I | re.S,
+    ),
+    re.compile(r"^\s*how\s+I\s+(?P<name>[^:]+?)" + _TIME_TAIL + r"\s*:\s*(?P<body>.+)", re.I | re.S),
+    re.compile(
+        r"the\s+way\s+I\s+(?P<name>[^:]+?)" + _TIME_TAIL + r"\s+is\s*:?\s*(?P<body>.+)",
+        re.I | re.S,
+    ),
+    re.compile(
+        r"my\s+(?:steps|procedure|process|method|routine|recipe|checklist)\s+(?:for|to)\s+"
+        r"(?P<name>[^:]+?)" + _TIME_TAIL + r"\s*(?:(?:is|are)\s*:?|:)\s*(?P<body>.+)",
+        re.I | re.S,
+    ),
+    re.compile(
+        r"^\s*(?:to|when(?:ever)?\s+I)\s+(?P<name>[^,:]+?)"
+        + _TIME_TAIL
+        + r"\s*[,:]\s*I\s+(?:always\s+)?(?P<body>.+)",
+        re.I | re.S,
+    ),
+)
+
+_MARKER = (
+    r"(?:and\s+)?(?:only\s+then|after\s+that|afterwards|and\s+then|then|next|finally|lastly|"
+    r"at\s+the\s+end|in\s+the\s+end|at\s+last|to\s+finish|"
+    r"first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?)\b"
+)
+_MARKER_SPLIT = re.compile(r"(?:^|[,;.]\s*|\s+and\s+)\s*" + _MARKER + r"\s*,?\s*", re.I)
+_NUMBERED = re.compile(r"(?:^|\s)(?:step\s+)?\d{1,2}\s*[.):]\s+", re.I)
+_BULLET = re.compile(r"(?:^|\n)\s*[-*\u2022]\s+")
+_EDGE = re.compile(r"^[\s,;:.\-]+|[\s,;:.\-]+$")
+_LEAD_AND = re.compile(r"^(?:and|I)\s+", re.I)
+
+
+def _clean(step: str) -> str:
+    step = _EDGE.sub("", step)
+    step = _LEAD_AND.sub("", step)
+    return _EDGE.sub("", re.sub(r"\s+", " ", step))
+
+
+def split_steps(body: str) -> list[str]:
+    """The ordered steps of ``body`` (a list, semicolons or sequence markers; see module doc)."""
+    body = body.strip()
+    for pattern in (_NUMBERED, _BULLET):
+        if len(pattern.findall(body)) >= MIN_STEPS:
+            parts = pattern.split(body)
+            steps = [_clean(p) for p in parts[1:] if _clean(p)]  # parts[0] precedes the list
+            if len(steps) >= MIN_STEPS:
+                return steps[:MAX_STEPS]
+    if body.count(";") >= 1:
+        steps = [_clean(p) for p in body.split(";") if _clean(p)]
+        if len(steps) >= MIN_STEPS:
+            return [s for part in steps for s in (_by_markers(part) or [part])][:MAX_STEPS]
+    return _by_markers(body)[:MAX_STEPS]
+
+
+def _by_markers(body: str) -> list[str]:
+    parts = _MARKER_SPLIT.split(body)
+    return [_clean(p) for p in parts if _clean(p)]
+
+
+def parse_procedure(text: str) -> tuple[str, list[str]] | None:
+    """``(name, ordered steps)`` when ``text`` states a procedure of the learner, else None."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    for intro in _INTROS:
+        match = intro.search(text)
+        if match is None:
+            continue
+        name = _clean(match.group("name"))
+        steps = split_steps(match.group("body"))
+        if name and len(steps) >= MIN_STEPS:
+            return name, steps
+    return None
+
+
+# ----- requests -----
+
+_TASK_PATTERNS = (
+    re.compile(
+        r"how\s+(?:do|did|should|would|can|could|was)\s+I\s+(?:supposed\s+to\s+)?(?P<task>[^,?.!;]+?)"
+        r"(?:\s+again\b|\s*[,?.!;]|$)",
+        re.I,
+    ),
+    re.compile(
+        r"(?:forgot|forget|forgotten|remember|recall|remind\s+me)\s+how\s+(?:I|to)\s+"
+        r"(?P<task>[^,?.!;]+?)(?:\s+again\b|\s*[,?.!;]|$)",
+        re.I,
+    ),
+    re.compile(
+        r"(?:steps|procedure|process|method|routine|recipe|checklist)\s+(?:for|to)\s+"
+        r"(?P<task>[^,?.!;]+?)(?:\s+again\b|\s*[,?.!;]|$)",
+        re.I,
+    ),
+)
+_RECALL_MARKERS = re.compile(
+    r"\bagain\b|\bmy\s+(?:own\s+)?(?:steps|procedure|process|method|routine|recipe|checklist|way)\b"
+    r"|\b(?:forgot|forget|forgotten|(?:don't|do\s+not|can't|cannot)\s+(?:remember|recall))\b"
+    r"|\bremind\s+me\s+how\b|\bwhat\s+(?:were|are)\s+(?:the|my)\s+steps\b|\bwalk\s+me\s+through\b"
+    r"|\bhow\s+did\s+I\b",
+    re.I,
+)
+_HOW = re.compile(r"\bhow\b|\bsteps?\b|\bprocedure\b|\bmethod\b|\bprocess\b|\bwalk\s+me\s+through\b", re.I)
+_PRONOUN = re.compile(r"\b(?:it|this|that|these|those|them|one)\b", re.I)
+_SEARCH_DROP = frozenset(
+    {"again", "steps", "step", "forgot", "forget", "procedure", "method", "process", "routine"}
+)
+
+
+def is_procedure_request(text: str) -> bool:
+    """True when ``text`` asks for the learner's own stored steps (see module doc)."""
+    if not isinstance(text, str) or not text.strip() or parse_procedure(text) is not None:
+        return False
+    if re.search(r"\bremind\s+me\s+(?:to|about|that)\b", text, re.I):
+        return False  # a reminder request, not a procedure request
+    return bool(_HOW.search(text) and _RECALL_MARKERS.search(text))
+
+
+def procedure_task(text: str) -> str | None:
+    """The task a request names ("write a LEFT JOIN"), or None."""
+    for pattern in _TASK_PATTERNS:
+        for match in pattern.finditer(text):
+            task = _clean(match.group("task"))
+            if task and not _PRONOUN.search(task):
+                return task
+    return None
+
+
+def procedure_query(text: str) -> str:
+    """Search words for a procedure request: the task when named, else the content words."""
+    task = procedure_task(text)
+    source = task if task is not None else text
+    words = [w for w in re.findall(r"[\w'-]+", source) if w.lower() not in _SEARCH_DROP]
+    if task is None:
+        words = [w for w in words if w.lower() not in QUERY_STOP_WORDS]
+    return " ".join(words) if words else source.strip()

@@ -1,0 +1,282 @@
+"""Prospective memory: the learner's reminders, fired exactly once when their trigger matches.
+
+Graph: ``(:Learner)-[:HAS_REMINDER]->(:Reminder {id, learner_id, description, action,
+trigger_kind: 'keywords'|'concept'|'time', keywords, concept, due_at, priority (1 high …
+3 low), status: 'pending'|'triggered'|'resolved', created_at, triggered_at, resolved_at,
+session_id, dedup_key})``. Reminders are not searched semantically, so they have their
+own label (and erasure deletes it explicitly).
+
+- ``set`` creates a pending reminder; the same pending request again returns the first
+  one (``dedup_key``). Parked while Neo4j is down (op ``reminder.set``).
+- ``fire`` (the heartbeat's monitor phase, each new learner message) reads the pending
+  reminders, matches them in Python with ``agent.memory.reminder_rules.trigger_matches``
+  against the message, the turn's concept and ``self.clock()``, then moves the matches
+  to ``triggered`` in ONE write that first takes each node's write lock and re-checks
+  ``status = 'pending'``: a reminder is returned once, even to concurrent callers. While
+  Neo4j is down nothing fires (an empty list; exactly-once needs the database).
+- ``resolve`` closes a reminder (pending or triggered); unknown ids raise
+  ``InvalidInputError``. Parked while Neo4j is down (op ``reminder.resolve``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agent.errors import InvalidInputError, StoreUnavailableError
+from agent.graphdb.schema import ensure_schema
+from agent.graphdb.store import (
+    MAX_TEXT_BYTES,
+    Neo4jStore,
+    check_text,
+    fetch,
+    is_neo4j_down,
+    normalise_time,
+)
+from agent.memory.cognitive_queries import (
+    FIRE_REMINDERS,
+    LIST_REMINDERS,
+    PENDING_REMINDERS,
+    REMINDER_SCHEMA,
+    RESOLVE_REMINDER,
+    SET_REMINDER,
+)
+from agent.memory.records import ID
+from agent.memory.reminder_rules import MAX_KEYWORDS, is_trigger_word, trigger_matches
+from agent.validation import validate_learner_id, validate_text
+
+log = logging.getLogger(__name__)
+
+OP_SET = "reminder.set"
+OP_RESOLVE = "reminder.resolve"
+STATUSES = ("pending", "triggered", "resolved")
+TRIGGER_KINDS = ("keywords", "concept", "time")
+REMINDER_SCHEMA_KEY = "reminders-v1"
+MAX_DESCRIPTION_BYTES = 2000
+MAX_KEYWORD_BYTES = 200
+
+
+@dataclass(frozen=True)
+class ReminderRecord:
+    """A reminder as stored (or parked, when ``degraded``)."""
+
+    id: str
+    description: str
+    action: str | None
+    trigger_kind: str
+    keywords: list[str] = field(default_factory=list)
+    concept: str | None = None
+    due_at: str | None = None
+    priority: int = 2
+    status: str = "pending"
+    created_at: str = ""
+    triggered_at: str | None = None
+    resolved_at: str | None = None
+    session_id: str | None = None
+    degraded: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any], *, degraded: bool = False) -> ReminderRecord:
+        """A record from the node's properties."""
+        return cls(
+            id=props["id"],
+            description=props.get("description") or "",
+            action=props.get("action"),
+            trigger_kind=props.get("trigger_kind") or "keywords",
+            keywords=list(props.get("keywords") or []),
+            concept=props.get("concept"),
+            due_at=props.get("due_at"),
+            priority=int(props.get("priority") or 2),
+            status=props.get("status") or "pending",
+            created_at=props.get("created_at") or "",
+            triggered_at=props.get("triggered_at"),
+            resolved_at=props.get("resolved_at"),
+            session_id=props.get("session_id"),
+            degraded=degraded,
+        )
+
+
+def _keywords(keywords: object) -> list[str]:
+    if isinstance(keywords, str) or not isinstance(keywords, Sequence):
+        raise InvalidInputError("keywords must be a list of strings")
+    if len(keywords) > MAX_KEYWORDS:
+        raise InvalidInputError(f"at most {MAX_KEYWORDS} keywords, got {len(keywords)}")
+    out = []
+    for i, keyword in enumerate(keywords):
+        keyword = check_text(keyword, f"keywords[{i}]", MAX_KEYWORD_BYTES).strip()
+        if not is_trigger_word(keyword):
+            raise InvalidInputError(f"keyword {keyword!r} is only common words; it would fire on every turn")
+        if keyword not in out:
+            out.append(keyword)
+    return out
+
+
+def _trigger_kind(keywords: list[str], concept: str | None, due_at: str | None) -> str:
+    if due_at is not None and (keywords or concept):
+        raise InvalidInputError("a reminder has one trigger: a time (due_at) or keywords/a concept, not both")
+    if due_at is not None:
+        return "time"
+    if concept:
+        return "concept"
+    if keywords:
+        return "keywords"
+    raise InvalidInputError("a reminder needs a trigger: keywords, a concept or due_at (ISO-8601)")
+
+
+class ReminderStore(Neo4jStore):
+    """The learner's reminders (``:Reminder``)."""
+
+    backlog_ops = frozenset({OP_SET, OP_RESOLVE})
+
+    async def _setup_schema_once(self, _: object = None) -> None:
+        await super()._setup_schema_once()
+
+        async def setup() -> None:
+            async with self.driver.session(database=self.database) as session:
+                for statement in REMINDER_SCHEMA:
+                    await session.run(statement)
+
+        await ensure_schema(self.driver, self.database, setup, key=REMINDER_SCHEMA_KEY)
+
+    # ----- writes -----
+    async def set(
+        self,
+        learner_id: str,
+        description: str,
+        *,
+        action: str | None = None,
+        keywords: Sequence[str] = (),
+        concept: str | None = None,
+        due_at: str | None = None,
+        priority: int = 2,
+        session_id: str | None = None,
+    ) -> ReminderRecord:
+        """Create a pending reminder that fires on ``keywords``, ``concept`` or at ``due_at``."""
+        learner_id = validate_learner_id(learner_id)
+        description = check_text(description, "description", MAX_DESCRIPTION_BYTES).strip()
+        if action is not None:
+            action = check_text(action, "action", MAX_DESCRIPTION_BYTES).strip()
+        words = _keywords(keywords)
+        if concept is not None:
+            concept = check_text(concept, "concept", MAX_KEYWORD_BYTES).strip()
+        if due_at is not None and not isinstance(due_at, str):
+            raise InvalidInputError(f"due_at must be ISO-8601 text, got {due_at!r}")
+        due_at = normalise_time(due_at, "due_at")
+        if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 3:
+            raise InvalidInputError(f"priority must be 1 (high), 2 or 3 (low), got {priority!r}")
+        if session_id is not None and (not isinstance(session_id, str) or not ID.match(session_id)):
+            raise InvalidInputError(f"invalid session_id {str(session_id)[:80]!r}")
+        kind = _trigger_kind(words, concept, due_at)
+        trigger = "|".join([kind, *sorted(w.lower() for w in words), (concept or "").lower(), due_at or ""])
+        dedup = hashlib.sha256(f"{description.lower()}\x00{trigger}".encode()).hexdigest()[:32]
+        props = {
+            "id": f"rem-{uuid.uuid4().hex}",
+            "learner_id": learner_id,
+            "description": description,
+            "action": action or f"Remind the learner to {description}",
+            "trigger_kind": kind,
+            "keywords": words,
+            "concept": concept,
+            "due_at": due_at,
+            "priority": priority,
+            "status": "pending",
+            "created_at": self.now_iso(),
+            "session_id": session_id,
+            "dedup_key": dedup,
+        }
+        props = {k: v for k, v in props.items() if v is not None}
+        payload = {"learner_id": learner_id, "props": props}
+        stored = await self.write_or_park(learner_id, OP_SET, payload, self._set)
+        if stored is None:
+            return ReminderRecord.from_props(props, degraded=True)
+        return ReminderRecord.from_props(stored)
+
+    async def _set(self, payload: dict[str, Any]) -> dict[str, Any]:
+        rows = await self.write(lambda tx: fetch(tx, SET_REMINDER, **payload))
+        if not rows:
+            raise InvalidInputError(f"reminder id {payload['props']['id']!r} belongs to another learner")
+        return rows[0]["reminder"]
+
+    async def resolve(self, learner_id: str, reminder_id: str) -> ReminderRecord:
+        """Mark the learner's reminder resolved (idempotent); unknown ids raise ``InvalidInputError``."""
+        learner_id = validate_learner_id(learner_id)
+        if not isinstance(reminder_id, str) or not ID.match(reminder_id):
+            raise InvalidInputError(f"invalid reminder id {str(reminder_id)[:80]!r}")
+        payload = {"learner_id": learner_id, "id": reminder_id, "now": self.now_iso()}
+        stored = await self.write_or_park(learner_id, OP_RESOLVE, payload, self._resolve)
+        if stored is None:
+            parked = {"id": reminder_id, "status": "resolved", "resolved_at": payload["now"]}
+            return ReminderRecord.from_props(parked, degraded=True)
+        return ReminderRecord.from_props(stored)
+
+    async def _resolve(self, payload: dict[str, Any]) -> dict[str, Any]:
+        rows = await self.write(lambda tx: fetch(tx, RESOLVE_REMINDER, **payload))
+        if not rows:
+            raise InvalidInputError(
+                f"no reminder {payload['id']!r} for this learner; list_reminders shows the valid ids"
+            )
+        return rows[0]["reminder"]
+
+    async def apply_backlog_entry(self, op: str, payload: dict[str, Any]) -> None:
+        """Replay one parked write (both are idempotent)."""
+        if op == OP_SET:
+            await self._set(payload)
+        elif op == OP_RESOLVE:
+            await self._resolve(payload)
+        else:
+            raise InvalidInputError(f"reminder store cannot apply {op!r}")
+
+    # ----- firing -----
+    async def fire(
+        self, learner_id: str, *, message: str | None = None, concept: str | None = None
+    ) -> list[ReminderRecord]:
+        """Pending reminders triggered by ``message``, ``concept`` or the clock, each returned once."""
+        learner_id = validate_learner_id(learner_id)
+        if message is not None:
+            message = validate_text(message, "message", MAX_TEXT_BYTES, allow_blank=True) or None
+        if concept is not None:
+            concept = validate_text(concept, "concept", MAX_KEYWORD_BYTES, allow_blank=True) or None
+        try:
+            if self.degraded:
+                raise StoreUnavailableError("Neo4j", "marked down after a recent failure")
+            pending = await self.read(lambda tx: fetch(tx, PENDING_REMINDERS, learner_id=learner_id))
+            now = self.clock()
+            due = [
+                r["reminder"]["id"] for r in pending if trigger_matches(r["reminder"], message, concept, now)
+            ]
+            if not due:
+                return []
+            stamp = now.isoformat()
+            rows = await self.write(
+                lambda tx: fetch(tx, FIRE_REMINDERS, ids=due, learner_id=learner_id, now=stamp)
+            )
+        except StoreUnavailableError as exc:
+            if self.backlog is None or not is_neo4j_down(exc):
+                raise
+            log.warning("reminders not checked while Neo4j is down: %s", exc)
+            return []
+        fired = [ReminderRecord.from_props(r["reminder"]) for r in rows]
+        return sorted(fired, key=lambda r: (r.priority, r.created_at, r.id))
+
+    # ----- reads -----
+    async def list(self, learner_id: str, statuses: Sequence[str] | None = None) -> list[ReminderRecord]:
+        """The learner's reminders (of ``statuses``, default all), most urgent first."""
+        learner_id = validate_learner_id(learner_id)
+        chosen: list[str] | None = None
+        if statuses is not None:
+            chosen = [statuses] if isinstance(statuses, str) else list(statuses)
+            unknown = [s for s in chosen if s not in STATUSES]
+            if unknown:
+                raise InvalidInputError(
+                    f"unknown reminder status {unknown[0]!r}; valid: {', '.join(STATUSES)}"
+                )
+        rows = await self.read(lambda tx: fetch(tx, LIST_REMINDERS, learner_id=learner_id, statuses=chosen))
+        return [ReminderRecord.from_props(r["reminder"]) for r in rows]

@@ -1,0 +1,399 @@
+"""The offline policy's cognitive memory rules: facts, procedures and reminders.
+
+``agent.models.offline_policy`` applies these rules first, and its older core/archival
+rules to whatever they leave. They only fire when the tools they call are bound
+(``tools/cognitive_tools.py``); without them the policy behaves as before. The phrase
+rules come from the stores' own rule modules, so the policy and the stores agree:
+``agent.memory.fact_rules``, ``procedure_rules`` and ``reminder_rules``.
+
+Per message (procedures span sentences, so they are read on the whole message):
+
+C1. **A fired reminder is acted on first.** Each ``REMINDER <id>: <description>`` slot of
+    the prompt's WORKING MEMORY block (``agent.heartbeat.slots.read_slots``) becomes
+    ``resolve_reminder(reminder_id=<id>)``, and the answer starts with
+    ``Reminder: <description>``. A reminder already resolved in this turn is not
+    resolved again.
+C2. **A procedure the learner states** ("Here is how I write a LEFT JOIN: first …, then
+    …", ``procedure_rules.parse_procedure``) becomes ``save_procedure(name, steps)``;
+    its sentences take no other rule.
+C3. **A request for the learner's own steps** ("how do I write a LEFT JOIN again?", "I
+    forgot how I …", "what were my steps?", ``is_procedure_request``) becomes one
+    ``recall_procedure(query=procedure_query(…))`` (the sentence naming the task wins);
+    the answer lists the steps of the best procedure in order (``1. … 2. …``).
+
+Per sentence:
+
+C4. **A reminder request** ("remind me to review GROUP BY when we reach HAVING",
+    ``reminder_rules.parse_reminder``; a question such as "can you remind me to …?" too)
+    becomes ``set_reminder(description, keywords | concept | due_at)``. Time
+    phrases are resolved against the system clock.
+C5. **A question about the learner's current state** — a wh-question in the first
+    person, present tense ("where do I live now?", "which editor do I use?", "what am I
+    working towards?", "what is my exam date?"), not about the past conversation ("what
+    did I say", "last time", "before") — becomes ``search_facts(query=content words)``
+    and is answered with the best *current* fact: the first hit whose predicate the
+    question names (``QUESTION_PREDICATES``), else the top hit. Core memory answers a
+    profile/goal question first (rule 4 of the policy) unless the question asks for the
+    value *now* ("now", "currently", "right now", "these days", "still"), which is what
+    the bi-temporal fact store knows (the answer then leaves the pinned line out). "How
+    …" questions are tutoring, never fact searches. A fact search with no hit is retried
+    once as ``archival_memory_search``.
+C6. **A statement about the learner** (``fact_rules.is_fact_statement``; not "remember
+    that …", which stays an archival insert) becomes ``remember_fact(content=sentence)``;
+    the fact store infers the slot and supersedes the old fact ("Actually, I moved to
+    Hanoi" closes "I live in Da Nang"). Core memory keeps only what a tutor needs pinned,
+    and mirrors the fact store's supersession there:
+
+    - identity (fact slots name, job, study, level) goes to ``user_profile``; goals and
+      plans (the policy's goal phrasings, or the ``goal`` slot) go to ``current_goals``;
+      everything else (where they live, their tools, preferences) lives in facts only;
+    - a statement whose slot already has a line in that section (same
+      ``fact_rules.fact_slot``), or whose message retires a value a line names
+      (``replaced_values``: "I reached my joins goal", "switched from Jupyter"),
+      **replaces** that line with ``core_memory_replace``; otherwise it is appended.
+      A line that states the learner's name is only replaced by a new name;
+    - within one message, the statements that fill the same slot are **one fact** (their
+      sentences joined, written at the last one, so "I reached my joins goal! My new goal
+      is …" keeps both the completion and the new goal in one step), and only the last
+      touches core memory; a goal completion followed by a new goal lets the new goal
+      replace the old line; a completion alone deletes the goal line it names;
+    - a statement already in the section verbatim is not written again.
+
+The policy plans from the prompt it is given at each step; because written lines are
+skipped (last point) and every call already made in the turn is matched against the
+plan, the plan converges and no call is made twice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from agent.memory.fact_rules import fact_slot, is_fact_statement, replaced_values
+from agent.memory.procedure_rules import (
+    is_procedure_request,
+    parse_procedure,
+    procedure_query,
+    procedure_task,
+)
+from agent.memory.reminder_rules import parse_reminder
+from agent.models.offline_reading import reminder_slots
+
+Action = tuple[str, dict[str, Any]]
+COGNITIVE_TOOLS = (
+    "remember_fact",
+    "search_facts",
+    "save_procedure",
+    "recall_procedure",
+    "set_reminder",
+    "resolve_reminder",
+)
+IDENTITY_PREDICATES = frozenset({"name", "job", "study", "level"})
+"""Fact slots pinned in ``user_profile`` as well as stored as facts."""
+QUESTION_PREDICATES: dict[str, frozenset[str]] = {
+    "residence": frozenset({"live", "living", "home", "city", "country", "based", "moved", "located"}),
+    "tool": frozenset({"editor", "ide", "tool", "tools", "use", "using", "software", "app", "environment"}),
+    "goal": frozenset({"goal", "goals", "aim", "aiming", "towards", "target", "working"}),
+    "job": frozenset({"job", "work", "profession", "occupation", "employer"}),
+    "study": frozenset({"study", "studying", "student", "major", "degree", "course"}),
+    "level": frozenset({"level", "beginner", "intermediate", "advanced", "experience"}),
+    "name": frozenset({"name", "called"}),
+}
+"""Question words naming a fact slot's predicate (the slots of ``agent.memory.fact_rules``)."""
+
+_NAME_LINE = re.compile(r"\b(?:my name is|call me|name:)", re.I)
+_NOW = re.compile(r"\b(now|currently|right now|these days|at the moment|still|anymore|any more)\b", re.I)
+_WH_FIRST_PERSON = re.compile(
+    r"^\s*(what|which|where|who|when|whose)\b.*\b(do i|am i|is my|are my|my|i'm|i am)\b", re.I
+)
+_ABOUT_PAST = re.compile(
+    r"\b(did|was|were|used to|before|earlier|last time|previous(ly)?|said|say|told|mention(ed)?|"
+    r"discuss(ed)?|talk(ed)?|remember|recall|know about)\b",
+    re.I,
+)
+_COMPLETION = re.compile(r"\bi\s+(?:reached|achieved|met|hit|finished|completed)\s+my\b.*\bgoal\b", re.I)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the learner message, as the policy classified it."""
+
+    text: str
+    question: bool
+    answered: bool
+    """Core memory answers it (the policy's rule 4)."""
+    keep: bool
+    """An explicit "remember that …" (the policy's archival rule)."""
+    goal: bool
+    """Matches the policy's goal phrasings."""
+
+
+def reminder_mentions(
+    messages: Sequence[BaseMessage], results: Sequence[tuple[str | None, Any, Mapping[str, Any]]]
+) -> list[str]:
+    """Rule C1's answer: ``Reminder: <description>`` per fired reminder (slots, then resolved ones)."""
+    described = dict(reminder_slots(messages))
+    for name, data, args in results:
+        if name == "resolve_reminder" and isinstance(data, Mapping) and data.get("ok"):
+            described.setdefault(
+                str(data.get("id") or args.get("reminder_id")), str(data.get("description") or "")
+            )
+    return [f"Reminder: {text}" for text in described.values() if text]
+
+
+def reminder_actions(
+    messages: Sequence[BaseMessage], resolved: Sequence[str], available: set[str]
+) -> list[Action]:
+    """Rule C1: resolve each fired reminder once (``resolved``: ids resolved earlier in the turn)."""
+    if "resolve_reminder" not in available:
+        return []
+    ids = list(dict.fromkeys([*resolved, *(rid for rid, _ in reminder_slots(messages))]))
+    return [("resolve_reminder", {"reminder_id": rid}) for rid in ids]
+
+
+def procedure_actions(
+    sentences: Sequence[str], rests: Sequence[str], available: set[str]
+) -> tuple[dict[int, Action], set[int]]:
+    """Rules C2 and C3: ``({sentence index: action}, consumed sentence indexes)``.
+
+    ``rests[i]`` is the message from sentence ``i`` to its end, so a procedure stated
+    over several sentences is read whole, from the sentence that introduces it.
+    """
+    if "save_procedure" in available:
+        start = max((i for i, rest in enumerate(rests) if parse_procedure(rest)), default=None)
+        parsed = parse_procedure(rests[start]) if start is not None else None
+        if start is not None and parsed is not None:
+            name, steps = parsed
+            return {start: ("save_procedure", {"name": name, "steps": steps})}, set(range(start, len(rests)))
+    if "recall_procedure" not in available:
+        return {}, set()
+    asks = [i for i, s in enumerate(sentences) if is_procedure_request(s)]
+    if not asks:
+        return {}, set()
+    named = next((i for i in asks if procedure_task(sentences[i])), asks[0])
+    return {asks[0]: ("recall_procedure", {"query": procedure_query(sentences[named])})}, set(asks)
+
+
+def pending_action(plan: Sequence[Action], made: Sequence[Action]) -> Action | None:
+    """The first planned call not made yet this turn (calls are matched by name and arguments)."""
+    left = [_key(call) for call in made]
+    for action in plan:
+        key = _key(action)
+        if key in left:
+            left.remove(key)
+        else:
+            return action
+    return None
+
+
+def _key(action: Action) -> str:
+    return json.dumps([action[0], action[1]], sort_keys=True, default=str)
+
+
+def is_fact_question(sentence: str) -> bool:
+    """Rule C5: a first-person, present-tense wh-question about the learner's state."""
+    text = sentence.strip()
+    if not (text.endswith("?") or re.match(r"^\s*(what|which|where|who|when|whose)\b", text, re.I)):
+        return False
+    if is_procedure_request(text) or _ABOUT_PAST.search(text) or re.search(r"\bhow\b", text, re.I):
+        return False
+    return bool(_WH_FIRST_PERSON.search(text))
+
+
+def overrides_core(sentence: str, available: set[str]) -> bool:
+    """Rule C5: a question about the learner's state *now* goes to the facts, not core memory."""
+    return "search_facts" in available and is_fact_question(sentence) and asks_now(sentence)
+
+
+def asks_now(sentence: str) -> bool:
+    """The question asks for the current value explicitly ("now", "currently", "still")."""
+    return bool(_NOW.search(sentence))
+
+
+def _states_a_fact(sentence: Sentence) -> bool:
+    """A statement about the learner (rule C6), not a question, a keep note or a reminder request."""
+    if sentence.question or sentence.keep or not is_fact_statement(sentence.text):
+        return False
+    return parse_reminder(sentence.text) is None
+
+
+def _lines(core: Mapping[str, str], section: str) -> list[str]:
+    return [ln.strip() for ln in core.get(section, "").splitlines() if ln.strip()]
+
+
+def _names_value(line: str, values: Sequence[str]) -> bool:
+    return any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", line, re.I) for v in values if v)
+
+
+class CognitivePlanner:
+    """The per-sentence rules C4–C6 over one learner message."""
+
+    def __init__(
+        self,
+        sentences: Sequence[Sentence],
+        available: set[str],
+        core: Mapping[str, str],
+        query_of: Callable[[str], str],
+    ) -> None:
+        """Classify the message once: slots, what it retires, the statements per slot."""
+        self.available = available
+        self.core = core
+        self.query_of = query_of
+        self.sentences = list(sentences)
+        self.retired = [v for s in sentences for v in replaced_values(s.text)]
+        self.slots = [fact_slot(s.text) if _states_a_fact(s) else None for s in sentences]
+        same: dict[tuple[str, str], list[int]] = {}
+        for i, slot in enumerate(self.slots):
+            if slot is not None:
+                same.setdefault(slot, []).append(i)
+        self.same_slot = same
+        """Indexes of the statements filling each slot: they are one fact, written at the last."""
+        self.new_goal_follows = [
+            any(self._is_goal(t) and not _COMPLETION.search(t.text) for t in sentences[i + 1 :])
+            for i in range(len(sentences))
+        ]
+
+    def _is_goal(self, sentence: Sentence) -> bool:
+        slot = fact_slot(sentence.text)
+        return sentence.goal or (slot is not None and slot[1] == "goal")
+
+    def actions(self, index: int) -> list[Action] | None:
+        """The cognitive actions for sentence ``index``, or None to leave it to the older rules."""
+        s = self.sentences[index]
+        if "set_reminder" in self.available and not s.keep:
+            reminder = parse_reminder(s.text)
+            if reminder is not None:
+                args = {"description": reminder["description"]}
+                for key in ("keywords", "concept", "due_at"):
+                    if reminder.get(key):
+                        args[key] = reminder[key]
+                return [("set_reminder", args)]
+        if s.question:
+            searchable = "search_facts" in self.available and is_fact_question(s.text)
+            if searchable and (not s.answered or overrides_core(s.text, self.available)):
+                return [("search_facts", {"query": self.query_of(s.text)})]
+            return None
+        if "remember_fact" not in self.available or not _states_a_fact(s):
+            return None
+        slot = self.slots[index]
+        together = self.same_slot.get(slot, [index]) if slot is not None else [index]
+        if together[-1] != index:
+            return []  # a later statement of the message fills the same slot: one fact, written there
+        content = " ".join(self.sentences[i].text for i in together)
+        return [("remember_fact", {"content": content}), *self._core_update(index)]
+
+    def _core_update(self, index: int) -> list[Action]:
+        s, slot = self.sentences[index], self.slots[index]
+        if self._is_goal(s):
+            section = "current_goals"
+        elif slot is not None and slot[1] in IDENTITY_PREDICATES:
+            section = "user_profile"
+        else:
+            return []
+        if not {"core_memory_append", "core_memory_replace"} & self.available:
+            return []
+        lines = _lines(self.core, section)
+        if s.text in lines:
+            return []
+        old = self._line_to_replace(s, slot, lines)
+        completion = bool(_COMPLETION.search(s.text))
+        if completion and self.new_goal_follows[index]:
+            return []  # the new goal replaces the completed one
+        if old is not None and "core_memory_replace" in self.available:
+            new = "" if completion else s.text
+            return [("core_memory_replace", {"section": section, "old_content": old, "new_content": new})]
+        if completion or "core_memory_append" not in self.available:
+            return []
+        return [("core_memory_append", {"section": section, "content": s.text})]
+
+    def _line_to_replace(self, s: Sentence, slot: tuple[str, str] | None, lines: Sequence[str]) -> str | None:
+        """The core line this statement supersedes: same fact slot, else one naming a retired value."""
+        for line in reversed(lines):
+            if _NAME_LINE.search(line) and (slot is None or slot[1] != "name"):
+                continue  # never drop the learner's name for another fact
+            if slot is not None and fact_slot(line) == slot:
+                return line
+            if self.retired and _names_value(line, self.retired):
+                return line
+        return None
+
+
+# ----- answers -----
+
+
+def _steps_text(steps: Sequence[Any]) -> str:
+    return " ".join(f"{i}. {str(step).strip().rstrip('.')}." for i, step in enumerate(steps, start=1))
+
+
+def _wanted_predicates(query: str) -> set[str]:
+    words = set(re.findall(r"[\w'-]+", query.lower()))
+    return {p for p, vocab in QUESTION_PREDICATES.items() if words & vocab}
+
+
+def best_fact(query: str, hits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """Rule C5's answer: the first hit whose predicate the question names, else the top hit."""
+    facts = [h for h in hits if isinstance(h, Mapping) and str(h.get("text") or "").strip()]
+    wanted = _wanted_predicates(query)
+    return next((h for h in facts if h.get("predicate") in wanted), facts[0] if facts else None)
+
+
+def quote_result(name: str | None, data: Any, args: Mapping[str, Any]) -> str | None:
+    """What the answer says about one cognitive tool result, or None for other tools."""
+    if name not in COGNITIVE_TOOLS or not isinstance(data, Mapping):
+        return None
+    hits = data.get("results")
+    if name == "search_facts" and isinstance(hits, list):
+        query = str(args.get("query", ""))
+        fact = best_fact(query, hits)
+        if fact is None:
+            return f"no fact about '{query}' is on record"
+        when = f"as of {args['as_of']}" if args.get("as_of") else "current"
+        since = f" (since {str(fact['valid_from'])[:10]})" if fact.get("valid_from") else ""
+        return f'{when} fact: "{str(fact["text"])[:400]}"{since}'
+    if name == "recall_procedure" and isinstance(hits, list):
+        if not hits:
+            return f"no saved procedure matched '{args.get('query', '')}'"
+        top = hits[0]
+        steps = top.get("steps")
+        if isinstance(steps, list) and steps:
+            return f"your steps to {top.get('name') or args.get('query', '')}: {_steps_text(steps)}"
+        return f"your procedure: {str(top.get('text', ''))[:600]}"
+    if not data.get("ok"):
+        return None
+    if name == "remember_fact":
+        replaced = " (it replaces what was true before)" if data.get("superseded") else ""
+        return f'noted the fact "{data.get("content", args.get("content", ""))}"{replaced}'
+    if name == "save_procedure":
+        steps = data.get("steps") or args.get("steps") or []
+        return f'saved your procedure "{data.get("name", args.get("name", ""))}": {_steps_text(steps)}'
+    if name == "set_reminder":
+        when = ", ".join(data.get("keywords") or []) or data.get("concept") or data.get("due_at") or "later"
+        return f"I will remind you to {data.get('description', '')} (when: {when})"
+    if name == "resolve_reminder":
+        return ""  # the answer mentions fired reminders first (``reminder_mentions``)
+    return None
+
+
+def fact_fallback(
+    done: Sequence[tuple[str | None, Any, Mapping[str, Any]]], available: set[str]
+) -> Action | None:
+    """Rule C5's retry: a fact search without a hit becomes one archival search on the same query.
+
+    ``done`` holds ``(tool name, parsed result, call args)`` of the calls made this turn.
+    """
+    if "archival_memory_search" not in available:
+        return None
+    searched = {str(args.get("query", "")) for name, _, args in done if name == "archival_memory_search"}
+    for name, data, args in done:
+        query = str(args.get("query", ""))
+        if name != "search_facts" or query in searched:
+            continue
+        hits = data.get("results") if isinstance(data, Mapping) else None
+        if isinstance(hits, list) and best_fact(query, hits) is None:
+            return "archival_memory_search", {"query": query}
+    return None

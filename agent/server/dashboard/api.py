@@ -1,0 +1,215 @@
+"""The dashboard's JSON API: every handler reads or writes the authenticated learner's data only.
+
+Routes (all under ``/dashboard/api``, all behind the bearer auth of the API):
+
+- ``GET me``: who the token is;
+- ``GET notes[?q=]``: the notes (hybrid search with ``q``); ``GET notes/{id}``: one note;
+- ``GET graph``: notes and typed links for cytoscape;
+- ``GET memory``: core memory sections; ``POST memory/{section}``: edit one section
+  (``{"old": <text shown>, "new": <text>}``) through ``CoreMemoryStore`` and its rules;
+- ``GET pressure``: working-memory pressure per step over the last sessions;
+- ``GET summaries``: archived session summaries with their source turns;
+- ``GET facts``, ``GET reminders``: cognitive memory (when its stores exist);
+- ``GET export``: the notes as Markdown files in a zip;
+- ``POST erase`` (``{"confirm": "DELETE"}``): erase the learner everywhere.
+
+Errors are JSON ``{"detail": ...}``: bad input 422, unknown note 404, a store down 503.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from agent.errors import CoreMemoryLimitError, InvalidInputError, KAGError, StoreUnavailableError
+from agent.memory.backlog import WriteBacklog
+from agent.memory.core import CoreLimits, CoreMemoryStore
+from agent.memory.erasure import erase_learner
+from agent.resources import Resources, default_resources
+from agent.server.dashboard import cognitive, threads
+from agent.server.dashboard.export import export_zip
+from agent.server.dashboard.learner import NotAuthenticatedError, learner_of
+from agent.server.dashboard.reads import DashboardReads
+
+log = logging.getLogger("kag.dashboard")
+Handler = Callable[[Request], Awaitable[Response]]
+NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+MAX_EDIT_BODY = 256 * 1024
+CONFIRMATION = "DELETE"
+_CORE: weakref.WeakKeyDictionary[Resources, CoreMemoryStore] = weakref.WeakKeyDictionary()
+
+
+def reply(data: Any, status: int = 200) -> JSONResponse:
+    """A JSON response that no cache keeps."""
+    return JSONResponse(data, status_code=status, headers=NO_STORE)
+
+
+def api(handler: Handler) -> Handler:
+    """Map KAG's errors to JSON statuses (the message is the store's own, clear one)."""
+
+    @functools.wraps(handler)
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except NotAuthenticatedError as exc:
+            return reply({"detail": str(exc)}, 401)
+        except (CoreMemoryLimitError, InvalidInputError) as exc:
+            return reply({"detail": str(exc)}, 422)
+        except StoreUnavailableError as exc:
+            return reply({"detail": f"a store is unavailable: {exc}"}, 503)
+        except KAGError as exc:
+            log.exception("dashboard request failed")
+            return reply({"detail": str(exc)}, 500)
+
+    return wrapped
+
+
+def core_store(resources: Resources) -> CoreMemoryStore:
+    """The same core memory store the tools use (Redis over Neo4j, with the write backlog)."""
+    store = _CORE.get(resources)
+    if store is None:
+        store = _CORE[resources] = CoreMemoryStore(
+            resources.redis,
+            driver=resources.neo4j,
+            embeddings=resources.embeddings,
+            database=resources.database,
+            backlog=WriteBacklog(resources.redis),
+            clock=resources.clock,
+        )
+    return store
+
+
+async def json_body(request: Request, limit: int = MAX_EDIT_BODY) -> dict[str, Any]:
+    """The request's JSON object (422 otherwise)."""
+    raw = await request.body()
+    if len(raw) > limit:
+        raise InvalidInputError(f"request body is larger than {limit} bytes")
+    try:
+        value = json.loads(raw or b"{}")
+    except ValueError:
+        raise InvalidInputError("the body must be a JSON object") from None
+    if not isinstance(value, dict):
+        raise InvalidInputError("the body must be a JSON object")
+    return value
+
+
+@api
+async def me(request: Request) -> Response:
+    """The authenticated learner."""
+    return reply({"learner_id": learner_of(request)})
+
+
+@api
+async def notes(request: Request) -> Response:
+    """The learner's notes, or the hybrid search hits of ``q``."""
+    learner_id = learner_of(request)
+    resources = default_resources()
+    reads = DashboardReads.for_resources(resources)
+    query = request.query_params.get("q", "")
+    if query.strip():
+        found = await reads.search_notes(resources, learner_id, query)
+        return reply({"query": query, "notes": found})
+    return reply({"query": "", "notes": await reads.list_notes(learner_id)})
+
+
+@api
+async def note(request: Request) -> Response:
+    """One of the learner's notes with its typed links (404 for anyone else's id)."""
+    learner_id = learner_of(request)
+    found = await DashboardReads.for_resources(default_resources()).note(
+        learner_id, request.path_params["note_id"]
+    )
+    if found is None:
+        return reply({"detail": "no such note"}, 404)
+    return reply(found)
+
+
+@api
+async def graph(request: Request) -> Response:
+    """Nodes and edges of the learner's knowledge graph."""
+    learner_id = learner_of(request)
+    return reply(await DashboardReads.for_resources(default_resources()).graph(learner_id))
+
+
+@api
+async def memory(request: Request) -> Response:
+    """Core memory sections and their character limit."""
+    learner_id = learner_of(request)
+    sections = await core_store(default_resources()).read(learner_id)
+    return reply({"sections": sections, "limit": CoreLimits().section_limit})
+
+
+@api
+async def edit_memory(request: Request) -> Response:
+    """Edit one section: replace the text shown (``old``) with ``new``; append when it was empty."""
+    learner_id = learner_of(request)
+    section = request.path_params["section"]
+    body = await json_body(request)
+    old, new = body.get("old", ""), body.get("new")
+    if not isinstance(old, str) or not isinstance(new, str):
+        raise InvalidInputError('expected {"old": <current text>, "new": <new text>}')
+    store = core_store(default_resources())
+    if old.strip():
+        sections = await store.replace(learner_id, section, old, new, limits=CoreLimits())
+    elif new.strip():
+        sections = await store.append(learner_id, section, new, limits=CoreLimits())
+    else:
+        sections = await store.read(learner_id)
+    return reply({"sections": sections, "limit": CoreLimits().section_limit})
+
+
+@api
+async def pressure(request: Request) -> Response:
+    """Working-memory pressure per step of the learner's last sessions (from their checkpoints)."""
+    learner_id = learner_of(request)
+    return reply({"sessions": await threads.pressure_sessions(learner_id)})
+
+
+@api
+async def summaries(request: Request) -> Response:
+    """Archived session summaries with their source turns."""
+    learner_id = learner_of(request)
+    return reply({"summaries": await DashboardReads.for_resources(default_resources()).summaries(learner_id)})
+
+
+@api
+async def facts(request: Request) -> Response:
+    """Facts by slot: the current value, and the history of earlier values."""
+    learner_id = learner_of(request)
+    return reply(await cognitive.facts_view(default_resources(), learner_id))
+
+
+@api
+async def reminders(request: Request) -> Response:
+    """Pending, triggered and resolved reminders."""
+    learner_id = learner_of(request)
+    return reply(await cognitive.reminders_view(default_resources(), learner_id))
+
+
+@api
+async def export(request: Request) -> Response:
+    """The learner's notes as Markdown files in a zip download."""
+    learner_id = learner_of(request)
+    found = await DashboardReads.for_resources(default_resources()).all_notes(learner_id)
+    headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="kag-notes.zip"'}
+    return Response(export_zip(found), media_type="application/zip", headers=headers)
+
+
+@api
+async def erase(request: Request) -> Response:
+    """Erase the learner everywhere: Neo4j, Redis, and their threads and checkpoints."""
+    learner_id = learner_of(request)
+    body = await json_body(request, limit=1024)
+    if body.get("confirm") != CONFIRMATION:
+        raise InvalidInputError(f'confirm the erasure with {{"confirm": "{CONFIRMATION}"}}')
+    deleted = await threads.delete_threads(learner_id)
+    await erase_learner(default_resources(), learner_id)
+    log.warning("dashboard: learner %s erased their data (%d threads)", learner_id, deleted)
+    return reply({"erased": True, "threads_deleted": deleted})
