@@ -184,7 +184,7 @@ def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, 
         concept = (state.get("context") or {}).get("current_concept")
         if concept:
             slots.append(make_slot("context", f"current concept: {concept}", id="concept", relevance=0.6))
-        rounds = appraisal_rounds(intent, budget)
+        rounds = appraisal_rounds(intent, budget, request)
         asked = current_requests(state)
         for round_no in range(1, rounds + 1):
             slots.append(

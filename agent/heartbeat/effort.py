@@ -63,7 +63,7 @@ from pydantic import BaseModel, Field
 
 from agent.heartbeat.slots import Slot
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
-from agent.models.offline_policy import OfflinePolicyModel
+from agent.models.offline_policy import OfflinePolicyModel, is_question
 from agent.search.results import SearchHit
 from agent.text import is_stop_word, light_stem
 
@@ -226,9 +226,21 @@ def step_budget(intent: str, max_steps: int) -> int:
     return max(1, min(max_steps, EFFORT[intent].max_steps if intent in EFFORT else max_steps))
 
 
-def appraisal_rounds(intent: str, budget: int) -> int:
-    """Search rounds the appraisal may take: 0 for simple intents; it always leaves one think step."""
-    if intent not in COMPLEX_INTENTS:
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+def asks(text: str) -> bool:
+    """True when some sentence of ``text`` is a question (statements need no retrieval first)."""
+    return any(is_question(s) for s in _SENTENCE.findall(text or "") if s.strip())
+
+
+def appraisal_rounds(intent: str, budget: int, request: str | None = None) -> int:
+    """Search rounds the appraisal may take: it always leaves one think step.
+
+    0 for simple intents, and for a ``request`` that asks nothing: "Actually, I moved to
+    Hanoi" reads as a contradiction, but there is nothing to look up before storing it.
+    """
+    if intent not in COMPLEX_INTENTS or (request is not None and not asks(request)):
         return 0
     return max(0, min(MAX_ROUNDS, budget - 1))
 

@@ -40,6 +40,7 @@ from agent.memory.queries import (
     CONSOLIDATED_IN,
     DUE_EPISODES,
     EPISODE_SCHEMA,
+    LOCK_FOR_CONSOLIDATION,
     TIMELINE,
     WRITE_CONSOLIDATION,
 )
@@ -61,24 +62,23 @@ Summariser = Callable[[Sequence[str]], Awaitable[str]]
 
 
 async def extractive_episode_summary(texts: Sequence[str]) -> str:
-    """The offline consolidation: ``extractive_summary`` over every sentence of every episode.
+    """The offline consolidation: every distinct statement of the episodes, one per line, in order.
 
-    Feeding sentences one by one keeps each stated fact (the heartbeat's summary keeps a
-    message's first sentence only); each episode is summarised on its own, so the
-    summary's length cap never drops an older episode.
+    Statements are what the learner told the tutor (facts, plans, struggles); questions
+    ("What is 2 + 2?") carry no memory of their own, so they are left out unless the
+    episodes hold nothing else. Each sentence is kept whole, so no stated fact is cut.
     """
-    # Imported here: the heartbeat package builds on the memory stores, not the reverse.
-    from langchain_core.messages import HumanMessage
-
-    from agent.heartbeat.summarizer import extractive_summary
-
-    blocks = []
-    for text in texts:
-        sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
-        block = extractive_summary("", [HumanMessage(content=s) for s in sentences])
-        if block:
-            blocks.append(block)
-    return "\n".join(blocks)
+    sentences = [
+        s.strip() for text in texts for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()
+    ]
+    statements = [s for s in sentences if not s.endswith("?")] or sentences
+    lines: list[str] = []
+    seen: set[str] = set()
+    for sentence in statements:
+        if sentence.casefold() not in seen:
+            seen.add(sentence.casefold())
+            lines.append(f"- {sentence}")
+    return "\n".join(lines)
 
 
 async def ensure_episode_schema(driver: neo4j.AsyncDriver, database: str) -> None:
@@ -228,6 +228,8 @@ class EpisodeStore(Neo4jStore):
         }
 
         async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            if not await fetch(tx, LOCK_FOR_CONSOLIDATION, learner_id=learner_id, now=record["created_at"]):
+                return []
             return await fetch(
                 tx,
                 WRITE_CONSOLIDATION,

@@ -62,8 +62,12 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
         backlog.recent_key("recall", learner_id),
     ]
     try:
-        await resources.redis.delete(*keys)
-        await resources.redis.srem(backlog.learners_key, learner_id)
+        # One key per command: the keys sit in different Redis Cluster slots.
+        async with resources.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.delete(key)
+            pipe.srem(backlog.learners_key, learner_id)
+            await pipe.execute()
     except (RedisError, OSError) as exc:
         raise StoreUnavailableError("Redis", str(exc)) from exc
 

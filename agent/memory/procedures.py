@@ -26,7 +26,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import neo4j
@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 
 OP_SAVE = "procedure.save"
 KIND = "procedure"
-RECIPE = "cognitive"
+RECIPE = "cognitive_procedures"
 MAX_NAME_BYTES = 300
 MAX_STEP_BYTES = 1000
 MAX_STEPS = 30
@@ -60,8 +60,6 @@ MAX_PREREQUISITES = 20
 MAX_K = 20
 CANDIDATES = 20
 """Retrieved candidates that the usage/activation blend re-ranks before the top ``k``."""
-USAGE_WEIGHT = 0.5
-"""Usage weight of procedure recall (the ``cognitive`` recipe's, raised: see ``procedure_recipe``)."""
 MIN_COSINE = 0.4
 """A candidate found by the vector retriever alone needs this cosine to count as a match."""
 
@@ -109,16 +107,8 @@ class ProcedureRecord:
 
 
 def procedure_recipe() -> SearchRecipe:
-    """The ``cognitive`` recipe with ``usage_weight`` at least ``USAGE_WEIGHT``.
-
-    Procedures are *practised*: how often the learner came back to one is the signal
-    the design ranks them by, so usage weighs more here than for facts. The formula is
-    still ``agent.memory.activation.blend_score``; only this weight differs.
-    """
-    base = get_recipe(RECIPE)
-    if base.usage_weight >= USAGE_WEIGHT:
-        return base
-    return replace(base, name=f"{base.name}_procedures", usage_weight=USAGE_WEIGHT)
+    """The named ``cognitive_procedures`` recipe (``cognitive`` with usage weighted more)."""
+    return get_recipe(RECIPE)
 
 
 def _matches(hit: SearchHit) -> bool:

@@ -240,6 +240,13 @@ LIMIT $limit
 """The learner's oldest unconsolidated learner messages (role user) above the watermark."""
 # Under the learner's lock: only if every message is still unconsolidated (a concurrent or
 # repeated run finds them compressed and writes nothing).
+LOCK_FOR_CONSOLIDATION = """
+MATCH (l:Learner {id: $learner_id})
+SET l.last_memory_write = $now
+RETURN l.id AS id
+"""
+"""Take the learner's write lock in a statement of its own, so the consolidation's
+checks read what a concurrent run committed while this one waited."""
 WRITE_CONSOLIDATION = """
 MATCH (l:Learner {id: $learner_id})
 SET l.last_memory_write = $props.created_at

@@ -221,7 +221,8 @@ class ReminderStore(Neo4jStore):
         rows = await self.write(lambda tx: fetch(tx, RESOLVE_REMINDER, **payload))
         if not rows:
             raise InvalidInputError(
-                f"no reminder {payload['id']!r} for this learner; list_reminders shows the valid ids"
+                f"no reminder {payload['id']!r} for this learner; "
+                "the id is the one in the REMINDER line of working memory"
             )
         return rows[0]["reminder"]
 

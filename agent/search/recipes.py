@@ -209,6 +209,13 @@ COGNITIVE = SearchRecipe(
     activation_weight=0.15,
     usage_weight=0.15,
 )
+COGNITIVE_PROCEDURES = replace(
+    COGNITIVE,
+    name="cognitive_procedures",
+    description="cognitive with usage weighted 0.5: procedures are practised, so how often the "
+    "learner came back to one is the signal they rank by (agent.memory.procedures).",
+    usage_weight=0.5,
+)
 
 RECIPES: dict[str, SearchRecipe] = {
     r.name: r
@@ -227,6 +234,7 @@ RECIPES: dict[str, SearchRecipe] = {
         HYBRID_STEMS,
         HYBRID_MULTI_QUERY,
         COGNITIVE,
+        COGNITIVE_PROCEDURES,
     )
 }
 

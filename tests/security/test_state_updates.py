@@ -143,9 +143,9 @@ async def test_a_planted_request_acts_on_the_writers_memory_only(
     thread_id = (await as_bob.threads.create())["thread_id"]  # a short queue: nothing gets archived
     await as_bob.runs.wait(thread_id, "kag", input={"request": "I prefer short answers."})
     await as_bob.threads.update_state(
-        thread_id, {"fifo_queue": [human(PLANT)], "request": PLANT}, as_node="receive"
+        thread_id, {"fifo_queue": [human(PLANT)], "request": PLANT, "step": 0}, as_node="receive"
     )
-    assert (await as_bob.threads.get_state(thread_id))["next"] == ["monitor"]
+    assert (await as_bob.threads.get_state(thread_id))["next"] == ["appraise"]
 
     seen = await everything_seen(as_bob, thread_id, "kag", input=None)
 

@@ -115,13 +115,15 @@ async def test_concurrent_runs_consolidate_once_and_a_backlog_drains_in_batches(
     stores: tuple[RecallStore, EpisodeStore], resources: Resources, learner_id: str
 ) -> None:
     recall, episodes = stores
-    await log_turns(recall, learner_id, [f"{fact} ({n})" for n, fact in enumerate(FACTS + FACTS[:9])])
+    await log_turns(recall, learner_id, [f"{fact} ({n})" for n, fact in enumerate(FACTS)])
     first, second = await asyncio.gather(
         episodes.consolidate_due(learner_id), episodes.consolidate_due(learner_id)
     )
     made = [r for r in (first, second) if r is not None]
     assert len(made) == 1 and made[0]["count"] == 10
-    # Ten more were due (20 in all): the next call takes them, the one after finds nothing.
+    # Ten more arrive (20 in all): the next call takes them, the one after finds nothing.
+    more = [f"{fact} ({n})" for n, fact in enumerate(FACTS, start=len(FACTS))]
+    await log_turns(recall, learner_id, more, start=len(FACTS))
     later = await episodes.consolidate_due(learner_id)
     assert later is not None and set(later["message_ids"]).isdisjoint(made[0]["message_ids"])
     assert await episodes.consolidate_due(learner_id) is None

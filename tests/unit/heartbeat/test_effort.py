@@ -210,3 +210,9 @@ def test_a_fresh_effort_record_has_every_counter():
         assert record[key] == 0
     assert record["retrieved"] == record["used"] == record["reminders"] == []
     assert record["sufficient"] is None and record["coverage"] is None
+
+
+def test_statements_take_no_appraisal_rounds():
+    assert appraisal_rounds("contradiction_resolution", 5, "Actually, I moved to Hanoi last week.") == 0
+    assert appraisal_rounds("contradiction_resolution", 5, "Where do I live now?") >= 1
+    assert appraisal_rounds("temporal_comparison", 5, "Hi. When did I start SQL?") >= 1

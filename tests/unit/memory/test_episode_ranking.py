@@ -48,8 +48,14 @@ async def test_the_extractive_consolidation_keeps_every_stated_fact() -> None:
         ["Hello there! My dog is called Rex. He is three.", "I moved to Hanoi.", "   "]
     )
     for fact in ("Hello there!", "My dog is called Rex.", "He is three.", "I moved to Hanoi."):
-        assert fact in text
-    assert text.count("- user:") == 4
+        assert f"- {fact}" in text
+    assert text.count("\n") == 3
+
+
+async def test_the_extractive_consolidation_drops_questions_and_repeats() -> None:
+    text = await extractive_episode_summary(["What is 2 + 2?", "My code is 9902. My code is 9902.", "Why?"])
+    assert text.splitlines() == ["- My code is 9902."]
+    assert await extractive_episode_summary(["Why?", "Why?"]) == "- Why?"
 
 
 def test_trace_and_key_layout() -> None:

@@ -130,6 +130,7 @@ def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
         "hybrid_stems",
         "hybrid_multi_query",
         "cognitive",
+        "cognitive_procedures",
     }
     assert get_recipe("hybrid_rrf").rrf_k == 60
     assert get_recipe(RECIPES["vector_only"]) is RECIPES["vector_only"]
