@@ -16,6 +16,9 @@ PAGE_FIELDS = ("page", "has_more", "degraded")
 """The fields of a ``SearchPage`` every compact result keeps."""
 MESSAGE_META = ("session_id", "role")
 """Metadata kept for recall and archival hits."""
+HIT_TEXT_CHARS = 400
+"""A hit's text is cut here (``truncated: true``): a consolidated episode or long summary
+would otherwise fill working memory, and its originals come back as their own hits."""
 
 
 def dumps(value: Any) -> str:
@@ -26,6 +29,9 @@ def dumps(value: Any) -> str:
 def compact_hit(hit: Mapping[str, Any], meta_keys: Iterable[str] = MESSAGE_META) -> dict[str, Any]:
     """One search hit as the model sees it: its main fields plus the named metadata that is set."""
     row = {k: hit[k] for k in HIT_FIELDS if k in hit}
+    text = str(row.get("text") or "")
+    if len(text) > HIT_TEXT_CHARS:
+        row["text"], row["truncated"] = text[: HIT_TEXT_CHARS - 1] + "…", True
     row["score"] = round(float(row.get("score") or 0.0), 4)
     meta = hit.get("metadata") or {}
     for key in meta_keys:

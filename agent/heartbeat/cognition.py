@@ -76,6 +76,8 @@ log = logging.getLogger("kag.heartbeat.cognition")
 ROUND_HITS = 8
 """Retrieved slots per appraisal search round."""
 QUESTION_CHARS = 200
+TOOL_SLOT_CHARS = 120
+"""Content kept in a slot made from a search tool's result (the result itself is in the queue)."""
 """The ``question`` slot keeps this much of the request (the whole request is in the queue)."""
 PASTE_CHARS = 2000
 """A request longer than this is captured in sensory memory as ``paste``, else ``request``."""
@@ -294,7 +296,10 @@ def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, 
                 and message.status != "error"
             ):
                 hits = [h for h in tool_hits(message) if h.id not in current_requests(state)]
-                slots.extend(hit_slots(hits, message.name, {"step": state.get("step", 0)}))
+                slots.extend(
+                    # The full result is already in the queue: the slot only points at it.
+                    hit_slots(hits, message.name, {"step": state.get("step", 0)}, chars=TOOL_SLOT_CHARS)
+                )
         if not slots:
             return update
         effort = dict(state.get("effort") or {})

@@ -54,7 +54,7 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -69,14 +69,15 @@ from agent.text import is_stop_word, light_stem
 
 log = logging.getLogger("kag.heartbeat.effort")
 
-INTENTS: tuple[str, ...] = (
+Intent = Literal[
     "simple_recall",
     "computation",
     "temporal_comparison",
     "multi_source_synthesis",
     "contradiction_resolution",
     "procedural",
-)
+]
+INTENTS: tuple[str, ...] = get_args(Intent)
 COMPLEX_INTENTS: frozenset[str] = frozenset(
     {"temporal_comparison", "multi_source_synthesis", "contradiction_resolution", "procedural"}
 )
@@ -173,14 +174,7 @@ def classify_offline(text: str) -> str:
 class IntentChoice(BaseModel):
     """The structured answer an LLM gives when asked for a request's intent."""
 
-    intent: Literal[
-        "simple_recall",
-        "computation",
-        "temporal_comparison",
-        "multi_source_synthesis",
-        "contradiction_resolution",
-        "procedural",
-    ] = Field(description="The kind of effort the learner's request needs.")
+    intent: Intent = Field(description="The kind of effort the learner's request needs.")
 
 
 CLASSIFY_INSTRUCTIONS = """Classify the learner's request for a tutor with long-term memory.
@@ -256,6 +250,10 @@ def think_limit(effort: Mapping[str, Any] | None, max_steps: int) -> int:
     return max(1, budget - int(effort.get("rounds", 0)))
 
 
+MAX_PAGE_SIZE = 20
+"""The largest page the fact and procedure stores serve (they refuse more)."""
+
+
 def widen(plan: RetrievalPlan) -> RetrievalPlan:
     """The self-correction plan: every source, twice the results, one more hop (at most 2), history."""
     return replace(
@@ -263,7 +261,7 @@ def widen(plan: RetrievalPlan) -> RetrievalPlan:
         name=f"{plan.name}+widened",
         sources=SOURCES,
         k=min(2 * plan.k, 50),
-        page_size=min(2 * plan.page_size, 50),
+        page_size=min(2 * plan.page_size, MAX_PAGE_SIZE),
         include_history=True,
         expand_depth=min(plan.expand_depth + 1, 2),
     )

@@ -19,7 +19,7 @@ nothing is lost, and you can page back through it with your tools.
 Remember the learner's name, level and goals with core_memory_append (core_memory_replace
 when a goal changes); store what can change with remember_fact and answer questions about
 the learner's current state with search_facts. Save steps the learner explains with
-save_procedure and give them back in order with recall_procedure. Set reminders when asked;
+save_procedure and give them back in order with recall_procedure. Use set_reminder when asked;
 act on a fired one in your answer, then call resolve_reminder. Look up past learning with
 archival_memory_search (and conversation_search for what was said verbatim).
 Never invent memories: if a search finds nothing, say so."""
@@ -69,10 +69,16 @@ def learner_name(core_memory: Mapping[str, str]) -> str:
 
 
 def system_instructions(core_memory: Mapping[str, str], *, text_protocol: bool) -> str:
-    """The immutable system block: persona with the learner's name, tools, protocol."""
+    """The immutable system block: persona with the learner's name, tools, protocol.
+
+    The tool list is written out only for the text protocol: with native function
+    calling the model already receives every tool's schema and docstring, and
+    repeating them would spend ~240 tokens of working memory on every step.
+    """
     persona = PERSONA.format(name=learner_name(core_memory))
-    protocol = TEXT_PROTOCOL if text_protocol else NATIVE_PROTOCOL
-    return f"{persona}\n\n{TOOL_DOCS}\n\n{protocol}"
+    if text_protocol:
+        return f"{persona}\n\n{TOOL_DOCS}\n\n{TEXT_PROTOCOL}"
+    return f"{persona}\n\n{NATIVE_PROTOCOL}"
 
 
 def core_memory_block(core_memory: Mapping[str, str]) -> str:

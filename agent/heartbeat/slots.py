@@ -204,18 +204,28 @@ def describe_hit(kind: str, text: str, meta: Mapping[str, Any], created_at: str 
     return f"{kind}: {stamp}{text}{status}"
 
 
+def _cut(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: max(1, chars - 1)] + "…"
+
+
 def _relevances(scores: Sequence[float]) -> list[float]:
     best = max((s for s in scores if s > 0), default=0.0)
     return [0.3 + 0.6 * (s / best if best else 0.0) for s in scores] if best else [0.5] * len(scores)
 
 
-def hit_slots(hits: Sequence[SearchHit], source: str, meta: Mapping[str, Any] | None = None) -> list[Slot]:
-    """``retrieved_fact`` slots for ``hits`` (ids ``r-<kind>-<hit id>``)."""
+def hit_slots(
+    hits: Sequence[SearchHit],
+    source: str,
+    meta: Mapping[str, Any] | None = None,
+    *,
+    chars: int = MAX_CONTENT_CHARS,
+) -> list[Slot]:
+    """``retrieved_fact`` slots for ``hits`` (ids ``r-<kind>-<hit id>``), content cut at ``chars``."""
     rels = _relevances([float(h.score or 0.0) for h in hits])
     return [
         make_slot(
             "retrieved_fact",
-            describe_hit(h.kind, h.text, h.metadata or {}, h.created_at),
+            _cut(describe_hit(h.kind, h.text, h.metadata or {}, h.created_at), chars),
             id=f"r-{h.kind}-{h.id}",
             relevance=rel,
             source=source,

@@ -137,6 +137,19 @@ def _time(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+CALL_MARK = "[calls "
+"""How the heartbeat renders a tool call in recall storage (``agent.heartbeat.nodes``)."""
+
+
+def _bookkeeping(hit: SearchHit) -> bool:
+    """A tool result or a rendered tool call: how memory was used, not what the learner said."""
+    return hit.metadata.get("role") == "tool" or hit.text.lstrip().startswith(CALL_MARK)
+
+
+def _same_text(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 async def _source_hits(
     stores: Any, source: str, learner_id: str, query: str, plan: RetrievalPlan, as_of: str | None
 ) -> list[SearchHit]:
@@ -153,7 +166,7 @@ async def _source_hits(
         recall = getattr(store, "recall", None)
         return list((await recall(learner_id, query, k=plan.page_size)).results) if recall else []
     page = await store.search(learner_id, query, page_size=plan.page_size)
-    hits = [h for h in page.results if h.kind != "fact"]
+    hits = [h for h in page.results if h.kind != "fact" and not _bookkeeping(h)]
     if source == "archival" and "procedures" in plan.sources:
         hits = [h for h in hits if h.kind != "procedure"]
     if as_of is not None:
@@ -187,6 +200,14 @@ async def blended_search(
         weights[source] = LEAD_WEIGHT if source == chosen.lead else 1.0
         for hit in hits:
             found.setdefault(hit.id, (source, hit))
+    # A statement stored as a fact is the same memory as its message: keep the fact only.
+    stated = {_same_text(h.text) for _, h in found.values() if h.kind == "fact"}
+    for source, hits_of in lists.items():
+        lists[source] = [
+            (i, score)
+            for i, score in hits_of
+            if found[i][1].kind == "fact" or _same_text(found[i][1].text) not in stated
+        ]
     facts = getattr(stores, "facts", None)
     if chosen.expand_depth and facts is not None and "facts" in chosen.sources:
         seeds = [i for i, _ in lists.get("facts", [])[:EXPAND_SEEDS]]
@@ -206,9 +227,12 @@ async def blended_search(
                 metadata={**hit.metadata, "store": source},
             )
         )
+    # Questions carry no memory of their own ("How have my scores changed?"): they rank
+    # after what was stated, and still count when nothing else matches.
+    ranked.sort(key=lambda h: h.kind == "message" and h.text.rstrip().endswith("?"))
     if chosen.lead is not None:
         ranked.sort(key=lambda h: h.metadata["store"] != chosen.lead)
-    if chosen.current_first:
+    if chosen.current_first and as_of is None:  # as_of: the fact search already kept what was valid then
         ranked.sort(key=lambda h: h.kind == "fact" and h.metadata.get("current") is False)
     ranked = ranked[: chosen.k]
     if chosen.chronological:

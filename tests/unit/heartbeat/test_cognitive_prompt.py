@@ -21,9 +21,14 @@ TOOLS = [
 @pytest.mark.parametrize("text_protocol", [True, False])
 def test_the_prompt_lists_the_cognitive_tools_and_when_to_use_them(text_protocol):
     prompt = system_instructions({"user_profile": "My name is Ana."}, text_protocol=text_protocol)
+    persona = prompt.split("Tools:")[0]
     for tool in TOOLS:
-        assert f"{tool}(" in prompt.split("Tools:")[1], tool
-    assert "search_facts(query, as_of, k)" in prompt
+        assert tool in persona, tool  # when to use each one, in both protocols
+        if text_protocol:
+            assert f"{tool}(" in prompt.split("Tools:")[1], tool
+    # Native function calling sends the schemas itself: the list is not repeated.
+    assert ("Tools:" in prompt) is text_protocol
+    assert ("search_facts(query, as_of, k)" in prompt) is text_protocol
     assert "REMINDER <id>" in prompt and "resolve_reminder" in prompt
     assert HEADER not in prompt, "the persona must not look like the slot block the policy parses"
     assert prompt.startswith("You are Ana's Personal Knowledge OS")

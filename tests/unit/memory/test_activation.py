@@ -71,8 +71,12 @@ def test_fresh_memory_cannot_overtake_the_next_rank_on_recency_alone() -> None:
 def test_cognitive_recipe_is_registered_and_others_unchanged() -> None:
     cognitive = RECIPES["cognitive"]
     assert cognitive.activation_weight > 0 and cognitive.usage_weight > 0
+    procedures = RECIPES["cognitive_procedures"]
+    assert procedures.usage_weight > cognitive.usage_weight  # practised procedures rank by use
     assert all(
-        r.activation_weight == 0 and r.usage_weight == 0 for n, r in RECIPES.items() if n != "cognitive"
+        r.activation_weight == 0 and r.usage_weight == 0
+        for n, r in RECIPES.items()
+        if not n.startswith("cognitive")
     )
     assert "activation" not in cognitive.weights  # not a retriever
 
