@@ -129,16 +129,23 @@ async def sense_tool_outputs(
     sensory = _store(stores, "sensory")
     if sensory is None:
         return {}
-    traces: dict[str, list] = {}
+    captured: dict[str, str] = {}  # sensory item id -> message id
     for message in results:
         try:
             item_id = await sensory.capture(
                 learner_id, "tool_output", message.text or "(empty)", meta={"tool": message.name or ""}
             )
-            traces[str(message.id)] = [trace_of(i) for i in await sensory.attend(learner_id, [item_id])]
+            captured[item_id] = str(message.id)
         except KAGError as exc:
             log.warning("sensory memory did not take a %s output: %s", message.name, exc)
-    return traces
+    if not captured:
+        return {}
+    try:  # one GETDEL round trip for every output the heartbeat attends to
+        attended = await sensory.attend(learner_id, list(captured))
+    except KAGError as exc:
+        log.warning("sensory memory did not hand over the tool outputs: %s", exc)
+        return {}
+    return {captured[item["id"]]: [trace_of(item)] for item in attended}
 
 
 def _brief(text: str, limit: int) -> str:
