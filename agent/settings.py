@@ -54,8 +54,24 @@ _ENV = {
     "auth_tokens_file": "KAG_AUTH_TOKENS_FILE",
     "checkpoint_ttl": "KAG_CHECKPOINT_TTL",
     "checkpoint_prefix": "KAG_CHECKPOINT_PREFIX",
+    "ingest_mode": "KAG_INGEST_MODE",
+    "kernel_batch_size": "KAG_KERNEL_BATCH_SIZE",
+    "kernel_flush_seconds": "KAG_KERNEL_FLUSH_SECONDS",
+    "kernel_max_backlog": "KAG_KERNEL_MAX_BACKLOG",
+    "kernel_in_server": "KAG_KERNEL_IN_SERVER",
+    "reflection_interval_seconds": "KAG_REFLECTION_INTERVAL_SECONDS",
 }
-_KINDS: dict[str, type] = {"langsmith_tracing": bool, "trace_content": bool, "checkpoint_ttl": int}
+_KINDS: dict[str, type] = {
+    "langsmith_tracing": bool,
+    "trace_content": bool,
+    "checkpoint_ttl": int,
+    "kernel_batch_size": int,
+    "kernel_flush_seconds": float,
+    "kernel_max_backlog": int,
+    "kernel_in_server": bool,
+    "reflection_interval_seconds": int,
+}
+INGEST_MODES = ("kernel", "sync")
 
 OTHER_KAG_VARIABLES = frozenset(
     {
@@ -175,6 +191,11 @@ def check_context_variables(environ: Mapping[str, str] | None = None) -> None:
         raise ConfigError(var, f"{exc.problem} (got {raw_values[exc.variable]!r})") from None
 
 
+def _check_range(name: str, value: object, low: float, high: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ConfigError(_ENV[name], f"expected a number in [{low}, {high}], got {value!r}")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Connection, provider and server settings for one KAG process."""
@@ -213,6 +234,19 @@ class Settings:
     """Server checkpoint expiry in seconds, refreshed on read (KAG_CHECKPOINT_TTL); None: never."""
     checkpoint_prefix: str = ""
     """Server checkpoint key prefix (KAG_CHECKPOINT_PREFIX); empty: the saver's default."""
+    ingest_mode: str = "kernel"
+    """How recall logging reaches Neo4j (KAG_INGEST_MODE): ``kernel`` (the Redis Stream and the
+    kernel worker, off the hot path) or ``sync`` (written in the step: the old path, for benches)."""
+    kernel_batch_size: int = 50
+    """Events the kernel worker takes per batch (KAG_KERNEL_BATCH_SIZE, 1..1000)."""
+    kernel_flush_seconds: float = 10.0
+    """Longest wait before a partial batch is written (KAG_KERNEL_FLUSH_SECONDS, 0..300)."""
+    kernel_max_backlog: int = 10_000
+    """Stream depth past which producers are slowed and turns report degraded (KAG_KERNEL_MAX_BACKLOG)."""
+    kernel_in_server: bool = True
+    """Run the kernel worker and the reflection schedule inside the LangGraph server (KAG_KERNEL_IN_SERVER)."""
+    reflection_interval_seconds: int = 300
+    """How often the server reflects over recently active learners (KAG_REFLECTION_INTERVAL_SECONDS)."""
 
     def __post_init__(self) -> None:
         """Validate every field; errors name the environment variable."""
@@ -238,6 +272,12 @@ class Settings:
             )
         if self.langsmith_tracing and not self.langsmith_api_key:
             raise ConfigError(_ENV["langsmith_api_key"], "required when LANGSMITH_TRACING is true")
+        if self.ingest_mode not in INGEST_MODES:
+            raise ConfigError(_ENV["ingest_mode"], f"expected one of {INGEST_MODES}, got {self.ingest_mode!r}")
+        _check_range("kernel_batch_size", self.kernel_batch_size, 1, 1000)
+        _check_range("kernel_flush_seconds", self.kernel_flush_seconds, 0, 300)
+        _check_range("kernel_max_backlog", self.kernel_max_backlog, 100, 10_000_000)
+        _check_range("reflection_interval_seconds", self.reflection_interval_seconds, 10, 86_400)
         ttl = self.checkpoint_ttl
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
             raise ConfigError(_ENV["checkpoint_ttl"], f"expected a positive number of seconds, got {ttl!r}")

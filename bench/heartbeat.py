@@ -1,32 +1,57 @@
-"""Heartbeat overhead and compile scaling, as ratios against in-process baselines.
+"""Heartbeat turn overhead against a minimal ReAct graph, kernel logging beside the old sync path.
 
-Two measurements, both with a scripted chat model so the figures are the graph's
-own cost (the model's latency is the design's budget, not ours):
+Every figure comes from one run, with a scripted chat model, so what is measured is the
+graph's own cost (the model's latency is the design's budget, not ours). Two scenarios:
 
-1. **Turn cost.** ``--turns`` turns of one learner through the real heartbeat
-   (Redis saver, Neo4j recall logging, archival search, auto-archive at a small
-   ``max_tokens``), each turn = tool call + answer. Baseline: a minimal two-node
-   ReAct ``StateGraph`` (model → tool → model) on ``InMemorySaver`` with a no-op
-   tool, same scripted model, same turn count. Printed: p50/p95 per turn, and the
-   ratio heartbeat / baseline; archive turns are reported separately.
-2. **Compile scaling.** ``compile_prompt`` + token count over FIFO queues of
-   10 … 2,000 messages; ratio of time per message against the 10-message queue
-   (≈ 1 means O(queue), as the design states).
+- **no-tool turn**: the scripted model answers the request directly;
+- **tool turn**: it calls ``archival_memory_search`` once, then answers.
 
-    .venv/bin/python -m bench.heartbeat [--turns 200]
+Each scenario runs on three graphs, ``--turns`` turns each, one fresh learner each:
+
+1. the **baseline**: a minimal two-node ReAct ``StateGraph`` (model → tool → model) on
+   ``InMemorySaver`` with a no-op tool and the same scripted model;
+2. the real **heartbeat, kernel logging** (``Settings.ingest_mode = "kernel"``, the
+   default): recall logging is an enqueue to the kernel's Redis stream, and a kernel worker
+   drains it in a background task (``asyncio.create_task(worker.run(stop))``), as in the
+   server. It is drained to the end after the run, and the recall messages in Neo4j are
+   counted, so nothing the turns logged goes missing;
+3. the real **heartbeat, sync logging** (``--sync-logging``, on by default; the old path,
+   ``ingest_mode = "sync"``): every log is an embed plus Neo4j transactions in the turn.
+
+Both heartbeats run on the Redis checkpoint saver with real Neo4j and Redis, and the model
+also answers the heartbeat's intent classifier (structured output) from the offline rules.
+Turns on which auto-archive ran (``--max-tokens`` is small so it happens) are reported in
+their own rows. For the tool turn, the same search the tool runs
+(``stores.archival.search`` with the run's knobs) is timed directly after every heartbeat
+turn, and **overhead beyond the search** is the per-turn difference (turn − that search).
+
+Targets (issue 14), printed with PASS/MISS: a no-tool turn ≤ 2× the baseline (p95 ratio),
+and a tool turn's overhead beyond the search ≤ 20 ms p95. Then the compile-scaling table:
+``compile_prompt`` + token count over queues of 10 … 2,000 messages.
+
+    .venv/bin/python -m bench.heartbeat [--turns 200] [--no-sync-logging] [--no-compile-scaling]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
+import dataclasses
+import importlib.util
 import time
 import uuid
+from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -35,15 +60,30 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 from tqdm import tqdm
 
-from agent.checkpoint import AsyncRedisSaver  # noqa: E402
-from agent.context import Context  # noqa: E402
-from agent.heartbeat.tokens import count_messages  # noqa: E402
-from agent.heartbeat.working_memory import compile_prompt  # noqa: E402
-from agent.resources import Resources  # noqa: E402
-from agent.settings import Settings  # noqa: E402
-from graphs.heartbeat import make_builder  # noqa: E402
+from agent.checkpoint import AsyncRedisSaver
+from agent.context import Context
+from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, classify_offline
+from agent.heartbeat.tokens import count_messages
+from agent.heartbeat.working_memory import compile_prompt
+from agent.memory.erasure import erase_learner
+from agent.memory.stores import MemoryKnobs, MemoryStores
+from agent.resources import Resources
+from agent.settings import Settings
+from graphs.heartbeat import make_builder
 
 FILLER = "We went through another worked example of joins, step by step, with a small table. " * 4
+QUERY = "joins example"
+NO_TOOL, TOOL = "no-tool turn", "tool turn"
+SCENARIOS = (NO_TOOL, TOOL)
+BASELINE = "baseline ReAct (InMemorySaver)"
+KERNEL, SYNC = "kernel", "sync"
+GRAPH_LABELS = {KERNEL: "heartbeat, kernel logging", SYNC: "heartbeat, --sync-logging (old)"}
+NO_TOOL_TARGET = 2.0
+"""A no-tool turn's p95 may be at most this multiple of the baseline's."""
+OVERHEAD_TARGET_MS = 20.0
+"""A tool turn's p95 overhead beyond its search, in milliseconds."""
+MESSAGES_PER_TURN = {NO_TOOL: 2, TOOL: 4}
+"""Recall messages one turn logs: request + answer, plus the call and its result on a tool turn."""
 
 
 class LoopingModel(BaseChatModel):
@@ -76,12 +116,41 @@ class LoopingModel(BaseChatModel):
         else:
             call = {
                 "name": self.tool_name,
-                "args": {"query": "joins example"},
+                "args": {"query": QUERY},
                 "id": f"c{self.calls}",
                 "type": "tool_call",
             }
             reply = AIMessage(content="", tool_calls=[call])
         return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+class ScriptedModel(LoopingModel):
+    """``LoopingModel`` that can answer directly (``direct``) and answers the intent classifier.
+
+    The heartbeat asks a chat model for the request's intent through structured output
+    (``agent.heartbeat.effort.classify``); this model answers that call with the offline
+    rules' intent as an ``IntentChoice`` tool call, so the classifier costs one scripted call
+    and never falls back through a parse error.
+    """
+
+    direct: bool = False
+    """Answer every request without a tool call (the no-tool turn)."""
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        first, last = messages[0], messages[-1]
+        if isinstance(first, SystemMessage) and first.text == CLASSIFY_INSTRUCTIONS:
+            self.calls += 1
+            args = {"intent": classify_offline(last.text)}
+            call = {"name": "IntentChoice", "args": args, "id": f"i{self.calls}", "type": "tool_call"}
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))])
+        summarising = isinstance(last, HumanMessage) and last.text.startswith("Summarise the conversation")
+        if self.direct and not summarising:
+            self.calls += 1
+            reply = AIMessage(content=f"Answer {self.calls}: {FILLER}")
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
 class BaselineState(TypedDict):
@@ -121,52 +190,259 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run_baseline(turns: int) -> list[float]:
-    """Per-turn seconds of the baseline graph."""
-    graph = baseline_graph(LoopingModel())
-    cfg = {"configurable": {"thread_id": f"bench-base-{uuid.uuid4().hex[:8]}"}}
-    times = []
-    for i in tqdm(range(turns), desc="baseline ReAct", unit="turn"):
+@dataclass
+class Series:
+    """One scenario on one graph: seconds per turn, and what the run checked on the side."""
+
+    scenario: str
+    graph: str
+    times: list[float] = field(default_factory=list)
+    archived: list[bool] = field(default_factory=list)
+    """Per turn: auto-archive ran (heartbeat only)."""
+    searches: list[float] = field(default_factory=list)
+    """Per tool turn: seconds of the same archival search, timed directly after the turn."""
+    stored: int | None = None
+    """Recall messages of the learner in Neo4j once the run (and the kernel worker) finished."""
+    worker: dict[str, Any] = field(default_factory=dict)
+    """The kernel worker's ``stats()`` after the final drain (kernel logging only)."""
+
+    def trimmed(self, warmup: int) -> Series:
+        """The series without its first ``warmup`` turns (schema setup, model load)."""
+        return dataclasses.replace(
+            self,
+            times=self.times[warmup:],
+            archived=self.archived[warmup:],
+            searches=self.searches[warmup:],
+        )
+
+    def plain(self) -> list[float]:
+        """Seconds of the turns without auto-archive."""
+        return [t for t, a in zip(self.times, self.archived, strict=True) if not a]
+
+    def archive_turns(self) -> list[float]:
+        """Seconds of the turns on which auto-archive ran."""
+        return [t for t, a in zip(self.times, self.archived, strict=True) if a]
+
+    def overhead(self) -> list[float]:
+        """Per non-archive tool turn: turn seconds minus its directly timed search."""
+        pairs = zip(self.times, self.archived, self.searches, strict=False)
+        return [t - s for t, a, s in pairs if not a]
+
+
+def kernel_available() -> bool:
+    """Whether the kernel worker (``agent.kernel.worker``) and ``Settings.ingest_mode`` exist."""
+    has_mode = any(f.name == "ingest_mode" for f in dataclasses.fields(Settings))
+    return has_mode and importlib.util.find_spec("agent.kernel.worker") is not None
+
+
+def settings_for(settings: Settings, mode: str) -> Settings:
+    """``settings`` with recall logging in ``mode`` (``kernel`` or ``sync``)."""
+    if any(f.name == "ingest_mode" for f in dataclasses.fields(Settings)):
+        return dataclasses.replace(settings, ingest_mode=mode)
+    if mode == KERNEL:
+        raise RuntimeError("Settings has no ingest_mode yet: the kernel is not in this checkout")
+    return settings  # before the kernel, every log was synchronous
+
+
+class BaselineRun:
+    """The baseline graph on one scenario, one turn at a time."""
+
+    def __init__(self, scenario: str) -> None:
+        """A fresh thread on a fresh baseline graph."""
+        self.series = Series(scenario, BASELINE)
+        self.graph = baseline_graph(ScriptedModel(direct=scenario == NO_TOOL))
+        self.cfg = {"configurable": {"thread_id": f"bench-base-{uuid.uuid4().hex[:8]}"}}
+
+    async def start(self) -> None:
+        """Nothing to set up."""
+
+    async def turn(self, i: int) -> None:
+        """One timed turn."""
         t0 = time.perf_counter()
-        await graph.ainvoke({"messages": [HumanMessage(content=f"Question {i}: {FILLER}")]}, cfg)
-        times.append(time.perf_counter() - t0)
-    return times
+        await self.graph.ainvoke({"messages": [HumanMessage(content=f"Question {i}: {FILLER}")]}, self.cfg)
+        self.series.times.append(time.perf_counter() - t0)
+        self.series.archived.append(False)
+
+    async def finish(self) -> None:
+        """Nothing to clean up."""
 
 
-async def run_heartbeat(settings: Settings, turns: int, max_tokens: int) -> tuple[list[float], list[bool]]:
-    """Per-turn seconds of the real heartbeat, and whether each turn archived."""
-    model = LoopingModel()
-    resources = Resources(settings, chat_model=model)
-    learner = f"bench-hb-{uuid.uuid4().hex[:10]}"
+class HeartbeatRun:
+    """The real heartbeat on one scenario with recall logging in one mode, one turn at a time."""
+
+    def __init__(self, base: Resources, mode: str, scenario: str, max_tokens: int, saver: Any) -> None:
+        """A bundle over the run's clients with ``mode``'s settings, a fresh learner and thread."""
+        self.base, self.mode, self.scenario = base, mode, scenario
+        self.bundle = Resources(
+            settings_for(base.settings, mode),
+            chat_model=ScriptedModel(direct=scenario == NO_TOOL),
+            embeddings=base.embeddings,
+            neo4j_driver=base.neo4j,
+            redis_client=base.redis,
+        )  # shares the run's clients: never closed here
+        self.stores = MemoryStores.wire(self.bundle)
+        self.learner = f"bench-hb-{uuid.uuid4().hex[:10]}"
+        self.ctx = Context(max_tokens=max_tokens, zettelkasten=False)
+        self.knobs = MemoryKnobs.from_context(self.ctx)
+        self.series = Series(scenario, GRAPH_LABELS[mode])
+        self.graph = make_builder(self.bundle).compile(checkpointer=saver)
+        self.cfg = {"configurable": {"thread_id": self.learner}}
+        self.archives = 0
+        self.worker: Any = None
+        self.stop = asyncio.Event()
+        self.task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        """Kernel logging: the worker starts in a background task, as in the server."""
+        if self.mode == KERNEL:
+            from agent.kernel.worker import build_worker  # absent before the kernel landed
+
+            self.worker = build_worker(self.bundle, self.stores)
+            self.task = asyncio.create_task(self.worker.run(self.stop))
+
+    async def turn(self, i: int) -> None:
+        """One timed turn; on a tool turn, then the same search timed directly."""
+        t0 = time.perf_counter()
+        request = {"learner_id": self.learner, "request": f"Question {i}: {FILLER}"}
+        out = await self.graph.ainvoke(request, self.cfg, context=self.ctx)
+        self.series.times.append(time.perf_counter() - t0)
+        count = out["memory_state"].get("archive_attempts", 0)
+        self.series.archived.append(count > self.archives)
+        self.archives = count
+        if self.scenario == TOOL:
+            t0 = time.perf_counter()
+            await self.stores.archival.search(
+                self.learner, QUERY, page_size=self.knobs.page_size, recipe=self.knobs.recipe
+            )
+            self.series.searches.append(time.perf_counter() - t0)
+
+    async def finish(self) -> None:
+        """Stop and drain the worker, count what reached Neo4j, erase the learner."""
+        try:
+            if self.task is not None:
+                self.stop.set()
+                await self.task
+                await self.worker.drain(self.learner)
+                self.series.worker = dict(self.worker.stats())
+            self.series.stored = await self.stores.recall.count(self.learner)
+        finally:
+            if self.task is not None and not self.task.done():
+                self.stop.set()
+                await self.task
+            await erase_learner(self.bundle, self.learner)
+            stale = [k async for k in self.base.redis.scan_iter(match=f"*{self.learner}*", count=1000)]
+            if stale:
+                await self.base.redis.delete(*stale)
+
+
+async def measure(settings: Settings, turns: int, max_tokens: int, modes: tuple[str, ...]) -> list[Series]:
+    """Every scenario on the baseline and the heartbeat in each of ``modes``, turns interleaved.
+
+    Turn ``i`` runs on every graph before turn ``i + 1`` runs on any, so a change in the
+    machine's load (2 shared cores) hits every row alike and the ratios stay comparable.
+    """
+    base = Resources(settings)
     prefix = f"kag-bench-ckpt-{uuid.uuid4().hex[:6]}"
-    ctx = Context(max_tokens=max_tokens, zettelkasten=False)
-    times, archived = [], []
+    out: list[Series] = []
     try:
         async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix) as saver:
             await saver.setup()
-            graph = make_builder(resources).compile(checkpointer=saver)
-            cfg = {"configurable": {"thread_id": learner}}
-            before = 0
-            for i in tqdm(range(turns), desc="heartbeat", unit="turn"):
-                t0 = time.perf_counter()
-                out = await graph.ainvoke(
-                    {"learner_id": learner, "request": f"Question {i}: {FILLER}"}, cfg, context=ctx
-                )
-                times.append(time.perf_counter() - t0)
-                count = out["memory_state"].get("archive_attempts", 0)
-                archived.append(count > before)
-                before = count
-            keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
-            if keys:
-                await saver.client.delete(*keys)
-        async with resources.neo4j.session(database=resources.database) as session:
-            await session.run("MATCH (n {learner_id: $l}) DETACH DELETE n", l=learner)
-        stale = [k async for k in resources.redis.scan_iter(match=f"*{learner}*")]
-        if stale:
-            await resources.redis.delete(*stale)
+            try:
+                for scenario in SCENARIOS:
+                    runs: list[BaselineRun | HeartbeatRun] = [BaselineRun(scenario)]
+                    runs += [HeartbeatRun(base, mode, scenario, max_tokens, saver) for mode in modes]
+                    for run in runs:
+                        await run.start()
+                    try:
+                        for i in tqdm(range(turns), desc=scenario, unit="turn"):
+                            for run in runs:
+                                await run.turn(i)
+                    finally:
+                        for run in runs:
+                            await run.finish()
+                    out += [run.series for run in runs]
+            finally:
+                keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
+                if keys:
+                    await saver.client.delete(*keys)
     finally:
-        await resources.aclose()
-    return times, archived
+        await base.aclose()
+    return out
+
+
+def verdict(ok: bool) -> str:
+    """PASS or MISS."""
+    return "PASS" if ok else "MISS"
+
+
+W = 50
+"""Width of the graph column."""
+
+
+def report(series: list[Series], warmup: int) -> list[str]:
+    """The turn-cost table, the overhead beyond the search, the targets and the checks, as lines."""
+    runs = [s.trimmed(warmup) for s in series]
+    n = len(runs[0].times) if runs else 0
+    lines = [
+        f"Turn cost, {n} turns per graph after {warmup} warm-up, turns interleaved across graphs, "
+        "scripted model, real Neo4j and Redis",
+        f"{'scenario':<14}{'graph':<{W}}{'turns':>6}{'p50 ms':>9}{'p95 ms':>9}"
+        f"{'p50 ratio':>11}{'p95 ratio':>11}",
+    ]
+    baselines = {s.scenario: s.times for s in runs if s.graph == BASELINE}
+    ratios: dict[tuple[str, str], float] = {}
+    for s in runs:
+        base = baselines[s.scenario]
+        b50, b95 = pct(base, 0.5), pct(base, 0.95)
+        rows = [(s.graph, s.plain())]
+        if s.archive_turns():
+            rows.append((f"{s.graph}, archive turns", s.archive_turns()))
+        for label, vals in rows:
+            if not vals:
+                continue
+            p50, p95 = pct(vals, 0.5), pct(vals, 0.95)
+            ratios[(s.scenario, label)] = p95 / b95
+            lines.append(
+                f"{s.scenario:<14}{label:<{W}}{len(vals):>6}{p50 * 1e3:>9.1f}{p95 * 1e3:>9.1f}"
+                f"{p50 / b50:>10.1f}x{p95 / b95:>10.1f}x"
+            )
+    lines += [
+        "",
+        "Tool turn: overhead beyond the search (per turn: turn minus the same archival search, timed)",
+    ]
+    for s in runs:
+        if s.scenario != TOOL or not s.searches:
+            continue
+        over = s.overhead()
+        lines.append(
+            f"{s.graph:<{W - 14}} search p50 {pct(s.searches, 0.5) * 1e3:.1f} / p95 "
+            f"{pct(s.searches, 0.95) * 1e3:.1f} ms; overhead p50 {pct(over, 0.5) * 1e3:.1f} / p95 "
+            f"{pct(over, 0.95) * 1e3:.1f} ms (target <= {OVERHEAD_TARGET_MS:.0f} ms p95: "
+            f"{verdict(pct(over, 0.95) * 1e3 <= OVERHEAD_TARGET_MS)})"
+        )
+    lines += ["", "Targets (issue 14)"]
+    for s in runs:
+        if s.scenario == NO_TOOL and s.graph != BASELINE:
+            r = ratios[(NO_TOOL, s.graph)]
+            lines.append(
+                f"no-tool turn, {s.graph}: p95 ratio {r:.1f}x (target <= {NO_TOOL_TARGET:.0f}x): "
+                f"{verdict(r <= NO_TOOL_TARGET)}"
+            )
+    lines += ["", "Checks (warm-up turns included)"]
+    for s in runs:
+        if s.stored is not None:
+            expected = MESSAGES_PER_TURN[s.scenario] * len(series[runs.index(s)].times)
+            lines.append(
+                f"{s.scenario}, {s.graph}: {s.stored} of {expected} recall messages in Neo4j after the run"
+                + (f"; worker {_worker_line(s.worker)}" if s.worker else "")
+            )
+    return lines
+
+
+def _worker_line(stats: dict[str, Any]) -> str:
+    """``applied 40, batches 3, dead_lettered 0, max_lag_seconds 10.2`` from a worker's stats."""
+    keys = ("applied", "batches", "dead_lettered", "stalls", "max_lag_seconds")
+    return ", ".join(f"{k} {stats[k]}" for k in keys if k in stats)
 
 
 def compile_scaling(sizes: list[int], repeats: int = 20) -> list[tuple[int, float]]:
@@ -189,46 +465,34 @@ def compile_scaling(sizes: list[int], repeats: int = 20) -> list[tuple[int, floa
     return out
 
 
-def main() -> None:
-    """Run both measurements and print ratios."""
+def main(argv: list[str] | None = None) -> None:
+    """Run the measurements and print ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=200, help="turns per scenario and graph")
     parser.add_argument("--max-tokens", type=int, default=3000, help="small, so archiving happens")
     parser.add_argument("--warmup", type=int, default=3, help="turns left out (schema setup, model load)")
-    args = parser.parse_args()
-    settings = Settings.from_env()
-
-    base = asyncio.run(run_baseline(args.turns))
-    beat, archived = asyncio.run(run_heartbeat(settings, args.turns, args.max_tokens))
-    base, beat, archived = base[args.warmup :], beat[args.warmup :], archived[args.warmup :]
-    plain = [t for t, a in zip(beat, archived, strict=True) if not a]
-    with_archive = [t for t, a in zip(beat, archived, strict=True) if a]
-
-    print(f"\nTurn cost over {len(beat)} turns after {args.warmup} warm-up (tool call + answer)")
-    print(f"{'graph':<28}{'p50 ms':>10}{'p95 ms':>10}{'p50 ratio':>12}{'p95 ratio':>12}")
-    b50, b95 = pct(base, 0.5), pct(base, 0.95)
-    rows = [
-        ("baseline ReAct (memory)", base),
-        ("heartbeat, no archive", plain),
-        ("heartbeat, archive turns", with_archive),
-    ]
-    for name, vals in rows:
-        if not vals:
-            print(f"{name:<28}{'-':>10}")
-            continue
-        p50, p95 = pct(vals, 0.5), pct(vals, 0.95)
-        print(f"{name:<28}{p50 * 1e3:>10.1f}{p95 * 1e3:>10.1f}{p50 / b50:>12.1f}{p95 / b95:>12.1f}")
-    print(
-        f"archive turns: {len(with_archive)} of {len(beat)}; mean all turns "
-        f"{statistics.mean(beat) * 1e3:.1f} ms vs baseline {statistics.mean(base) * 1e3:.1f} ms"
+    parser.add_argument(
+        "--sync-logging",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run the old path (ingest_mode=sync) in the same run",
     )
-
-    scaling = compile_scaling([10, 100, 500, 2000])
-    per_msg0 = scaling[0][1] / scaling[0][0]
-    print("\nCompile + token count vs queue size (ratio of time per message to the 10-message queue)")
-    print(f"{'queue':>8}{'ms':>10}{'per-msg ratio':>16}")
-    for n, secs in scaling:
-        print(f"{n:>8}{secs * 1e3:>10.2f}{(secs / n) / per_msg0:>16.2f}")
+    parser.add_argument("--compile-scaling", action=argparse.BooleanOptionalAction, default=True)
+    args = parser.parse_args(argv)
+    settings = Settings.from_env()
+    modes = tuple(m for m, on in ((KERNEL, kernel_available()), (SYNC, args.sync_logging)) if on)
+    if not kernel_available():
+        print("kernel logging not in this checkout (agent.kernel.worker / Settings.ingest_mode): sync only")
+    series = asyncio.run(measure(settings, args.turns, args.max_tokens, modes))
+    print()
+    print("\n".join(report(series, args.warmup)))
+    if args.compile_scaling:
+        scaling = compile_scaling([10, 100, 500, 2000])
+        per_msg0 = scaling[0][1] / scaling[0][0]
+        print("\nCompile + token count vs queue size (ratio of time per message to the 10-message queue)")
+        print(f"{'queue':>8}{'ms':>10}{'per-msg ratio':>16}")
+        for n, secs in scaling:
+            print(f"{n:>8}{secs * 1e3:>10.2f}{(secs / n) / per_msg0:>16.2f}")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@
 - **act**: results of the search tools (``agent.heartbeat.slots.SEARCH_TOOLS``) become
   ``retrieved_fact`` slots (the top ``TOOL_HITS`` of each call).
 - **finish**: report the effort (``memory_state["effort"]`` and an ``effort`` stream event),
-  clear the slots, and consolidate due episodes (``EpisodeStore.consolidate_due``; its
-  errors are logged, never fatal).
+  clear the slots. With synchronous logging it also consolidates due episodes
+  (``EpisodeStore.consolidate_due``; errors logged, never fatal); with the kernel (the
+  default) the worker consolidates right after it writes the messages.
 
 Sufficiency (``effort.evaluate``, threshold ``SUFFICIENCY_THRESHOLD`` = 0.6 of the
 request's content words covered by the hits), what the answer "used" (``effort.used_slots``)
@@ -326,7 +327,10 @@ def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, 
         effort["used"] = used_slots(answer, held, effort["retrieved"])
         _emit(runtime, "effort", **effort)
         update = await base["finish"](state, config=config, runtime=runtime)
-        consolidated = await _consolidate(wired.stores, wired.resources.chat_model, state["learner_id"])
+        consolidated = None
+        if getattr(getattr(wired.stores, "recall", None), "kernel", None) is None:
+            # Synchronous logging only: with the kernel, the worker consolidates after it writes.
+            consolidated = await _consolidate(wired.stores, wired.resources.chat_model, state["learner_id"])
         memory_state = {**update.get("memory_state", {}), "effort": effort}
         if consolidated:
             memory_state["consolidated_episode"] = consolidated

@@ -1,21 +1,24 @@
-"""Degraded mode: Neo4j writes parked in Redis, recent items cached for reads, replay.
+"""Degraded mode on the kernel stream: writes parked while Neo4j is down, recent items for reads.
 
-Redis layout (one learner never shares a key with another):
-- ``kag:backlog:stream:{learner_id}``: a Stream of parked writes, in write order. Each entry
-  is ``{op, payload (JSON), at}``; ``op`` names the store operation
-  (``archival.insert``, ``archival.summary``, ``recall.log``).
-- ``kag:backlog:learners``: a Set of learners whose stream may hold entries.
-- ``kag:backlog:dead:{learner_id}``: entries that can never apply (e.g. an id owned by
-  another learner), kept for inspection instead of blocking the stream.
+There is one durable write path (issue 14): the learner's kernel stream
+(``agent.kernel.stream``). Recall messages always go there; the other stores write
+Neo4j directly and, while it is down, **park** the write on the same stream (marked
+``parked``). The kernel worker drains both kinds; ``replay`` drains one learner now.
+So the backlog is not a second queue: when Neo4j is down the stream simply grows,
+and it drains when Neo4j returns.
+
+This module keeps what is specific to outages:
+- a small circuit breaker per Redis client and prefix (``neo4j_suspended``,
+  ``mark_down``/``mark_up``; coming back up starts a replay of every learner);
+- ``has_pending``: a learner with parked writes gets its new direct writes parked
+  too, so a new write never overtakes an older parked one;
 - ``kag:recent:{archival|recall}:{learner_id}``: a List of the newest items (JSON,
   newest first, capped), written on every write, so searches still work without Neo4j.
 
-The outage breaker and replay locks are shared per Redis client and prefix, so use
-one prefix per Neo4j database. Replay applies entries in stream order through the
-store that owns each ``op`` (stores ``register`` themselves, or pass them to
-``replay``); every op MERGEs on ids, so replaying twice creates nothing new. An
-entry is deleted only after it was applied (or dead-lettered). A per-learner lock
-(asyncio in-process, ``SET NX`` in Redis across processes) keeps two replays apart.
+Replay applies entries in stream order through the store that owns each ``op``
+(stores ``register`` themselves, or pass them to ``replay``); every op MERGEs on ids,
+so replaying twice creates nothing new. An entry is acknowledged only after it was
+applied (or dead-lettered). The stream's per-learner lock keeps two drainers apart.
 """
 
 from __future__ import annotations
@@ -24,33 +27,27 @@ import asyncio
 import json
 import logging
 import time
-import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from agent.errors import KAGError, StoreUnavailableError
+from agent.kernel.drain import EventConsumer, Hook, consumer_name, drain_learner
+from agent.kernel.stream import KernelStream
 
 log = logging.getLogger(__name__)
 
 PREFIX = "kag"
 RECENT_LIMIT = 500
 LOCK_TTL_MS = 120_000
-_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 
 
-class BacklogConsumer(Protocol):
-    """A store that can apply parked writes."""
-
-    backlog_ops: frozenset[str]
-
-    async def apply_backlog_entry(self, op: str, payload: dict[str, Any]) -> None:
-        """Apply one parked write idempotently; raise StoreUnavailableError if Neo4j is down."""
-        ...
+BacklogConsumer = EventConsumer
+"""A store that can apply parked writes (``backlog_ops`` + ``apply_backlog_entry``)."""
 
 
 @dataclass
@@ -64,6 +61,8 @@ class _Shared:
     tasks: set[asyncio.Task[int]] = field(default_factory=set)
     routes: dict[str, BacklogConsumer] = field(default_factory=dict)
     """Every op any store registered on this Redis: a replay from any backlog instance drains all."""
+    hooks: dict[str, dict[str, Hook]] = field(default_factory=dict)
+    """Write-time derivations run after an op applies, by op and name (``add_hook``)."""
 
 
 _SHARED: weakref.WeakKeyDictionary[aioredis.Redis, dict[str, _Shared]] = weakref.WeakKeyDictionary()
@@ -80,10 +79,15 @@ class WriteBacklog:
         recent_limit: int = RECENT_LIMIT,
         retry_interval: float = 2.0,
         auto_replay: bool = True,
+        kernel: KernelStream | None = None,
     ) -> None:
-        """Use ``redis`` (``decode_responses=True``); ``retry_interval`` s between probes."""
+        """Use ``redis`` (``decode_responses=True``); ``retry_interval`` s between probes.
+
+        ``kernel`` is the stream parked writes go to (default: one over ``redis`` and ``prefix``).
+        """
         self.redis = redis
         self.prefix = prefix
+        self.kernel = kernel or KernelStream(redis, prefix=prefix)
         self.recent_limit = recent_limit
         self.retry_interval = retry_interval
         self.auto_replay = auto_replay
@@ -92,17 +96,17 @@ class WriteBacklog:
 
     # ----- keys -----
     def stream_key(self, learner_id: str) -> str:
-        """The learner's backlog stream."""
-        return f"{self.prefix}:backlog:stream:{learner_id}"
+        """The learner's kernel stream (parked writes and deferred ones)."""
+        return self.kernel.stream_key(learner_id)
 
     def dead_key(self, learner_id: str) -> str:
         """Where entries that can never apply are kept."""
-        return f"{self.prefix}:backlog:dead:{learner_id}"
+        return self.kernel.dead_key(learner_id)
 
     @property
     def learners_key(self) -> str:
-        """Set of learners with parked writes."""
-        return f"{self.prefix}:backlog:learners"
+        """Set of learners whose stream may hold entries."""
+        return self.kernel.active_key
 
     def recent_key(self, kind: str, learner_id: str) -> str:
         """The learner's recent ``archival`` or ``recall`` items."""
@@ -114,6 +118,20 @@ class WriteBacklog:
         self._consumers.append(consumer)
         for op in consumer.backlog_ops:
             self._shared.routes[op] = consumer
+
+    def add_hook(self, op: str, name: str, hook: Hook) -> None:
+        """Run ``hook(learner_id, payloads)`` after every run of ``op`` applies (one per ``name``)."""
+        self._shared.hooks.setdefault(op, {})[name] = hook
+
+    @property
+    def routes(self) -> dict[str, BacklogConsumer]:
+        """Every op registered on this Redis and prefix, with the store that applies it."""
+        return self._shared.routes
+
+    @property
+    def hooks(self) -> dict[str, list[Hook]]:
+        """The write-time derivations per op."""
+        return {op: list(named.values()) for op, named in self._shared.hooks.items()}
 
     def neo4j_suspended(self) -> bool:
         """True within ``retry_interval`` of a failure: skip Neo4j, go straight to Redis."""
@@ -153,20 +171,13 @@ class WriteBacklog:
 
     # ----- writing -----
     async def enqueue(self, learner_id: str, op: str, payload: Mapping[str, Any]) -> str:
-        """Park one write for ``learner_id``; returns the stream entry id."""
-        fields = {"op": op, "payload": json.dumps(payload), "at": str(time.time())}
+        """Park one write for ``learner_id`` on its kernel stream; returns the entry id."""
         try:
-            # Two keys in two hash slots, so no MULTI (Redis Cluster refuses one across slots).
-            # The learner is registered first: a parked entry is always findable, and a
-            # registration whose XADD failed is harmless (replay finds the stream empty).
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.sadd(self.learners_key, learner_id)
-                pipe.xadd(self.stream_key(learner_id), fields)
-                _, entry_id = await pipe.execute()
-        except (RedisError, OSError) as exc:
+            done = await self.kernel.enqueue(learner_id, op, payload, parked=True)
+        except StoreUnavailableError as exc:
             raise StoreUnavailableError("Neo4j and Redis", f"cannot park the write: {exc}") from exc
         self._shared.maybe_pending = True
-        return str(entry_id)
+        return str(done.entry_id)
 
     async def remember(self, kind: str, learner_id: str, items: Sequence[Mapping[str, Any]]) -> bool:
         """Cache ``items`` (each with ``id``, oldest first) as the learner's newest; False if Redis failed.
@@ -202,12 +213,12 @@ class WriteBacklog:
         return items
 
     async def pending(self, learner_id: str | None = None) -> int:
-        """Parked entries for ``learner_id`` (or all learners)."""
+        """Entries not applied yet for ``learner_id`` (or all learners)."""
         if learner_id is not None:
-            return int(await self.redis.xlen(self.stream_key(learner_id)))
+            return await self.kernel.depth(learner_id)
         total = 0
-        for learner in await self.redis.smembers(self.learners_key):
-            total += int(await self.redis.xlen(self.stream_key(learner)))
+        for learner in await self.kernel.active_learners():
+            total += await self.kernel.depth(learner)
         return total
 
     async def has_pending(self, learner_id: str) -> bool:
@@ -216,8 +227,8 @@ class WriteBacklog:
         if not (shared.maybe_pending or shared.down or shared.tasks):
             return False
         try:
-            return bool(await self.redis.sismember(self.learners_key, learner_id))
-        except (RedisError, OSError):
+            return await self.kernel.parked(learner_id) > 0
+        except StoreUnavailableError:
             return False
 
     # ----- replay -----
@@ -227,96 +238,36 @@ class WriteBacklog:
         learner_id: str | None = None,
         wait: bool = True,
     ) -> int:
-        """Apply parked writes (one learner or all); returns how many entries were applied.
+        """Apply the stream's entries (one learner or all); returns how many were applied.
 
         ``consumers`` add to the registered stores. With ``wait=False`` a learner whose
-        replay is already running elsewhere is skipped. Stops early if Neo4j goes down.
+        stream is being drained elsewhere is skipped. Stops early if Neo4j goes down.
         """
         routes = {**self._shared.routes, **{op: c for c in consumers for op in c.backlog_ops}}
-        if learner_id is not None:
-            learners = [learner_id]
-        else:
-            try:
-                learners = sorted(await self.redis.smembers(self.learners_key))
-            except (RedisError, OSError) as exc:
-                raise StoreUnavailableError("Redis", str(exc)) from exc
+        learners = [learner_id] if learner_id is not None else await self.kernel.active_learners()
         applied = 0
         for learner in learners:
-            count, finished = await self._replay_learner(learner, routes, wait)
-            applied += count
-            if not finished:
+            lock = self._shared.locks.setdefault(learner, asyncio.Lock())
+            if not wait and lock.locked():
+                continue
+            async with lock:
+                done = await drain_learner(
+                    self.kernel,
+                    learner,
+                    routes,
+                    consumer=consumer_name("replay"),
+                    hooks=self.hooks,
+                    wait_lock=LOCK_TTL_MS / 1000 if wait else 0.0,
+                )
+            applied += done.applied
+            if done.skipped:
+                log.warning(
+                    "backlog replay left %d entries: no store for their op was registered or passed",
+                    done.skipped,
+                )
+            if not done.finished and (wait or done.applied):
                 self._shared.maybe_pending = True
                 break
         if applied:
             log.warning("replayed %d parked write(s) into Neo4j", applied)
         return applied
-
-    async def _replay_learner(
-        self, learner_id: str, routes: Mapping[str, BacklogConsumer], wait: bool
-    ) -> tuple[int, bool]:
-        lock = self._shared.locks.setdefault(learner_id, asyncio.Lock())
-        if not wait and lock.locked():
-            return 0, True
-        async with lock:
-            try:
-                token = await self._acquire_redis_lock(learner_id, wait)
-                if token is None:
-                    return 0, True
-                try:
-                    return await self._drain(learner_id, routes)
-                finally:
-                    await self.redis.eval(_RELEASE, 1, self._lock_key(learner_id), token)
-            except (RedisError, OSError) as exc:
-                raise StoreUnavailableError("Redis", f"backlog replay interrupted: {exc}") from exc
-
-    def _lock_key(self, learner_id: str) -> str:
-        return f"{self.prefix}:backlog:lock:{learner_id}"
-
-    async def _acquire_redis_lock(self, learner_id: str, wait: bool) -> str | None:
-        token = uuid.uuid4().hex
-        deadline = time.monotonic() + LOCK_TTL_MS / 1000
-        while True:
-            if await self.redis.set(self._lock_key(learner_id), token, nx=True, px=LOCK_TTL_MS):
-                return token
-            if not wait or time.monotonic() > deadline:
-                return None
-            await asyncio.sleep(0.1)
-
-    async def _drain(self, learner_id: str, routes: Mapping[str, BacklogConsumer]) -> tuple[int, bool]:
-        key = self.stream_key(learner_id)
-        applied, start, skipped = 0, "-", 0
-        while True:
-            entries = await self.redis.xrange(key, min=start, count=100)
-            if not entries:
-                break
-            for entry_id, fields in entries:
-                start = f"({entry_id}"
-                consumer = routes.get(fields.get("op", ""))
-                if consumer is None:
-                    skipped += 1  # its store is not wired here; leave it for one that is
-                    continue
-                try:
-                    await consumer.apply_backlog_entry(fields["op"], json.loads(fields["payload"]))
-                except StoreUnavailableError:
-                    return applied, False
-                except (ValueError, KeyError) as exc:  # InvalidInputError is a ValueError
-                    # Bad data, not an outage: it would fail forever, so it must not block the rest.
-                    log.error("backlog entry %s can never apply, dead-lettered: %s", entry_id, exc)
-                    await self.redis.xadd(self.dead_key(learner_id), {**fields, "error": str(exc)})
-                except KAGError as exc:
-                    # E.g. auth or permissions: keep the entry and retry later.
-                    log.warning("backlog replay paused at entry %s: %s", entry_id, exc)
-                    return applied, False
-                else:
-                    applied += 1
-                await self.redis.xdel(key, entry_id)
-        if skipped:
-            log.warning(
-                "backlog replay left %d entries: no store for their op was registered or passed",
-                skipped,
-            )
-        else:
-            await self.redis.srem(self.learners_key, learner_id)
-            if await self.redis.xlen(key):  # a write raced in after the drain
-                await self.redis.sadd(self.learners_key, learner_id)
-        return applied, True

@@ -138,7 +138,7 @@ RETURN m.id AS id, m.role AS role, m.content AS content, m.created_at AS created
 """The learner's messages with ``$ids``."""
 SESSION_MESSAGES = """
 MATCH (m:Message {learner_id: $learner_id, session_id: $session_id})
-RETURN m.role AS role, m.content AS content
+RETURN m.id AS id, m.role AS role, m.content AS content
 ORDER BY m.seq
 LIMIT $limit
 """

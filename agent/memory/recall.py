@@ -33,6 +33,8 @@ from agent.graphdb.store import (
     is_neo4j_down,
     normalise_time,
 )
+from agent.kernel.events import event_key
+from agent.kernel.stream import KernelStream
 from agent.memory.episodes import (
     EPISODE_KINDS,
     annotate_consolidated,
@@ -51,7 +53,7 @@ from agent.memory.queries import (
     RELINK_CHAIN,
     SESSION_MESSAGES,
 )
-from agent.memory.recent import search_recent
+from agent.memory.recent import merge_fresh, search_recent
 from agent.memory.sensory import check_traces
 from agent.search.hybrid import HybridSearch, memory_target, message_target
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
@@ -106,9 +108,13 @@ class RecallStore(Neo4jStore):
 
     backlog_ops = frozenset({OP_LOG})
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """Same arguments as ``Neo4jStore``: driver, embeddings, database, backlog."""
+    def __init__(self, *args: Any, kernel: KernelStream | None = None, **kwargs: Any) -> None:
+        """Same arguments as ``Neo4jStore``; with ``kernel``, logging goes through the kernel stream.
+
+        Without it (``ingest_mode="sync"``) messages are embedded and written in the call.
+        """
         super().__init__(*args, **kwargs)
+        self.kernel = kernel
         self._search = HybridSearch(message_target(self.names))
         self._episodes = HybridSearch(memory_target(self.names))
 
@@ -121,8 +127,11 @@ class RecallStore(Neo4jStore):
     ) -> LogResult:
         """Store ``messages`` of one session (idempotent); returns how many were new.
 
-        ``degraded`` is set when Neo4j was down and the messages were parked in Redis
-        (then ``count`` is the batch size).
+        With the kernel stream (the default) the batch is enqueued (once per set of
+        ids: the same call twice counts 0 the second time) and readable at once from
+        the stream's tail; the worker embeds and writes it. ``degraded`` is then set
+        when the backlog was past its bound. Without it the batch is written now, and
+        ``degraded`` means Neo4j was down and the messages were parked.
         """
         learner_id = validate_learner_id(learner_id)
         session_id = validate_text(session_id, "session_id", 1024)
@@ -151,37 +160,78 @@ class RecallStore(Neo4jStore):
             "session_id": session_id,
             "messages": list(unique.values()),
         }
+        keys = ("id", "role", "content", "created_at", "seq")
+        items = [
+            {**{k: m[k] for k in keys}, "session_id": session_id, "pos": i}
+            for i, m in enumerate(payload["messages"])
+        ]
+        if self.kernel is not None:
+            done = await self.kernel.enqueue(
+                learner_id,
+                OP_LOG,
+                payload,
+                key=event_key(OP_LOG, learner_id, [session_id, *unique]),
+                tail=items,
+            )
+            if self.backlog is not None and not done.duplicate:
+                await self.backlog.remember("recall", learner_id, items)
+            return LogResult(0 if done.duplicate else len(unique), degraded=done.pressured)
         created = await self.write_or_park(learner_id, OP_LOG, payload, self._log)
         if self.backlog is not None:
-            keys = ("id", "role", "content", "created_at", "seq")
-            items = [{**{k: m[k] for k in keys}, "session_id": session_id} for m in payload["messages"]]
             await self.backlog.remember("recall", learner_id, items)
         if created is None:
             return LogResult(len(unique), degraded=True)
         return LogResult(created)
 
     async def apply_backlog_entry(self, op: str, payload: dict[str, Any]) -> None:
-        """Replay one parked batch (MERGE on ids, so replays are idempotent)."""
+        """Apply one logged batch (MERGE on ids, so replays are idempotent)."""
+        await self.apply_backlog_batch(op, [payload])
+
+    async def apply_backlog_batch(self, op: str, payloads: Sequence[dict[str, Any]]) -> None:
+        """Apply consecutive logged batches: one ownership read, one embedding call, a write per session."""
         if op != OP_LOG:
             raise InvalidInputError(f"recall store cannot apply {op!r}")
-        await self._log(payload)
+        await self._log_many(payloads)
 
     async def _log(self, payload: dict[str, Any]) -> int:
-        learner_id, session_id = payload["learner_id"], payload["session_id"]
-        messages = payload["messages"]
-        ids = [m["id"] for m in messages]
+        return await self._log_many([payload])
+
+    async def _log_many(self, payloads: Sequence[dict[str, Any]]) -> int:
+        groups: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+        for payload in payloads:
+            group = groups.setdefault((payload["learner_id"], payload["session_id"]), {})
+            for message in payload["messages"]:
+                group.setdefault(message["id"], message)
+        ids = [i for group in groups.values() for i in group]
 
         async def existing(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
             return await fetch(tx, EXISTING_MESSAGES, ids=ids)
 
         known = {r["id"]: r["owner"] for r in await self.read(existing)}
-        foreign = [i for i, owner in known.items() if owner != learner_id]
-        if foreign:
-            raise InvalidInputError(f"message ids already used by another learner: {foreign[:3]}")
-        fresh = [m for m in messages if m["id"] not in known]
-        if not fresh:
+        fresh_groups: list[tuple[str, str, list[dict[str, Any]]]] = []
+        for (learner_id, session_id), group in groups.items():
+            foreign = [i for i in group if i in known and known[i] != learner_id]
+            if foreign:
+                raise InvalidInputError(f"message ids already used by another learner: {foreign[:3]}")
+            fresh = [m for i, m in group.items() if i not in known]
+            if fresh:
+                fresh_groups.append((learner_id, session_id, fresh))
+        if not fresh_groups:
             return 0
-        embeddings = await self.embed_documents([m["content"] for m in fresh])
+        vectors = iter(await self.embed_documents([m["content"] for _, _, f in fresh_groups for m in f]))
+        created = 0
+        for learner_id, session_id, fresh in fresh_groups:
+            embedded = [next(vectors) for _ in fresh]
+            created += await self._write_session(learner_id, session_id, fresh, embedded)
+        return created
+
+    async def _write_session(
+        self,
+        learner_id: str,
+        session_id: str,
+        fresh: list[dict[str, Any]],
+        embeddings: list[list[float]],
+    ) -> int:
         base_row = {
             "learner_id": learner_id,
             "learner_key": learner_key(learner_id),
@@ -251,6 +301,9 @@ class RecallStore(Neo4jStore):
             log.warning("recall get served from Redis (degraded): %s", exc)
             rows = [i for i in await self.backlog.recent("recall", learner_id) if i["id"] in wanted]
         found = {r["id"]: r for r in rows}
+        for item in await self.fresh(learner_id):  # logged, not drained yet
+            if item["id"] in wanted and item["id"] not in found:
+                found[item["id"]] = item
         return [
             RecallMessage(
                 id=r["id"],
@@ -277,7 +330,11 @@ class RecallStore(Neo4jStore):
                 tx, SESSION_MESSAGES, learner_id=learner_id, session_id=session_id, limit=limit
             )
 
-        return [{"role": r["role"], "content": r["content"]} for r in await self.read(work)]
+        rows = await self.read(work)
+        stored = {r["id"] for r in rows}
+        tail = await self.fresh(learner_id)
+        pending = [i for i in tail if i.get("session_id") == session_id and i["id"] not in stored]
+        return [{"role": r["role"], "content": r["content"]} for r in [*rows, *pending]][-limit:]
 
     async def search(
         self,
@@ -338,7 +395,7 @@ class RecallStore(Neo4jStore):
                 page_size=page_size,
                 recipe=chosen.name,
             )
-        return SearchPage(
+        found = SearchPage(
             results=hits,
             page=page,
             page_size=page_size,
@@ -347,6 +404,20 @@ class RecallStore(Neo4jStore):
             has_more=more,
             requested_recipe=requested.name if chosen is not requested else None,
         )
+        return merge_fresh(found, await self.fresh(learner_id), query)
+
+    async def fresh(self, learner_id: str) -> list[dict[str, Any]]:
+        """Messages logged and not drained into Neo4j yet (oldest first); [] without the kernel.
+
+        A Redis failure here costs only freshness: it is logged and the stored results stand.
+        """
+        if self.kernel is None:
+            return []
+        try:
+            return await self.kernel.tail(learner_id)
+        except StoreUnavailableError as exc:
+            log.warning("recent messages not merged into a recall read: %s", exc)
+            return []
 
     async def _episodic_page(
         self,

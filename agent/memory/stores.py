@@ -8,10 +8,14 @@ limits, TTL, search page size and recipe) comes from the run's ``Context`` as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from agent.context import Context
+from agent.kernel.derive import derive_turn_contexts
+from agent.kernel.events import OP_RECALL
+from agent.kernel.stream import KernelStream
 from agent.memory.archival import ArchivalStore
 from agent.memory.backlog import WriteBacklog
 from agent.memory.core import CoreLimits, CoreMemoryStore
@@ -22,6 +26,9 @@ from agent.memory.recall import RecallStore
 from agent.memory.reminders import ReminderStore
 from agent.memory.sensory import SensoryBuffer
 from agent.resources import Resources
+
+MAX_CONSOLIDATIONS_PER_BATCH = 5
+"""Episode consolidations the kernel runs after one recall batch (the rest wait for the next)."""
 
 
 @dataclass(frozen=True)
@@ -82,23 +89,57 @@ class MemoryStores:
     reminders: ReminderStore
     episodes: EpisodeStore
     sensory: SensoryBuffer
+    kernel: KernelStream
+    """The kernel stream: recall logging and parked writes (drained by ``agent.kernel.worker``)."""
+    backlog: WriteBacklog
+    """Outage handling over the kernel stream (breaker, parked writes, recent items)."""
 
     @classmethod
     def wire(cls, resources: Resources) -> MemoryStores:
-        """Build the stores over ``resources`` (call once per bundle; they share one backlog)."""
-        backlog = WriteBacklog(resources.redis)
+        """Build the stores over ``resources`` (call once per bundle; they share one backlog).
+
+        ``settings.ingest_mode`` picks how recall logging reaches Neo4j: ``kernel`` (the
+        stream; the worker writes it) or ``sync`` (in the call, the path before issue 14).
+        """
+        settings = resources.settings
+        kernel = KernelStream(resources.redis, max_backlog=settings.kernel_max_backlog)
+        backlog = WriteBacklog(resources.redis, kernel=kernel)
         neo = (resources.neo4j, resources.embeddings)
         shared = {"database": resources.database, "backlog": backlog, "clock": resources.clock}
-        return cls(
+        recall_kernel = kernel if settings.ingest_mode == "kernel" else None
+        stores = cls(
             core=CoreMemoryStore(
                 resources.redis, driver=resources.neo4j, embeddings=resources.embeddings, **shared
             ),
             archival=ArchivalStore(*neo, **shared),
-            recall=RecallStore(*neo, **shared),
+            recall=RecallStore(*neo, kernel=recall_kernel, **shared),
             facts=FactStore(*neo, **shared),
             procedures=ProcedureStore(*neo, **shared),
             reminders=ReminderStore(*neo, **shared),
             # Consolidation is derived data, redone on a later turn: it never parks a write.
             episodes=EpisodeStore(*neo, database=resources.database, clock=resources.clock),
             sensory=SensoryBuffer(resources.redis, clock=resources.clock),
+            kernel=kernel,
+            backlog=backlog,
         )
+
+        async def turn_contexts(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
+            for payload in payloads:
+                await derive_turn_contexts(stores, learner_id, payload["session_id"], payload["messages"])
+
+        async def episodes(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
+            for _ in range(MAX_CONSOLIDATIONS_PER_BATCH):  # every 10 learner statements, extractive
+                if await stores.episodes.consolidate_due(learner_id) is None:
+                    break
+
+        # Write-time derivation, for every session (the LoCoMo ingest goes through it too).
+        backlog.add_hook(OP_RECALL, "turn_contexts", turn_contexts)
+        backlog.add_hook(OP_RECALL, "episodes", episodes)
+        return stores
+
+    async def settle(self, learner_id: str | None = None) -> int:
+        """Apply the kernel stream now (one learner or all): tests, benches and the CLI.
+
+        Returns how many events were applied; the background worker does the same.
+        """
+        return await self.backlog.replay(learner_id=learner_id)

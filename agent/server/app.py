@@ -5,9 +5,18 @@ The LangGraph server merges this Starlette app with its own routes; its middlewa
 Custom routes added here go through the same bearer auth
 (``http.enable_custom_route_auth``).
 
-The app's lifespan runs when the server starts: a malformed token table stops
-the start with a ``ConfigError`` naming the variable, and a missing one is
-warned about (every API request would get a 401).
+The app's lifespan runs when the server starts (after the LangGraph runtime's own,
+so the graphs are loaded): a malformed token table stops the start with a
+``ConfigError`` naming the variable, and a missing one is warned about (every API
+request would get a 401). It then starts the memory kernel for the server's
+lifetime (``agent.server.kernel_service``): the kernel worker as a background task
+(``KAG_KERNEL_IN_SERVER=false`` leaves it to ``kag kernel run``) and one reflection
+cron per learner of the token table (every ``KAG_REFLECTION_INTERVAL_SECONDS``, 5 minutes
+by default; ``agent.server.kernel_cron``).
+On shutdown the worker finishes its current batch and stops.
+
+Routes: the dashboard's (``/dashboard/api/*``) and the kernel's (``/kernel/*``,
+``agent.server.kernel_routes``), all behind the server's bearer auth.
 """
 
 from __future__ import annotations
@@ -26,16 +35,20 @@ from agent.server.auth import NOT_CONFIGURED, server_token_table
 from agent.server.dashboard.assets import DashboardAssets
 from agent.server.dashboard.routes import dashboard_routes
 from agent.server.guard import ServerGuard
+from agent.server.kernel_routes import kernel_routes
+from agent.server.kernel_service import kernel_lifespan
 
 log = logging.getLogger("kag.server")
 
 
 @asynccontextmanager
 async def lifespan(_: Starlette) -> AsyncIterator[None]:
-    """Check the token table once at start (it raises for a malformed table)."""
-    if not server_token_table().configured:
+    """Check the token table once at start (it raises for a malformed table); run the kernel."""
+    table = server_token_table()
+    if not table.configured:
         log.warning("no bearer tokens configured: %s", NOT_CONFIGURED)
-    yield
+    async with kernel_lifespan(learners=table.learners.values()):
+        yield
 
 
 async def thread_owned(_: Request, exc: Exception) -> JSONResponse:
@@ -48,10 +61,10 @@ def build_app() -> Starlette:
 
     It also carries the learner dashboard (``agent.server.dashboard``): its API routes
     (behind the same bearer auth) and, after the guard, the middleware that serves its
-    page and static files.
+    page and static files; and the memory kernel's routes (``/kernel/*``).
     """
     return Starlette(
-        routes=dashboard_routes(),
+        routes=[*dashboard_routes(), *kernel_routes()],
         middleware=[Middleware(ServerGuard, tokens=server_token_table), Middleware(DashboardAssets)],
         exception_handlers={ThreadOwnedError: thread_owned},
         lifespan=lifespan,

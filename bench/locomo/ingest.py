@@ -1,24 +1,26 @@
-"""Ingest one LoCoMo conversation into one learner's memory, through the real stores.
+"""Ingest one LoCoMo conversation into one learner's memory, through the product's own ingestion.
 
 Sessions go in order, with their dates. Per session:
 
-1. **Recall storage** (``RecallStore.log_messages``): every turn verbatim as a message,
-   ``content = "Speaker: text"`` plus ``" [shares a photo: caption]"`` when the turn
-   carries an image caption; role ``user`` for ``speaker_a``, ``assistant`` for
-   ``speaker_b``; ``created_at`` = session date + turn index seconds; the dia_id,
-   speaker and session number in ``metadata``.
-2. **Archival** (``ArchivalStore.insert``): one ``turn_context`` memory per turn, derived
-   offline without an LLM (contextual chunk): the session date, the turn, and the turn
-   it replies to. It is embedded and full-text indexed as a whole, links
-   ``DERIVED_FROM`` its message, and stands for that one turn only.
+1. **Recall storage** (``RecallStore.log_messages``, which enqueues to the kernel stream):
+   every turn verbatim as a message, ``content = "Speaker: text"`` plus
+   ``" [shares a photo: caption]"`` when the turn carries an image caption; role ``user``
+   for ``speaker_a``, ``assistant`` for ``speaker_b``; ``created_at`` = session date + turn
+   index seconds; the dia_id, speaker and session number in ``metadata``.
+2. **The kernel worker drains** the learner's stream (``KernelWorker.drain``), exactly as it
+   does for a live session: it commits the messages and derives one ``turn_context``
+   archival memory per turn (``agent.kernel.derive``: the date from ``created_at``, the
+   turn and the turn it replies to, no LLM), ``DERIVED_FROM`` its message. The benchmark
+   builds no representation of its own.
 3. **Summary** (``summarise`` + ``ArchivalStore.write_summary``): the session summary
    the heartbeat would write, from the configured chat model (offline: extractive),
    ``SUMMARIZES`` every turn of the session.
 4. **Notes** (``note_pipeline.ingest_session``): Zettelkasten notes of the session.
 
 ``IngestResult.sources`` maps every stored item id to the dia_ids it was derived
-from, for scoring: a message or turn context -> its turn; a summary -> every turn of
-its session; a note -> the turns whose text contains one of its sentences.
+from, for scoring: a message or turn context -> its turn (turn-context ids follow from
+message ids, ``turn_context_id``); a summary -> every turn of its session; a note -> the
+turns whose text contains one of its sentences.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from agent.errors import KAGError
 from agent.heartbeat.summarizer import SummaryFailedError, render_excerpt, summarise
+from agent.kernel.derive import is_conversation_turn, turn_context_id
+from agent.kernel.worker import KernelWorker
 from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
@@ -42,7 +46,6 @@ from agent.notes.store import NoteStore
 from agent.resources import Resources
 from bench.locomo.dataset import Conversation, Session, Turn
 
-TURN_KIND = "turn_context"
 NOTE_FIELDS = ("definition", "personal_example", "key_insight")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -61,12 +64,6 @@ def message_content(turn: Turn) -> str:
     """The turn as recall storage keeps it: speaker, text and the shared photo's caption."""
     text = f"{turn.speaker}: {turn.text}".strip()
     return f"{text} [shares a photo: {turn.caption}]" if turn.caption else text
-
-
-def context_text(session: Session, turn: Turn, previous: Turn | None) -> str:
-    """The turn with its context: session date and the turn it replies to."""
-    text = f"{session.date_text}. {message_content(turn)}"
-    return f"{text} (replying to {message_content(previous)})" if previous else text
 
 
 def turn_time(session: Session, index: int) -> str:
@@ -108,10 +105,13 @@ class IngestResult:
 class LocomoIngest:
     """Write conversations through the stores of ``resources``."""
 
-    def __init__(self, resources: Resources, stores: MemoryStores, *, notes: bool = True) -> None:
-        """``notes=False`` skips the Zettelkasten step (faster; no notes to search)."""
+    def __init__(
+        self, resources: Resources, stores: MemoryStores, worker: KernelWorker, *, notes: bool = True
+    ) -> None:
+        """``worker`` drains what the stores enqueue; ``notes=False`` skips the Zettelkasten step."""
         self.resources = resources
         self.stores = stores
+        self.worker = worker
         self.notes = notes
 
     async def ingest(
@@ -143,25 +143,12 @@ class LocomoIngest:
             for i, turn in enumerate(session.turns)
         ]
         result.messages += (await self.stores.recall.log_messages(learner, sid, messages)).count
-        drafts = []
-        for i, (turn, message) in enumerate(zip(session.turns, messages, strict=True)):
+        await self.worker.drain(learner)  # commits the messages and derives their turn contexts
+        for turn, message in zip(session.turns, messages, strict=True):
             result.sources[message.id] = (turn.dia_id,)
-            previous = session.turns[i - 1] if i else None
-            drafts.append(
-                {
-                    "content": context_text(session, turn, previous),
-                    "kind": TURN_KIND,
-                    "source_ids": [message.id],
-                    "occurred_at": turn_time(session, i),
-                    "session_id": sid,
-                    "memory_id": f"{learner}-{turn.dia_id}-ctx",
-                }
-            )
-        for turn, record in zip(
-            session.turns, await self.stores.archival.insert_many(learner, drafts), strict=True
-        ):
-            result.sources[record.id] = (turn.dia_id,)
-        result.turn_contexts += len(drafts)
+            if is_conversation_turn(message.role, message.content):
+                result.sources[turn_context_id(message.id)] = (turn.dia_id,)
+                result.turn_contexts += 1
         dia_ids = tuple(t.dia_id for t in session.turns)
         chat = _chat_messages(messages)
         try:

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo.dataset import CATEGORIES
-from bench.locomo.runner import LocomoConfig, LocomoResult, run_locomo
+from bench.locomo.loo import LooResult
+from bench.locomo.retrieval import KAG_DEFAULT
+from bench.locomo.runner import LocomoConfig, LocomoResult, PresetResult, run_locomo
 from bench.locomo.scoring import KS
 from bench.markdown_table import markdown_table
 
@@ -18,25 +20,65 @@ def _pct(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.3f}"
 
 
+def _rows(result: LocomoResult) -> list[tuple[str, PresetResult]]:
+    """``(label, result)`` per preset, the agent's default first as "KAG default (<preset>)"."""
+    default = result.default
+    rows = [(f"{KAG_DEFAULT} ({default.preset.name})", default)] if default is not None else []
+    return rows + [(r.preset.name, r) for r in result.presets]
+
+
 def preset_table(result: LocomoResult) -> str:
-    """One row per preset: recall@5/10/25/50 and search latency."""
+    """One row per preset (the KAG default first): recall@5/10/25/50, ingest and search cost."""
     rows = []
-    for r in result.presets:
+    ingest = f"{result.ingest_ms_per_turn:.1f}"
+    for label, r in _rows(result):
         summary, latency = r.recall, r.latency_ms()
         tool = "recall" if r.preset.tool == "conversation_search" else "archival"
         cells = [_pct(summary.overall[k]) for k in KS]
-        rows.append([r.preset.name, tool, *cells, str(latency["p50"]), str(latency["p95"])])
-    header = ["preset", "tool", *(f"R@{k}" for k in KS), "p50 ms", "p95 ms"]
+        rows.append([label, tool, *cells, ingest, str(latency["p50"]), str(latency["p95"])])
+    header = ["preset", "tool", *(f"R@{k}" for k in KS), "ingest ms/turn", "p50 ms", "p95 ms"]
     return markdown_table(header, rows, numeric_from=2)
 
 
 def category_table(result: LocomoResult, k: int = 10) -> str:
-    """Recall@k per question category (with question counts) for every preset."""
+    """Recall@k per question category (with question counts) for every preset, the default first."""
     counts = result.presets[0].recall.counts if result.presets else {}
     cats = [c for c in CATEGORIES if c in counts]
     header = [f"R@{k} by category", *(f"{CATEGORIES[c]} (n={counts[c]})" for c in cats)]
-    rows = [[r.preset.name, *(_pct(r.recall.by_category[c][k]) for c in cats)] for r in result.presets]
+    rows = [[label, *(_pct(r.recall.by_category[c][k]) for c in cats)] for label, r in _rows(result)]
     return markdown_table(header, rows, numeric_from=1)
+
+
+def loo_table(loo: LooResult) -> str:
+    """Leave-one-conversation-out: per held-out fold the preset chosen on the others and its score."""
+    header = [
+        "held out",
+        "questions",
+        "chosen on the other folds",
+        "train R@10",
+        "train p95 ms",
+        "held-out R@10",
+        "held-out multi-hop R@10",
+    ]
+    rows = [
+        [
+            f.held_out,
+            str(f.questions),
+            f.chosen,
+            _pct(f.train_r10),
+            f"{f.train_p95_ms:.1f}",
+            _pct(f.held_out_r10),
+            _pct(f.held_out_multi_hop_r10),
+        ]
+        for f in loo.folds
+    ]
+    worst = loo.worst
+    table = markdown_table(header, rows, numeric_from=3)
+    return (
+        f"{table}\n\nLeave-one-out R@10 (presets with search p95 <= {loo.budget_ms:.0f} ms): "
+        f"mean over folds {_pct(loo.mean)}, worst fold {_pct(worst.held_out_r10)} ({worst.held_out}), "
+        f"pooled {_pct(loo.pooled)}; chosen most: {loo.most_chosen}"
+    )
 
 
 def summary_line(result: LocomoResult) -> str:
@@ -45,7 +87,8 @@ def summary_line(result: LocomoResult) -> str:
     best = result.best(10) if result.presets else None
     line = (
         f"{questions} questions over {len(result.ingests)} conversations; "
-        f"ingest {result.ingest_seconds:.0f} s ({sum(i.turns for i in result.ingests)} turns); "
+        f"ingest {result.ingest_seconds:.0f} s ({sum(i.turns for i in result.ingests)} turns, "
+        f"{result.ingest_ms_per_turn:.1f} ms/turn); "
         f"embeddings {result.embeddings}, chat model {result.chat_model} (no LLM)"
     )
     if best is not None:
@@ -57,11 +100,13 @@ def markdown_report(result: LocomoResult) -> str:
     """The whole report as markdown."""
     presets = "\n".join(f"- `{r.preset.name}`: {r.preset.description}" for r in result.presets)
     warnings = "\n".join(f"- {w}" for w in result.dataset.warnings) or "- none"
+    loo = result.leave_one_out()
+    loo_part = f"## Leave one conversation out\n\n{loo_table(loo)}\n\n" if loo is not None else ""
     return (
         f"# LoCoMo retrieval benchmark ({result.created_at}, run {result.config.run_id})\n\n"
         f"Dataset: `{result.config.path}`. {summary_line(result)}.\n\n"
         f"Metric: evidence recall@k, honest turn budget (bench/locomo/scoring.py).\n\n"
-        f"{preset_table(result)}\n\n{category_table(result)}\n\n## Presets\n{presets}\n\n"
+        f"{preset_table(result)}\n\n{loo_part}{category_table(result)}\n\n## Presets\n{presets}\n\n"
         f"## Data warnings\n{warnings}\n"
     )
 
@@ -95,6 +140,9 @@ async def run_and_report(
     result = await run_locomo(config)
     echo(summary_line(result))
     echo(preset_table(result))
+    loo = result.leave_one_out()
+    if loo is not None:
+        echo(loo_table(loo))
     echo(category_table(result))
     for warning in result.dataset.warnings:
         echo(f"data warning: {warning}")

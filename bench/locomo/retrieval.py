@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
+from agent.context import Context
 from agent.errors import InvalidInputError
+from agent.kernel.derive import TURN_KIND
 from agent.memory.stores import MemoryStores
 from agent.search.recipes import get_recipe
 from agent.search.results import SearchPage
-from bench.locomo.ingest import TURN_KIND
 
 RECALL = "conversation_search"
 ARCHIVAL = "archival_memory_search"
@@ -68,6 +69,17 @@ PRESETS: tuple[BenchPreset, ...] = (
     _archival("hybrid_multi_query"),
 )
 PRESETS_BY_NAME: dict[str, BenchPreset] = {p.name: p for p in PRESETS}
+KAG_DEFAULT = "KAG default"
+
+
+def kag_default() -> BenchPreset:
+    """The agent's default search: ``Context.search_recipe``'s default over turn contexts.
+
+    The same store call as the agent's default conversation search (archival ``turn_context``
+    memories, which the kernel derives for every live session); reported first, as "KAG default".
+    """
+    recipe = next(f.default for f in fields(Context) if f.name == "search_recipe")
+    return PRESETS_BY_NAME.get(f"archival:{recipe}") or _archival(str(recipe))
 
 
 def get_presets(names: Sequence[str] | None = None) -> list[BenchPreset]:

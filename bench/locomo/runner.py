@@ -21,6 +21,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from agent.kernel.worker import build_worker
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import MINILM, OFFLINE_MODEL, Settings
@@ -32,7 +33,15 @@ from bench.locomo.dataset import (
     small_run_dataset_path,
 )
 from bench.locomo.ingest import IngestResult, LocomoIngest, learner_for
-from bench.locomo.retrieval import MAX_PAGE, PRESETS_BY_NAME, BenchPreset, get_presets, search_turns
+from bench.locomo.loo import LooResult, PresetRun, leave_one_out
+from bench.locomo.retrieval import (
+    MAX_PAGE,
+    PRESETS_BY_NAME,
+    BenchPreset,
+    get_presets,
+    kag_default,
+    search_turns,
+)
 from bench.locomo.scoring import KS, QuestionScore, RecallSummary, percentile, recall_at_ks, summarise_recall
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "results"
@@ -112,6 +121,24 @@ class LocomoResult:
         """Total ingestion time."""
         return sum(i.seconds for i in self.ingests)
 
+    @property
+    def ingest_ms_per_turn(self) -> float:
+        """Ingestion time per turn (every representation, through the kernel worker)."""
+        turns = sum(i.turns for i in self.ingests)
+        return 1000 * self.ingest_seconds / turns if turns else float("nan")
+
+    @property
+    def default(self) -> PresetResult | None:
+        """The run's result for the agent's default search (``kag_default``), when it ran."""
+        wanted = kag_default()
+        return next((r for r in self.presets if r.preset == wanted), None)
+
+    def leave_one_out(self) -> LooResult | None:
+        """Leave-one-conversation-out choice of preset (``bench.locomo.loo``); None for one conversation."""
+        if len(self.ingests) < 2 or not self.presets:
+            return None
+        return leave_one_out([PresetRun(r.preset.name, r.scores, r.seconds) for r in self.presets])
+
     def best(self, k: int = 10) -> PresetResult:
         """The preset with the highest overall recall@k."""
         return max(self.presets, key=lambda r: r.recall.overall[k])
@@ -137,14 +164,23 @@ class LocomoResult:
             },
             "questions": len(self.presets[0].scores) if self.presets else 0,
             "ingest_seconds": round(self.ingest_seconds, 1),
+            "ingest_ms_per_turn": round(self.ingest_ms_per_turn, 1),
+            "kag_default": kag_default().name,
             "conversations": [i.to_dict() for i in self.ingests],
             "warnings": list(self.dataset.warnings),
             "presets": [r.to_dict() for r in self.presets],
         }
+        loo = self.leave_one_out()
+        if loo is not None:
+            out["leave_one_out"] = loo.to_dict()
         if per_question:
             out["per_question"] = {
                 r.preset.name: {s.qid: [round(s.recall[k], 4) for k in KS] for s in r.scores}
                 for r in self.presets
+            }
+            out["categories"] = {s.qid: s.category for s in self.presets[0].scores} if self.presets else {}
+            out["per_question_ms"] = {
+                r.preset.name: [round(t * 1000, 2) for t in r.seconds] for r in self.presets
             }
         return out
 
@@ -165,11 +201,12 @@ async def run_locomo(
         sessions=config.limit_sessions,
         questions=config.limit_questions,
     )
-    results = [PresetResult(p) for p in get_presets(config.presets)]
+    chosen = get_presets(config.presets)
+    results = [PresetResult(p) for p in (chosen if kag_default() in chosen else [kag_default(), *chosen])]
     own = resources is None
     resources = resources or Resources(bench_settings())
     stores = MemoryStores.wire(resources)
-    ingest = LocomoIngest(resources, stores, notes=config.notes)
+    ingest = LocomoIngest(resources, stores, build_worker(resources, stores), notes=config.notes)
     ingests: list[IngestResult] = []
     turns = sum(len(c.turns) for c in conversations)
     searches = sum(len(c.questions) for c in conversations) * len(results)

@@ -8,6 +8,8 @@
 - ``kag smoke``: one round trip through Neo4j, Redis, embeddings and the model.
 - ``kag demo``: the scripted three-session conversation.
 - ``kag serve``: ``langgraph dev`` with ``.env`` loaded without overriding the shell.
+- ``kag kernel run|stats``: the memory kernel's worker in plain Python (``--once`` drains), its backlog.
+- ``kag reflect``: reflection now, for one learner or every active one.
 - ``kag eval locomo|ablations|cognitive ...``: the evaluations, handed to ``python -m bench.<name>``.
 
 Every command reads ``.env`` (only the variables the shell has not set). Expected
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING
 import click
 
 from graphs.cli.common import ExpectedFailure, get_console, load_settings, run
+from graphs.cli.kernel import kernel_group, reflect_command
 from graphs.cli.memory import memory_group, search_command
 from graphs.cli.notes import notes_group
 from graphs.cli.session import ask_command, chat_command, demo_command
@@ -60,6 +63,8 @@ cli.add_command(memory_group)
 cli.add_command(notes_group)
 cli.add_command(search_command)
 cli.add_command(demo_command)
+cli.add_command(kernel_group)
+cli.add_command(reflect_command)
 
 
 @cli.command("smoke")

@@ -7,9 +7,10 @@ from datetime import datetime
 import pytest
 
 from agent.errors import InvalidInputError
+from agent.kernel.derive import date_text, turn_context_drafts
 from agent.validation import validate_learner_id
 from bench.locomo.dataset import Session, Turn
-from bench.locomo.ingest import context_text, learner_for, message_content, note_sources, turn_time
+from bench.locomo.ingest import learner_for, message_content, note_sources, turn_time
 from bench.locomo.retrieval import ARCHIVAL, PRESETS, RECALL, get_presets
 
 SESSION = Session(
@@ -30,12 +31,17 @@ def test_message_content_carries_speaker_and_caption() -> None:
     assert message_content(second) == "Ben: Wow, is that the lake near your house?"
 
 
-def test_context_text_adds_the_date_and_the_turn_replied_to() -> None:
+def test_the_kernel_derives_the_session_date_and_the_turn_replied_to() -> None:
     first, second = SESSION.turns
-    assert context_text(SESSION, first, None) == f"1:56 pm on 8 May, 2023. {message_content(first)}"
-    assert context_text(SESSION, second, first) == (
-        f"1:56 pm on 8 May, 2023. {message_content(second)} (replying to {message_content(first)})"
-    )
+    messages = [
+        {"id": t.dia_id, "role": "user", "content": message_content(t), "created_at": turn_time(SESSION, i)}
+        for i, t in enumerate(SESSION.turns)
+    ]
+    assert [date_text(turn_time(SESSION, i)) for i in range(2)] == [SESSION.date_text] * 2
+    assert [d["content"] for d in turn_context_drafts("session_3", messages)] == [
+        f"1:56 pm on 8 May, 2023. {message_content(first)}",
+        f"1:56 pm on 8 May, 2023. {message_content(second)} (replying to {message_content(first)})",
+    ]
 
 
 def test_turn_times_follow_the_session_date_in_order() -> None:

@@ -1,0 +1,75 @@
+"""The consultation's own Neo4j reads and its read boost (Cypher in ``queries``).
+
+Reflection (``agent.kernel.reflection``) writes ``:Memory:Insight`` and
+``:Memory:Pattern`` nodes; facts are ``:Memory:Fact`` (``agent.memory.facts``). The
+reader fetches the learner's candidates of all three in one read transaction, most
+active first; which of them match the query is decided in Python
+(``agent.kernel.consult.evidence``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import neo4j
+
+from agent.graphdb.store import Neo4jStore, fetch
+from agent.kernel.consult import queries as q
+from agent.memory.activation import boosted
+from agent.validation import validate_learner_id
+
+CANDIDATES = 50
+"""Insights and patterns read per consultation (the most active), before matching."""
+CORE_CANDIDATES = 20
+"""Current facts read as core-knowledge candidates (the most active)."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """The learner's reflective layer and core-knowledge candidates, as rows."""
+
+    insights: list[dict[str, Any]] = field(default_factory=list)
+    patterns: list[dict[str, Any]] = field(default_factory=list)
+    core: list[dict[str, Any]] = field(default_factory=list)
+
+
+class ConsultReader(Neo4jStore):
+    """Reads insights, patterns and core facts for a consultation, and boosts what it used."""
+
+    async def layer(self, learner_id: str, topics: Sequence[str], *, reflective: bool = True) -> Layer:
+        """Candidates of the learner (insights and patterns only when ``reflective``), one transaction."""
+        learner_id = validate_learner_id(learner_id)
+        params = {"learner_id": learner_id, "topics": list(topics)}
+
+        async def work(tx: neo4j.AsyncTransaction) -> Layer:
+            core = await fetch(tx, q.CORE_FACTS, limit=CORE_CANDIDATES, **params)
+            patterns = await fetch(tx, q.PATTERNS, limit=CANDIDATES, **params)
+            if not reflective:
+                return Layer(patterns=patterns, core=core)
+            insights = await fetch(tx, q.INSIGHTS, limit=CANDIDATES, **params)
+            return Layer(insights, patterns, core)
+
+        return await self.read(work)
+
+    async def boost(self, learner_id: str, rows: Sequence[dict[str, Any]]) -> int:
+        """Read boost (``agent.memory.activation.boosted``) of the facts, insights and patterns in ``rows``.
+
+        Each row needs ``id``, ``activation`` and ``last_access`` as read. Returns how many
+        nodes were touched (nodes of other learners never are).
+        """
+        learner_id = validate_learner_id(learner_id)
+        if not rows:
+            return 0
+        now = self.clock()
+        updates = [
+            {"id": r["id"], "activation": boosted(r.get("activation") or 0.0, r.get("last_access"), now)}
+            for r in rows
+        ]
+
+        async def work(tx: neo4j.AsyncTransaction) -> int:
+            found = await fetch(tx, q.TOUCH, rows=updates, learner_id=learner_id, now=now.isoformat())
+            return int(found[0]["touched"]) if found else 0
+
+        return await self.write(work)

@@ -1,0 +1,179 @@
+"""Write-time derivation: the ``turn_context`` archival memory of every conversational turn.
+
+The kernel worker calls :func:`derive_turn_contexts` after it commits a recall batch, so
+every live session gets the representation the default search recipe ranks (and the
+LoCoMo benchmark feeds its conversations through the same worker: no representation
+exists only for the benchmark). A turn context is a contextual chunk, built without an
+LLM from the message alone:
+
+    "<date>. <the turn> (replying to <the turn before it>)"
+
+- ``<date>`` comes from the message's ``created_at`` (:func:`date_text`: LoCoMo's
+  ``"8:56 pm on 20 July, 2023"`` style, in UTC);
+- the turn is the message's content, verbatim;
+- the turn before it is the session's previous conversational turn: from the same
+  batch, else looked up in Neo4j (``agent.kernel.derive_queries``).
+
+Only conversational turns are derived (:func:`is_conversation_turn`): user and
+assistant messages with text; never tool results, tool calls or the offline policy's
+own replies (tutor boilerplate, starting with ``OFFLINE_BANNER``). Each memory's id is
+derived from its message id (:func:`turn_context_id`), so deriving a batch twice (a
+redelivered stream entry) writes nothing new, and it links ``DERIVED_FROM`` its message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import neo4j
+
+from agent.graphdb.store import fetch
+from agent.kernel.derive_queries import PREVIOUS_MESSAGES
+from agent.models.offline_reading import OFFLINE_BANNER
+
+if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
+    from agent.memory.stores import MemoryStores
+
+TURN_KIND = "turn_context"
+"""The archival ``kind`` of a derived turn context."""
+TURN_ROLES = ("user", "assistant")
+CALL_MARK = "[calls "
+"""How the heartbeat renders a tool call in recall storage (``agent.heartbeat.nodes.CALL_MARK``)."""
+EMPTY = "(empty)"
+"""The heartbeat's content for a message without text."""
+MAX_PART_CHARS = 3800
+"""Each of the turn and the turn replied to is cut to this many characters (the whole
+memory stays under the archival store's 32 KB text limit in any encoding)."""
+LOOKBACK = 20
+"""Messages before a batch read from Neo4j to find the previous conversational turn."""
+_MAX_ID = 256
+
+
+def date_text(created_at: str | None) -> str | None:
+    """``created_at`` as ``"8:56 pm on 20 July, 2023"`` (UTC; naive times are UTC).
+
+    Unparsable text gives its first 10 characters (a plain ISO date), ``None`` gives ``None``.
+    """
+    if not created_at:
+        return None
+    try:
+        moment = datetime.fromisoformat(created_at)
+    except (TypeError, ValueError):
+        return str(created_at)[:10]
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    hour = moment.hour % 12 or 12
+    half = "am" if moment.hour < 12 else "pm"
+    return f"{hour}:{moment.minute:02d} {half} on {moment.day} {moment:%B}, {moment.year}"
+
+
+def is_conversation_turn(role: str | None, content: str | None) -> bool:
+    """True for what someone said: a user or assistant message with text.
+
+    False for tool results, tool calls (rendered ``[calls name(args)]``), empty
+    messages and the offline policy's own replies.
+    """
+    text = (content or "").strip()
+    return (
+        role in TURN_ROLES
+        and text not in {"", EMPTY}
+        and not text.startswith(CALL_MARK)
+        and not text.startswith(OFFLINE_BANNER)
+    )
+
+
+def _cut(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_PART_CHARS else text[: MAX_PART_CHARS - 1] + "…"
+
+
+def turn_context_text(date: str | None, content: str, previous: str | None = None) -> str:
+    """``"<date>. <content> (replying to <previous>)"``; the date and the reply part when known."""
+    text = f"{date}. {_cut(content)}" if date else _cut(content)
+    return f"{text} (replying to {_cut(previous)})" if previous else text
+
+
+def turn_context_id(message_id: str) -> str:
+    """The turn context's memory id: ``<message id>-ctx`` (a hash when that would be too long)."""
+    derived = f"{message_id}-ctx"
+    if len(derived) <= _MAX_ID:
+        return derived
+    return f"ctx-{hashlib.sha256(message_id.encode()).hexdigest()[:40]}"
+
+
+def _ordered(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Distinct messages (first occurrence of an id) in ``seq`` order; without seq, as given."""
+    first: dict[str, Mapping[str, Any]] = {}
+    for message in messages:
+        first.setdefault(str(message["id"]), message)
+    unique = list(first.values())
+    if all(isinstance(m.get("seq"), int) for m in unique):
+        return sorted(unique, key=lambda m: m["seq"])
+    return unique
+
+
+def turn_context_drafts(
+    session_id: str, messages: Sequence[Mapping[str, Any]], previous: str | None = None
+) -> list[dict[str, Any]]:
+    """``ArchivalStore.insert_many`` drafts for the conversational turns of one session's batch.
+
+    ``messages`` are recall messages (``{id, role, content, created_at, seq}``) of
+    ``session_id``; ``previous`` is the content of the session's last conversational
+    turn before the batch (None at the start of a session).
+    """
+    drafts = []
+    for message in _ordered(messages):
+        content = message.get("content")
+        if not is_conversation_turn(message.get("role"), content):
+            continue
+        created_at = message.get("created_at")
+        drafts.append(
+            {
+                "content": turn_context_text(date_text(created_at), str(content), previous),
+                "kind": TURN_KIND,
+                "source_ids": [str(message["id"])],
+                "occurred_at": created_at,
+                "session_id": session_id,
+                "memory_id": turn_context_id(str(message["id"])),
+            }
+        )
+        previous = str(content)
+    return drafts
+
+
+async def previous_turn(stores: MemoryStores, learner_id: str, message_id: str) -> str | None:
+    """Content of the last conversational turn before ``message_id`` in its session, if any."""
+
+    async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+        return await fetch(
+            tx,
+            PREVIOUS_MESSAGES,
+            message_id=message_id,
+            learner_id=learner_id,
+            roles=list(TURN_ROLES),
+            limit=LOOKBACK,
+        )
+
+    rows = await stores.recall.read(work)
+    return next((r["content"] for r in rows if is_conversation_turn(r["role"], r["content"])), None)
+
+
+async def derive_turn_contexts(
+    stores: MemoryStores, learner_id: str, session_id: str, messages: list[dict]
+) -> int:
+    """Write the ``turn_context`` memory of every conversational turn in a committed recall batch.
+
+    ``messages`` are one session's messages as the kernel worker committed them
+    (``{id, role, content, created_at, seq, metadata_json}``). Idempotent: memory ids
+    come from message ids. Returns how many turn contexts the batch has (new or not).
+    """
+    ordered = _ordered(messages)
+    if not any(is_conversation_turn(m.get("role"), m.get("content")) for m in ordered):
+        return 0
+    previous = await previous_turn(stores, learner_id, str(ordered[0]["id"]))
+    drafts = turn_context_drafts(session_id, ordered, previous)
+    records = await stores.archival.insert_many(learner_id, drafts)
+    return len(records)

@@ -1,0 +1,370 @@
+"""The kernel's durable Redis Stream: one stream per learner, written first, drained by the worker.
+
+Every deferred write (recall messages, writes parked while Neo4j is down) is an event
+on its learner's stream. AOF makes it durable; the worker's consumer group delivers
+each entry at least once, and it is acknowledged only after its Neo4j commit.
+
+Keys (all of one learner's keys share the hash tag ``{learner_id}``, so every script
+below touches one Redis Cluster slot):
+
+- ``kag:kernel:{L}:stream``  the events (consumer group ``kag-kernel``)
+- ``kag:kernel:{L}:seen:<key>``  idempotency keys (7 days)
+- ``kag:kernel:{L}:tail``  read-your-writes: recall items enqueued but not committed yet
+- ``kag:kernel:{L}:gen``  write generation (consultation cache keys carry it)
+- ``kag:kernel:{L}:parked``  writes parked during an outage and not yet applied
+- ``kag:kernel:{L}:dead``  entries that can never apply, with the error
+- ``kag:kernel:{L}:lock``  one drainer per learner at a time (keeps the learner's order)
+
+Two global keys, each written by its own command: ``kag:kernel:active`` (learners
+whose stream may hold entries) and ``kag:kernel:depth`` (entries enqueued and not yet
+acknowledged, for backpressure and stats).
+
+**Backpressure.** When ``depth`` passes ``max_backlog`` a producer waits (up to
+``pressure_wait`` seconds, polling) for the worker to catch up, and then enqueues
+anyway with ``pressured=True``: the heartbeat reports ``degraded``. Nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError, ResponseError
+
+from agent.errors import StoreUnavailableError
+from agent.kernel.events import KernelEvent, decode, encode, random_key
+
+log = logging.getLogger(__name__)
+
+PREFIX = "kag"
+GROUP = "kag-kernel"
+SEEN_TTL_SECONDS = 7 * 24 * 3600
+TAIL_LIMIT = 2000
+
+# KEYS: seen, stream, tail, gen, parked. ARGV: ttl, parked(0/1), fields (JSON), tail (JSON {id: item}).
+_ENQUEUE = """
+if not redis.call('set', KEYS[1], '1', 'NX', 'EX', tonumber(ARGV[1])) then return false end
+local fields = cjson.decode(ARGV[3])
+local flat = {}
+for k, v in pairs(fields) do flat[#flat + 1] = k; flat[#flat + 1] = v end
+local id = redis.call('xadd', KEYS[2], '*', unpack(flat))
+local tail = cjson.decode(ARGV[4])
+for tid, item in pairs(tail) do redis.call('hset', KEYS[3], tid, item) end
+redis.call('incr', KEYS[4])
+if ARGV[2] == '1' then redis.call('incr', KEYS[5]) end
+return id
+"""
+
+# KEYS: stream, tail, parked, gen. ARGV: group, parked count, entry ids (JSON), tail ids (JSON).
+_ACK = """
+local ids = cjson.decode(ARGV[3])
+local tail = cjson.decode(ARGV[4])
+local acked = 0
+if #ids > 0 then
+  acked = redis.call('xack', KEYS[1], ARGV[1], unpack(ids))
+  redis.call('xdel', KEYS[1], unpack(ids))
+end
+if #tail > 0 then redis.call('hdel', KEYS[2], unpack(tail)) end
+local parked = tonumber(ARGV[2])
+if parked > 0 then
+  if redis.call('decrby', KEYS[3], parked) <= 0 then redis.call('del', KEYS[3]) end
+end
+redis.call('incr', KEYS[4])
+return acked
+"""
+
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+_REFRESH = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
+)
+
+
+@dataclass(frozen=True)
+class Enqueued:
+    """What one ``enqueue`` did."""
+
+    entry_id: str | None
+    """The stream entry id; None when the key had been enqueued before (a duplicate)."""
+    duplicate: bool = False
+    """True when the idempotency key was already seen: nothing was added."""
+    pressured: bool = False
+    """True when the backlog was past its bound (the turn should report ``degraded``)."""
+
+
+def _unavailable(exc: BaseException) -> StoreUnavailableError:
+    return StoreUnavailableError("Redis", f"kernel stream: {exc}")
+
+
+class KernelStream:
+    """Producer and consumer primitives over the learners' kernel streams."""
+
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        *,
+        prefix: str = PREFIX,
+        max_backlog: int = 10_000,
+        pressure_wait: float = 2.0,
+        lock_ttl_ms: int = 30_000,
+    ) -> None:
+        """Use ``redis`` (``decode_responses=True``); bound the backlog at ``max_backlog`` entries."""
+        self.redis = redis
+        self.prefix = prefix
+        self.max_backlog = max_backlog
+        self.pressure_wait = pressure_wait
+        self.lock_ttl_ms = lock_ttl_ms
+
+    # ----- keys -----
+    def key(self, learner_id: str, name: str) -> str:
+        """The learner's kernel key ``name`` (stream, tail, gen, parked, dead, lock, seen:<k>...)."""
+        return f"{self.prefix}:kernel:{{{learner_id}}}:{name}"
+
+    def stream_key(self, learner_id: str) -> str:
+        """The learner's event stream."""
+        return self.key(learner_id, "stream")
+
+    def dead_key(self, learner_id: str) -> str:
+        """The learner's dead letters."""
+        return self.key(learner_id, "dead")
+
+    def learner_keys(self, learner_id: str) -> list[str]:
+        """Every fixed kernel key of the learner (idempotency keys expire on their own)."""
+        return [self.key(learner_id, n) for n in ("stream", "tail", "gen", "parked", "dead", "lock")]
+
+    @property
+    def active_key(self) -> str:
+        """Set of learners whose stream may hold entries."""
+        return f"{self.prefix}:kernel:active"
+
+    @property
+    def depth_key(self) -> str:
+        """Entries enqueued and not yet acknowledged, across learners."""
+        return f"{self.prefix}:kernel:depth"
+
+    # ----- producing -----
+    async def enqueue(
+        self,
+        learner_id: str,
+        op: str,
+        payload: Mapping[str, Any],
+        *,
+        key: str | None = None,
+        tail: Sequence[Mapping[str, Any]] = (),
+        parked: bool = False,
+    ) -> Enqueued:
+        """Append one event (once per ``key``); ``tail`` items (each with ``id``) are readable at once."""
+        pressured = await self._wait_for_room()
+        event = KernelEvent(
+            op=op,
+            learner_id=learner_id,
+            payload=dict(payload),
+            key=key or random_key(),
+            parked=parked,
+            at=time.time(),
+            tail_ids=tuple(str(item["id"]) for item in tail),
+        )
+        fields = encode(event)
+        tail_json = {str(item["id"]): json.dumps(dict(item)) for item in tail}
+        keys = [
+            self.key(learner_id, f"seen:{event.key}"),
+            self.stream_key(learner_id),
+            self.key(learner_id, "tail"),
+            self.key(learner_id, "gen"),
+            self.key(learner_id, "parked"),
+        ]
+        try:
+            # The learner is registered first: an entry is always findable by the worker.
+            await self.redis.sadd(self.active_key, learner_id)
+            entry_id = await self.redis.eval(
+                _ENQUEUE,
+                len(keys),
+                *keys,
+                SEEN_TTL_SECONDS,
+                "1" if parked else "0",
+                json.dumps(fields),
+                json.dumps(tail_json) if tail_json else "{}",
+            )
+            if entry_id is None:
+                return Enqueued(None, duplicate=True, pressured=pressured)
+            await self.redis.incr(self.depth_key)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+        return Enqueued(str(entry_id), pressured=pressured)
+
+    async def _wait_for_room(self) -> bool:
+        deadline = time.monotonic() + self.pressure_wait
+        while True:
+            try:
+                depth = int(await self.redis.get(self.depth_key) or 0)
+            except (RedisError, OSError) as exc:
+                raise _unavailable(exc) from exc
+            if depth < self.max_backlog:
+                return False
+            if time.monotonic() >= deadline:
+                log.warning("kernel backlog %d past its bound %d: degraded", depth, self.max_backlog)
+                return True
+            await asyncio.sleep(0.05)
+
+    # ----- reading what is not drained yet -----
+    async def tail(self, learner_id: str) -> list[dict[str, Any]]:
+        """Recall items enqueued and not committed yet, oldest first (read-your-writes)."""
+        try:
+            raw = await self.redis.hvals(self.key(learner_id, "tail"))
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+        items = [json.loads(v) for v in raw]
+        items.sort(key=lambda i: (str(i.get("created_at") or ""), i.get("seq") or 0, i.get("pos") or 0))
+        return items[-TAIL_LIMIT:]
+
+    async def generation(self, learner_id: str) -> int:
+        """The learner's write generation: it changes whenever the learner's memory may have."""
+        try:
+            return int(await self.redis.get(self.key(learner_id, "gen")) or 0)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    async def bump(self, learner_id: str) -> int:
+        """Advance the generation (for writes that do not go through the stream)."""
+        try:
+            return int(await self.redis.incr(self.key(learner_id, "gen")))
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    async def depth(self, learner_id: str | None = None) -> int:
+        """Entries not yet acknowledged: the learner's stream length, or the global counter."""
+        try:
+            if learner_id is not None:
+                return int(await self.redis.xlen(self.stream_key(learner_id)))
+            return max(0, int(await self.redis.get(self.depth_key) or 0))
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    async def parked(self, learner_id: str) -> int:
+        """Writes of the learner parked during an outage and not applied yet."""
+        try:
+            return int(await self.redis.get(self.key(learner_id, "parked")) or 0)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    async def active_learners(self) -> list[str]:
+        """Learners whose stream may hold entries (sorted)."""
+        try:
+            return sorted(await self.redis.smembers(self.active_key))
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    # ----- consuming (the worker and the backlog replay) -----
+    async def read(
+        self, learner_id: str, consumer: str, count: int, *, claim_idle_ms: int
+    ) -> list[KernelEvent]:
+        """Up to ``count`` events: first entries a dead consumer left pending, then new ones."""
+        stream = self.stream_key(learner_id)
+        try:
+            try:
+                claimed = await self.redis.xautoclaim(
+                    stream, GROUP, consumer, min_idle_time=claim_idle_ms, start_id="0-0", count=count
+                )
+            except ResponseError as exc:
+                if "NOGROUP" not in str(exc):
+                    raise
+                await self._create_group(stream)
+                claimed = [None, []]
+            entries = [e for e in claimed[1] if e and e[1]]
+            if len(entries) < count:
+                want = count - len(entries)
+                fresh = await self.redis.xreadgroup(GROUP, consumer, {stream: ">"}, count=want)
+                for _, items in fresh or []:
+                    entries.extend(items)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+        events = []
+        for entry_id, fields in entries:
+            try:
+                events.append(decode(entry_id, fields))
+            except ValueError as exc:
+                log.error("%s", exc)
+                await self.dead_letter(KernelEvent("?", learner_id, {}, "", entry_id=entry_id), str(exc))
+        return events
+
+    async def _create_group(self, stream: str) -> None:
+        try:
+            await self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def ack(self, learner_id: str, events: Sequence[KernelEvent]) -> int:
+        """Acknowledge committed events: delete them, drop their tail items, count parked ones."""
+        if not events:
+            return 0
+        keys = [self.stream_key(learner_id), self.key(learner_id, "tail"), self.key(learner_id, "parked")]
+        keys.append(self.key(learner_id, "gen"))
+        tail_ids = [t for e in events for t in e.tail_ids]
+        try:
+            acked = int(
+                await self.redis.eval(
+                    _ACK,
+                    len(keys),
+                    *keys,
+                    GROUP,
+                    sum(1 for e in events if e.parked),
+                    json.dumps([e.entry_id for e in events]),
+                    json.dumps(tail_ids),
+                )
+            )
+            if acked:
+                await self.redis.decrby(self.depth_key, acked)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+        return acked
+
+    async def dead_letter(self, event: KernelEvent, error: str) -> None:
+        """Move an event that can never apply out of the way, keeping it and its error."""
+        fields = {**encode(event), "error": error[:2000]}
+        await self.redis.xadd(self.dead_key(event.learner_id), fields)
+        await self.ack(event.learner_id, [event])
+
+    async def retire_if_empty(self, learner_id: str) -> None:
+        """Drop the learner from the active set when its stream is empty (re-adds on a race)."""
+        try:
+            if await self.redis.xlen(self.stream_key(learner_id)):
+                return
+            await self.redis.srem(self.active_key, learner_id)
+            if await self.redis.xlen(self.stream_key(learner_id)):
+                await self.redis.sadd(self.active_key, learner_id)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    # ----- one drainer per learner -----
+    async def lock(self, learner_id: str, *, wait: float = 0.0) -> str | None:
+        """Take the learner's drain lock (a token), waiting up to ``wait`` s; None if held elsewhere."""
+        token = uuid.uuid4().hex
+        deadline = time.monotonic() + wait
+        try:
+            while True:
+                if await self.redis.set(self.key(learner_id, "lock"), token, nx=True, px=self.lock_ttl_ms):
+                    return token
+                if time.monotonic() >= deadline:
+                    return None
+                await asyncio.sleep(0.05)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    async def refresh(self, learner_id: str, token: str) -> bool:
+        """Extend a held lock (between batches); False when it was lost."""
+        return bool(await self.redis.eval(_REFRESH, 1, self.key(learner_id, "lock"), token, self.lock_ttl_ms))
+
+    async def unlock(self, learner_id: str, token: str) -> None:
+        """Release the learner's drain lock if this token still holds it."""
+        try:
+            await self.redis.eval(_RELEASE, 1, self.key(learner_id, "lock"), token)
+        except (RedisError, OSError) as exc:
+            log.warning("could not release the kernel lock of a learner: %s", exc)

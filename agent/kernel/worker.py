@@ -1,0 +1,227 @@
+"""The kernel worker: drains every learner's stream into Neo4j, in the background.
+
+One loop per process (the LangGraph server's lifespan, ``kag kernel run``, or a test
+that calls ``drain``). Each poll it looks at the active learners and drains those
+that are **due**: ``batch_size`` events waiting, or the oldest waiting longer than
+``flush_interval`` seconds (so writes are batched: one embedding call and one
+``UNWIND`` write per session per batch). Draining follows ``agent.kernel.drain``:
+one drainer per learner, in order, acknowledged after commit, crashed drainers'
+entries reclaimed.
+
+Several workers may run at once (one per server process): the per-learner lock
+spreads learners over them. ``stats()`` reports what the worker did, and
+``depth``/``lag`` come from the stream itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent.errors import KAGError
+from agent.kernel.drain import EventConsumer, Hook, consumer_name, drain_learner
+from agent.kernel.stream import KernelStream
+
+if TYPE_CHECKING:
+    from agent.memory.stores import MemoryStores
+    from agent.resources import Resources
+
+log = logging.getLogger(__name__)
+
+CONCURRENT_LEARNERS = 4
+"""Learners drained at once (their embeddings run in threads, their writes overlap)."""
+
+
+@dataclass
+class WorkerStats:
+    """Counters of one worker since it started."""
+
+    started: float = field(default_factory=time.monotonic)
+    applied: int = 0
+    batches: int = 0
+    dead: int = 0
+    stalls: int = 0
+    """Drains that stopped early (Neo4j down, a paused error): their events stay pending."""
+    last_lag_seconds: float = 0.0
+    max_lag_seconds: float = 0.0
+    polls: int = 0
+
+
+class KernelWorker:
+    """Consumes the kernel streams with the stores that apply each operation."""
+
+    def __init__(
+        self,
+        stream: KernelStream,
+        routes: Mapping[str, EventConsumer],
+        *,
+        hooks: Mapping[str, Sequence[Hook]] | None = None,
+        consumer: str | None = None,
+        batch_size: int = 50,
+        flush_interval: float = 10.0,
+        poll_interval: float = 0.25,
+        claim_idle_ms: int = 0,
+    ) -> None:
+        """Drain with ``routes`` (op -> store) and ``hooks`` (op -> derivations); see the module doc."""
+        if not 1 <= batch_size <= 1000:
+            raise ValueError("batch_size must be in 1..1000")
+        self.stream = stream
+        self.routes = dict(routes)
+        self.hooks = {op: list(h) for op, h in (hooks or {}).items()}
+        self.consumer = consumer or consumer_name()
+        self.batch_size = batch_size
+        self.flush_interval = flush_interval
+        self.poll_interval = poll_interval
+        self.claim_idle_ms = claim_idle_ms
+        self._stats = WorkerStats()
+        self.running = False
+
+    async def drain(self, learner_id: str | None = None, *, wait: float = 30.0) -> int:
+        """Apply everything waiting now (one learner or all), ignoring the flush interval.
+
+        Waits up to ``wait`` seconds for a learner another drainer holds. Returns how
+        many events were applied; ``KAGError`` when a learner could not be finished.
+        """
+        learners = [learner_id] if learner_id is not None else await self.stream.active_learners()
+        applied = 0
+        for learner in learners:
+            done = await self._drain_one(learner, wait=wait)
+            applied += done
+        return applied
+
+    async def _drain_one(self, learner_id: str, *, wait: float = 0.0, max_batches: int | None = None) -> int:
+        result = await drain_learner(
+            self.stream,
+            learner_id,
+            self.routes,
+            consumer=self.consumer,
+            batch_size=self.batch_size,
+            hooks=self.hooks,
+            wait_lock=wait,
+            claim_idle_ms=self.claim_idle_ms,
+            max_batches=max_batches,
+        )
+        stats = self._stats
+        stats.applied += result.applied
+        stats.dead += result.dead
+        if result.applied:
+            stats.batches += 1
+            stats.last_lag_seconds = result.max_lag
+            stats.max_lag_seconds = max(stats.max_lag_seconds, result.max_lag)
+        if not result.finished and wait:
+            stats.stalls += 1
+        return result.applied
+
+    async def due(self) -> list[str]:
+        """Active learners with a full batch waiting or an entry older than the flush interval."""
+        learners = await self.stream.active_learners()
+        if not learners:
+            return []
+        async with self.stream.redis.pipeline(transaction=False) as pipe:
+            for learner in learners:
+                pipe.xlen(self.stream.stream_key(learner))
+                pipe.xrange(self.stream.stream_key(learner), count=1)
+            replies = await pipe.execute()
+        now_ms = time.time() * 1000
+        due = []
+        for i, learner in enumerate(learners):
+            depth, first = replies[2 * i], replies[2 * i + 1]
+            if not depth:
+                await self.stream.retire_if_empty(learner)
+                continue
+            oldest_ms = int(str(first[0][0]).split("-")[0]) if first else now_ms
+            if depth >= self.batch_size or now_ms - oldest_ms >= self.flush_interval * 1000:
+                due.append(learner)
+        return due
+
+    async def poll(self) -> int:
+        """One pass: drain every due learner by at most one batch; returns events applied."""
+        self._stats.polls += 1
+        learners = await self.due()
+        if not learners:
+            return 0
+        gate = asyncio.Semaphore(CONCURRENT_LEARNERS)
+
+        async def one(learner: str) -> int:
+            async with gate:
+                return await self._drain_one(learner, max_batches=1)
+
+        return sum(await asyncio.gather(*(one(learner) for learner in learners)))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Poll until ``stop`` is set; errors are logged and retried after a pause, never raised."""
+        self.running = True
+        log.info(
+            "kernel worker %s started (batch %d, flush %.1fs)",
+            self.consumer,
+            self.batch_size,
+            self.flush_interval,
+        )
+        try:
+            while not stop.is_set():
+                try:
+                    applied = await self.poll()
+                except KAGError as exc:
+                    log.warning("kernel worker poll failed, retrying: %s", exc)
+                    applied = 0
+                    self._stats.stalls += 1
+                    await _sleep(stop, min(5.0, self.poll_interval * 8))
+                if not applied:
+                    await _sleep(stop, self.poll_interval)
+        finally:
+            self.running = False
+            log.info("kernel worker %s stopped", self.consumer)
+
+    def stats(self) -> dict[str, Any]:
+        """What this worker did: applied events, batches, lag, throughput (events/s since start)."""
+        s = self._stats
+        elapsed = max(time.monotonic() - s.started, 1e-9)
+        return {
+            "consumer": self.consumer,
+            "running": self.running,
+            "applied": s.applied,
+            "batches": s.batches,
+            "dead_lettered": s.dead,
+            "stalls": s.stalls,
+            "polls": s.polls,
+            "last_lag_seconds": round(s.last_lag_seconds, 3),
+            "max_lag_seconds": round(s.max_lag_seconds, 3),
+            "throughput_per_s": round(s.applied / elapsed, 3),
+            "batch_size": self.batch_size,
+            "flush_interval": self.flush_interval,
+        }
+
+
+async def _sleep(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+def build_worker(
+    resources: Resources, stores: MemoryStores, *, consumer: str | None = None, **overrides: Any
+) -> KernelWorker:
+    """A worker over ``stores``' kernel stream, with every store's operations and derivations.
+
+    Batch size and flush interval come from ``resources.settings`` unless overridden.
+    """
+    from agent.notes.store import NoteStore  # registers the note operations on the same backlog
+
+    NoteStore.for_resources(resources)
+    settings = resources.settings
+    options: dict[str, Any] = {
+        "batch_size": settings.kernel_batch_size,
+        "flush_interval": settings.kernel_flush_seconds,
+        **overrides,
+    }
+    return KernelWorker(
+        stores.kernel,
+        stores.backlog.routes,
+        hooks=stores.backlog.hooks,
+        consumer=consumer,
+        **options,
+    )

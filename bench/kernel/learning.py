@@ -1,0 +1,380 @@
+"""System-learning metrics (design §6) on the planted multi-learner set ``bench/data/system_learning.json``.
+
+1. **Ingest through the product path**: every learner message is logged with
+   ``stores.recall.log_messages`` (role ``user``, stamped at its session's date plus one
+   minute per message), which enqueues to the learner's kernel stream; a kernel worker
+   (``build_worker``) drains it into Neo4j, running its write-time derivations.
+2. **Reflect**: ``agent.kernel.reflection.reflect_learners`` on the set's learners, rerun
+   until a round changes nothing (at most ``MAX_ROUNDS``; a run is bounded to ``limit``
+   items per step).
+3. **Aggregate**: ``agent.kernel.system_learning.system_learning`` (counts across learners,
+   never content). It aggregates every learner in the database, so the bench reads it
+   before ingesting and after reflecting and scores the difference (what this run added;
+   other learners' data on the same Neo4j is not counted).
+4. **Score** against the planted truth (``bench.kernel.learning_set`` documents it):
+
+   - **bottleneck detection**: a concept is detected as a system bottleneck when the
+     aggregate reports it for at least ``min_share`` of the set's learners (the set's own
+     definition of "many learners struggle": planted bottlenecks are shared by 60-70% of
+     them, the other concepts by at most two). Scored twice, on the aggregate's
+     ``bottlenecks`` (learners with a per-learner bottleneck pattern) and on its
+     ``struggles`` (learners with a struggle insight). Recall = planted concepts
+     detected / planted (the design's "% of known difficult concepts identified"),
+     precision = detected that are planted / detected;
+   - **pattern recognition**: a planted recurring error is recognised when the learner has
+     an active ``recurring_error`` pattern on its concept (alias match, below); the error
+     kind must match too for the strict figure. Precision = the set's ``recurring_error``
+     patterns that match a planted error / all of them (one-off errors must not become
+     patterns). The design's "% of common errors aggregated correctly" is also scored:
+     each planted common error (the same kind planted for 3+ learners) must appear in the
+     aggregate's ``recurring_errors`` with at least its planted learner count.
+
+Concept matching: lower case, words stripped of a plural ``s``; a reported concept
+matches a planted one when it equals one of its aliases or the words of one contain
+the other's (``sql join`` matches ``SQL joins``; ``join`` alone does too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agent.memory.erasure import erase_learner
+from agent.memory.recall import RecallMessage
+from agent.memory.stores import MemoryStores
+from agent.resources import Resources
+from agent.settings import MINILM, OFFLINE_MODEL, Settings
+from bench.kernel.learning_set import FORMAT, PATH
+from bench.kernel.timing import verdict
+
+BOTTLENECK_TARGET = 0.90
+PATTERN_TARGET = 0.85
+MIN_SHARE = 0.25
+"""A concept is a system bottleneck when at least this share of the set's learners share it."""
+MAX_ROUNDS = 4
+LIMIT = 100
+
+
+def _words(text: str) -> list[str]:
+    out = []
+    for word in str(text).lower().replace("-", " ").split():
+        word = word.strip(".,;:!?\"'()")
+        if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+        if word:
+            out.append(word)
+    return out
+
+
+def matches(reported: str, aliases: list[str]) -> bool:
+    """Whether a reported concept names a planted one (module docstring)."""
+    got = set(_words(reported))
+    if not got:
+        return False
+    for alias in aliases:
+        want = set(_words(alias))
+        if want and (got == want or got <= want or want <= got):
+            return True
+    return False
+
+
+def load_set(path: str | Path = PATH) -> dict[str, Any]:
+    """The planted set (``kag-system-learning-v1``)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not {FORMAT}")
+    return data
+
+
+def small_set(data: dict[str, Any], learners: int) -> dict[str, Any]:
+    """The first ``learners`` learners of the set, with the truth cut to them."""
+    keep = {lr["id"] for lr in data["learners"][:learners]}
+    truth = data["truth"]
+
+    def cut(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**i, "learners": [x for x in i["learners"] if x in keep]} for i in items]
+
+    return {
+        **data,
+        "learners": data["learners"][:learners],
+        "truth": {
+            "bottlenecks": cut(truth["bottlenecks"]),
+            "non_bottlenecks": cut(truth["non_bottlenecks"]),
+            "recurring_errors": [r for r in truth["recurring_errors"] if r["learner"] in keep],
+            "common_errors": [c for c in cut(truth["common_errors"]) if len(c["learners"]) >= 3],
+            "one_off_errors": [r for r in truth["one_off_errors"] if r["learner"] in keep],
+        },
+    }
+
+
+@dataclass
+class Score:
+    """Precision and recall of one detection."""
+
+    name: str
+    found: int
+    planted: int
+    detected: int
+    true_detected: int
+    target: float | None = None
+    missed: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        """Planted items found / planted."""
+        return self.found / self.planted if self.planted else 1.0
+
+    @property
+    def precision(self) -> float:
+        """Detections that are planted / detections."""
+        return self.true_detected / self.detected if self.detected else 1.0
+
+    def line(self) -> str:
+        """One printed row."""
+        tail = ""
+        if self.target is not None:
+            tail = f"  target >= {self.target:.0%}: {verdict(self.recall >= self.target)}"
+        notes = []
+        if self.missed:
+            notes.append(f"missed {', '.join(self.missed[:6])}")
+        if self.extra:
+            notes.append(f"extra {', '.join(self.extra[:6])}")
+        return (
+            f"{self.name:<52}{self.recall:>7.0%} ({self.found}/{self.planted}){self.precision:>9.0%} "
+            f"({self.true_detected}/{self.detected}){tail}" + (f"  [{'; '.join(notes)}]" if notes else "")
+        )
+
+
+@dataclass
+class LearningResult:
+    """What one run measured."""
+
+    learners: int
+    messages: int = 0
+    rounds: int = 0
+    reflection_changes: int = 0
+    scores: list[Score] = field(default_factory=list)
+    aggregate: dict[str, Any] = field(default_factory=dict)
+    """The system-learning delta this run added: ``{bottlenecks, struggles, recurring_errors}``."""
+    patterns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per learner (set id): the pattern props reflection stored."""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def score(self, name: str) -> Score:
+        """The score named ``name``."""
+        return next(s for s in self.scores if s.name == name)
+
+    def lines(self) -> list[str]:
+        """The printed report."""
+        out = [
+            f"System learning: {self.learners} learners, {self.messages} messages ingested through the "
+            f"kernel stream, reflection {self.rounds} round(s) ({self.reflection_changes} learner runs "
+            "changed something); " + ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items()),
+            f"{'metric':<52}{'recall':>15}{'precision':>18}",
+            *(s.line() for s in self.scores),
+        ]
+        return out
+
+
+async def _ingest(stores: MemoryStores, worker: Any, learner: dict[str, Any], lid: str) -> int:
+    count = 0
+    for session in learner["sessions"]:
+        start = datetime.fromisoformat(session["date"])
+        messages = [
+            RecallMessage(
+                id=f"{lid}-{session['id']}-{i}",
+                role="user",
+                content=text,
+                created_at=(start + timedelta(minutes=i)).isoformat(),
+            )
+            for i, text in enumerate(session["messages"])
+        ]
+        await stores.recall.log_messages(lid, session["id"], messages)
+        count += len(messages)
+    await worker.drain(lid)
+    return count
+
+
+def _delta(after: list[dict[str, Any]], before: list[dict[str, Any]], key: str) -> dict[str, int]:
+    old = {r[key]: r["learners"] for r in before}
+    return {r[key]: r["learners"] - old.get(r[key], 0) for r in after if r["learners"] > old.get(r[key], 0)}
+
+
+def _concept_score(
+    name: str, reported: dict[str, int], truth: dict[str, Any], threshold: int, target: float | None
+) -> Score:
+    detected = sorted(c for c, n in reported.items() if n >= threshold)
+    planted = truth["bottlenecks"]
+    found = [
+        p["concept"] for p in planted if any(matches(c, [p["concept"], *p["aliases"]]) for c in detected)
+    ]
+    true_detected = [c for c in detected if any(matches(c, [p["concept"], *p["aliases"]]) for p in planted)]
+    return Score(
+        name,
+        len(found),
+        len(planted),
+        len(detected),
+        len(true_detected),
+        target,
+        missed=[p["concept"] for p in planted if p["concept"] not in found],
+        extra=[c for c in detected if c not in true_detected],
+    )
+
+
+def score(
+    data: dict[str, Any], ids: dict[str, str], patterns: dict[str, list[dict]], agg: dict
+) -> list[Score]:
+    """Every score of the module docstring (``ids``: set id -> run learner id)."""
+    truth = data["truth"]
+    threshold = max(2, round(MIN_SHARE * len(ids)))
+    scores = [
+        _concept_score(
+            "bottleneck detection (aggregate bottlenecks)", agg["bottlenecks"], truth, threshold, 0.9
+        ),
+        _concept_score(
+            "bottleneck detection (aggregate struggles)", agg["struggles"], truth, threshold, None
+        ),
+    ]
+    own: Counter[str] = Counter()  # per-set aggregation of the learners' own patterns, a cross-check
+    for props in patterns.values():
+        for concept in {
+            p.get("concept") for p in props if p.get("kind") == "bottleneck" and p.get("concept")
+        }:
+            own[concept] += 1
+    scores.append(
+        _concept_score("bottleneck detection (set's own bottleneck patterns)", own, truth, threshold, None)
+    )
+    errors = {
+        lid: [p for p in props if p.get("kind") == "recurring_error"] for lid, props in patterns.items()
+    }
+    planted = truth["recurring_errors"]
+    loose, strict, matched_ids = [], [], set()
+    for r in planted:
+        aliases = [r["concept"], *r["aliases"]]
+        hits = [p for p in errors.get(r["learner"], []) if matches(str(p.get("concept") or ""), aliases)]
+        if hits:
+            loose.append(r)
+            matched_ids.update(id(p) for p in hits)
+        if any(p.get("error_kind") == r["error_kind"] for p in hits):
+            strict.append(r)
+    all_errors = [p for ps in errors.values() for p in ps]
+    true_detected = sum(id(p) in matched_ids for p in all_errors)
+    extra = [
+        f"{lid}:{p.get('concept')}/{p.get('error_kind')}"
+        for lid, ps in errors.items()
+        for p in ps
+        if id(p) not in matched_ids
+    ]
+    missed = [f"{r['learner']}:{r['concept']}" for r in planted if r not in loose]
+    scores.append(
+        Score(
+            "pattern recognition (recurring error, concept)",
+            len(loose),
+            len(planted),
+            len(all_errors),
+            true_detected,
+            PATTERN_TARGET,
+            missed,
+            extra,
+        )
+    )
+    scores.append(
+        Score(
+            "pattern recognition (concept and error kind)",
+            len(strict),
+            len(planted),
+            len(all_errors),
+            true_detected,
+            None,
+            [f"{r['learner']}:{r['concept']}" for r in planted if r not in strict],
+        )
+    )
+    common = truth["common_errors"]
+    kinds = agg["recurring_errors"]
+    ok = [c for c in common if kinds.get(c["error_kind"], 0) >= len(c["learners"])]
+    scores.append(
+        Score(
+            "common errors aggregated (kind, learner count)",
+            len(ok),
+            len(common),
+            len(kinds),
+            sum(k in {c["error_kind"] for c in common} for k in kinds),
+            None,
+            [
+                f"{c['error_kind']} x{len(c['learners'])} (got {kinds.get(c['error_kind'], 0)})"
+                for c in common
+                if c not in ok
+            ],
+            [k for k in kinds if k not in {c["error_kind"] for c in common}],
+        )
+    )
+    return scores
+
+
+async def run_learning(
+    settings: Settings, data: dict[str, Any] | None = None, *, progress: bool = True
+) -> LearningResult:
+    """Ingest, reflect, aggregate and score (module docstring) on the real services; erases its learners."""
+    import time
+
+    from agent.kernel.reflection.run import reflect_learners
+    from agent.kernel.reflection.store import ReflectionStore
+    from agent.kernel.system_learning import system_learning
+    from agent.kernel.worker import build_worker
+
+    data = data or load_set()
+    run = uuid.uuid4().hex[:8]
+    ids = {lr["id"]: f"bench-sl-{run}-{lr['id']}" for lr in data["learners"]}
+    resources = Resources(
+        dataclasses.replace(settings, ingest_mode="kernel", model=OFFLINE_MODEL, embeddings=MINILM)
+    )
+    stores = MemoryStores.wire(resources)
+    result = LearningResult(learners=len(ids))
+    try:
+        t0 = time.perf_counter()
+        before = await system_learning(resources, min_learners=2, top=100)
+        worker = build_worker(resources, stores)
+        for learner in tqdm(data["learners"], desc="ingest learners", unit="learner", disable=not progress):
+            result.messages += await _ingest(stores, worker, learner, ids[learner["id"]])
+        result.seconds["ingest"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pending = list(ids.values())
+        for _ in tqdm(range(MAX_ROUNDS), desc="reflection rounds", unit="round", disable=not progress):
+            reports = await reflect_learners(resources, pending, limit=LIMIT)
+            result.rounds += 1
+            changed = [r.learner_id for r in reports if r.changed]
+            result.reflection_changes += len(changed)
+            if not changed:
+                break
+            pending = changed
+        result.seconds["reflect"] = time.perf_counter() - t0
+        after = await system_learning(resources, min_learners=2, top=100)
+        store = ReflectionStore.for_resources(resources)
+        for sid, lid in ids.items():
+            nodes = await store.existing(lid, "Pattern")
+            result.patterns[sid] = [
+                n["props"] for n in nodes.values() if n["props"].get("status", "active") == "active"
+            ]
+        result.aggregate = {
+            "bottlenecks": _delta(after.bottlenecks, before.bottlenecks, "concept"),
+            "struggles": _delta(after.struggles, before.struggles, "concept"),
+            "recurring_errors": _delta(after.recurring_errors, before.recurring_errors, "error_kind"),
+        }
+        result.scores = score(data, ids, result.patterns, result.aggregate)
+    finally:
+        await asyncio.gather(*(erase_learner(resources, lid) for lid in ids.values()))
+        for lid in ids.values():
+            await resources.redis.delete(*stores.kernel.learner_keys(lid))
+            await resources.redis.srem(stores.kernel.active_key, lid)
+        await resources.aclose()
+    return result

@@ -1,0 +1,111 @@
+"""The reflection graph: synthesis → anticipation → curation → prioritisation → decay, one learner per run.
+
+```
+START → synthesis → anticipation → curation → prioritisation → decay → END
+```
+Each node is one step of ``agent.kernel.reflection`` (``run.STEP_FUNCTIONS``) and adds
+its report to ``reports``; ``changed`` says whether any step wrote anything (a run with
+nothing new: False). A run that changed something bumps the learner's kernel generation
+(``run.invalidate``), so cached consultations expire. Every node acts for the authenticated learner only
+(``agent.identity.add_bound_nodes``), never for a ``learner_id`` sent in the input.
+The store is built once per resources bundle (``ReflectionStore.for_resources``), not
+per step or per run. ``graph`` is what ``langgraph.json`` serves as ``reflection`` (the
+cron runs it every 5 minutes); tests build their own with ``make_builder(resources)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, NotRequired
+
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
+
+from agent.identity import add_bound_nodes
+from agent.kernel.reflection.reports import DEFAULT_LIMIT, STEPS, check_limit
+from agent.kernel.reflection.run import STEP_FUNCTIONS, invalidate
+from agent.kernel.reflection.store import ReflectionStore
+from agent.resources import Resources, default_resources
+
+
+def _last(_: Any, new: Any) -> Any:
+    return new
+
+
+def _merge(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
+    return {**(old or {}), **(new or {})}
+
+
+def _any(old: bool | None, new: bool | None) -> bool:
+    return bool(old) or bool(new)
+
+
+class ReflectionInput(TypedDict):
+    """What a run takes (the learner comes from auth; a ``learner_id`` here must match it)."""
+
+    learner_id: NotRequired[str]
+    """The learner; under the server, the authenticated one (``agent.identity``)."""
+    limit: NotRequired[int]
+    """Batch bound per step, 10-100 (default 50)."""
+
+
+class ReflectionOutput(TypedDict):
+    """What a run returns."""
+
+    learner_id: str
+    """The learner reflected on."""
+    reports: dict[str, dict[str, Any]]
+    """One ``StepReport.to_dict()`` per step, by step name."""
+    changed: bool
+    """True when any step wrote anything."""
+
+
+class ReflectionState(TypedDict):
+    """Working state of one run."""
+
+    learner_id: Annotated[str, _last]
+    """The learner (each node sees the authenticated one)."""
+    limit: Annotated[int, _last]
+    """Batch bound per step (validated by the first node)."""
+    reports: Annotated[dict[str, dict[str, Any]], _merge]
+    """Step reports merged in by step name."""
+    changed: Annotated[bool, _any]
+    """OR of every step's ``changed``."""
+
+
+def make_builder(resources: Resources | None = None) -> StateGraph:
+    """Wire the five steps over ``resources`` (default: the running loop's bundle)."""
+    provide: Callable[[], Resources] = (lambda: resources) if resources is not None else default_resources
+
+    def node(name: str) -> Callable[..., Any]:
+        step = STEP_FUNCTIONS[name]
+
+        async def run_step(state: ReflectionState) -> dict[str, Any]:
+            limit = check_limit(state.get("limit") or DEFAULT_LIMIT)
+            store = ReflectionStore.for_resources(provide())
+            report = await step(store, state["learner_id"], limit=limit)
+            if name == STEPS[-1] and (report.changed or state.get("changed")):
+                await invalidate(provide(), state["learner_id"])  # cached consultations expire
+            return {
+                "learner_id": state["learner_id"],
+                "limit": limit,
+                "reports": {name: report.to_dict()},
+                "changed": report.changed,
+            }
+
+        run_step.__name__ = run_step.__qualname__ = name
+        run_step.__doc__ = f"The {name} step of reflection (``agent.kernel.reflection``)."
+        return run_step
+
+    builder = StateGraph(ReflectionState, input_schema=ReflectionInput, output_schema=ReflectionOutput)
+    add_bound_nodes(builder, {name: node(name) for name in STEPS})  # authenticated learner only
+    builder.add_edge(START, STEPS[0])
+    for a, b in zip(STEPS, STEPS[1:], strict=False):
+        builder.add_edge(a, b)
+    builder.add_edge(STEPS[-1], END)
+    return builder
+
+
+# Wiring only, no I/O: the store is built when the graph first runs on a bundle.
+builder = make_builder()
+graph = builder.compile(name="reflection")

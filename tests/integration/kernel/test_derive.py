@@ -1,0 +1,66 @@
+"""``derive_turn_contexts`` on real Neo4j: one turn context per conversational turn, idempotent."""
+
+from __future__ import annotations
+
+from agent.kernel.derive import TURN_KIND, derive_turn_contexts
+from agent.memory.erasure import erase_learner
+from agent.memory.recall import RecallMessage
+from agent.memory.stores import MemoryStores
+from agent.resources import Resources
+
+
+async def rows(resources: Resources, query: str, **params: object) -> list[dict]:
+    async with resources.neo4j.session(database=resources.database) as session:
+        return await (await session.run(query, params)).data()
+
+
+def as_dicts(messages: list[RecallMessage]) -> list[dict]:
+    return [
+        {"id": m.id, "role": m.role, "content": m.content, "created_at": m.created_at, "seq": None}
+        for m in messages
+    ]
+
+
+async def test_turns_of_two_batches_chain_replies_across_them(resources: Resources, learner_id: str) -> None:
+    stores = MemoryStores.wire(resources)
+    at = "2023-05-08T13:56:0{}+00:00"
+    first = [
+        RecallMessage(f"{learner_id}-1", "user", "Ana: I started pottery classes.", at.format(0)),
+        RecallMessage(f"{learner_id}-2", "assistant", "[calls conversation_search({'query': 'pottery'})]"),
+        RecallMessage(f"{learner_id}-3", "tool", "no results", at.format(2)),
+    ]
+    second = [
+        RecallMessage(f"{learner_id}-4", "assistant", "Ben: Nice, what did you make?", at.format(3)),
+        RecallMessage(f"{learner_id}-5", "user", "Ana: A blue bowl.", at.format(4)),
+    ]
+    try:
+        await stores.recall.log_messages(learner_id, "s1", first)
+        assert await derive_turn_contexts(stores, learner_id, "s1", as_dicts(first)) == 1
+        await stores.recall.log_messages(learner_id, "s1", second)
+        assert await derive_turn_contexts(stores, learner_id, "s1", as_dicts(second)) == 2
+        stored = await rows(
+            resources,
+            "MATCH (:Learner {id: $l})-[:HAS_MEMORY]->(m:Memory) "
+            "OPTIONAL MATCH (m)-[:DERIVED_FROM]->(s:Message) "
+            "RETURN m.id AS id, m.kind AS kind, m.text AS text, m.session_id AS session, "
+            "collect(s.id) AS sources, m.seq AS seq ORDER BY seq",
+            l=learner_id,
+        )
+        assert [r["id"] for r in stored] == [f"{learner_id}-{i}-ctx" for i in (1, 4, 5)]
+        assert {r["kind"] for r in stored} == {TURN_KIND} and {r["session"] for r in stored} == {"s1"}
+        assert [r["sources"] for r in stored] == [[f"{learner_id}-{i}"] for i in (1, 4, 5)]
+        assert [r["text"] for r in stored] == [
+            "1:56 pm on 8 May, 2023. Ana: I started pottery classes.",
+            "1:56 pm on 8 May, 2023. Ben: Nice, what did you make? "
+            "(replying to Ana: I started pottery classes.)",
+            "1:56 pm on 8 May, 2023. Ana: A blue bowl. (replying to Ben: Nice, what did you make?)",
+        ]
+        # A redelivered batch derives the same ids: nothing new is written.
+        assert await derive_turn_contexts(stores, learner_id, "s1", as_dicts(second)) == 2
+        count = await rows(resources, "MATCH (m:Memory {learner_id: $l}) RETURN count(m) AS n", l=learner_id)
+        assert count[0]["n"] == 3
+        page = await stores.archival.search(learner_id, "blue bowl", kinds=[TURN_KIND], recipe="hybrid_rrf")
+        assert page.results[0].id == f"{learner_id}-5-ctx"
+        assert await derive_turn_contexts(stores, learner_id, "s1", as_dicts(first[1:])) == 0
+    finally:
+        await erase_learner(resources, learner_id)

@@ -1,0 +1,73 @@
+"""The pure part of the kernel's turn-context derivation: dates, filters, texts and ids."""
+
+from __future__ import annotations
+
+from agent.heartbeat.nodes import CALL_MARK as HEARTBEAT_CALL_MARK
+from agent.kernel.derive import (
+    CALL_MARK,
+    MAX_PART_CHARS,
+    TURN_KIND,
+    date_text,
+    is_conversation_turn,
+    turn_context_drafts,
+    turn_context_id,
+    turn_context_text,
+)
+from agent.models.offline_reading import OFFLINE_BANNER
+
+
+def test_dates_read_like_locomo_session_dates_in_utc() -> None:
+    assert date_text("2023-05-08T13:56:00+00:00") == "1:56 pm on 8 May, 2023"
+    assert date_text("2023-07-20T20:56:59") == "8:56 pm on 20 July, 2023"  # naive: UTC
+    assert date_text("2023-01-01T00:05:00+02:00") == "10:05 pm on 31 December, 2022"
+    assert date_text("2023-01-01T12:00:00+00:00") == "12:00 pm on 1 January, 2023"
+    assert date_text("2023-01-01 soon") == "2023-01-01"  # unparsable: a plain date
+    assert date_text(None) is None
+
+
+def test_only_what_someone_said_is_a_turn() -> None:
+    assert is_conversation_turn("user", "I love painting")
+    assert is_conversation_turn("assistant", "Nice! What do you paint?")
+    assert not is_conversation_turn("tool", "3 results")
+    assert not is_conversation_turn("assistant", f"{CALL_MARK}conversation_search({{'query': 'x'}})]")
+    assert not is_conversation_turn("assistant", f"{OFFLINE_BANNER} Here is what I found")
+    assert not is_conversation_turn("user", "  ")
+    assert not is_conversation_turn("assistant", "(empty)")
+    assert CALL_MARK == HEARTBEAT_CALL_MARK  # the heartbeat's rendering of a tool call
+
+
+def test_text_has_the_date_the_turn_and_the_turn_it_replies_to() -> None:
+    assert turn_context_text("1:56 pm on 8 May, 2023", "Ana: Hi", None) == "1:56 pm on 8 May, 2023. Ana: Hi"
+    assert turn_context_text("1:56 pm on 8 May, 2023", "Ben: Hey", "Ana: Hi") == (
+        "1:56 pm on 8 May, 2023. Ben: Hey (replying to Ana: Hi)"
+    )
+    assert turn_context_text(None, "Ben: Hey", "Ana: Hi") == "Ben: Hey (replying to Ana: Hi)"
+    long = turn_context_text("d", "x" * 50_000, "y" * 50_000)
+    assert len(long) < 2 * MAX_PART_CHARS + 40 and len(long.encode()) < 32 * 1024
+
+
+def test_ids_come_from_message_ids_and_stay_short() -> None:
+    assert turn_context_id("m-1") == "m-1-ctx"
+    assert turn_context_id("m" * 256) == turn_context_id("m" * 256)
+    assert len(turn_context_id("m" * 256)) <= 256 and turn_context_id("m" * 256) != turn_context_id("n" * 256)
+
+
+def test_drafts_skip_tool_traffic_and_chain_replies_in_seq_order() -> None:
+    def msg(id_: str, role: str, content: str, seq: int, at: str | None = None) -> dict:
+        return {"id": id_, "role": role, "content": content, "created_at": at, "seq": seq}
+
+    messages = [
+        msg("a2", "assistant", "Paris.", 4, "2023-05-08T13:56:03+00:00"),
+        msg("u1", "user", "Capital of France?", 1, "2023-05-08T13:56:00+00:00"),
+        msg("c1", "assistant", f"{CALL_MARK}search({{}})]", 2),
+        msg("t1", "tool", "France: Paris", 3),
+        msg("u1", "user", "Capital of France?", 1),
+    ]
+    drafts = turn_context_drafts("s1", messages, previous="Earlier turn")
+    assert [d["memory_id"] for d in drafts] == ["u1-ctx", "a2-ctx"]
+    assert [d["source_ids"] for d in drafts] == [["u1"], ["a2"]]
+    assert {d["kind"] for d in drafts} == {TURN_KIND} and {d["session_id"] for d in drafts} == {"s1"}
+    assert drafts[0]["content"] == "1:56 pm on 8 May, 2023. Capital of France? (replying to Earlier turn)"
+    assert drafts[1]["content"] == "1:56 pm on 8 May, 2023. Paris. (replying to Capital of France?)"
+    assert drafts[1]["occurred_at"] == "2023-05-08T13:56:03+00:00"
+    assert turn_context_drafts("s1", messages[2:4]) == []
