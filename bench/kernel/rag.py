@@ -43,7 +43,6 @@ from agent.context import Context
 from agent.heartbeat.effort import classify_offline
 from agent.heartbeat.tokens import count_text
 from agent.memory.blend import PLANS, blended_search
-from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import MINILM, OFFLINE_MODEL, Settings
@@ -56,7 +55,8 @@ from bench.cognitive.dataset import (
     load_cognitive,
 )
 from bench.cognitive.runner import send
-from bench.kernel.timing import percentile
+from bench.kernel.cleanup import erase
+from bench.kernel.timing import percentile, show_progress
 from graphs.heartbeat import make_builder
 from tools.output import compact_page
 
@@ -143,6 +143,8 @@ class RagResult:
     path: str
     rows: list[ProbeRow] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    learners: list[str] = field(default_factory=list)
+    """The run's learner ids, one per scenario (erased after each)."""
 
     def summary(self) -> list[dict[str, Any]]:
         """One dict per system: probes, found, resolved (of contradiction probes), tokens, latency."""
@@ -167,6 +169,16 @@ class RagResult:
             )
         return out
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what the notebook reads)."""
+        return {
+            "path": Path(self.path).name,
+            "summary": self.summary(),
+            "rows": [r.to_dict() for r in self.rows],
+            "errors": self.errors,
+            "lines": self.lines(),
+        }
+
     def table(self) -> list[str]:
         """The summary as a markdown table."""
         lines = [
@@ -184,7 +196,8 @@ class RagResult:
 
     def lines(self) -> list[str]:
         """The printed report."""
-        head = f"RAG against the kernel on {Path(self.path).name}: {len(self.rows)} probes (as_of probes left out)"
+        name = Path(self.path).name
+        head = f"RAG against the kernel on {name}: {len(self.rows)} probes (as_of probes left out)"
         return [head, *self.table(), *(f"error: {e}" for e in self.errors)]
 
 
@@ -231,6 +244,7 @@ async def run_scenario(base: Resources, scenario: Scenario, result: RagResult) -
     from tools.consult_tools import make_consult_tools
 
     learner = str(uuid.uuid4())
+    result.learners.append(learner)
     clock = ManualClock(scenario.sessions[0].date)
     bundle = Resources(
         base.settings,
@@ -259,9 +273,7 @@ async def run_scenario(base: Resources, scenario: Scenario, result: RagResult) -
     except Exception as exc:  # a product failure is a result, not the end of the run
         result.errors.append(f"{scenario.id}: {type(exc).__name__}: {exc}")
     finally:
-        await erase_learner(bundle, learner)
-        await base.redis.delete(*stores.kernel.learner_keys(learner))
-        await base.redis.srem(stores.kernel.active_key, learner)
+        await erase(bundle, stores, learner)
 
 
 async def _ask(
@@ -291,7 +303,7 @@ async def run_rag(
     path: str | Path | None = None,
     scenarios: tuple[str, ...] = (),
     *,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> RagResult:
     """Run the scenarios (all, or those named) and return every probe row."""
     path = Path(path or default_path())
@@ -302,7 +314,10 @@ async def run_rag(
     result = RagResult(str(path))
     try:
         for scenario in tqdm(
-            dataset.scenarios, desc="cognitive scenarios", unit="scenario", disable=not progress
+            dataset.scenarios,
+            desc="cognitive scenarios",
+            unit="scenario",
+            disable=not show_progress(progress),
         ):
             await run_scenario(base, scenario, result)
     finally:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import sys
 from collections.abc import Sequence
 
 
@@ -22,3 +24,15 @@ def ms(values: Sequence[float]) -> str:
 def verdict(ok: bool) -> str:
     """PASS or MISS."""
     return "PASS" if ok else "MISS"
+
+
+def show_progress(progress: bool | None = None) -> bool:
+    """Whether to draw tqdm bars: ``progress`` when given, else only on a TTY without ``TQDM_DISABLE``.
+
+    The same rule as ``bench.ablations.runner.show_progress``: bars on a terminal, none in
+    notebooks or CI logs.
+    """
+    if progress is not None:
+        return progress
+    disabled = os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false")
+    return not disabled and sys.stderr.isatty()

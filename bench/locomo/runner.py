@@ -33,7 +33,7 @@ from bench.locomo.dataset import (
     small_run_dataset_path,
 )
 from bench.locomo.ingest import IngestResult, LocomoIngest, learner_for
-from bench.locomo.loo import LooResult, PresetRun, leave_one_out
+from bench.locomo.loo import P95_BUDGET_MS, LooResult, PresetRun, leave_one_out
 from bench.locomo.retrieval import (
     MAX_PAGE,
     PRESETS_BY_NAME,
@@ -133,11 +133,12 @@ class LocomoResult:
         wanted = kag_default()
         return next((r for r in self.presets if r.preset == wanted), None)
 
-    def leave_one_out(self) -> LooResult | None:
+    def leave_one_out(self, budget_ms: float = P95_BUDGET_MS) -> LooResult | None:
         """Leave-one-conversation-out choice of preset (``bench.locomo.loo``); None for one conversation."""
         if len(self.ingests) < 2 or not self.presets:
             return None
-        return leave_one_out([PresetRun(r.preset.name, r.scores, r.seconds) for r in self.presets])
+        runs = [PresetRun(r.preset.name, r.scores, r.seconds) for r in self.presets]
+        return leave_one_out(runs, budget_ms=budget_ms)
 
     def best(self, k: int = 10) -> PresetResult:
         """The preset with the highest overall recall@k."""

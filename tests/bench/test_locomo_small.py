@@ -29,7 +29,7 @@ async def test_small_slice_scores_every_preset_and_finds_an_exact_phrase(
     resources: Resources, tmp_path: Path
 ) -> None:
     config = LocomoConfig(
-        path=str(DATA), limit_conversations=1, limit_sessions=2, limit_questions=10, keep=True
+        path=str(DATA), limit_conversations=1, limit_sessions=2, limit_questions=10, keep=True, notes=False
     )
     conversation = load_locomo(DATA).conversations[0].head(2, 10)
     learner = learner_for(config.run_id, conversation.sample_id)

@@ -7,7 +7,9 @@ from agent.errors import LearnerMismatchError
 from agent.identity import bind_learner, is_bound
 from agent.resources import Resources
 from agent.settings import Settings
+from graphs.consult import make_builder as consult_builder
 from graphs.heartbeat import make_builder as heartbeat_builder
+from graphs.reflection import make_builder as reflection_builder
 from graphs.zettelkasten import make_builder as zettelkasten_builder
 from tests.scripted_models import ScriptedChatModel
 
@@ -33,7 +35,11 @@ async def test_a_bound_node_sees_the_authenticated_learner_and_refuses_another()
     assert len(seen) == 3, "a refused node never runs"
 
 
-@pytest.mark.parametrize("build", [heartbeat_builder, zettelkasten_builder], ids=["kag", "zettelkasten"])
+@pytest.mark.parametrize(
+    "build",
+    [heartbeat_builder, zettelkasten_builder, reflection_builder, consult_builder],
+    ids=["kag", "zettelkasten", "reflection", "consult"],
+)
 def test_every_node_of_the_served_graphs_is_bound(build):
     bundle = Resources(Settings.from_env(google_api_key=None), chat_model=ScriptedChatModel(responses=[]))
     builder = build(bundle)

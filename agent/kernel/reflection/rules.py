@@ -8,7 +8,8 @@ sent, a fact, a note) and returns the signals it carries, each about one concept
 
 - ``struggle``: "I'm confused by/about X", "I don't understand X", "I can't get X",
   "I'm struggling with X", "I'm stuck on X", "I have trouble with X", "X is hard /
-  difficult / confusing / tricky";
+  difficult / confusing / tricky", "X doesn't click / make sense", "X makes no sense",
+  "could you go over / explain X again / once more";
 - ``error``: "I keep getting X wrong", "I got X wrong", "I made a mistake with X", "I
   failed the quiz on X", "I keep getting a KeyError in X"; the error kind is the named
   exception (``KeyError``, ``NullPointerException``), a named error class
@@ -53,84 +54,14 @@ GENERIC_ERROR = "mistake"
 _ARTICLES = frozenset(
     {"the", "a", "an", "my", "this", "these", "those", "that", "your", "our", "some", "all"}
 )
-_STOP = frozenset(
-    [
-        "when",
-        "because",
-        "again",
-        "and",
-        "but",
-        "so",
-        "if",
-        "while",
-        "every",
-        "each",
-        "whenever",
-        "since",
-        "though",
-        "although",
-        "then",
-        "still",
-        "always",
-        "anymore",
-        "yet",
-        "too",
-        "also",
-        "even",
-        "just",
-        "really",
-        "at",
-        "all",
-        "today",
-        "yesterday",
-        "now",
-        "lately",
-        "recently",
-        "anyway",
-        "either",
-        "which",
-        "who",
-        "where",
-        "why",
-        "how",
-        "i",
-        "you",
-        "we",
-        "they",
-        "he",
-        "she",
-        "it",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "again",
-        "sometimes",
-        "often",
-        "think",
-        "guess",
-        "feel",
-        "find",
-        "found",
-        "believe",
-        "honestly",
-        "in",
-        "on",
-        "with",
-        "for",
-        "from",
-        "using",
-        "inside",
-        "during",
-    ]
-)
+_STOP_WORDS = """
+    when because again and but so if while every each whenever since though although then still
+    always anymore yet too also even just really at all today yesterday now lately recently anyway
+    either which who where why how i you we they he she it is are was were be been being am do does
+    did again sometimes often think guess feel find found believe honestly in on with for from using
+    inside during
+"""
+_STOP = frozenset(_STOP_WORDS.split())
 _LEADING = ("difference between", "differences between", "concept of", "idea of", "meaning of", "how to use")
 _TRAILING = frozenset({"finally", "now", "really", "still", "totally", "completely"})
 _WORD = r"[A-Za-z0-9][\w.+#'-]*"
@@ -150,7 +81,18 @@ _STRUGGLE_AFTER = [
         rf"\s+(?:with|on|in|understanding|using|applying)\s+{_PHRASE}",
         _FLAGS,
     ),
+    re.compile(
+        rf"\b(?:go over|goes over|explain|re-?explain|walk me through|repeat)\s+{_PHRASE}"
+        r"\s+(?:once more|one more time|again)\b",
+        _FLAGS,
+    ),
 ]
+_STRUGGLE_NOT_CLICKING = re.compile(
+    rf"(?P<c>{_WORD}(?:\s+{_WORD}){{0,3}})\s+(?:just\s+|still\s+|really\s+)?"
+    r"(?:doesn'?t|does not|didn'?t|won'?t|don'?t|do not)\s+(?:really\s+)?(?:click|make sense)\b"
+    rf"|(?P<d>{_WORD}(?:\s+{_WORD}){{0,3}})\s+makes? no sense\b",
+    _FLAGS,
+)
 _STRUGGLE_BEFORE = re.compile(
     rf"(?P<c>{_WORD}(?:\s+{_WORD}){{0,3}})\s+(?:is|are)\s+(?:still\s+)?(?:so\s+|really\s+|very\s+|too\s+)?"
     r"(?:hard|difficult|confusing|tricky|impossible)\b",
@@ -329,6 +271,9 @@ def extract_signals(
     match = _STRUGGLE_BEFORE.search(text)
     if match:
         add(STRUGGLE, _tail_words(match.group("c")))
+    match = _STRUGGLE_NOT_CLICKING.search(text)
+    if match:
+        add(STRUGGLE, _tail_words(match.group("c") or match.group("d")))
     match = _BREAKTHROUGH_AFTER.search(text)
     if match:
         add(BREAKTHROUGH, match.group("c"))
@@ -341,6 +286,8 @@ def extract_signals(
 def _tail_words(raw: str) -> str:
     """The words of a capture before the cue, from the last function word on ("I think joins" -> "joins")."""
     words = raw.split()
+    while words and (words[-1].lower() in _STOP or words[-1].lower() in _TRAILING):
+        words.pop()  # "closures just (doesn't click)": the adverb is not the concept
     cut = 0
     for i, word in enumerate(words):
         if word.lower().strip(".,;:!?") in _STOP:

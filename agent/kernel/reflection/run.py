@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
+
 from agent.clock import as_aware
 from agent.errors import StoreUnavailableError
 from agent.kernel.reflection.anticipation import anticipation
@@ -39,14 +41,22 @@ MAX_LEARNERS = 1000
 
 
 async def reflect_learner(
-    store: ReflectionStore, learner_id: str, *, limit: int = DEFAULT_LIMIT
+    store: ReflectionStore,
+    learner_id: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    model: BaseChatModel | None = None,
 ) -> ReflectionReport:
-    """Run the five steps for one learner; the report says what each step changed."""
+    """Run the five steps for one learner; the report says what each step changed.
+
+    ``model`` (optional) phrases the insights synthesis writes (``phrasing``).
+    """
     learner_id = validate_learner_id(learner_id)
     limit = check_limit(limit)
     report = ReflectionReport(learner_id, limit, started_at=store.now_iso())
-    for step in STEP_FUNCTIONS.values():
-        report.steps.append(await step(store, learner_id, limit=limit))
+    for name, step in STEP_FUNCTIONS.items():
+        extra = {"model": model} if name == "synthesis" else {}
+        report.steps.append(await step(store, learner_id, limit=limit, **extra))
     report.finished_at = store.now_iso()
     return report
 
@@ -78,6 +88,9 @@ async def reflect_learners(
 ) -> list[ReflectionReport]:
     """Reflect each of ``learner_ids`` (None: every learner with something due), one after another.
 
+    The bundle's chat model phrases new insights when it has structured output (offline:
+    the rules' template).
+
     After a learner's run that changed something, ``on_change(learner_id)`` is awaited;
     by default :func:`invalidate` (the kernel generation moves, so cached consultations
     see the new insights).
@@ -91,7 +104,7 @@ async def reflect_learners(
     )
     reports = []
     for learner_id in dict.fromkeys(ids):
-        report = await reflect_learner(store, learner_id, limit=limit)
+        report = await reflect_learner(store, learner_id, limit=limit, model=resources.chat_model)
         reports.append(report)
         if report.changed:
             await (on_change(learner_id) if on_change is not None else invalidate(resources, learner_id))

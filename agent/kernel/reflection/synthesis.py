@@ -21,7 +21,9 @@ Insight ids hash (learner, concept key, category): reruns MERGE onto the same no
 Evidence links go to the newest ``MAX_EVIDENCE_LINKS`` (50) items; ``evidence_count``
 counts them all. A session is the message's ``session_id``; facts and notes count
 their day as a session. A rerun with nothing new scans nothing and writes nothing:
-stored and computed insights compare equal.
+stored and computed insights compare equal. With a chat model that has structured
+output the written insights' text is phrased by it (``phrasing``; the template stays in
+``rules_text``, which reruns compare).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
+
+from agent.kernel.reflection.phrasing import phrase
 from agent.kernel.reflection.reports import StepReport
 from agent.kernel.reflection.rules import (
     BREAKTHROUGH,
@@ -50,6 +55,8 @@ MAX_EVIDENCE_LINKS = 50
 """Evidence links per insight or pattern (the newest items)."""
 SIGNAL_CAP = 2000
 """Scanned items with signals a run aggregates (the newest)."""
+PHRASED = ("text", "phrased_by")
+"""Properties a model may phrase: reruns compare ``rules_text`` instead."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +191,7 @@ def _insight(
         "concept": group.key,
         "concept_name": group.name,
         "text": text,
+        "rules_text": text,
         "evidence_count": count,
         "confidence": round(count / (count + 1), 3),
         "sessions": sessions,
@@ -202,6 +210,7 @@ def changes(
 
     A node is written when it is new, when a property differs from the stored one, or
     when it has evidence not linked yet; at most ``limit`` nodes (the rest next run).
+    A node with ``rules_text`` is compared on it, not on its (possibly model-phrased) text.
     """
     writes: list[dict[str, Any]] = []
     created: list[str] = []
@@ -209,7 +218,11 @@ def changes(
     for node in sorted(wanted, key=lambda n: n["id"]):
         old = stored.get(node["id"])
         fresh = [r for r in node["evidence"] if old is None or r["id"] not in old["evidence"]]
-        if old is not None and not fresh and all(old["props"].get(k) == v for k, v in node["props"].items()):
+        skip = PHRASED if "rules_text" in node["props"] else ()
+        same = old is not None and all(
+            old["props"].get(k) == v for k, v in node["props"].items() if k not in skip
+        )
+        if same and not fresh:
             continue
         if len(writes) == limit:
             break
@@ -241,8 +254,14 @@ async def scan(store: ReflectionStore, learner_id: str, limit: int) -> tuple[int
     return len(batch), marked, found
 
 
-async def synthesis(store: ReflectionStore, learner_id: str, *, limit: int) -> StepReport:
-    """Scan new items, then create or update the insights they support (module docstring)."""
+async def synthesis(
+    store: ReflectionStore, learner_id: str, *, limit: int, model: BaseChatModel | None = None
+) -> StepReport:
+    """Scan new items, then create or update the insights they support (module docstring).
+
+    With a ``model`` that has structured output, the insights written get their text
+    phrased by it (``phrasing``); offline they keep the template.
+    """
     report = StepReport("synthesis")
     report.scanned, report.marked, signals = await scan(store, learner_id, limit)
     groups = by_concept(parse_signals(await store.signal_items(learner_id, SIGNAL_CAP)))
@@ -250,6 +269,9 @@ async def synthesis(store: ReflectionStore, learner_id: str, *, limit: int) -> S
     writes, report.created, report.updated = changes(
         wanted, await store.existing(learner_id, "Insight"), limit
     )
+    for write in writes:
+        text, by = await phrase(model, learner_id, write["props"]["rules_text"])
+        write["props"] = {**write["props"], "text": text, "phrased_by": by}
     await store.upsert(learner_id, "Insight", writes)
     report.details = {"signals": signals, "concepts": len(groups), "insights": len(wanted)}
     return report

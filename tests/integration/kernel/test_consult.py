@@ -10,11 +10,13 @@ from datetime import timedelta
 
 import pytest
 
-from agent.errors import InvalidInputError
+from agent.errors import InvalidInputError, LearnerMismatchError
 from agent.kernel.consult import ConsultDeps, consult
 from agent.memory.erasure import erase_learner
+from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
+from agent.validation import AUTH_USER_KEY
 from graphs.consult import make_builder
 from tools.consult_tools import make_consult_tools
 
@@ -178,6 +180,11 @@ async def test_the_body_never_names_the_learner(rig: Rig, resources: Resources) 
     graph = make_builder(resources).compile()
     with pytest.raises(InvalidInputError, match="learner_id"):
         await graph.ainvoke({"learner_id": rig.a, "request": {"query": "q", "learner_id": rig.b}})
+    as_a = {"configurable": {AUTH_USER_KEY: rig.a}}
+    with pytest.raises(LearnerMismatchError):  # the token is A's: B's id in the state is refused
+        await graph.ainvoke({"learner_id": rig.b, "request": {"query": "q"}}, as_a)
+    answer = (await graph.ainvoke({"request": {"query": "q"}}, as_a))["response"]  # the token names A
+    assert answer["confidence"] == 0.0 and not answer["cached"]
 
 
 async def test_the_graph_and_the_tool_run_the_same_consultation(rig: Rig, resources: Resources) -> None:
@@ -195,3 +202,22 @@ async def test_the_graph_and_the_tool_run_the_same_consultation(rig: Rig, resour
     out = json.loads(await tool.ainvoke({"query": "What is my goal?", "learner_id": rig.a}))
     assert any("certification" in f["text"] for f in out["facts"]) and 0 < out["confidence"] <= 1
     assert set(out) == {"brief", "confidence", "cached", "facts", "insights", "patterns", "alerts"}
+
+
+async def test_messages_through_the_kernel_stream_invalidate_that_learner_only(rig: Rig) -> None:
+    """Enqueueing moves the learner's generation, and so does the worker's commit."""
+    body = {"query": "Which database do I use at work?"}
+    assert not (await consult(rig.deps, rig.a, body)).cached
+    assert (await consult(rig.deps, rig.a, body)).cached
+
+    said = RecallMessage(id=f"msg-{uuid.uuid4().hex}", role="user", content="At work we run PostgreSQL 16.")
+    await rig.stores.recall.log_messages(rig.b, "session-b", [said])  # B's write
+    assert (await consult(rig.deps, rig.a, body)).cached
+
+    said = RecallMessage(id=f"msg-{uuid.uuid4().hex}", role="user", content="At work we run PostgreSQL 16.")
+    await rig.stores.recall.log_messages(rig.a, "session-a", [said])  # A's write, still on the stream
+    assert not (await consult(rig.deps, rig.a, body)).cached
+    await rig.stores.settle(rig.a)  # the worker's commit moves the generation again
+    await rig.stores.settle(rig.b)
+    found = await consult(rig.deps, rig.a, body)
+    assert not found.cached and any("PostgreSQL" in f["text"] for f in found.relevant_facts)

@@ -203,6 +203,21 @@ async def test_decay_is_hourly_on_the_injected_clock(rig: Rig) -> None:
     for old, new in zip(after, later, strict=True):
         assert new["a"] == pytest.approx(old["a"] * math.exp(-0.1), rel=1e-6)
         assert new["at"] == "2026-03-02T22:00:00+00:00"
+    # A read in between (a consultation stores boosted activation at last_access = now): decay starts there.
+    read_at = rig.clock().isoformat()
+    await rows(
+        rig.resources,
+        """MATCH (n:Memory {learner_id: $l}) WHERE n:Insight OR n:Pattern
+           SET n.activation = 5.0, n.last_access = $at""",
+        l=rig.a,
+        at=read_at,
+    )
+    rig.clock.advance(minutes=59)
+    assert (await decay(rig.store, rig.a, limit=100)).updated == []
+    rig.clock.advance(minutes=1)
+    await decay(rig.store, rig.a, limit=100)
+    values = [r["a"] for r in await rows(rig.resources, query, l=rig.a)]
+    assert values == pytest.approx([5.0 * math.exp(-0.05)] * len(values))
 
 
 async def test_curation_supersedes_the_older_of_two_current_facts(rig: Rig) -> None:

@@ -1,0 +1,89 @@
+"""Run the memory-kernel benches and save their results for ``notebooks/04_kernel.ipynb``.
+
+    .venv/bin/python -m bench.kernel [PART ...] [--small] [--out DIR]
+
+PART is any of ``ingestion``, ``consult``, ``learning``, ``rag`` (default: all four, in that
+order). ``--small`` is the CI-sized configuration the tests use. Needs the services
+(``scripts/services.sh up``). Prints every part's report and writes
+``bench/results/kernel_<run>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agent.settings import Settings
+from bench.kernel.report import DEFAULT_OUT
+
+PARTS = ("ingestion", "consult", "learning", "rag")
+SMALL_RAG = {
+    "cognitive_dev.json": ("dev-L5-city", "dev-L6-goal"),
+    "cognitive_kag.json": ("kag-L5-os", "kag-L6-deadline"),
+}
+"""The scenarios ``--small`` runs, per scenario file (one L5 and one L6 contradiction)."""
+
+
+async def run_part(part: str, settings: Settings, small: bool) -> Any:
+    """Run one part at the default or the small size; returns its result."""
+    if part == "ingestion":
+        from bench.kernel.ingestion import IngestConfig, run_ingestion
+
+        config = (
+            IngestConfig(sessions=5, turns=3, interval=0.5, flush_seconds=2.0) if small else IngestConfig()
+        )
+        return await run_ingestion(settings, config)
+    if part == "consult":
+        from bench.kernel.consult_latency import run_consult
+
+        return await run_consult(settings, memories=300, queries=10) if small else await run_consult(settings)
+    if part == "learning":
+        from bench.kernel.learning import load_set, run_learning, small_set
+
+        data = small_set(load_set(), 6) if small else load_set()
+        return await run_learning(settings, data)
+    from bench.kernel.rag import default_path, run_rag
+
+    path = default_path()
+    return await run_rag(settings, path, SMALL_RAG.get(path.name, ()) if small else ())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen parts, print them, save the JSON."""
+    parser = argparse.ArgumentParser(prog="python -m bench.kernel", description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="*", metavar="PART", help=f"any of {', '.join(PARTS)} (default: all)")
+    parser.add_argument("--small", action="store_true", help="the CI-sized configuration")
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="directory for the JSON results")
+    args = parser.parse_args(argv)
+    unknown = [p for p in args.parts if p not in PARTS]
+    if unknown:
+        parser.error(f"unknown part(s) {', '.join(unknown)}; choose from {', '.join(PARTS)}")
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env()
+    saved: dict[str, Any] = {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "small": args.small,
+        "parts": {},
+    }
+    for part in args.parts or PARTS:
+        print(f"== {part} ==", flush=True)
+        result = asyncio.run(run_part(part, settings, args.small))
+        print("\n".join(result.lines()), flush=True)
+        saved["parts"][part] = result.to_dict()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"kernel_{uuid.uuid4().hex[:8]}.json"
+    path.write_text(json.dumps(saved, indent=1, default=str) + "\n", encoding="utf-8")
+    print(f"saved {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

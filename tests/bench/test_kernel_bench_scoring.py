@@ -1,0 +1,141 @@
+"""The kernel benches' own logic without a run: the planted set, the scoring rules, the report lines."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, IntentChoice, classify_offline
+from bench.heartbeat import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, ScriptedModel, Series, report
+from bench.kernel.learning import load_set, matches, score, small_set
+from bench.kernel.learning_set import PATH, build
+from bench.kernel.rag import CONSULT, Output, ProbeRow
+from bench.kernel.report import SNAPSHOT, load_results, rag_table
+
+
+def test_the_committed_set_is_what_the_generator_writes_and_its_truth_holds():
+    data = load_set()
+    assert json.loads(PATH.read_text()) == json.loads(json.dumps(build()))
+    said = {lr["id"]: [m for s in lr["sessions"] for m in s["messages"]] for lr in data["learners"]}
+    sessions = {lr["id"]: [s["messages"] for s in lr["sessions"]] for lr in data["learners"]}
+    truth = data["truth"]
+    for planted in truth["bottlenecks"]:  # many learners struggle on each planted bottleneck
+        assert len(planted["learners"]) >= 0.5 * len(data["learners"])
+        for lid in planted["learners"]:
+            assert any(planted["concept"].lower() in m.lower() for m in said[lid])
+    assert all(len(c["learners"]) <= 2 for c in truth["non_bottlenecks"])
+    for r in truth["recurring_errors"]:  # three statements, in three different sessions
+        hits = [i for i, msgs in enumerate(sessions[r["learner"]]) if any(r["concept"] in m for m in msgs)]
+        assert len(hits) == 3
+    assert {(c["concept"], c["error_kind"]) for c in truth["common_errors"]} == {
+        ("binary search", "off-by-one"),
+        ("dictionary lookups", "KeyError"),
+    }
+
+
+def test_concepts_match_by_alias_and_words():
+    assert matches("sql join", ["SQL joins", "join"])
+    assert matches("join", ["SQL joins"])
+    assert matches("closure", ["closures"])
+    assert not matches("binary tree", ["binary search"])
+    assert not matches("", ["recursion"])
+
+
+def _perfect(data):
+    patterns = {
+        r["learner"]: [{"kind": "recurring_error", "concept": r["concept"], "error_kind": r["error_kind"]}]
+        for r in data["truth"]["recurring_errors"]
+    }
+    agg = {
+        "bottlenecks": {b["concept"]: len(b["learners"]) for b in data["truth"]["bottlenecks"]},
+        "struggles": {},
+        "recurring_errors": {c["error_kind"]: len(c["learners"]) for c in data["truth"]["common_errors"]},
+    }
+    return patterns, agg
+
+
+def test_scores_are_precision_and_recall_against_the_planted_truth():
+    data = load_set()
+    ids = {lr["id"]: lr["id"] for lr in data["learners"]}
+    patterns, agg = _perfect(data)
+    scores = {s.name: s for s in score(data, ids, patterns, agg)}
+    bottleneck = scores["bottleneck detection (aggregate bottlenecks)"]
+    assert (bottleneck.recall, bottleneck.precision) == (1.0, 1.0)
+    assert scores["pattern recognition (recurring error, concept)"].recall == 1.0
+    assert scores["common errors aggregated (kind, learner count)"].recall == 1.0
+
+    # a bottleneck below the share threshold is not detected; a one-off error pattern costs precision
+    agg["bottlenecks"]["closure"] = 2
+    agg["bottlenecks"]["binary tree"] = 9
+    patterns["learner-01"] = []
+    patterns["learner-11"] = [
+        {"kind": "recurring_error", "concept": "averages", "error_kind": "ZeroDivisionError"}
+    ]
+    scores = {s.name: s for s in score(data, ids, patterns, agg)}
+    bottleneck = scores["bottleneck detection (aggregate bottlenecks)"]
+    assert bottleneck.recall == 2 / 3 and bottleneck.missed == ["closures"]
+    assert bottleneck.precision == 2 / 3 and bottleneck.extra == ["binary tree"]
+    pattern = scores["pattern recognition (recurring error, concept)"]
+    assert pattern.recall == 9 / 10 and pattern.precision == 9 / 10
+    assert "MISS" in bottleneck.line() and "PASS" in pattern.line()
+
+
+def test_the_small_set_cuts_the_truth_to_its_learners():
+    data = small_set(load_set(), 6)
+    keep = {lr["id"] for lr in data["learners"]}
+    assert len(keep) == 6
+    assert all(set(b["learners"]) <= keep for b in data["truth"]["bottlenecks"])
+    assert all(r["learner"] in keep for r in data["truth"]["recurring_errors"])
+
+
+def test_a_contradiction_is_resolved_only_without_the_old_value_shown_as_current():
+    row = ProbeRow("dev-L5-city", "L5", "Where does the learner live?", [["hanoi"]], "da nang")
+    row.outputs[CONSULT] = Output(
+        "Hanoi now", [("I moved to Hanoi", None), ("I live in Da Nang", False)], 0.01
+    )
+    assert row.found(CONSULT) and row.resolved(CONSULT)
+    row.outputs[CONSULT] = Output(
+        "Hanoi, Da Nang", [("I moved to Hanoi", True), ("I live in Da Nang", None)], 0.01
+    )
+    assert row.found(CONSULT) and not row.resolved(CONSULT)
+    assert ProbeRow("x", "L1", "q", [["a"]], None).resolved(CONSULT) is None
+
+
+def test_the_scripted_model_answers_the_classifier_and_answers_directly_when_told():
+    model = ScriptedModel(direct=True)
+    question = "How do I do a left join?"
+    choice = model.with_structured_output(IntentChoice).invoke(
+        [SystemMessage(content=CLASSIFY_INSTRUCTIONS), HumanMessage(content=question)]
+    )
+    assert choice.intent == classify_offline(question)
+    reply = model.invoke([HumanMessage(content="Question 1")])
+    assert reply.text.startswith("Answer") and not reply.tool_calls
+    assert ScriptedModel().invoke([HumanMessage(content="Question 1")]).tool_calls
+
+
+def test_the_heartbeat_report_puts_the_p95_ratio_last_and_judges_the_targets():
+    ms = [t / 1000 for t in range(1, 21)]
+    series = [
+        Series(NO_TOOL, BASELINE, ms, [False] * 20),
+        Series(NO_TOOL, GRAPH_LABELS[KERNEL], [t * 3 for t in ms], [False] * 20, stored=40),
+        Series(TOOL, BASELINE, ms, [False] * 20),
+        Series(TOOL, GRAPH_LABELS[KERNEL], [0.015] * 20, [False] * 20, [0.001] * 20, stored=80),
+    ]
+    lines = report(series, warmup=0)
+    rows = [ln for ln in lines if ln.startswith((NO_TOOL, TOOL))]
+    assert len(rows) == 4
+    assert all(re.search(r"\d+\.\dx\s+\d+\.\dx$", ln) for ln in rows)  # p50 ratio, then p95 ratio last
+    kernel_no_tool = next(ln for ln in rows if ln.startswith(NO_TOOL) and "kernel" in ln)
+    assert kernel_no_tool.endswith("3.0x")
+    assert any("no-tool turn" in ln and "3.0x (target <= 2x): MISS" in ln for ln in lines)
+    overhead = next(ln for ln in lines if "overhead p50" in ln)
+    assert "(target <= 20 ms p95: PASS)" in overhead  # 15 ms per turn beyond a 1 ms search
+    assert any("40 of 40 recall messages" in ln for ln in lines)
+
+
+def test_the_notebook_snapshot_loads_and_has_every_part():
+    data = load_results(SNAPSHOT)
+    assert set(data["parts"]) == {"ingestion", "consult", "learning", "rag"}
+    assert "| kernel: consult_memory |" in rag_table(data)
