@@ -217,6 +217,8 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             log.warning("summarisation failed, archiving raw text: %s", exc)
             text, raw = (previous + "\n" + render_excerpt(evicted)).strip(), True
         try:
+            # Evicted messages must be in Neo4j before the summary links them (SUMMARIZES).
+            await stores.settle(state["learner_id"])
             written = await stores.archival.write_summary(
                 state["learner_id"],
                 text,

@@ -8,8 +8,10 @@ Reflection leaves per-learner ``Pattern`` and ``Insight`` nodes
 - **recurring errors**: error kind (``KeyError``, ``off-by-one``, ``mistake``) -> how many
   learners have a ``recurring_error`` pattern of that kind, how many patterns, how many
   occurrences;
-- **struggles**: concept -> how many learners have a ``struggle`` insight on it, and the
-  evidence they sum up to;
+- **struggles**: concept -> how many learners showed a struggle or error on it at least
+  once (``reflection_struggles`` of their scanned items: one statement is enough, since
+  "many learners find X hard" is the system-level signal even when each said it once),
+  and how many such items there are;
 - **totals**: how many learners have patterns/insights and how many there are.
 
 What crosses the learner boundary: concept keys (normalised, ``rules.concept_key``),

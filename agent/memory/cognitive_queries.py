@@ -193,6 +193,7 @@ MERGE (p:Memory {id: $id})
 WITH l, p, created
 WHERE p.learner_id = $learner_id AND p:Procedure
 SET p.name = $name, p.steps = $steps, p.prerequisites = $prerequisites, p.text = $text,
+    p.episode_id = coalesce($episode_id, p.episode_id),
     p.embedding = $embedding, p.embedding_model = $embedding_model, p.updated_at = $now
 MERGE (l)-[:HAS_MEMORY]->(p)
 WITH p, created
@@ -304,3 +305,23 @@ ORDER BY r.priority ASC, r.created_at ASC, r.id ASC
 """The learner's reminders (optionally of some statuses), most urgent first."""
 DELETE_REMINDERS = "MATCH (n:Reminder {learner_id: $learner_id}) DETACH DELETE n"
 """Erasure: the learner's reminders."""
+
+# ----- kernel: links to messages written after the memory (``MemoryStores.wire`` hook) -----
+
+LINK_PENDING_EPISODES = """
+UNWIND $ids AS mid
+MATCH (m:Message {id: mid}) WHERE m.learner_id = $learner_id
+CALL (m) {
+  OPTIONAL MATCH (f:Fact {learner_id: $learner_id, episode_id: m.id})
+  FOREACH (_ IN CASE WHEN f IS NULL THEN [] ELSE [1] END | MERGE (f)-[:DERIVES_FROM]->(m))
+  RETURN count(f) AS facts
+}
+CALL (m) {
+  OPTIONAL MATCH (p:Procedure {learner_id: $learner_id, episode_id: m.id})
+  FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | MERGE (p)-[:PROCEDURE_DERIVES_FROM]->(m))
+  RETURN count(p) AS procedures
+}
+RETURN sum(facts) AS facts, sum(procedures) AS procedures
+"""
+"""Link facts and procedures to their episode once the kernel has written the message
+(a tool may store a fact in the step that logged the message, before the worker drains it)."""

@@ -130,7 +130,17 @@ class FactStore(Neo4jStore):
         [embedding] = await self.embed_documents([p["text"]])
         props = {
             k: p[k]
-            for k in ("learner_id", "text", "norm", "concept", "confidence", "source", "recorded_at")
+            # episode_id stays on the fact: the kernel links a message it has not written yet.
+            for k in (
+                "learner_id",
+                "text",
+                "norm",
+                "concept",
+                "confidence",
+                "source",
+                "recorded_at",
+                "episode_id",
+            )
             if p[k] is not None
         }
         props.update(

@@ -13,11 +13,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agent.context import Context
+from agent.graphdb.store import fetch
 from agent.kernel.derive import derive_turn_contexts
 from agent.kernel.events import OP_RECALL
 from agent.kernel.stream import KernelStream
 from agent.memory.archival import ArchivalStore
 from agent.memory.backlog import WriteBacklog
+from agent.memory.cognitive_queries import LINK_PENDING_EPISODES
 from agent.memory.core import CoreLimits, CoreMemoryStore
 from agent.memory.episodes import EpisodeStore
 from agent.memory.facts import FactStore
@@ -132,7 +134,14 @@ class MemoryStores:
                 if await stores.episodes.consolidate_due(learner_id) is None:
                     break
 
+        async def episode_links(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
+            ids = [m["id"] for p in payloads for m in p["messages"]]
+            await stores.facts.write(
+                lambda tx: fetch(tx, LINK_PENDING_EPISODES, learner_id=learner_id, ids=ids)
+            )
+
         # Write-time derivation, for every session (the LoCoMo ingest goes through it too).
+        backlog.add_hook(OP_RECALL, "episode_links", episode_links)
         backlog.add_hook(OP_RECALL, "turn_contexts", turn_contexts)
         backlog.add_hook(OP_RECALL, "episodes", episodes)
         return stores

@@ -13,7 +13,6 @@ from typing import Any
 
 from agent.kernel.reflection.reports import DEFAULT_LIMIT
 from agent.resources import Resources
-from agent.server.kernel_service import kernel_stream
 from agent.server.kernel_status import as_plain
 from agent.validation import validate_learner_id
 
@@ -23,13 +22,13 @@ async def reflect_learners(
 ) -> list[dict[str, Any]]:
     """Reflect ``learner_ids`` (None: every learner with something due); one report each.
 
-    A learner whose run changed something gets a new write generation
-    (``KernelStream.bump``), so their cached consultations are not served stale.
+    A learner whose run changed something gets a new write generation (the reflection
+    package's default ``invalidate``), so their cached consultations are not served stale.
     """
     from agent.kernel.reflection.run import reflect_learners as run
 
     ids = None if learner_ids is None else [validate_learner_id(lid) for lid in learner_ids]
-    reports = await run(resources, ids, limit=limit, on_change=kernel_stream(resources).bump)
+    reports = await run(resources, ids, limit=limit)
     return [as_plain(report) for report in reports]
 
 

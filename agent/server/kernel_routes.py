@@ -22,7 +22,6 @@ a store down 503.
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 from starlette.requests import Request
@@ -36,8 +35,6 @@ from agent.server import kernel_status
 from agent.server.dashboard.api import api, reply
 from agent.server.dashboard.learner import learner_of
 from agent.server.kernel_service import current_service, kernel_stores
-
-log = logging.getLogger("kag.kernel.routes")
 
 PREFIX = "/kernel"
 MAX_KERNEL_BODY = 64 * 1024

@@ -1,6 +1,7 @@
 """Run the memory-kernel benches and save their results for ``notebooks/04_kernel.ipynb``.
 
     .venv/bin/python -m bench.kernel [PART ...] [--small] [--out DIR]
+        [--sessions 50] [--interval 2.0] [--memories 10000]
 
 PART is any of ``ingestion``, ``consult``, ``learning``, ``rag`` (default: all four, in that
 order). ``--small`` is the CI-sized configuration the tests use. Needs the services
@@ -31,19 +32,23 @@ SMALL_RAG = {
 """The scenarios ``--small`` runs, per scenario file (one L5 and one L6 contradiction)."""
 
 
-async def run_part(part: str, settings: Settings, small: bool) -> Any:
-    """Run one part at the default or the small size; returns its result."""
+async def run_part(part: str, settings: Settings, args: argparse.Namespace) -> Any:
+    """Run one part at the default or the small size (``args``: the CLI options); returns its result."""
+    small = args.small
     if part == "ingestion":
         from bench.kernel.ingestion import IngestConfig, run_ingestion
 
-        config = (
-            IngestConfig(sessions=5, turns=3, interval=0.5, flush_seconds=2.0) if small else IngestConfig()
-        )
+        if small:
+            config = IngestConfig(sessions=5, turns=3, interval=0.5, flush_seconds=2.0)
+        else:
+            config = IngestConfig(sessions=args.sessions, interval=args.interval)
         return await run_ingestion(settings, config)
     if part == "consult":
         from bench.kernel.consult_latency import run_consult
 
-        return await run_consult(settings, memories=300, queries=10) if small else await run_consult(settings)
+        if small:
+            return await run_consult(settings, memories=300, queries=10)
+        return await run_consult(settings, memories=args.memories)
     if part == "learning":
         from bench.kernel.learning import load_set, run_learning, small_set
 
@@ -61,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("parts", nargs="*", metavar="PART", help=f"any of {', '.join(PARTS)} (default: all)")
     parser.add_argument("--small", action="store_true", help="the CI-sized configuration")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="directory for the JSON results")
+    parser.add_argument("--sessions", type=int, default=50, help="ingestion: concurrent sessions")
+    parser.add_argument(
+        "--interval", type=float, default=2.0, help="ingestion: seconds between a session's turns"
+    )
+    parser.add_argument("--memories", type=int, default=10_000, help="consult: memories seeded")
     args = parser.parse_args(argv)
     unknown = [p for p in args.parts if p not in PARTS]
     if unknown:
@@ -74,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     for part in args.parts or PARTS:
         print(f"== {part} ==", flush=True)
-        result = asyncio.run(run_part(part, settings, args.small))
+        result = asyncio.run(run_part(part, settings, args))
         print("\n".join(result.lines()), flush=True)
         saved["parts"][part] = result.to_dict()
     out = Path(args.out)

@@ -10,7 +10,7 @@ from typing import Any
 
 from bench.locomo.dataset import CATEGORIES
 from bench.locomo.loo import LooResult
-from bench.locomo.retrieval import KAG_DEFAULT
+from bench.locomo.retrieval import KAG, KAG_DEFAULT, RECALL
 from bench.locomo.runner import LocomoConfig, LocomoResult, PresetResult, run_locomo
 from bench.locomo.scoring import KS
 from bench.markdown_table import markdown_table
@@ -23,8 +23,8 @@ def _pct(value: float) -> str:
 def _rows(result: LocomoResult) -> list[tuple[str, PresetResult]]:
     """``(label, result)`` per preset, the agent's default first as "KAG default (<preset>)"."""
     default = result.default
-    rows = [(f"{KAG_DEFAULT} ({default.preset.name})", default)] if default is not None else []
-    return rows + [(r.preset.name, r) for r in result.presets]
+    rows = [(f"{KAG_DEFAULT} ({default.preset.recipe})", default)] if default is not None else []
+    return rows + [(r.preset.name, r) for r in result.presets if r is not default]
 
 
 def preset_table(result: LocomoResult) -> str:
@@ -33,7 +33,7 @@ def preset_table(result: LocomoResult) -> str:
     ingest = f"{result.ingest_ms_per_turn:.1f}"
     for label, r in _rows(result):
         summary, latency = r.recall, r.latency_ms()
-        tool = "recall" if r.preset.tool == "conversation_search" else "archival"
+        tool = {RECALL: "recall", KAG: "kag"}.get(r.preset.tool, "archival")
         cells = [_pct(summary.overall[k]) for k in KS]
         rows.append([label, tool, *cells, ingest, str(latency["p50"]), str(latency["p95"])])
     header = ["preset", "tool", *(f"R@{k}" for k in KS), "ingest ms/turn", "p50 ms", "p95 ms"]

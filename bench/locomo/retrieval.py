@@ -1,7 +1,8 @@
 """Benchmark presets for LoCoMo: a search recipe, the tool whose search it runs, and a kinds filter.
 
-A preset runs the same store search as the agent's tools: ``conversation_search``
-(``RecallStore.search``: verbatim messages) or ``archival_memory_search``
+A preset runs the same store search as the agent: its default conversation search
+(``kag_default``: ``agent.search.conversation``, the "KAG default" row),
+``RecallStore.search`` (verbatim messages) or ``archival_memory_search``
 (``ArchivalStore.search``: here the per-turn ``turn_context`` memories, and notes
 for ``hybrid_notes``). Session summaries are never returned as hits by the archival
 presets (the kinds filter keeps them out, as it would the agent's own memories);
@@ -18,11 +19,14 @@ from agent.context import Context
 from agent.errors import InvalidInputError
 from agent.kernel.derive import TURN_KIND
 from agent.memory.stores import MemoryStores
+from agent.search.conversation import TURN_KINDS, search_conversation
 from agent.search.recipes import get_recipe
 from agent.search.results import SearchPage
 
 RECALL = "conversation_search"
 ARCHIVAL = "archival_memory_search"
+KAG = "search_conversation"
+"""The agent's default conversation search (``agent.search.conversation``)."""
 MAX_PAGE = 50  # the stores' page limit, and the largest k scored
 
 
@@ -38,7 +42,12 @@ class BenchPreset:
     @property
     def description(self) -> str:
         """The recipe's description and what is searched."""
-        what = "messages" if self.tool == RECALL else f"archival {', '.join(self.kinds or ('all',))}"
+        if self.tool == RECALL:
+            what = "messages"
+        elif self.tool == KAG:
+            what = "turn contexts + messages not drained yet"
+        else:
+            what = f"archival {', '.join(self.kinds or ('all',))}"
         return f"{get_recipe(self.recipe).description} [{self.tool}: {what}]"
 
 
@@ -73,13 +82,14 @@ KAG_DEFAULT = "KAG default"
 
 
 def kag_default() -> BenchPreset:
-    """The agent's default search: ``Context.search_recipe``'s default over turn contexts.
+    """The agent's default search: ``search_conversation`` with ``Context.search_recipe``'s default.
 
-    The same store call as the agent's default conversation search (archival ``turn_context``
-    memories, which the kernel derives for every live session); reported first, as "KAG default".
+    The same call as the agent's default conversation search (``agent.search.conversation``:
+    the kernel's turn contexts, fresh messages fused in); reported first, as "KAG default",
+    and never a leave-one-out candidate (it is the product, not a choice).
     """
-    recipe = next(f.default for f in fields(Context) if f.name == "search_recipe")
-    return PRESETS_BY_NAME.get(f"archival:{recipe}") or _archival(str(recipe))
+    recipe = str(next(f.default for f in fields(Context) if f.name == "search_recipe"))
+    return BenchPreset(f"kag:{recipe}", recipe, KAG, TURN_KINDS)
 
 
 def get_presets(names: Sequence[str] | None = None) -> list[BenchPreset]:
@@ -114,6 +124,8 @@ async def search_turns(
     started = time.perf_counter()
     if preset.tool == RECALL:
         page = await stores.recall.search(learner_id, query, page_size=limit, recipe=preset.recipe)
+    elif preset.tool == KAG:
+        page = await search_conversation(stores, learner_id, query, recipe=preset.recipe, page_size=limit)
     else:
         page = await stores.archival.search(
             learner_id, query, page_size=limit, recipe=preset.recipe, kinds=preset.kinds

@@ -35,6 +35,7 @@ from bench.locomo.dataset import (
 from bench.locomo.ingest import IngestResult, LocomoIngest, learner_for
 from bench.locomo.loo import P95_BUDGET_MS, LooResult, PresetRun, leave_one_out
 from bench.locomo.retrieval import (
+    KAG,
     MAX_PAGE,
     PRESETS_BY_NAME,
     BenchPreset,
@@ -130,14 +131,13 @@ class LocomoResult:
     @property
     def default(self) -> PresetResult | None:
         """The run's result for the agent's default search (``kag_default``), when it ran."""
-        wanted = kag_default()
-        return next((r for r in self.presets if r.preset == wanted), None)
+        return next((r for r in self.presets if r.preset.tool == KAG), None)
 
     def leave_one_out(self, budget_ms: float = P95_BUDGET_MS) -> LooResult | None:
         """Leave-one-conversation-out choice of preset (``bench.locomo.loo``); None for one conversation."""
         if len(self.ingests) < 2 or not self.presets:
             return None
-        runs = [PresetRun(r.preset.name, r.scores, r.seconds) for r in self.presets]
+        runs = [PresetRun(r.preset.name, r.scores, r.seconds) for r in self.presets if r.preset.tool != KAG]
         return leave_one_out(runs, budget_ms=budget_ms)
 
     def best(self, k: int = 10) -> PresetResult:
@@ -202,8 +202,7 @@ async def run_locomo(
         sessions=config.limit_sessions,
         questions=config.limit_questions,
     )
-    chosen = get_presets(config.presets)
-    results = [PresetResult(p) for p in (chosen if kag_default() in chosen else [kag_default(), *chosen])]
+    results = [PresetResult(p) for p in (kag_default(), *get_presets(config.presets))]
     own = resources is None
     resources = resources or Resources(bench_settings())
     stores = MemoryStores.wire(resources)

@@ -67,7 +67,7 @@ def test_scores_are_precision_and_recall_against_the_planted_truth():
     assert scores["common errors aggregated (kind, learner count)"].recall == 1.0
 
     # a bottleneck below the share threshold is not detected; a one-off error pattern costs precision
-    agg["bottlenecks"]["closure"] = 2
+    agg["bottlenecks"]["closures"] = 2
     agg["bottlenecks"]["binary tree"] = 9
     patterns["learner-01"] = []
     patterns["learner-11"] = [
@@ -124,7 +124,7 @@ def test_the_heartbeat_report_puts_the_p95_ratio_last_and_judges_the_targets():
         Series(TOOL, GRAPH_LABELS[KERNEL], [0.015] * 20, [False] * 20, [0.001] * 20, stored=80),
     ]
     lines = report(series, warmup=0)
-    rows = [ln for ln in lines if ln.startswith((NO_TOOL, TOOL))]
+    rows = [ln for ln in lines if re.match(rf"({NO_TOOL}|{TOOL})\s\s", ln)]
     assert len(rows) == 4
     assert all(re.search(r"\d+\.\dx\s+\d+\.\dx$", ln) for ln in rows)  # p50 ratio, then p95 ratio last
     kernel_no_tool = next(ln for ln in rows if ln.startswith(NO_TOOL) and "kernel" in ln)

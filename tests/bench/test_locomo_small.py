@@ -18,7 +18,7 @@ from agent.resources import Resources
 from bench.locomo.dataset import load_locomo, small_run_dataset_path
 from bench.locomo.ingest import learner_for
 from bench.locomo.report import write_results
-from bench.locomo.retrieval import PRESETS, PRESETS_BY_NAME, search_turns
+from bench.locomo.retrieval import PRESETS, PRESETS_BY_NAME, kag_default, search_turns
 from bench.locomo.runner import LocomoConfig, run_locomo
 from bench.locomo.scoring import KS, budget_turns
 
@@ -39,7 +39,9 @@ async def test_small_slice_scores_every_preset_and_finds_an_exact_phrase(
         assert ingested.learner_id == learner
         assert ingested.turns == ingested.messages == ingested.turn_contexts == len(conversation.turns)
         assert ingested.summaries == 2
-        assert [r.preset.name for r in result.presets] == [p.name for p in PRESETS]
+        names = [kag_default().name, *(p.name for p in PRESETS)]
+        assert [r.preset.name for r in result.presets] == names
+        assert result.default is result.presets[0]
         for preset in result.presets:
             assert [s.qid for s in preset.scores] == [q.qid for q in conversation.questions]
             summary = preset.recall
@@ -52,24 +54,28 @@ async def test_small_slice_scores_every_preset_and_finds_an_exact_phrase(
 
         paths = write_results(result, tmp_path)
         written = json.loads(paths["json"].read_text())
-        assert [p["name"] for p in written["presets"]] == [p.name for p in PRESETS]
+        assert [p["name"] for p in written["presets"]] == names
         asked = len(conversation.questions)
         assert written["questions"] == asked
         assert written["conversations"][0]["turns"] == len(conversation.turns)
         assert all(len(v) == asked for v in written["per_question"].values())
-        assert "| recall:fulltext_only |" in paths["markdown"].read_text()
+        markdown = paths["markdown"].read_text()
+        assert (
+            "| recall:fulltext_only |" in markdown and f"| KAG default ({kag_default().recipe}) |" in markdown
+        )
 
         # Falsifiable: a phrase that occurs verbatim in one ingested turn is found by full text.
         turn = max(conversation.turns, key=lambda t: len(set(t.text.split())))
         phrase = " ".join(turn.text.split()[:12])
         stores = MemoryStores.wire(resources)
-        for name in (
-            "recall:fulltext_only",
-            "archival:hybrid_session_context",
-            "archival:hybrid_multi_query",
+        for preset in (
+            kag_default(),
+            PRESETS_BY_NAME["recall:fulltext_only"],
+            PRESETS_BY_NAME["archival:hybrid_session_context"],
+            PRESETS_BY_NAME["archival:hybrid_multi_query"],
         ):
-            ranked = await search_turns(stores, learner, PRESETS_BY_NAME[name], phrase, ingested.sources)
-            assert turn.dia_id in budget_turns(ranked.items, 5), (name, phrase, ranked.items[:5])
+            ranked = await search_turns(stores, learner, preset, phrase, ingested.sources)
+            assert turn.dia_id in budget_turns(ranked.items, 5), (preset.name, phrase, ranked.items[:5])
         # ...and only this learner's turns come back.
         assert all(t.startswith("D") for item in ranked.items for t in item)
         other = await search_turns(
@@ -91,6 +97,6 @@ async def test_a_run_erases_its_learners_unless_kept(resources: Resources) -> No
         notes=False,
     )
     result = await run_locomo(config, resources=resources, progress=False)
-    assert [r.preset.name for r in result.presets] == ["recall:vector_only"]
-    assert not math.isnan(result.presets[0].recall.overall[10])
+    assert [r.preset.name for r in result.presets] == [kag_default().name, "recall:vector_only"]
+    assert not math.isnan(result.presets[1].recall.overall[10])
     assert await owned_nodes(resources, result.ingests[0].learner_id) == 0

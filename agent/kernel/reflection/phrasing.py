@@ -25,6 +25,8 @@ from agent.tracing import trace_config
 log = logging.getLogger(__name__)
 
 PHRASE_TIMEOUT_SECONDS = 10.0
+PHRASE_CONCURRENCY = 4
+"""Model calls in flight at once (a run writes at most ``limit`` insights)."""
 PHRASE_INSTRUCTIONS = (
     "You rewrite one learning-analytics insight about a learner for their tutor, in one or two "
     "plain sentences. Keep the concept, every number and the date; add no fact that is not in it."
@@ -54,3 +56,18 @@ async def phrase(model: BaseChatModel | None, learner_id: str, template: str) ->
     except Exception as exc:  # noqa: BLE001 - phrasing must never fail reflection
         log.warning("insight phrasing failed (%s); keeping the template", type(exc).__name__)
     return template, "rules"
+
+
+async def phrase_all(
+    model: BaseChatModel | None, learner_id: str, templates: list[str]
+) -> list[tuple[str, str]]:
+    """:func:`phrase` for each template, ``PHRASE_CONCURRENCY`` at a time, in order."""
+    if not has_structured_output(model):
+        return [(t, "rules") for t in templates]
+    gate = asyncio.Semaphore(PHRASE_CONCURRENCY)
+
+    async def one(template: str) -> tuple[str, str]:
+        async with gate:
+            return await phrase(model, learner_id, template)
+
+    return list(await asyncio.gather(*(one(t) for t in templates)))

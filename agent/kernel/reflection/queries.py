@@ -84,10 +84,11 @@ RETURN DISTINCT concept LIMIT 1000
 MARK_REFLECTED = f"""
 UNWIND $rows AS row
 {_ITEM}
-SET n.reflected_at = $now, n.reflection_signals = row.signals
+SET n.reflected_at = $now, n.reflection_signals = row.signals, n.reflection_struggles = row.struggles
 RETURN count(n) AS marked
 """
-"""Stamp scanned items ``reflected_at`` and keep their signals (only the learner's own items)."""
+"""Stamp scanned items ``reflected_at`` and keep their signals (only the learner's own items);
+``reflection_struggles`` lists the concept keys the item shows a struggle or error on."""
 
 # ----- insights and patterns -----
 
@@ -225,14 +226,21 @@ ORDER BY learners DESC, occurrences DESC, error_kind ASC LIMIT $top
 """
 """Recurring error kinds shared by at least ``$min_learners`` learners: counts only."""
 SYSTEM_STRUGGLES = """
-MATCH (i:Insight {kind: 'insight'})
-WHERE i.category = 'struggle'
-WITH i.concept AS concept, count(DISTINCT i.learner_id) AS learners, sum(i.evidence_count) AS signals
-WHERE learners >= $min_learners
+CALL () {
+  MATCH (n:Message) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
+  UNION ALL
+  MATCH (n:Memory) WHERE n:Fact AND size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
+  UNION ALL
+  MATCH (n:Note) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
+}
+UNWIND n.reflection_struggles AS concept
+WITH concept, count(DISTINCT n.learner_id) AS learners, count(*) AS signals
+WHERE concept <> '' AND learners >= $min_learners
 RETURN concept, learners, signals
 ORDER BY learners DESC, signals DESC, concept ASC LIMIT $top
 """
-"""Struggle concepts shared by at least ``$min_learners`` learners: counts only."""
+"""Concepts at least ``$min_learners`` learners showed a struggle or error on (one signal is
+enough): counts only."""
 SYSTEM_TOTALS = """
 CALL () {
   MATCH (p:Pattern) RETURN count(DISTINCT p.learner_id) AS with_patterns, count(p) AS patterns

@@ -19,7 +19,8 @@ sent, a fact, a note) and returns the signals it carries, each about one concept
 
 **Concepts.** The concept is the phrase after (or before) the cue: at most
 ``MAX_CONCEPT_WORDS`` words, cut at punctuation, at function words ("when",
-"because", "again", ...) and at prepositions ("closures in JavaScript" -> "closures"),
+"because", "again", ...; not "while"/"for" in "while loops"/"for loops") and at
+prepositions ("closures in JavaScript" -> "closures"),
 without a leading article or trailing adverb ("finally", "now"). A note's or fact's own
 ``concept`` wins over the phrase. :func:`concept_key` normalises a phrase (lower case,
 no articles, a plural ``s`` dropped) and :func:`canonical_concept` maps it onto a
@@ -157,12 +158,14 @@ def concept_phrase(raw: str) -> str:
     for lead in _LEADING:
         if raw.lower().startswith(lead + " "):
             raw, pair = raw[len(lead) + 1 :], lead.startswith("difference")
-    for word in raw.split():
+    tokens = raw.split()
+    for i, word in enumerate(tokens):
         clean = word.strip(".,;:!?\"()[]{}'").lower()
         if pair and clean in {"and", "or"}:  # "the difference between A and B": keep both
             words.append(clean)
             continue
-        if not clean or clean in _STOP or clean in {"wrong", "again", "error", "errors"}:
+        loop = clean in {"while", "for"} and i + 1 < len(tokens) and tokens[i + 1].lower().startswith("loop")
+        if not clean or (clean in _STOP and not loop) or clean in {"wrong", "again", "error", "errors"}:
             break
         if not words and clean in _ARTICLES:
             continue

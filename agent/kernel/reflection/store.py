@@ -89,7 +89,7 @@ class ReflectionStore(Neo4jStore):
         return [r["concept"] for r in await self._rows(q.KNOWN_CONCEPTS, learner_id=learner_id)]
 
     async def mark(self, learner_id: str, rows: list[dict[str, Any]]) -> int:
-        """Stamp ``rows`` (``{id, source, signals}``) scanned; returns how many were stamped."""
+        """Stamp ``rows`` (``{id, source, signals, struggles}``) scanned; returns how many were stamped."""
         if not rows:
             return 0
         found = await self._write_rows(q.MARK_REFLECTED, learner_id=learner_id, rows=rows, now=self.now_iso())

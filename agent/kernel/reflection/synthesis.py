@@ -1,11 +1,12 @@
 """Synthesis: insights that emerge across the learner's messages, facts and notes.
 
-Offline and deterministic (no model). A run:
+Offline and deterministic by default (rules, no model). A run:
 
 1. **scans** up to ``limit`` items not scanned yet (oldest first): each statement's
    signals (``rules.extract_signals``: struggle, error, breakthrough, each about one
    concept, mapped onto the concepts the learner already has) are stored on the item
-   with ``reflected_at``, so no item is scanned twice;
+   with ``reflected_at`` (and the concepts it shows a struggle or error on in
+   ``reflection_struggles``, which system learning counts), so no item is scanned twice;
 2. **aggregates** the signals of the learner's scanned items (the newest ``SIGNAL_CAP``)
    per concept;
 3. **writes** the insights whose content differs from what is stored (at most ``limit``):
@@ -35,7 +36,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from agent.kernel.reflection.phrasing import phrase
+from agent.kernel.reflection.phrasing import phrase_all
 from agent.kernel.reflection.reports import StepReport
 from agent.kernel.reflection.rules import (
     BREAKTHROUGH,
@@ -249,7 +250,8 @@ async def scan(store: ReflectionStore, learner_id: str, limit: int) -> tuple[int
             )
             for s in signals
         ]
-        rows.append({"id": item["id"], "source": item["source"], "signals": encoded})
+        struggles = sorted({s.concept for s in signals if s.concept and s.kind in (STRUGGLE, ERROR)})
+        rows.append({"id": item["id"], "source": item["source"], "signals": encoded, "struggles": struggles})
     marked = await store.mark(learner_id, rows)
     return len(batch), marked, found
 
@@ -269,8 +271,8 @@ async def synthesis(
     writes, report.created, report.updated = changes(
         wanted, await store.existing(learner_id, "Insight"), limit
     )
-    for write in writes:
-        text, by = await phrase(model, learner_id, write["props"]["rules_text"])
+    phrased = await phrase_all(model, learner_id, [w["props"]["rules_text"] for w in writes])
+    for write, (text, by) in zip(writes, phrased, strict=True):
         write["props"] = {**write["props"], "text": text, "phrased_by": by}
     await store.upsert(learner_id, "Insight", writes)
     report.details = {"signals": signals, "concepts": len(groups), "insights": len(wanted)}

@@ -188,6 +188,7 @@ async def test_search_tool_results_become_retrieved_slots(graph_of, bundle, reso
     stores = MemoryStores.wire(bundle(model))
     await stores.archival.insert(learner_id, "Window functions compute ranks over partitions.")
     out, _, _ = await _ask(graph_of(model), learner_id, "What did I note on window functions?")
+    await stores.settle(learner_id)
     slots = _slots_of(model.prompts[1])
     retrieved = [s for s in slots if s["type"] == "retrieved_fact"]
     assert retrieved and "Window functions compute ranks" in retrieved[0]["content"]
@@ -316,6 +317,7 @@ async def test_the_request_is_captured_attended_and_linked(graph_of, resources, 
     await _ask(
         graph_of(model), learner_id, "Explain LEFT JOIN", request_context={"current_concept": "sql.joins"}
     )
+    await MemoryStores.wire(resources).settle(learner_id)  # the kernel writes the messages
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (m:Message {learner_id: $l, role: 'user'})-[:ATTENDED_TO]->(s) "
         "RETURN m.content AS c, s.kind AS k",
@@ -328,26 +330,32 @@ async def test_the_request_is_captured_attended_and_linked(graph_of, resources, 
     assert "sql.joins" in live[0]["content"]
 
 
-async def test_finish_consolidates_due_episodes(graph_of, resources, learner_id, cleanup):
+async def test_the_kernel_consolidates_due_episodes(graph_of, resources, learner_id, cleanup):
     model = scripted(*[f"Answer {i}." for i in range(10)])
     graph = graph_of(model)
-    for i in range(9):
-        out, _, _ = await _ask(graph, learner_id, f"Fact number {i} about indexes")
-        assert "consolidated_episode" not in out["memory_state"]
-    out, _, _ = await _ask(graph, learner_id, "Fact number 9 about indexes")
-    episode = out["memory_state"]["consolidated_episode"]
-    records, _, _ = await resources.neo4j.execute_query(
-        "MATCH (e:ConsolidatedEpisode {id: $id})-[:CONSOLIDATES]->(m:Message) RETURN count(m) AS n",
-        id=episode,
-        database_=resources.database,
+    stores = MemoryStores.wire(resources)
+    query = (
+        "MATCH (e:ConsolidatedEpisode {learner_id: $l})-[:CONSOLIDATES]->(m:Message) "
+        "RETURN e.id AS id, count(m) AS n"
     )
-    assert records[0]["n"] == 10
+    for i in range(9):
+        await _ask(graph, learner_id, f"Fact number {i} about indexes")
+    await stores.settle(learner_id)
+    records, _, _ = await resources.neo4j.execute_query(query, l=learner_id, database_=resources.database)
+    assert records == []  # nine statements: not due yet
+    out, _, _ = await _ask(graph, learner_id, "Fact number 9 about indexes")
+    assert "consolidated_episode" not in out["memory_state"]  # not in the turn: in the worker
+    await stores.settle(learner_id)
+    records, _, _ = await resources.neo4j.execute_query(query, l=learner_id, database_=resources.database)
+    assert [r["n"] for r in records] == [10]
     assert not [p for p in model.prompts if "Summarise" in p[0].content], "offline: extractive summary"
 
 
 async def test_tools_link_facts_to_the_request_episode(graph_of, resources, learner_id, cleanup):
     model = scripted(call("remember_fact", 0, content="I live in Hanoi"), "Noted.")
     await _ask(graph_of(model), learner_id, "By the way, I live in Hanoi.")
+    # The fact was stored before the kernel wrote its message: the link follows the drain.
+    await MemoryStores.wire(resources).settle(learner_id)
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (f:Fact {learner_id: $l})-[:DERIVES_FROM]->(m:Message) RETURN f.text AS f, m.content AS m",
         l=learner_id,

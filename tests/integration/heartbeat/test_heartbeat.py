@@ -9,6 +9,7 @@ from langchain_core.messages import SystemMessage, ToolMessage
 
 from agent.context import Context
 from agent.memory.core import CoreMemoryStore
+from agent.memory.stores import MemoryStores
 from graphs.heartbeat import make_builder
 from tests.scripted_models import call, scripted
 
@@ -224,6 +225,7 @@ async def test_two_hundred_turns_never_overflow(make_graph, resources, learner_i
     assert peak <= ctx.pressure_threshold
     assert archives >= 5
     assert out["memory_state"]["archive_successes"] == out["memory_state"]["archive_attempts"] == archives
+    await MemoryStores.wire(resources).settle(learner_id)  # the last turns wait in the kernel stream
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (m:Message {learner_id: $l}) RETURN count(m) AS n",
         l=learner_id,

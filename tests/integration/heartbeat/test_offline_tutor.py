@@ -12,6 +12,7 @@ from langchain_core.messages import ToolMessage
 
 from agent.context import Context
 from agent.memory.core import CoreMemoryStore
+from agent.memory.stores import MemoryStores
 from agent.models.offline_policy import OFFLINE_BANNER, OfflinePolicyModel
 
 
@@ -113,6 +114,7 @@ async def test_banner_never_enters_recall_storage_or_summaries(make_graph, resou
             graph, learner_id, f"Explain window function number {i} to me, please.", thread="s1", context=ctx
         )
     _, state = await _ask(graph, learner_id, "What did we discuss about recursion?", thread="s1", context=ctx)
+    await MemoryStores.wire(resources).settle(learner_id)
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (m:Message {learner_id: $l}) RETURN m.content AS content",
         l=learner_id,

@@ -331,3 +331,27 @@ async def test_erasure_removes_insights_and_patterns(rig: Rig) -> None:
     assert await owned_nodes(rig.resources, rig.a) == 0
     left = await rows(rig.resources, "MATCH (n {learner_id: $l}) RETURN count(n) AS n", l=rig.a)
     assert left == [{"n": 0}]
+
+
+class PhrasingModel:
+    """A stand-in chat model with structured output: phrases every insight the same way."""
+
+    def with_structured_output(self, schema: type) -> PhrasingModel:
+        return self
+
+    async def ainvoke(self, prompt: list, config: object = None) -> dict:
+        return {"text": "Phrased: " + prompt[1].content}
+
+
+async def test_a_structured_model_phrases_insights_and_reruns_still_change_nothing(rig: Rig) -> None:
+    await plant_struggles(rig, rig.a)
+    model = PhrasingModel()
+    assert (await reflect_learner(rig.store, rig.a, limit=50, model=model)).changed  # type: ignore[arg-type]
+    stored = await rows(
+        rig.resources,
+        "MATCH (i:Insight {learner_id: $l}) RETURN i.text AS text, i.rules_text AS rules, i.phrased_by AS by",
+        l=rig.a,
+    )
+    assert stored and all(r["text"] == "Phrased: " + r["rules"] and r["by"] == "model" for r in stored)
+    assert not (await reflect_learner(rig.store, rig.a, limit=50, model=model)).changed  # type: ignore[arg-type]
+    assert not (await reflect_learner(rig.store, rig.a, limit=50)).changed  # offline now: still nothing new

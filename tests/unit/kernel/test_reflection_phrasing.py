@@ -58,3 +58,11 @@ def test_reruns_compare_the_rules_text_not_the_phrased_text() -> None:
     assert changes([node], stored, 10) == ([], [], [])
     moved = {**node, "props": {**node["props"], "rules_text": TEMPLATE + " more", "text": TEMPLATE + " more"}}
     assert changes([moved], stored, 10)[2] == ["i1"]
+
+
+async def test_phrase_all_keeps_the_order_and_falls_back_per_insight() -> None:
+    from agent.kernel.reflection.phrasing import phrase_all
+
+    assert await phrase_all(None, "learner-a", ["a", "b"]) == [("a", "rules"), ("b", "rules")]
+    model = Structured({"text": "phrased"})
+    assert await phrase_all(model, "learner-a", ["a", "b", "c"]) == [("phrased", "model")] * 3  # type: ignore[arg-type]
