@@ -81,6 +81,7 @@ OTHER_KAG_VARIABLES = frozenset(
         "KAG_SERVICES_DIR",  # scripts/services.sh
         "KAG_NOTEBOOK_SMALL",  # notebooks/
         "KAG_LOCOMO_PATH",  # bench/locomo/dataset.py
+        "KAG_KERNEL_RESULTS",  # notebooks/04_kernel.ipynb, bench/kernel/report.py
     }
 )
 """``KAG_*`` variables read by scripts, notebooks and the bench, not by the product."""

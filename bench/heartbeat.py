@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import importlib.util
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -65,10 +64,12 @@ from agent.context import Context
 from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, classify_offline
 from agent.heartbeat.tokens import count_messages
 from agent.heartbeat.working_memory import compile_prompt
+from agent.kernel.worker import build_worker
 from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryKnobs, MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
+from bench.kernel.drained import drain_all
 from graphs.heartbeat import make_builder
 
 FILLER = "We went through another worked example of joins, step by step, with a small table. " * 4
@@ -205,6 +206,8 @@ class Series:
     """Recall messages of the learner in Neo4j once the run (and the kernel worker) finished."""
     worker: dict[str, Any] = field(default_factory=dict)
     """The kernel worker's ``stats()`` after the final drain (kernel logging only)."""
+    left: int = 0
+    """Stream entries still pending when the bench gave up waiting for them (kernel logging only)."""
 
     def trimmed(self, warmup: int) -> Series:
         """The series without its first ``warmup`` turns (schema setup, model load)."""
@@ -229,19 +232,9 @@ class Series:
         return [t - s for t, a, s in pairs if not a]
 
 
-def kernel_available() -> bool:
-    """Whether the kernel worker (``agent.kernel.worker``) and ``Settings.ingest_mode`` exist."""
-    has_mode = any(f.name == "ingest_mode" for f in dataclasses.fields(Settings))
-    return has_mode and importlib.util.find_spec("agent.kernel.worker") is not None
-
-
 def settings_for(settings: Settings, mode: str) -> Settings:
     """``settings`` with recall logging in ``mode`` (``kernel`` or ``sync``)."""
-    if any(f.name == "ingest_mode" for f in dataclasses.fields(Settings)):
-        return dataclasses.replace(settings, ingest_mode=mode)
-    if mode == KERNEL:
-        raise RuntimeError("Settings has no ingest_mode yet: the kernel is not in this checkout")
-    return settings  # before the kernel, every log was synchronous
+    return dataclasses.replace(settings, ingest_mode=mode)
 
 
 class BaselineRun:
@@ -295,8 +288,6 @@ class HeartbeatRun:
     async def start(self) -> None:
         """Kernel logging: the worker starts in a background task, as in the server."""
         if self.mode == KERNEL:
-            from agent.kernel.worker import build_worker  # absent before the kernel landed
-
             self.worker = build_worker(self.bundle, self.stores)
             self.task = asyncio.create_task(self.worker.run(self.stop))
 
@@ -322,7 +313,7 @@ class HeartbeatRun:
             if self.task is not None:
                 self.stop.set()
                 await self.task
-                await self.worker.drain(self.learner)
+                self.series.left = await drain_all(self.worker, self.stores, [self.learner])
                 self.series.worker = dict(self.worker.stats())
             self.series.stored = await self.stores.recall.count(self.learner)
         finally:
@@ -435,6 +426,7 @@ def report(series: list[Series], warmup: int) -> list[str]:
             expected = MESSAGES_PER_TURN[s.scenario] * len(series[runs.index(s)].times)
             lines.append(
                 f"{s.scenario}, {s.graph}: {s.stored} of {expected} recall messages in Neo4j after the run"
+                + (f" ({s.left} events still pending after 120 s of draining)" if s.left else "")
                 + (f"; worker {_worker_line(s.worker)}" if s.worker else "")
             )
     return lines
@@ -481,9 +473,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--compile-scaling", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args(argv)
     settings = Settings.from_env()
-    modes = tuple(m for m, on in ((KERNEL, kernel_available()), (SYNC, args.sync_logging)) if on)
-    if not kernel_available():
-        print("kernel logging not in this checkout (agent.kernel.worker / Settings.ingest_mode): sync only")
+    modes = (KERNEL, SYNC) if args.sync_logging else (KERNEL,)
     series = asyncio.run(measure(settings, args.turns, args.max_tokens, modes))
     print()
     print("\n".join(report(series, args.warmup)))

@@ -16,9 +16,11 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 
 from agent.checkpoint import listing, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
+from agent.checkpoint.cluster import AsyncClusterSender, async_cluster_client, cluster_url, is_cluster_client
 from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, run_async
 from agent.redis_retry import async_client
@@ -37,7 +39,7 @@ class AsyncRedisSaver(RedisCheckpointBase):
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: aioredis.Redis | AsyncRedisCluster,
         *,
         key_prefix: str = DEFAULT_PREFIX,
         ttl: int | None = None,
@@ -46,7 +48,7 @@ class AsyncRedisSaver(RedisCheckpointBase):
         list_page_size: int = 250,
         principal: Principal | None = None,
     ) -> None:
-        """Wrap ``client`` (``decode_responses=False``); ``ttl`` is in seconds.
+        """Wrap ``client`` (``decode_responses=False``; Redis or RedisCluster); ``ttl`` in s.
 
         ``principal`` says who is asking for a config (default: its
         ``langgraph_auth_user_id``); see ``agent.checkpoint.owners``.
@@ -55,6 +57,8 @@ class AsyncRedisSaver(RedisCheckpointBase):
         self._init_base(key_prefix, ttl, refresh_on_read, list_page_size, principal)
         require_bytes_client(client)
         self.client = client
+        self.cluster = is_cluster_client(client)
+        self._cluster_send = AsyncClusterSender(client) if self.cluster else None
         try:
             self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -62,9 +66,19 @@ class AsyncRedisSaver(RedisCheckpointBase):
 
     @classmethod
     @asynccontextmanager
-    async def from_conn_string(cls, url: str, **kwargs: Any) -> AsyncIterator[AsyncRedisSaver]:
-        """Open a client for ``url``, yield a saver, close the client on exit."""
-        client = async_client(url, decode_responses=False)  # blocking pool of 10, retries restarts
+    async def from_conn_string(
+        cls, url: str, *, cluster: bool = False, **kwargs: Any
+    ) -> AsyncIterator[AsyncRedisSaver]:
+        """Open a client for ``url``, yield a saver, close the client on exit.
+
+        ``redis+cluster://host:port`` (or ``cluster=True`` with a ``redis://`` URL of
+        any node) opens a ``RedisCluster`` client instead of a plain one.
+        """
+        node_url = cluster_url(url) or (url if cluster else None)
+        # plain: a blocking pool of 10 that retries restarts (agent.redis_retry)
+        client: Any = (
+            async_cluster_client(node_url) if node_url else async_client(url, decode_responses=False)
+        )
         try:
             yield cls(client, **kwargs)
         finally:
@@ -75,12 +89,15 @@ class AsyncRedisSaver(RedisCheckpointBase):
         await run_async(ops.setup(self), self._send)
 
     async def _send(self, batch: ops.Batch) -> list[Any]:
-        if len(batch.commands) == 1 and not batch.transaction:
-            return [await self.client.execute_command(*batch.commands[0])]
+        if self._cluster_send is not None:
+            return await self._cluster_send(batch)
+        cmds = [*batch.index, *batch.commands]  # plain Redis: the index rides along
+        if len(cmds) == 1 and not batch.transaction:
+            return [await self.client.execute_command(*cmds[0])]
         async with self.client.pipeline(transaction=batch.transaction) as pipe:
-            for cmd in batch.commands:
+            for cmd in cmds:
                 pipe.execute_command(*cmd)
-            return await pipe.execute()
+            return (await pipe.execute())[len(batch.index) :]
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint named by ``config``, or the thread's latest; None if absent."""

@@ -4,48 +4,64 @@ Key layout
 ----------
 ``P`` is the saver's ``key_prefix`` (default ``kag:ckpt``). ``T`` and ``N`` are the
 thread id and checkpoint namespace, percent-encoded (``quote(s, safe="")``), so they
-never contain ``:`` and every key below maps back to exactly one (thread, namespace).
-The root namespace ``""`` encodes to an empty segment (``P:t:T:n::idx``); a subgraph
-namespace such as ``child:abc`` encodes to ``child%3Aabc``. ``CID`` is the raw
-checkpoint id; it is always the last segment, so it needs no escaping.
+never contain ``:``, ``{`` or ``}`` and every key below maps back to exactly one
+(thread, namespace). The root namespace ``""`` encodes to an empty segment
+(``P:{T}:n::idx``); a subgraph namespace such as ``child:abc`` encodes to
+``child%3Aabc``. ``CID`` is the raw checkpoint id (a hash field, never part of a key).
+
+Redis Cluster: every key of one thread carries the hash tag ``{T}``, so a thread's
+keys share one slot, and every per-checkpoint value is a *field* of a per-namespace
+hash, so each Lua script and MULTI/EXEC gets all its keys (a fixed handful per
+namespace) through ``KEYS``. The prefix-wide keys (``P:meta``, ``P:threads``,
+``P:run:R``) are written by separate, idempotent commands: before the thread's
+transaction on a write (a crash leaves a harmless stale member, never data nobody can
+find), after it on a delete.
 
 =============================  ======  ==============================================
 key                            type    content
 =============================  ======  ==============================================
 ``P:meta``                     hash    ``layout`` version written by ``setup()``
 ``P:threads``                  set     every ``T`` with data (``list(None)``)
-``P:t:T:ns``                   set     every ``N`` used by thread ``T``
-``P:t:T:n:N:idx``              zset    checkpoint ids, all score 0: lexicographic
+``P:run:R``                    set     ``T:N:CID`` of every checkpoint of run ``R``
+``P:{T}:ns``                   set     every ``N`` used by thread ``T``
+``P:{T}:owner``                string  the learner who first wrote the thread
+                                       (``agent.checkpoint.owners``)
+``P:{T}:n:N:idx``              zset    checkpoint ids, all score 0: lexicographic
                                        order is creation order (uuid6 ids)
-``P:t:T:n:N:c:CID``            string  the checkpoint row: an ASCII header line
-                                       ``r=R F1 F2 ...`` (its run id and the blob
+``P:{T}:n:N:c``                hash    ``CID`` -> the checkpoint row: an ASCII header
+                                       line ``r=R F1 F2 ...`` (its run id and the blob
                                        fields it references, all percent-encoded)
                                        then msgpack [cid, [checkpoint without channel
-                                       values, metadata], parent id]. Strings so a
-                                       page of rows is one MGET.
-``P:t:T:n:N:w:CID``            hash    ``q(task_id):idx`` -> one pending write
-``P:t:T:n:N:wp:CID``           string  msgpack array of the hash's values, rebuilt by
-                                       the PUT_WRITES script: one MGET per page
-``P:t:T:n:N:blobs``            hash    ``q(channel):q(version)`` -> channel value.
+                                       values, metadata], parent id]. A page of rows
+                                       is one HMGET.
+``P:{T}:n:N:wp``               hash    ``CID`` -> msgpack array of the checkpoint's
+                                       pending writes (one HMGET per page)
+``P:{T}:n:N:wf``               hash    ``CID`` -> ``field/len ...``: which write
+                                       (``q(task_id):idx``) each record of the array
+                                       is and its byte length (PUT_WRITES keeps the
+                                       first value per field, special writes replace)
+``P:{T}:n:N:blobs``            hash    ``q(channel):q(version)`` -> channel value.
                                        Written once per (channel, version), so an
                                        unchanged channel is never rewritten.
-``P:t:T:owner``                string  the learner who first wrote the thread
-                                       (``agent.checkpoint.owners``)
-``P:run:R``                    set     ``T:N:CID`` of every checkpoint of run ``R``
 =============================  ======  ==============================================
+
+Layout 1 (before the hash tags: ``P:t:T:...`` with one string per checkpoint) is
+migrated in place by ``setup()`` on plain Redis (``agent.checkpoint.migrate``).
 
 Byte formats of the values (CRC-framed, so corruption is a clear error) are in
 ``agent.checkpoint.codec``.
 
-Atomicity: ``put`` is one MULTI/EXEC; ``put_writes``, deletes and prunes are single
-Lua scripts; reads are one script call (``get_tuple``) or two round trips per page
-(``list``: rows and writes, then the blobs they reference).
+Atomicity: ``put`` and ``copy_thread`` are one MULTI/EXEC on the thread's keys (after
+the idempotent index writes); ``put_writes``, deletes and prunes are single Lua scripts
+per thread; reads are one script call (``get_tuple``) or two round trips per page
+(``list``: rows and writes, then the blobs they reference). On plain Redis the index
+writes ride in the same round trip (and MULTI/EXEC) as the thread's commands.
 
 TTL (``ttl`` seconds, off by default): every key a write touches gets EXPIRE; with
-``refresh_on_read`` reads re-arm the keys they read. A live thread keeps its index,
-blobs and newest rows; old rows may expire first and are then skipped and dropped
-from the index. ``P:threads`` never expires; stale members are harmless (their
-namespace set is gone).
+``refresh_on_read`` reads re-arm the namespace's keys. A thread that is neither
+written nor (with ``refresh_on_read``) read for ``ttl`` seconds expires as a whole.
+``P:threads`` and ``P:{T}:owner`` never expire; stale ``threads`` members are harmless
+(their namespace set is gone).
 """
 
 from __future__ import annotations
@@ -71,7 +87,7 @@ from agent.checkpoint.owners import config_principal
 from agent.errors import InvalidInputError
 
 DEFAULT_PREFIX = "kag:ckpt"
-LAYOUT_VERSION = "1"
+LAYOUT_VERSION = "2"
 MAX_PAGE = 1000  # Lua unpack() and reply size stay bounded
 
 
@@ -179,8 +195,8 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         list_page_size: int,
         principal: Callable[[RunnableConfig | None], str | None] | None = None,
     ) -> None:
-        if not key_prefix or any(c in key_prefix for c in " *?[]"):
-            raise InvalidInputError(f"key_prefix must be non-empty, no glob chars: {key_prefix!r}")
+        if not key_prefix or any(c in key_prefix for c in " *?[]{}"):
+            raise InvalidInputError(f"key_prefix must be non-empty, no glob chars or braces: {key_prefix!r}")
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
             raise InvalidInputError(f"ttl must be a positive number of seconds, got {ttl!r}")
         if not 1 <= list_page_size <= MAX_PAGE:
@@ -198,12 +214,12 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         return f"{self.key_prefix}:meta"
 
     def threads_key(self) -> str:
-        """Set of encoded thread ids."""
+        """Set of encoded thread ids (prefix-wide: never in a thread's transaction)."""
         return f"{self.key_prefix}:threads"
 
     def thread_base(self, thread_id: str) -> str:
-        """Prefix of every key of one thread."""
-        return f"{self.key_prefix}:t:{q(thread_id)}"
+        """Prefix of every key of one thread; ``{T}`` is its Redis Cluster hash tag."""
+        return f"{self.key_prefix}:{{{q(thread_id)}}}"
 
     def ns_set_key(self, thread_id: str) -> str:
         """Set of encoded namespaces of one thread."""
@@ -217,24 +233,34 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         """Sorted set of checkpoint ids."""
         return f"{self.ns_base(thread_id, checkpoint_ns)}:idx"
 
-    def checkpoint_key(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
-        """String holding one checkpoint row."""
-        return f"{self.ns_base(thread_id, checkpoint_ns)}:c:{checkpoint_id}"
+    def rows_key(self, thread_id: str, checkpoint_ns: str) -> str:
+        """Hash of checkpoint rows, one field per checkpoint id."""
+        return f"{self.ns_base(thread_id, checkpoint_ns)}:c"
 
-    def writes_key(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
-        """Hash of one checkpoint's pending writes, one field per (task, idx)."""
-        return f"{self.ns_base(thread_id, checkpoint_ns)}:w:{checkpoint_id}"
+    def packed_writes_key(self, thread_id: str, checkpoint_ns: str) -> str:
+        """Hash of each checkpoint's pending writes as one msgpack array."""
+        return f"{self.ns_base(thread_id, checkpoint_ns)}:wp"
 
-    def packed_writes_key(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
-        """String mirroring the writes hash as one msgpack array."""
-        return f"{self.ns_base(thread_id, checkpoint_ns)}:wp:{checkpoint_id}"
+    def write_fields_key(self, thread_id: str, checkpoint_ns: str) -> str:
+        """Hash naming the records of each packed array (``field/len ...``)."""
+        return f"{self.ns_base(thread_id, checkpoint_ns)}:wf"
 
     def blobs_key(self, thread_id: str, checkpoint_ns: str) -> str:
         """Hash of channel values, one field per (channel, version)."""
         return f"{self.ns_base(thread_id, checkpoint_ns)}:blobs"
 
+    def ns_keys(self, thread_id: str, checkpoint_ns: str) -> list[str]:
+        """The five keys of one namespace, in the order the Lua scripts take them."""
+        return [
+            self.index_key(thread_id, checkpoint_ns),
+            self.rows_key(thread_id, checkpoint_ns),
+            self.packed_writes_key(thread_id, checkpoint_ns),
+            self.write_fields_key(thread_id, checkpoint_ns),
+            self.blobs_key(thread_id, checkpoint_ns),
+        ]
+
     def run_key(self, run_id: str) -> str:
-        """Set of the checkpoints one run wrote."""
+        """Set of the checkpoints one run wrote (prefix-wide)."""
         return f"{self.key_prefix}:run:{q(run_id)}"
 
     @staticmethod
@@ -312,6 +338,9 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
 def require_bytes_client(client: Any) -> None:
     """Stored values are binary: a client decoding responses to str would corrupt them."""
     pool = getattr(client, "connection_pool", None)
-    kwargs = getattr(pool, "connection_kwargs", {}) or {}
+    kwargs = getattr(pool, "connection_kwargs", None)
+    if kwargs is None and callable(getattr(client, "get_connection_kwargs", None)):
+        kwargs = client.get_connection_kwargs()  # RedisCluster: no single pool
+    kwargs = kwargs or {}
     if kwargs.get("decode_responses"):
         raise InvalidInputError("the checkpoint saver needs a Redis client with decode_responses=False")

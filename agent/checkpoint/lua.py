@@ -1,11 +1,14 @@
 """Lua scripts for the steps that must be one round trip or atomic (no I/O here).
 
-The scripts rebuild key names from ``P`` (prefix), ``T`` and ``N`` (encoded thread
-and namespace) exactly as ``RedisCheckpointBase``'s key builders do; see the layout
-in ``agent.checkpoint.base``. Keys are derived inside the scripts (the checkpoint id
-of "latest" is only known server-side), which plain Redis allows; Redis Cluster
-would need hash tags. ``redis.call`` from Lua costs microseconds, so the read path
-uses a constant number of calls per page (MGET/HMGET), never one per checkpoint.
+Every script gets all its keys through ``KEYS`` and derives none, so it runs on Redis
+Cluster: the keys of one call are always one thread's (one hash slot; see the layout in
+``agent.checkpoint.base``). A namespace contributes five keys in the order of
+``RedisCheckpointBase.ns_keys``: index, rows, packed writes, write fields, blobs.
+Checkpoints are hash fields, so "latest" is resolved server-side without naming a key
+the caller did not pass. Scripts never touch the prefix-wide sets (``threads``,
+``run:R``): deletes return the run members they removed and the driver updates those
+sets with separate commands. ``redis.call`` from Lua costs microseconds, so the read
+path uses a constant number of calls per page (HMGET), never one per checkpoint.
 """
 
 from __future__ import annotations
@@ -26,48 +29,53 @@ class LuaScript:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
-# Shared by the scripts: the header line of a checkpoint row is "r=RUN BLOB BLOB...".
-_HEADER = """
+# Shared: the header line of a checkpoint row is "r=RUN BLOB BLOB..."; big lists are
+# passed to variadic commands in chunks (Lua's unpack() has a stack limit).
+_COMMON = """
 local function header(row) return string.match(row, '^[^\\n]*') end
 local function run_of(row) return string.match(row, '^r=(%S*)') end
+local function chunked(cmd, key, list)
+  local out = {}
+  for j = 1, #list, 500 do
+    local got = redis.call(cmd, key, unpack(list, j, math.min(j + 499, #list)))
+    if type(got) == 'table' then
+      for _, v in ipairs(got) do out[#out + 1] = v end
+    end
+  end
+  return out
+end
 """
 
-# ARGV: P, T, N, ttl (0 = no refresh), mode, with_blobs ("1"/"0"), then
+# KEYS: index, rows, packed writes, write fields, blobs, namespace set.
+# ARGV: ttl (0 = no refresh), mode, with_blobs ("1"/"0"), then
 #   "latest": nothing; "ids": cid...; "page"/"meta": before ("" = newest), count.
-# Returns {n_scanned, last_scanned_cid, rows, writes, blobs}: the rows found (strings
-# ``c:CID``), their packed writes (``wp:CID`` or ""; none in "meta" mode), and, with
-# with_blobs, a flat [field, blob, ...] of every blob the rows reference, each once
-# (pages skip this: parsing headers in Lua costs more than a second round trip).
-# Index entries whose row expired (TTL) are dropped.
+# Returns {n_scanned, last_scanned_cid, rows, writes, blobs}: the rows found, their
+# packed writes ("" if none; none at all in "meta" mode), and, with with_blobs, a flat
+# [field, blob, ...] of every blob the rows reference, each once (pages skip this:
+# parsing headers in Lua costs more than a second round trip). Index entries without
+# a row are dropped.
 FETCH = LuaScript(
     "fetch",
-    _HEADER
+    _COMMON
     + """
-local P, T, N, ttl, mode = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
-local with_blobs = ARGV[6] == '1'
-local tb = P .. ':t:' .. T
-local nb = tb .. ':n:' .. N
-local idx, blobs = nb .. ':idx', nb .. ':blobs'
+local idx, rows_h, wp_h, blobs = KEYS[1], KEYS[2], KEYS[3], KEYS[5]
+local ttl, mode = tonumber(ARGV[1]), ARGV[2]
+local with_blobs = ARGV[3] == '1'
 local ids
 if mode == 'latest' then
   ids = redis.call('ZREVRANGE', idx, 0, 0)
 elseif mode == 'ids' then
   ids = {}
-  for i = 7, #ARGV do ids[#ids + 1] = ARGV[i] end
+  for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
 else
   local hi = '+'
-  if ARGV[7] ~= '' then hi = '(' .. ARGV[7] end
-  ids = redis.call('ZREVRANGEBYLEX', idx, hi, '-', 'LIMIT', 0, tonumber(ARGV[8]))
+  if ARGV[4] ~= '' then hi = '(' .. ARGV[4] end
+  ids = redis.call('ZREVRANGEBYLEX', idx, hi, '-', 'LIMIT', 0, tonumber(ARGV[5]))
 end
 if #ids == 0 then return {0, '', {}, {}, {}} end
-local ckeys, wkeys = {}, {}
-for i, cid in ipairs(ids) do
-  ckeys[i] = nb .. ':c:' .. cid
-  wkeys[i] = nb .. ':wp:' .. cid
-end
-local got = redis.call('MGET', unpack(ckeys))
+local got = redis.call('HMGET', rows_h, unpack(ids))
 local gotw = {}
-if mode ~= 'meta' then gotw = redis.call('MGET', unpack(wkeys)) end
+if mode ~= 'meta' then gotw = redis.call('HMGET', wp_h, unpack(ids)) end
 local rows, writes, need, seen = {}, {}, {}, {}
 for i, cid in ipairs(ids) do
   local row = got[i]
@@ -83,19 +91,14 @@ for i, cid in ipairs(ids) do
           end
         end
       end
-      if ttl > 0 then
-        redis.call('EXPIRE', ckeys[i], ttl)
-        redis.call('EXPIRE', nb .. ':w:' .. cid, ttl)
-        redis.call('EXPIRE', wkeys[i], ttl)
-      end
     end
   elseif mode ~= 'ids' then
     redis.call('ZREM', idx, cid)
   end
 end
 local found = {}
-for j = 1, #need, 1000 do
-  local part = {unpack(need, j, math.min(j + 999, #need))}
+for j = 1, #need, 500 do
+  local part = {unpack(need, j, math.min(j + 499, #need))}
   local vals = redis.call('HMGET', blobs, unpack(part))
   for i, f in ipairs(part) do
     if vals[i] then
@@ -105,118 +108,143 @@ for j = 1, #need, 1000 do
   end
 end
 if ttl > 0 and #rows > 0 then
-  for _, k in ipairs({idx, blobs, tb .. ':ns'}) do redis.call('EXPIRE', k, ttl) end
+  for _, k in ipairs(KEYS) do redis.call('EXPIRE', k, ttl) end
 end
 return {#ids, ids[#ids], rows, writes, found}
 """,
 )
 
-# KEYS: writes hash, packed-writes string. ARGV: ttl (0 = none), then (mode, field,
-# value) triples; mode "nx" keeps an existing value (regular writes), "set" replaces
-# it (ERROR/INTERRUPT/...). The string is rebuilt as one msgpack array of every
-# record, so readers fetch the writes of a page of checkpoints with one MGET.
+# KEYS: packed writes, write fields. ARGV: ttl (0 = none), cid, then (mode, field,
+# record) triples; mode "nx" keeps an existing record (regular writes), "set" replaces
+# it (ERROR/INTERRUPT/...). The packed value is one msgpack array of every record
+# (array32 header + records), so readers fetch a page's writes with one HMGET; the
+# fields value ``field/len ...`` says which record is which.
 PUT_WRITES = LuaScript(
     "put_writes",
     """
-for i = 2, #ARGV, 3 do
-  if ARGV[i] == 'nx' then
-    redis.call('HSETNX', KEYS[1], ARGV[i + 1], ARGV[i + 2])
-  else
-    redis.call('HSET', KEYS[1], ARGV[i + 1], ARGV[i + 2])
+local wp, wf = KEYS[1], KEYS[2]
+local ttl, cid = tonumber(ARGV[1]), ARGV[2]
+local order, recs = {}, {}
+local index = redis.call('HGET', wf, cid)
+if index then
+  local packed = redis.call('HGET', wp, cid) or ''
+  local pos = 6
+  for f, n in string.gmatch(index, '(%S+)/(%d+)') do
+    n = tonumber(n)
+    order[#order + 1] = f
+    recs[f] = string.sub(packed, pos, pos + n - 1)
+    pos = pos + n
   end
 end
-local vals = redis.call('HVALS', KEYS[1])
--- each value is already a msgpack array: an array32 header makes the list
-redis.call('SET', KEYS[2], struct.pack('>BI4', 0xdd, #vals) .. table.concat(vals))
-local ttl = tonumber(ARGV[1])
+for i = 3, #ARGV, 3 do
+  local f = ARGV[i + 1]
+  if recs[f] == nil then
+    order[#order + 1] = f
+    recs[f] = ARGV[i + 2]
+  elseif ARGV[i] ~= 'nx' then
+    recs[f] = ARGV[i + 2]
+  end
+end
+local parts, desc = {}, {}
+for i, f in ipairs(order) do
+  parts[i] = recs[f]
+  desc[i] = f .. '/' .. #recs[f]
+end
+-- each record is already a msgpack array: an array32 header makes the list
+redis.call('HSET', wp, cid, struct.pack('>BI4', 0xdd, #order) .. table.concat(parts))
+redis.call('HSET', wf, cid, table.concat(desc, ' '))
 if ttl > 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
+  redis.call('EXPIRE', wp, ttl)
+  redis.call('EXPIRE', wf, ttl)
 end
-return #vals
+return #order
 """,
 )
 
-# ARGV: P, strategy ("delete" | "keep_latest"), T...
-# "delete" removes every key of each thread; "keep_latest" keeps the newest checkpoint
+# KEYS: namespace set, owner, then five keys per namespace. ARGV: strategy ("delete" |
+# "keep_latest"), T, then the encoded namespaces in KEYS order.
+# "delete" removes every key of the thread; "keep_latest" keeps the newest checkpoint
 # per namespace, its writes, and only the blobs it references.
-DELETE_THREADS = LuaScript(
-    "delete_threads",
-    _HEADER
+# Returns {0, namespaces} when the thread has a namespace the caller did not pass (it
+# re-reads and retries), else {1, [run, member, ...]}: the run-set members to remove.
+DELETE_THREAD = LuaScript(
+    "delete_thread",
+    _COMMON
     + """
-local P, keep = ARGV[1], ARGV[2] == 'keep_latest'
-local function drop(nb, T, N, cid)
-  local row = redis.call('GET', nb .. ':c:' .. cid)
-  local run = row and run_of(row)
-  if run and run ~= '' then
-    redis.call('SREM', P .. ':run:' .. run, T .. ':' .. N .. ':' .. cid)
-  end
-  redis.call('DEL', nb .. ':c:' .. cid, nb .. ':w:' .. cid, nb .. ':wp:' .. cid)
+local keep, T = ARGV[1] == 'keep_latest', ARGV[2]
+local known = {}
+for i = 3, #ARGV do known[ARGV[i]] = true end
+local nss = redis.call('SMEMBERS', KEYS[1])
+for _, N in ipairs(nss) do
+  if not known[N] then return {0, nss} end
 end
-for i = 3, #ARGV do
-  local T = ARGV[i]
-  local tb = P .. ':t:' .. T
-  for _, N in ipairs(redis.call('SMEMBERS', tb .. ':ns')) do
-    local nb = tb .. ':n:' .. N
-    local idx = nb .. ':idx'
-    if keep then
-      for _, cid in ipairs(redis.call('ZRANGE', idx, 0, -2)) do
-        drop(nb, T, N, cid)
-        redis.call('ZREM', idx, cid)
-      end
-      local live = {}
-      local last = redis.call('ZRANGE', idx, -1, -1)[1]
-      local row = last and redis.call('GET', nb .. ':c:' .. last)
-      if row then
-        for f in string.gmatch(header(row), '%S+') do live[f] = true end
-      end
-      local dead = {}
-      for _, f in ipairs(redis.call('HKEYS', nb .. ':blobs')) do
-        if not live[f] then dead[#dead + 1] = f end
-      end
-      for j = 1, #dead, 500 do
-        redis.call('HDEL', nb .. ':blobs', unpack(dead, j, math.min(j + 499, #dead)))
-      end
-    else
-      for _, cid in ipairs(redis.call('ZRANGE', idx, 0, -1)) do drop(nb, T, N, cid) end
-      redis.call('DEL', idx, nb .. ':blobs')
+local runs = {}
+local function forget(N, ids, rows)
+  for i, cid in ipairs(ids) do
+    local run = rows[i] and run_of(rows[i])
+    if run and run ~= '' then
+      runs[#runs + 1] = run
+      runs[#runs + 1] = T .. ':' .. N .. ':' .. cid
     end
   end
-  if not keep then
-    redis.call('DEL', tb .. ':ns', tb .. ':owner')
-    redis.call('SREM', P .. ':threads', T)
+end
+for g = 3, #ARGV do
+  local N, b = ARGV[g], 2 + (g - 3) * 5
+  local idx, rows_h, wp, wf, blobs = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5]
+  if keep then
+    local ids = redis.call('ZRANGE', idx, 0, -2)
+    if #ids > 0 then
+      forget(N, ids, chunked('HMGET', rows_h, ids))
+      for _, k in ipairs({rows_h, wp, wf}) do chunked('HDEL', k, ids) end
+      chunked('ZREM', idx, ids)
+    end
+    local live = {}
+    local last = redis.call('ZRANGE', idx, -1, -1)[1]
+    local row = last and redis.call('HGET', rows_h, last)
+    if row then
+      for f in string.gmatch(header(row), '%S+') do live[f] = true end
+    end
+    local dead = {}
+    for _, f in ipairs(redis.call('HKEYS', blobs)) do
+      if not live[f] then dead[#dead + 1] = f end
+    end
+    chunked('HDEL', blobs, dead)
+  else
+    local ids = redis.call('ZRANGE', idx, 0, -1)
+    forget(N, ids, chunked('HMGET', rows_h, ids))
+    redis.call('DEL', idx, rows_h, wp, wf, blobs)
   end
 end
-return 1
+if not keep then redis.call('DEL', KEYS[1], KEYS[2]) end
+return {1, runs}
 """,
 )
 
-# ARGV: P, R... (encoded run ids). Deletes each run's checkpoints and their writes;
-# a namespace left empty loses its blobs, a thread left empty leaves the registry.
-DELETE_RUNS = LuaScript(
-    "delete_runs",
-    """
-local P = ARGV[1]
-for i = 2, #ARGV do
-  local rk = P .. ':run:' .. ARGV[i]
-  for _, m in ipairs(redis.call('SMEMBERS', rk)) do
-    local T, N, cid = string.match(m, '^([^:]*):([^:]*):(.*)$')
-    if T then
-      local tb = P .. ':t:' .. T
-      local nb = tb .. ':n:' .. N
-      redis.call('DEL', nb .. ':c:' .. cid, nb .. ':w:' .. cid, nb .. ':wp:' .. cid)
-      redis.call('ZREM', nb .. ':idx', cid)
-      if redis.call('ZCARD', nb .. ':idx') == 0 then
-        redis.call('DEL', nb .. ':blobs')
-        redis.call('SREM', tb .. ':ns', N)
-        if redis.call('SCARD', tb .. ':ns') == 0 then redis.call('SREM', P .. ':threads', T) end
-      end
-    end
+# KEYS: namespace set, then five keys per namespace. ARGV: per namespace, in KEYS
+# order: N, count, then count checkpoint ids. Deletes those checkpoints and their
+# writes; a namespace left empty loses its blobs and leaves the set. Returns how many
+# namespaces the thread still has (0: the caller drops it from ``threads``).
+DELETE_CHECKPOINTS = LuaScript(
+    "delete_checkpoints",
+    _COMMON
+    + """
+local a, g = 1, 0
+while a <= #ARGV do
+  local N, n = ARGV[a], tonumber(ARGV[a + 1])
+  local b = 1 + g * 5
+  local idx, rows_h, wp, wf, blobs = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5]
+  local ids = {}
+  for i = a + 2, a + 1 + n do ids[#ids + 1] = ARGV[i] end
+  for _, k in ipairs({rows_h, wp, wf}) do chunked('HDEL', k, ids) end
+  chunked('ZREM', idx, ids)
+  if redis.call('ZCARD', idx) == 0 then
+    redis.call('DEL', idx, rows_h, wp, wf, blobs)
+    redis.call('SREM', KEYS[1], N)
   end
-  redis.call('DEL', rk)
+  a, g = a + 2 + n, g + 1
 end
-return 1
+return redis.call('SCARD', KEYS[1])
 """,
 )
 
-ALL_SCRIPTS = (FETCH, PUT_WRITES, DELETE_THREADS, DELETE_RUNS)
+ALL_SCRIPTS = (FETCH, PUT_WRITES, DELETE_THREAD, DELETE_CHECKPOINTS)

@@ -41,13 +41,14 @@ from agent.checkpoint.codec import (
 )
 from agent.checkpoint.lua import (
     ALL_SCRIPTS,
-    DELETE_RUNS,
-    DELETE_THREADS,
+    DELETE_CHECKPOINTS,
+    DELETE_THREAD,
     FETCH,
     PUT_WRITES,
     LuaScript,
 )
-from agent.checkpoint.owners import claim, visible
+from agent.checkpoint.migrate import migrate_layout1
+from agent.checkpoint.owners import claim, owner_key, visible
 from agent.checkpoint.requests import Batch, Emit, Op
 from agent.errors import InvalidInputError, StoreError
 
@@ -57,8 +58,8 @@ __all__ = ["Batch", "Emit", "Op"]  # re-exported: drivers and listing import the
 PRUNE_STRATEGIES = {"keep_latest": "keep_latest", "delete": "delete", "delete_all": "delete"}
 
 
-def _call(script: LuaScript, *args: Any) -> tuple[Any, ...]:
-    return ("EVALSHA", script.sha, 0, *args)
+def _call(script: LuaScript, keys: Sequence[str], *args: Any) -> tuple[Any, ...]:
+    return ("EVALSHA", script.sha, len(keys), *keys, *args)
 
 
 def _flat(mapping: Mapping[str, Any]) -> list[Any]:
@@ -72,8 +73,8 @@ def _expire(saver: RedisCheckpointBase, keys: Sequence[str]) -> list[tuple[Any, 
 def fetch_command(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, blobs: bool = True) -> tuple:
     """The FETCH script call (see ``agent.checkpoint.lua``) for ``t``."""
     ttl = saver.ttl if saver.ttl and saver.refresh_on_read else 0
-    head = (saver.key_prefix, q(t.thread_id), q(t.checkpoint_ns), ttl, mode, int(blobs))
-    return _call(FETCH, *head, *rest)
+    keys = [*saver.ns_keys(t.thread_id, t.checkpoint_ns), saver.ns_set_key(t.thread_id)]
+    return _call(FETCH, keys, ttl, mode, int(blobs), *rest)
 
 
 @dataclass
@@ -119,7 +120,11 @@ def put(
     metadata: CheckpointMetadata,
     new_versions: ChannelVersions,
 ) -> Op:
-    """Everything serialised first, then one MULTI/EXEC: no partial checkpoint."""
+    """Everything serialised first, then one MULTI/EXEC on the thread's keys.
+
+    The prefix-wide ``threads`` and ``run:R`` sets are written first (idempotent), so
+    a crash between the two leaves a stale index member, never an unlisted checkpoint.
+    """
     t = target_of(config)
     check_checkpoint(checkpoint, metadata, new_versions)
     tid, ns, cid = t.thread_id, t.checkpoint_ns, checkpoint["id"]
@@ -132,26 +137,29 @@ def put(
     }
     meta = get_checkpoint_metadata(config, metadata)
     run_id = meta.get("run_id")
-    run_key = saver.run_key(str(run_id)) if run_id else None
-    ckpt_key = saver.checkpoint_key(tid, ns, cid)
     refs = " ".join(blob_field(ch, v) for ch, v in body.get("channel_versions", {}).items())
     run = q(str(run_id)) if run_id else ""
     parent = t.checkpoint_id or ""
     row = encode_row(cid, saver.dump([body, meta]), parent, run, refs)
+    index: list[tuple[Any, ...]] = [("SADD", saver.threads_key(), q(tid))]
+    if run_id:
+        run_key = saver.run_key(str(run_id))
+        index += [("SADD", run_key, saver.run_member(tid, ns, cid)), *_expire(saver, [run_key])]
     cmds: list[tuple[Any, ...]] = []
     if blobs:
         cmds.append(("HSET", saver.blobs_key(tid, ns), *_flat(blobs)))
     cmds += [
-        ("SET", ckpt_key, row),
+        ("HSET", saver.rows_key(tid, ns), cid, row),
         ("ZADD", saver.index_key(tid, ns), 0, cid),
         ("SADD", saver.ns_set_key(tid), q(ns)),
-        ("SADD", saver.threads_key(), q(tid)),
     ]
-    keys = [ckpt_key, saver.index_key(tid, ns), saver.ns_set_key(tid), saver.blobs_key(tid, ns)]
-    if run_key:
-        cmds.append(("SADD", run_key, saver.run_member(tid, ns, cid)))
-        keys.append(run_key)
-    yield Batch(cmds + _expire(saver, keys), transaction=True)
+    keys = [
+        saver.rows_key(tid, ns),
+        saver.index_key(tid, ns),
+        saver.blobs_key(tid, ns),
+        saver.ns_set_key(tid),
+    ]
+    yield Batch(cmds + _expire(saver, keys), transaction=True, index=index)
     return t.config(cid)
 
 
@@ -181,30 +189,100 @@ def put_writes(
             raise InvalidInputError(f"write #{i} to {w[0]!r} is not serializable: {exc}") from exc
         args += ["set" if idx < 0 else "nx", write_field(task_id, idx), packed]
     if args:
-        keys = (saver.writes_key(tid, ns, cid), saver.packed_writes_key(tid, ns, cid))
-        yield Batch([("EVALSHA", PUT_WRITES.sha, 2, *keys, saver.ttl or 0, *args)])
+        keys = (saver.packed_writes_key(tid, ns), saver.write_fields_key(tid, ns))
+        yield Batch([_call(PUT_WRITES, keys, saver.ttl or 0, cid, *args)])
+
+
+def _thread_keys(saver: RedisCheckpointBase, tid: str, nss: Sequence[str]) -> list[str]:
+    """Namespace set, owner, then five keys per (encoded) namespace: DELETE_THREAD's KEYS."""
+    keys = [saver.ns_set_key(tid), owner_key(saver, tid)]
+    for n in nss:
+        keys += saver.ns_keys(tid, uq(n))
+    return keys
 
 
 def delete_threads(saver: RedisCheckpointBase, thread_ids: Sequence[Any], strategy: str) -> Op:
-    """Delete or prune threads in one atomic script call."""
+    """Delete or prune threads: one atomic script per thread, then the prefix-wide sets.
+
+    The script gets the thread's namespaces as keys; when a concurrent write added a
+    namespace after they were read, it changes nothing and the thread is retried.
+    """
     if isinstance(thread_ids, (str, bytes)):
         raise InvalidInputError("thread_ids must be a list of thread ids, not a string")
     if strategy not in PRUNE_STRATEGIES:
         raise InvalidInputError(f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'")
+    mode = PRUNE_STRATEGIES[strategy]
     names = [thread_id_of(t) for t in thread_ids]
-    mine = yield from visible(saver, names, None)  # another learner's thread is never touched
-    ids = [q(t) for t in mine]
-    if ids:
-        yield Batch([_call(DELETE_THREADS, saver.key_prefix, PRUNE_STRATEGIES[strategy], *ids)])
+    todo = yield from visible(saver, names, None)  # another learner's thread is never touched
+    runs: list[tuple[str, bytes]] = []
+    for _ in range(10):
+        if not todo:
+            break
+        nss = yield Batch([("SMEMBERS", saver.ns_set_key(t)) for t in todo])
+        calls = []
+        for tid, members in zip(todo, nss, strict=True):
+            names_ns = sorted(n.decode() for n in members)
+            calls.append(_call(DELETE_THREAD, _thread_keys(saver, tid, names_ns), mode, q(tid), *names_ns))
+        replies = yield Batch(calls)
+        retry = []
+        for tid, (ok, data) in zip(todo, replies, strict=True):
+            if ok:
+                runs += [(data[i].decode(), data[i + 1]) for i in range(0, len(data), 2)]
+            else:
+                retry.append(tid)
+        todo = retry
+    if todo:
+        raise StoreError(f"threads {todo!r} kept changing while being deleted; retry")
+    after: list[tuple[Any, ...]] = [("SREM", f"{saver.key_prefix}:run:{r}", m) for r, m in runs]
+    if mode == "delete":
+        after += [("SREM", saver.threads_key(), q(t)) for t in names]
+    if after:
+        yield Batch(after)
+    if mode == "delete":
+        yield from _reregister(saver, names)
+
+
+def _reregister(saver: RedisCheckpointBase, thread_ids: Sequence[str]) -> Op:
+    """Put back into ``threads`` any of ``thread_ids`` a concurrent write re-created."""
+    if not thread_ids:
+        return
+    alive = yield Batch([("EXISTS", saver.ns_set_key(t)) for t in thread_ids])
+    back = [("SADD", saver.threads_key(), q(t)) for t, n in zip(thread_ids, alive, strict=True) if n]
+    if back:
+        yield Batch(back)
 
 
 def delete_for_runs(saver: RedisCheckpointBase, run_ids: Sequence[Any]) -> Op:
-    """Delete every checkpoint (and its writes) whose metadata run_id is listed."""
+    """Delete every checkpoint (and its writes) whose metadata run_id is listed.
+
+    Reads the run sets, runs one DELETE_CHECKPOINTS script per thread, then drops the
+    run sets and the threads left empty from ``threads``.
+    """
     if isinstance(run_ids, (str, bytes)):
         raise InvalidInputError("run_ids must be a list of run ids, not a string")
-    ids = [q(str(r)) for r in run_ids if r is not None and str(r)]
-    if ids:
-        yield Batch([_call(DELETE_RUNS, saver.key_prefix, *ids)])
+    run_keys = [saver.run_key(str(r)) for r in run_ids if r is not None and str(r)]
+    if not run_keys:
+        return
+    members = yield Batch([("SMEMBERS", k) for k in run_keys])
+    threads: dict[str, dict[str, list[str]]] = {}
+    for m in (m.decode() for ms in members for m in ms):
+        parts = m.split(":", 2)
+        if len(parts) == 3:
+            threads.setdefault(parts[0], {}).setdefault(parts[1], []).append(parts[2])
+    calls = []
+    for qt, by_ns in threads.items():
+        tid = uq(qt)
+        keys = [saver.ns_set_key(tid)]
+        args: list[Any] = []
+        for n, cids in sorted(by_ns.items()):
+            keys += saver.ns_keys(tid, uq(n))
+            args += [n, len(cids), *cids]
+        calls.append(_call(DELETE_CHECKPOINTS, keys, *args))
+    left = (yield Batch(calls)) if calls else []
+    emptied = [uq(qt) for qt, n in zip(threads, left, strict=True) if n == 0]
+    after = [("DEL", k) for k in run_keys] + [("SREM", saver.threads_key(), q(t)) for t in emptied]
+    yield Batch(after)
+    yield from _reregister(saver, emptied)
 
 
 def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
@@ -223,73 +301,70 @@ def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
     nss = sorted(uq(n) for n in nss)
     if not nss:
         return
-    replies = yield Batch(
-        [
-            c
-            for ns in nss
-            for c in (
-                ("ZRANGE", saver.index_key(src, ns), 0, -1),
-                ("HGETALL", saver.blobs_key(src, ns)),
-            )
-        ]
-    )
-    ids = {ns: [i.decode() for i in replies[2 * k]] for k, ns in enumerate(nss)}
-    pairs = [(ns, cid) for ns in nss for cid in ids[ns]]
-    reads: list[tuple[Any, ...]] = []
-    for ns, cid in pairs:
-        reads += [
-            ("GET", saver.checkpoint_key(src, ns, cid)),
-            ("HGETALL", saver.writes_key(src, ns, cid)),
-            ("GET", saver.packed_writes_key(src, ns, cid)),
-        ]
+    reads = [
+        c
+        for ns in nss
+        for c in (
+            ("ZRANGE", saver.index_key(src, ns), 0, -1),
+            ("HGETALL", saver.blobs_key(src, ns)),
+            ("HGETALL", saver.rows_key(src, ns)),
+            ("HGETALL", saver.packed_writes_key(src, ns)),
+            ("HGETALL", saver.write_fields_key(src, ns)),
+        )
+    ]
     got = yield Batch(reads)
+    index: list[tuple[Any, ...]] = [("SADD", saver.threads_key(), q(dst))]
     cmds: list[tuple[Any, ...]] = []
     keys = [saver.ns_set_key(dst)]
     for k, ns in enumerate(nss):
-        if blobs := replies[2 * k + 1]:
+        ids, blobs, rows, packed, fields = got[5 * k : 5 * k + 5]
+        where = saver.rows_key(src, ns)
+        copied: dict[bytes, bytes] = {}
+        for cid_b in ids:
+            row = rows.get(cid_b)
+            if row is None:
+                continue
+            try:
+                run, refs, (cid, state, parent) = split_row(row)
+            except BadValueError as exc:
+                raise CorruptCheckpointError(f"corrupted checkpoint at {where}[{cid_b!r}]: {exc}") from exc
+            body, meta = saver.load(state, where)
+            if isinstance(meta, dict) and meta.get("thread_id") == src:
+                state = saver.dump([body, {**meta, "thread_id": dst}])
+                row = encode_row(cid, state, parent, run, b" ".join(refs).decode())
+            copied[cid_b] = row
+            if run:
+                run_key = f"{saver.key_prefix}:run:{run}"
+                index += [("SADD", run_key, saver.run_member(dst, ns, cid)), *_expire(saver, [run_key])]
+        if blobs:
             cmds.append(("HSET", saver.blobs_key(dst, ns), *_flat(blobs)))
+        if copied:
+            cmds += [
+                ("HSET", saver.rows_key(dst, ns), *_flat(copied)),
+                ("ZADD", saver.index_key(dst, ns), *[x for cid in copied for x in (0, cid)]),
+            ]
+        for hkey, values in ((saver.packed_writes_key, packed), (saver.write_fields_key, fields)):
+            kept = {c: v for c, v in values.items() if c in copied}
+            if kept:
+                cmds.append(("HSET", hkey(dst, ns), *_flat(kept)))
         cmds.append(("SADD", saver.ns_set_key(dst), q(ns)))
-        keys += [saver.blobs_key(dst, ns), saver.index_key(dst, ns)]
-    for j, (ns, cid) in enumerate(pairs):
-        row, writes, packed = got[3 * j : 3 * j + 3]
-        if row is None:
-            continue
-        where = saver.checkpoint_key(src, ns, cid)
-        try:
-            run, refs, (_, state, parent) = split_row(row)
-        except BadValueError as exc:
-            raise CorruptCheckpointError(f"corrupted checkpoint at {where}: {exc}") from exc
-        body, meta = saver.load(state, where)
-        if isinstance(meta, dict) and meta.get("thread_id") == src:
-            state = saver.dump([body, {**meta, "thread_id": dst}])
-            row = encode_row(cid, state, parent, run, b" ".join(refs).decode())
-        ckpt_key = saver.checkpoint_key(dst, ns, cid)
-        cmds += [("SET", ckpt_key, row), ("ZADD", saver.index_key(dst, ns), 0, cid)]
-        keys.append(ckpt_key)
-        if writes:
-            wkeys = [saver.writes_key(dst, ns, cid), saver.packed_writes_key(dst, ns, cid)]
-            cmds += [("HSET", wkeys[0], *_flat(writes)), ("SET", wkeys[1], packed or b"")]
-            keys += wkeys
-        if run:
-            run_key = f"{saver.key_prefix}:run:{run}"
-            cmds.append(("SADD", run_key, saver.run_member(dst, ns, cid)))
-            keys.append(run_key)
-    cmds.append(("SADD", saver.threads_key(), q(dst)))
-    yield Batch(cmds + _expire(saver, keys), transaction=True)
+        keys += saver.ns_keys(dst, ns)
+    yield Batch(cmds + _expire(saver, keys), transaction=True, index=index)
 
 
 def setup(saver: RedisCheckpointBase) -> Op:
-    """Check the server, load the scripts and record the key layout version."""
-    info, layout = yield Batch([("INFO", "server"), ("HGET", saver.meta_key(), "layout")])
+    """Check the server, migrate layout 1, load the scripts, record the layout version."""
+    (info,) = yield Batch([("INFO", "server")])
+    (layout,) = yield Batch([("HGET", saver.meta_key(), "layout")])
     version = str(info.get("redis_version", "0"))
     if tuple(int(p) for p in version.split(".")[:2]) < (6, 2):
         raise StoreError(f"Redis >= 6.2 is required for the checkpoint saver, found {version}")
-    if layout is not None and layout.decode() != LAYOUT_VERSION:
+    if layout is not None and layout.decode() == "1":
+        yield from migrate_layout1(saver)
+    elif layout is not None and layout.decode() != LAYOUT_VERSION:
         raise StoreError(
             f"{saver.meta_key()} records key layout {layout.decode()}, this saver writes "
             f"{LAYOUT_VERSION}; use another key_prefix or migrate"
         )
-    yield Batch(
-        [("SCRIPT", "LOAD", s.source) for s in ALL_SCRIPTS]
-        + [("HSETNX", saver.meta_key(), "layout", LAYOUT_VERSION)]
-    )
+    yield Batch([("SCRIPT", "LOAD", s.source) for s in ALL_SCRIPTS])
+    yield Batch([("HSETNX", saver.meta_key(), "layout", LAYOUT_VERSION)])

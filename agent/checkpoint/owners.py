@@ -1,6 +1,6 @@
 """Thread ownership: the learner is recorded at a thread's first write (no I/O here).
 
-Key: ``P:t:T:owner`` (a string), beside the thread's other keys, so deleting the
+Key: ``P:{T}:owner`` (a string), in the thread's hash slot, so deleting the
 thread deletes it too. The *principal* is who is asking: by default the
 ``langgraph_auth_user_id`` in the config; the server factory also reads the
 request's auth context (``agent.server.checkpointer``). With no principal (plain

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.checkpoint.base import CheckpointTuple
@@ -11,10 +11,18 @@ from langgraph.checkpoint.base import CheckpointTuple
 
 @dataclass
 class Batch:
-    """Commands for one round trip; ``transaction`` wraps them in MULTI/EXEC."""
+    """Commands for one round trip; ``transaction`` wraps them in MULTI/EXEC.
+
+    ``commands`` of a transaction touch one thread's keys only (one Redis Cluster
+    slot). ``index`` holds idempotent writes to prefix-wide keys (``threads``,
+    ``run:R``) that must be applied no later than ``commands``: a plain-Redis driver
+    sends them first in the same round trip (and MULTI/EXEC), a cluster driver as
+    separate commands before the transaction. Their replies are dropped.
+    """
 
     commands: list[tuple[Any, ...]]
     transaction: bool = False
+    index: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 @dataclass

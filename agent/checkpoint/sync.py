@@ -23,9 +23,11 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
+from redis.cluster import RedisCluster
 
 from agent.checkpoint import listing, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
+from agent.checkpoint.cluster import SyncClusterSender, cluster_url, is_cluster_client, sync_cluster_client
 from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, iter_sync, run_async, run_sync
 from agent.redis_retry import sync_client
@@ -36,7 +38,7 @@ class RedisSaver(RedisCheckpointBase):
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: redis.Redis | RedisCluster,
         *,
         key_prefix: str = DEFAULT_PREFIX,
         ttl: int | None = None,
@@ -45,7 +47,7 @@ class RedisSaver(RedisCheckpointBase):
         list_page_size: int = 250,
         principal: Principal | None = None,
     ) -> None:
-        """Wrap ``client`` (``decode_responses=False``); ``ttl`` is in seconds.
+        """Wrap ``client`` (``decode_responses=False``; Redis or RedisCluster); ``ttl`` in s.
 
         ``principal`` says who is asking for a config (default: its
         ``langgraph_auth_user_id``); see ``agent.checkpoint.owners``.
@@ -54,12 +56,19 @@ class RedisSaver(RedisCheckpointBase):
         self._init_base(key_prefix, ttl, refresh_on_read, list_page_size, principal)
         require_bytes_client(client)
         self.client = client
+        self.cluster = is_cluster_client(client)
+        self._cluster_send = SyncClusterSender(client) if self.cluster else None
 
     @classmethod
     @contextmanager
-    def from_conn_string(cls, url: str, **kwargs: Any) -> Iterator[RedisSaver]:
-        """Open a client for ``url``, yield a saver, close the client on exit."""
-        client = sync_client(url, decode_responses=False)  # blocking pool of 10, retries restarts
+    def from_conn_string(cls, url: str, *, cluster: bool = False, **kwargs: Any) -> Iterator[RedisSaver]:
+        """Open a client for ``url``, yield a saver, close the client on exit.
+
+        ``redis+cluster://host:port`` (or ``cluster=True`` with a ``redis://`` URL of
+        any node) opens a ``RedisCluster`` client instead of a plain one.
+        """
+        node_url = cluster_url(url) or (url if cluster else None)
+        client: Any = sync_cluster_client(node_url) if node_url else sync_client(url, decode_responses=False)
         try:
             yield cls(client, **kwargs)
         finally:
@@ -70,12 +79,15 @@ class RedisSaver(RedisCheckpointBase):
         run_sync(ops.setup(self), self._send)
 
     def _send(self, batch: ops.Batch) -> list[Any]:
-        if len(batch.commands) == 1 and not batch.transaction:
-            return [self.client.execute_command(*batch.commands[0])]
+        if self._cluster_send is not None:
+            return self._cluster_send(batch)
+        cmds = [*batch.index, *batch.commands]  # plain Redis: the index rides along
+        if len(cmds) == 1 and not batch.transaction:
+            return [self.client.execute_command(*cmds[0])]
         with self.client.pipeline(transaction=batch.transaction) as pipe:
-            for cmd in batch.commands:
+            for cmd in cmds:
                 pipe.execute_command(*cmd)
-            return pipe.execute()
+            return pipe.execute()[len(batch.index) :]
 
     async def _asend(self, batch: ops.Batch) -> list[Any]:
         return await asyncio.to_thread(self._send, batch)

@@ -145,6 +145,11 @@ class KernelStream:
         return f"{self.prefix}:kernel:active"
 
     @property
+    def parked_key(self) -> str:
+        """Set of learners with writes parked during an outage (what a replay after one drains)."""
+        return f"{self.prefix}:kernel:parked"
+
+    @property
     def depth_key(self) -> str:
         """Entries enqueued and not yet acknowledged, across learners."""
         return f"{self.prefix}:kernel:depth"
@@ -183,6 +188,8 @@ class KernelStream:
         try:
             # The learner is registered first: an entry is always findable by the worker.
             await self.redis.sadd(self.active_key, learner_id)
+            if parked:
+                await self.redis.sadd(self.parked_key, learner_id)
             entry_id = await self.redis.eval(
                 _ENQUEUE,
                 len(keys),
@@ -332,9 +339,20 @@ class KernelStream:
         await self.redis.xadd(self.dead_key(event.learner_id), fields)
         await self.ack(event.learner_id, [event])
 
-    async def retire_if_empty(self, learner_id: str) -> None:
-        """Drop the learner from the active set when its stream is empty (re-adds on a race)."""
+    async def parked_learners(self) -> list[str]:
+        """Learners with parked writes (sorted)."""
         try:
+            return sorted(await self.redis.smembers(self.parked_key))
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+
+    async def retire_if_empty(self, learner_id: str) -> None:
+        """Drop the learner from the active (and parked) set when its stream is empty (re-adds on a race)."""
+        try:
+            if not await self.parked(learner_id):
+                await self.redis.srem(self.parked_key, learner_id)
+                if await self.parked(learner_id):
+                    await self.redis.sadd(self.parked_key, learner_id)
             if await self.redis.xlen(self.stream_key(learner_id)):
                 return
             await self.redis.srem(self.active_key, learner_id)

@@ -105,8 +105,8 @@ class WriteBacklog:
 
     @property
     def learners_key(self) -> str:
-        """Set of learners whose stream may hold entries."""
-        return self.kernel.active_key
+        """Set of learners with parked writes."""
+        return self.kernel.parked_key
 
     def recent_key(self, kind: str, learner_id: str) -> str:
         """The learner's recent ``archival`` or ``recall`` items."""
@@ -213,11 +213,11 @@ class WriteBacklog:
         return items
 
     async def pending(self, learner_id: str | None = None) -> int:
-        """Entries not applied yet for ``learner_id`` (or all learners)."""
+        """Entries not applied yet for ``learner_id`` (or every learner with parked writes)."""
         if learner_id is not None:
             return await self.kernel.depth(learner_id)
         total = 0
-        for learner in await self.kernel.active_learners():
+        for learner in await self.kernel.parked_learners():
             total += await self.kernel.depth(learner)
         return total
 
@@ -238,13 +238,14 @@ class WriteBacklog:
         learner_id: str | None = None,
         wait: bool = True,
     ) -> int:
-        """Apply the stream's entries (one learner or all); returns how many were applied.
+        """Apply the stream's entries (one learner, or all with parked writes); returns how many applied.
 
         ``consumers`` add to the registered stores. With ``wait=False`` a learner whose
         stream is being drained elsewhere is skipped. Stops early if Neo4j goes down.
         """
         routes = {**self._shared.routes, **{op: c for c in consumers for op in c.backlog_ops}}
-        learners = [learner_id] if learner_id is not None else await self.kernel.active_learners()
+        # All learners: those with parked writes (the kernel worker drains everything else).
+        learners = [learner_id] if learner_id is not None else await self.kernel.parked_learners()
         applied = 0
         for learner in learners:
             lock = self._shared.locks.setdefault(learner, asyncio.Lock())

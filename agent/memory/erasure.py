@@ -69,6 +69,7 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
             for key in dict.fromkeys(keys):
                 pipe.delete(key)
             pipe.srem(backlog.learners_key, learner_id)
+            pipe.srem(backlog.kernel.active_key, learner_id)
             await pipe.execute()
     except (RedisError, OSError) as exc:
         raise StoreUnavailableError("Redis", str(exc)) from exc

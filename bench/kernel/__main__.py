@@ -1,7 +1,7 @@
 """Run the memory-kernel benches and save their results for ``notebooks/04_kernel.ipynb``.
 
     .venv/bin/python -m bench.kernel [PART ...] [--small] [--out DIR]
-        [--sessions 50] [--interval 2.0] [--memories 10000]
+        [--sessions 50] [--interval 2.0] [--memories 10000] [--rag-set PATH]
 
 PART is any of ``ingestion``, ``consult``, ``learning``, ``rag`` (default: all four, in that
 order). ``--small`` is the CI-sized configuration the tests use. Needs the services
@@ -50,13 +50,12 @@ async def run_part(part: str, settings: Settings, args: argparse.Namespace) -> A
             return await run_consult(settings, memories=300, queries=10)
         return await run_consult(settings, memories=args.memories)
     if part == "learning":
-        from bench.kernel.learning import load_set, run_learning, small_set
+        from bench.kernel.learning import run_learning_sets
 
-        data = small_set(load_set(), 6) if small else load_set()
-        return await run_learning(settings, data)
+        return await run_learning_sets(settings, learners=6 if small else None)
     from bench.kernel.rag import default_path, run_rag
 
-    path = default_path()
+    path = Path(args.rag_set) if args.rag_set else default_path()
     return await run_rag(settings, path, SMALL_RAG.get(path.name, ()) if small else ())
 
 
@@ -71,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         "--interval", type=float, default=2.0, help="ingestion: seconds between a session's turns"
     )
     parser.add_argument("--memories", type=int, default=10_000, help="consult: memories seeded")
+    parser.add_argument("--rag-set", default=None, metavar="PATH", help="rag: a kag-cognitive-v1 file")
     args = parser.parse_args(argv)
     unknown = [p for p in args.parts if p not in PARTS]
     if unknown:

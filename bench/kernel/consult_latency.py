@@ -33,6 +33,7 @@ from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import MINILM, OFFLINE_MODEL, Settings
 from bench.kernel.cleanup import erase
+from bench.kernel.drained import drain_all
 from bench.kernel.timing import ms, percentile, show_progress, verdict
 
 MISS_TARGET_MS = 150.0
@@ -158,7 +159,7 @@ async def run_consult(
     try:
         t0 = time.perf_counter()
         await seed(stores, learner, memories, progress=progress)
-        await build_worker(resources, stores).drain(learner)
+        await drain_all(build_worker(resources, stores), stores, [learner])
         result.seed_seconds = time.perf_counter() - t0
         deps = ConsultDeps.wire(resources, stores)
         briefs = {}

@@ -39,6 +39,7 @@ from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
 from bench.kernel.cleanup import erase
+from bench.kernel.drained import drain_all
 from bench.kernel.timing import percentile, show_progress
 
 TOPICS = ("SQL joins", "recursion", "closures", "binary search", "decorators", "list slicing", "big O")
@@ -304,8 +305,7 @@ async def run_ingestion(
         result.samples.append((time.perf_counter() - started, *await _backlog(stores, learners)))
         stop.set()
         await task
-        for lid in learners:  # anything a slow final batch left behind
-            await worker.drain(lid)
+        await drain_all(worker, stores, learners)  # anything a slow final batch left behind
         result.worker = dict(worker.stats())
         result.stored = sum([await stores.recall.count(lid) for lid in learners])
     finally:

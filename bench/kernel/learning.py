@@ -1,4 +1,10 @@
-"""System-learning metrics (design §6) on the planted multi-learner set ``bench/data/system_learning.json``.
+"""System-learning metrics (design §6) on the planted multi-learner sets in ``bench/data/``.
+
+Two sets of the same shape (``bench.kernel.learning_set``): ``system_learning.json`` (dev: the
+wording the rules missed on the first run was shown to the reflection's author, who extended
+the rules) and ``system_learning_heldout.json`` (held out: other concepts, errors and wording).
+``run_learning_sets`` scores both; the held-out figures are the ones that say how well the
+offline rules generalise. Per set:
 
 1. **Ingest through the product path**: every learner message is logged with
    ``stores.recall.log_messages`` (role ``user``, stamped at its session's date plus one
@@ -53,7 +59,8 @@ from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import MINILM, OFFLINE_MODEL, Settings
 from bench.kernel.cleanup import erase
-from bench.kernel.learning_set import FORMAT, PATH
+from bench.kernel.drained import drain_all
+from bench.kernel.learning_set import FORMAT, HELDOUT_PATH, PATH
 from bench.kernel.timing import show_progress, verdict
 
 BOTTLENECK_TARGET = 0.90
@@ -144,13 +151,14 @@ class Score:
         tail = ""
         if self.target is not None:
             tail = f"  target >= {self.target:.0%}: {verdict(self.recall >= self.target)}"
+        precision = f"{self.precision:.0%}" if self.detected else "-"
         notes = []
         if self.missed:
             notes.append(f"missed {', '.join(self.missed[:6])}")
         if self.extra:
             notes.append(f"extra {', '.join(self.extra[:6])}")
         return (
-            f"{self.name:<52}{self.recall:>7.0%} ({self.found}/{self.planted}){self.precision:>9.0%} "
+            f"{self.name:<52}{self.recall:>7.0%} ({self.found}/{self.planted}){precision:>9} "
             f"({self.true_detected}/{self.detected}){tail}" + (f"  [{'; '.join(notes)}]" if notes else "")
         )
 
@@ -217,7 +225,7 @@ async def _ingest(stores: MemoryStores, worker: Any, learner: dict[str, Any], li
         ]
         await stores.recall.log_messages(lid, session["id"], messages)
         count += len(messages)
-    await worker.drain(lid)
+    await drain_all(worker, stores, [lid])
     return count
 
 
@@ -335,6 +343,41 @@ def score(
         )
     )
     return scores
+
+
+@dataclass
+class LearningRuns:
+    """The system-learning part: one result per planted set (``dev`` and ``heldout``)."""
+
+    sets: dict[str, LearningResult] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """Every set's report, each under its name."""
+        out: list[str] = []
+        for name, result in self.sets.items():
+            out += [f"[{name} set: {SET_NOTES[name]}]", *result.lines()]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what the notebook reads)."""
+        return {"sets": {name: r.to_dict() for name, r in self.sets.items()}, "lines": self.lines()}
+
+
+SETS = {"dev": PATH, "heldout": HELDOUT_PATH}
+SET_NOTES = {
+    "dev": "its missed wording was shown to the reflection's author after the first run, and the rules "
+    "were extended",
+    "heldout": "other concepts, errors and wording, not shown to the reflection's author",
+}
+
+
+async def run_learning_sets(settings: Settings, *, learners: int | None = None) -> LearningRuns:
+    """``run_learning`` on both planted sets (the first ``learners`` learners of each, when given)."""
+    runs = LearningRuns()
+    for name, path in SETS.items():
+        data = load_set(path)
+        runs.sets[name] = await run_learning(settings, small_set(data, learners) if learners else data)
+    return runs
 
 
 async def run_learning(

@@ -11,8 +11,10 @@ and the planted truth the bench scores against:
   sessions; the same (concept, error) planted for several learners is a **common error**;
 - **one_off_errors**: errors a learner mentions once (distractors: not a pattern).
 
-Deterministic (``random.Random(SEED)``). Regenerate with
-``.venv/bin/python -m bench.kernel.learning_set`` (writes ``bench/data/system_learning.json``).
+Two sets, same shape: ``DEV`` (``system_learning.json``; its wording was shown to the
+reflection's author after the first run, and the rules were extended for it) and ``HELDOUT``
+(``system_learning_heldout.json``: other concepts, errors and wording, not shown). Deterministic
+(``random.Random(seed)``). Regenerate both with ``.venv/bin/python -m bench.kernel.learning_set``.
 """
 
 from __future__ import annotations
@@ -132,12 +134,128 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def build(seed: int = SEED) -> dict[str, Any]:
-    """The whole set, deterministically from ``seed``."""
+DEV = {
+    "bottlenecks": BOTTLENECKS,
+    "bottleneck_learners": BOTTLENECK_LEARNERS,
+    "non_bottlenecks": NON_BOTTLENECKS,
+    "struggle": STRUGGLE,
+    "struggle_hard": STRUGGLE_HARD,
+    "neutral": NEUTRAL,
+    "recurring": RECURRING,
+    "recurring_plan": RECURRING_PLAN,
+    "one_off": ONE_OFF,
+}
+"""The first set: its wording was shown to the reflection's author after the first run (a dev set)."""
+
+HELDOUT = {
+    "bottlenecks": {
+        "pointers": ["pointer"],
+        "GROUP BY": ["group by", "grouping"],
+        "CSS flexbox": ["flexbox", "css flexbox", "flex"],
+    },
+    "bottleneck_learners": {"pointers": 13, "GROUP BY": 12, "CSS flexbox": 14},
+    "non_bottlenecks": {
+        "dictionaries": ["dictionary", "dict"],
+        "for loops": ["for loop"],
+        "git branches": ["git branch", "branch"],
+        "unit tests": ["unit test", "test"],
+        "lambda functions": ["lambda", "lambda function"],
+        "hash tables": ["hash table"],
+    },
+    "struggle": [
+        "I find {c} really difficult.",
+        "I have no idea how {c} works.",
+        "Still confused by {c}.",
+        "Why is {c} so hard?",
+        "I can't wrap my head around {c}.",
+        "I keep struggling with {c}.",
+        "{C} is tricky for me, honestly.",
+        "I'm not getting {c} at all.",
+    ],
+    "struggle_hard": [
+        "{C} makes my head spin.",
+        "Ugh, {c} again. I give up on this part.",
+    ],
+    "neutral": [
+        "Show me one more example with {c}, please.",
+        "We covered {c} in class today.",
+        "Is {c} used a lot in real projects?",
+        "OK, {c} is next on my list.",
+        "Good, let's move on from {c}.",
+    ],
+    "recurring": [
+        (
+            "pandas merge",
+            ["pandas merge", "merge"],
+            "KeyError",
+            [
+                "Got a KeyError again when I did the pandas merge.",
+                "KeyError in pandas merge, third time now.",
+                "My pandas merge failed with a KeyError again.",
+            ],
+        ),
+        (
+            "array indexing",
+            ["array indexing", "array index", "indexing"],
+            "off-by-one",
+            [
+                "Another off-by-one in array indexing.",
+                "I made the same off-by-one mistake with array indexing.",
+                "Off-by-one error in array indexing again!",
+            ],
+        ),
+        (
+            "SQL queries",
+            ["sql query", "sql"],
+            "syntax error",
+            [
+                "Syntax error in my SQL queries again.",
+                "I keep making syntax errors in SQL queries.",
+                "Got a syntax error with SQL queries once more.",
+            ],
+        ),
+        (
+            "recursive functions",
+            ["recursive function", "recursion"],
+            "RecursionError",
+            [
+                "RecursionError in my recursive functions again.",
+                "My recursive functions hit a RecursionError again.",
+                "Another RecursionError with recursive functions.",
+            ],
+        ),
+        (
+            "type hints",
+            ["type hint", "typing"],
+            "TypeError",
+            [
+                "TypeError from my type hints again.",
+                "I got type hints wrong again and Python raised a TypeError.",
+                "A TypeError in type hints, same as on Monday.",
+            ],
+        ),
+    ],
+    "recurring_plan": [0, 0, 0, 1, 1, 1, 2, 3, 4, 4],
+    "one_off": [
+        ("date parsing", "I got a ValueError in date parsing once."),
+        ("variable names", "I made a typo in variable names yesterday."),
+        ("sorting algorithms", "I failed the test on sorting algorithms, just once."),
+        ("file paths", "I hit a FileNotFoundError in file paths today."),
+    ],
+}
+"""The held-out set: other concepts, errors and wording, written after the first run and not
+shown to the reflection's author. Report both; the held-out one says how the rules generalise."""
+HELDOUT_PATH = PATH.with_name("system_learning_heldout.json")
+HELDOUT_SEED = 15
+
+
+def build(seed: int = SEED, spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole set of ``spec`` (default ``DEV``), deterministically from ``seed``."""
+    spec = spec or DEV
     rng = random.Random(seed)
     ids = [f"learner-{i:02d}" for i in range(1, LEARNERS + 1)]
     sessions: dict[str, list[list[str]]] = {lid: [[] for _ in range(SESSIONS)] for lid in ids}
-    concepts = [*BOTTLENECKS, *NON_BOTTLENECKS]
+    concepts = [*spec["bottlenecks"], *spec["non_bottlenecks"]]
 
     def say(lid: str, session: int, template: str, concept: str) -> None:
         sessions[lid][session].append(template.format(c=concept, C=_cap(concept)))
@@ -145,26 +263,26 @@ def build(seed: int = SEED) -> dict[str, Any]:
     for lid in ids:  # background: neutral mentions of every kind of concept
         for s in range(SESSIONS):
             for concept in rng.sample(concepts, 2):
-                say(lid, s, rng.choice(NEUTRAL), concept)
+                say(lid, s, rng.choice(spec["neutral"]), concept)
     strugglers: dict[str, list[str]] = {}
-    for concept, count in BOTTLENECK_LEARNERS.items():
+    for concept, count in spec["bottleneck_learners"].items():
         strugglers[concept] = sorted(rng.sample(ids, count))
         for lid in strugglers[concept]:
             for s in rng.sample(range(SESSIONS), rng.choice((1, 2))):
                 hard = rng.random() < 0.15
-                say(lid, s, rng.choice(STRUGGLE_HARD if hard else STRUGGLE), concept)
-    for concept in NON_BOTTLENECKS:
+                say(lid, s, rng.choice(spec["struggle_hard" if hard else "struggle"]), concept)
+    for concept in spec["non_bottlenecks"]:
         strugglers[concept] = sorted(rng.sample(ids, rng.choice((1, 2))))
         for lid in strugglers[concept]:
-            say(lid, rng.randrange(SESSIONS), rng.choice(STRUGGLE), concept)
+            say(lid, rng.randrange(SESSIONS), rng.choice(spec["struggle"]), concept)
     recurring = []
-    for lid, index in zip(ids, RECURRING_PLAN, strict=False):
-        concept, aliases, kind, lines = RECURRING[index]
+    for lid, index in zip(ids, spec["recurring_plan"], strict=False):
+        concept, aliases, kind, lines = spec["recurring"][index]
         for s, line in zip(rng.sample(range(SESSIONS), 3), lines, strict=True):
             sessions[lid][s].append(line)
         recurring.append({"learner": lid, "concept": concept, "aliases": aliases, "error_kind": kind})
     one_off = []
-    for lid, (concept, line) in zip(ids[10:18], ONE_OFF * 2, strict=False):
+    for lid, (concept, line) in zip(ids[10:18], spec["one_off"] * 2, strict=False):
         sessions[lid][rng.randrange(SESSIONS)].append(line)
         one_off.append({"learner": lid, "concept": concept})
     learners = []
@@ -184,10 +302,12 @@ def build(seed: int = SEED) -> dict[str, Any]:
         "seed": seed,
         "truth": {
             "bottlenecks": [
-                {"concept": c, "aliases": a, "learners": strugglers[c]} for c, a in BOTTLENECKS.items()
+                {"concept": c, "aliases": a, "learners": strugglers[c]}
+                for c, a in spec["bottlenecks"].items()
             ],
             "non_bottlenecks": [
-                {"concept": c, "aliases": a, "learners": strugglers[c]} for c, a in NON_BOTTLENECKS.items()
+                {"concept": c, "aliases": a, "learners": strugglers[c]}
+                for c, a in spec["non_bottlenecks"].items()
             ],
             "recurring_errors": recurring,
             "common_errors": [
@@ -202,9 +322,10 @@ def build(seed: int = SEED) -> dict[str, Any]:
 
 
 def main() -> None:
-    """Write ``bench/data/system_learning.json``."""
-    PATH.write_text(json.dumps(build(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {PATH}")
+    """Write ``bench/data/system_learning.json`` and ``system_learning_heldout.json``."""
+    for path, seed, spec in ((PATH, SEED, DEV), (HELDOUT_PATH, HELDOUT_SEED, HELDOUT)):
+        path.write_text(json.dumps(build(seed, spec), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

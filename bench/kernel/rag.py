@@ -56,6 +56,7 @@ from bench.cognitive.dataset import (
 )
 from bench.cognitive.runner import send
 from bench.kernel.cleanup import erase
+from bench.kernel.drained import drain_all
 from bench.kernel.timing import percentile, show_progress
 from graphs.heartbeat import make_builder
 from tools.output import compact_page
@@ -265,7 +266,7 @@ async def run_scenario(base: Resources, scenario: Scenario, result: RagResult) -
                 clock.set(session.message_time(turn))
                 await send(graph, learner, session, turn, text)
             clock.set(session.end + MESSAGE_GAP)
-            await worker.drain(learner)
+            await drain_all(worker, stores, [learner])
             await reflect_learners(bundle, [learner])
             for _, probe in scenario.probes_after(session.id):
                 if probe.as_of is None:

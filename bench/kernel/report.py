@@ -52,13 +52,14 @@ def learning_table(data: dict[str, Any]) -> str:
     learning = data["parts"].get("learning")
     if not learning:
         return "(learning: not in this results file)"
-    rows = ["| metric | recall | precision | target |", "|---|---:|---:|---:|"]
-    for s in learning["scores"]:
-        target = f"≥ {s['target']:.0%}" if s.get("target") is not None else ""
-        rows.append(
-            f"| {s['name']} | {s['recall']:.0%} ({s['found']}/{s['planted']}) | "
-            f"{s['precision']:.0%} ({s['true_detected']}/{s['detected']}) | {target} |"
-        )
+    rows = ["| set | metric | recall | precision | target |", "|---|---|---:|---:|---:|"]
+    for name, result in learning["sets"].items():
+        for s in result["scores"]:
+            target = f"≥ {s['target']:.0%}" if s.get("target") is not None else ""
+            rows.append(
+                f"| {name} | {s['name']} | {s['recall']:.0%} ({s['found']}/{s['planted']}) | "
+                f"{s['precision']:.0%} ({s['true_detected']}/{s['detected']}) | {target} |"
+            )
     return "\n".join(rows)
 
 

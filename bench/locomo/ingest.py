@@ -17,10 +17,13 @@ Sessions go in order, with their dates. Per session:
    ``SUMMARIZES`` every turn of the session.
 4. **Notes** (``note_pipeline.ingest_session``): Zettelkasten notes of the session.
 
+The worker also consolidates episodes as it does for every learner (every 10 learner
+statements, ``agent.memory.episodes``); recall searches return them once they exist.
+
 ``IngestResult.sources`` maps every stored item id to the dia_ids it was derived
 from, for scoring: a message or turn context -> its turn (turn-context ids follow from
-message ids, ``turn_context_id``); a summary -> every turn of its session; a note -> the
-turns whose text contains one of its sentences.
+message ids, ``turn_context_id``); a summary -> every turn of its session; a consolidated
+episode -> the turns it folds; a note -> the turns whose text contains one of its sentences.
 """
 
 from __future__ import annotations
@@ -32,9 +35,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from typing import Any
 
+import neo4j
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from agent.errors import KAGError
+from agent.graphdb.store import fetch
 from agent.heartbeat.summarizer import SummaryFailedError, render_excerpt, summarise
 from agent.kernel.derive import is_conversation_turn, turn_context_id
 from agent.kernel.worker import KernelWorker
@@ -45,6 +50,7 @@ from agent.notes.pipeline import ingest_session
 from agent.notes.store import NoteStore
 from agent.resources import Resources
 from bench.locomo.dataset import Conversation, Session, Turn
+from bench.locomo.queries import EPISODE_SOURCES
 
 NOTE_FIELDS = ("definition", "personal_example", "key_insight")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -88,6 +94,7 @@ class IngestResult:
     messages: int = 0
     turn_contexts: int = 0
     summaries: int = 0
+    episodes: int = 0
     notes: int = 0
     note_failures: int = 0
     seconds: float = 0.0
@@ -97,7 +104,8 @@ class IngestResult:
         """JSON-ready counts (without the source map)."""
         keys = ("sample_id", "learner_id", "sessions", "turns", "messages", "turn_contexts")
         out = {k: getattr(self, k) for k in keys}
-        out.update(summaries=self.summaries, notes=self.notes, note_failures=self.note_failures)
+        out.update(summaries=self.summaries, episodes=self.episodes, notes=self.notes)
+        out["note_failures"] = self.note_failures
         out["seconds"] = round(self.seconds, 2)
         return out
 
@@ -128,6 +136,7 @@ class LocomoIngest:
             if advance is not None:
                 advance(len(session.turns))
         result.seconds = time.perf_counter() - started
+        await self._episodes(result)
         return result
 
     async def _session(self, conversation: Conversation, session: Session, result: IngestResult) -> None:
@@ -169,6 +178,17 @@ class LocomoIngest:
             await self._notes(learner, sid, messages, result)
         result.sessions += 1
         result.turns += len(session.turns)
+
+    async def _episodes(self, result: IngestResult) -> None:
+        """Map the learner's consolidated episodes to the turns of the messages they fold."""
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, EPISODE_SOURCES, learner_id=result.learner_id)
+
+        for row in await self.stores.episodes.read(work):
+            turns = [result.sources[m][0] for m in row["message_ids"] if m in result.sources]
+            result.sources[row["id"]] = tuple(turns)
+            result.episodes += 1
 
     async def _notes(
         self, learner: str, sid: str, messages: list[RecallMessage], result: IngestResult

@@ -5,19 +5,25 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, IntentChoice, classify_offline
 from bench.heartbeat import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, ScriptedModel, Series, report
 from bench.kernel.learning import load_set, matches, score, small_set
-from bench.kernel.learning_set import PATH, build
+from bench.kernel.learning_set import DEV, HELDOUT, HELDOUT_PATH, HELDOUT_SEED, PATH, SEED, build
 from bench.kernel.rag import CONSULT, Output, ProbeRow
 from bench.kernel.report import SNAPSHOT, load_results, rag_table
 
 
-def test_the_committed_set_is_what_the_generator_writes_and_its_truth_holds():
-    data = load_set()
-    assert json.loads(PATH.read_text()) == json.loads(json.dumps(build()))
+@pytest.mark.parametrize(
+    ("path", "seed", "spec"),
+    [(PATH, SEED, DEV), (HELDOUT_PATH, HELDOUT_SEED, HELDOUT)],
+    ids=["dev", "heldout"],
+)
+def test_the_committed_sets_are_what_the_generator_writes_and_their_truth_holds(path, seed, spec):
+    data = load_set(path)
+    assert data == json.loads(json.dumps(build(seed, spec)))
     said = {lr["id"]: [m for s in lr["sessions"] for m in s["messages"]] for lr in data["learners"]}
     sessions = {lr["id"]: [s["messages"] for s in lr["sessions"]] for lr in data["learners"]}
     truth = data["truth"]
@@ -29,10 +35,8 @@ def test_the_committed_set_is_what_the_generator_writes_and_its_truth_holds():
     for r in truth["recurring_errors"]:  # three statements, in three different sessions
         hits = [i for i, msgs in enumerate(sessions[r["learner"]]) if any(r["concept"] in m for m in msgs)]
         assert len(hits) == 3
-    assert {(c["concept"], c["error_kind"]) for c in truth["common_errors"]} == {
-        ("binary search", "off-by-one"),
-        ("dictionary lookups", "KeyError"),
-    }
+    assert len(truth["common_errors"]) == 2 and all(len(c["learners"]) >= 3 for c in truth["common_errors"])
+    assert len(truth["one_off_errors"]) == 8
 
 
 def test_concepts_match_by_alias_and_words():

@@ -101,6 +101,8 @@ class DevServer:
             LANGGRAPH_CLI_NO_ANALYTICS="1",
             LANGGRAPH_NO_VERSION_CHECK="true",
             PYTHONUNBUFFERED="1",
+            # Reflection crons fire at 00:00 UTC only: a test's footprint check must not race one.
+            KAG_REFLECTION_INTERVAL_SECONDS="86400",
         )
         env.pop("KAG_AUTH_TOKENS_FILE", None)
         return env

@@ -17,6 +17,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from agent.memory.erasure import erase_learner
+from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from tests.integration.conftest import resources, services_up  # noqa: F401 (fixtures)
 from tests.integration.langgraph_server import DevServer, Learner
@@ -119,7 +120,7 @@ def studio(server: DevServer) -> LangGraphClient:
 
 
 @pytest.fixture(scope="session")
-async def alice_thread(as_alice: LangGraphClient) -> str:
+async def alice_thread(as_alice: LangGraphClient, resources: Resources, alice: Learner) -> str:  # noqa: F811
     """Alice's thread: she stored her locker code and (control) finds it again."""
     thread_id = (await as_alice.threads.create())["thread_id"]
     stored = await as_alice.runs.wait(thread_id, "kag", input={"request": SECRET})
@@ -128,6 +129,8 @@ async def alice_thread(as_alice: LangGraphClient) -> str:
     assert has_secret(own["response"]), "control: the owner reads her secret back"
     state = await as_alice.threads.get_state(thread_id)
     assert has_secret(str(state["values"])), "control: her thread state holds the secret"
+    # The server's kernel worker writes her messages after the runs: settle before any snapshot.
+    await MemoryStores.wire(resources).settle(alice.learner_id)
     return thread_id
 
 

@@ -39,7 +39,7 @@ async def test_async_saver_records_the_owner_and_hides_the_thread_from_others(se
         await saver.setup()
         stored = await saver.aput(cfg("t1", "ada"), empty_checkpoint(), {"step": 0}, {})
         await saver.aput_writes(cfg("t1", "ada", stored["configurable"]["checkpoint_id"]), [("x", 1)], "task")
-        assert await saver.client.get(f"{prefix}:t:t1:owner") == b"ada"
+        assert await saver.client.get(f"{prefix}:{{t1}}:owner") == b"ada"
 
         assert (await saver.aget_tuple(cfg("t1", "ada"))) is not None, "the owner reads it back"
         assert [t async for t in saver.alist(cfg("t1", "ada"))]
@@ -56,7 +56,7 @@ async def test_async_saver_records_the_owner_and_hides_the_thread_from_others(se
         assert len([t async for t in saver.alist(cfg("t1", "ada"))]) == 1, "bob wrote nothing"
 
         await saver.adelete_thread("t1")
-        assert await saver.client.get(f"{prefix}:t:t1:owner") is None, "deleting a thread frees its id"
+        assert await saver.client.get(f"{prefix}:{{t1}}:owner") is None, "deleting a thread frees its id"
         await saver.aput(cfg("t1", "bob"), empty_checkpoint(), {"step": 0}, {})
         assert await saver.aget_tuple(cfg("t1", "bob")) is not None
         assert await saver.aget_tuple(cfg("t1", "ada")) is None
@@ -73,7 +73,7 @@ async def test_a_copy_belongs_to_whoever_copies_and_only_owners_can_copy(setting
         assert await saver.aget_tuple(cfg("fork")) is not None
         who["id"] = "bob"
         await saver.acopy_thread("src", "stolen")
-        assert await saver.client.exists(f"{prefix}:t:stolen:ns") == 0, "bob copied nothing of ada's"
+        assert await saver.client.exists(f"{prefix}:{{stolen}}:ns") == 0, "bob copied nothing of ada's"
         assert await saver.aget_tuple(cfg("fork")) is None
 
 

@@ -399,12 +399,12 @@ async def test_corrupted_values_raise_store_errors(asaver: AsyncRedisSaver, sett
             await asaver.aget_tuple(stored)
         client.hset(blobs, field, good)
         assert (await asaver.aget_tuple(stored)).checkpoint["channel_values"] == {"a": "hello"}
-        ckpt_key = asaver.checkpoint_key("corrupt", "", "c1")
-        row = client.get(ckpt_key)
-        client.set(ckpt_key, row[:-3] + b"xyz")
+        rows = asaver.rows_key("corrupt", "")
+        row = client.hget(rows, "c1")
+        client.hset(rows, "c1", row[:-3] + b"xyz")
         with pytest.raises(CorruptCheckpointError, match="corrupted checkpoint data under"):
             await asaver.aget_tuple(stored)
-        client.set(ckpt_key, b"garbage")
+        client.hset(rows, "c1", b"garbage")
         with pytest.raises(CorruptCheckpointError, match="bad row header"):
             await asaver.aget_tuple(stored)
     finally:
@@ -423,16 +423,15 @@ async def test_ttl_applies_to_every_key_and_refreshes_on_read(settings: Settings
         try:
             keys = _keys(settings.redis_url, f"{saver.thread_base(tid)}:*")
             cid = (await saver.aget_tuple(cfg)).checkpoint["id"]
-            for key in (saver.checkpoint_key(tid, "", cid), saver.writes_key(tid, "", cid)):
-                assert key in keys  # the checkpoint and its interrupt write
-            assert saver.index_key(tid, "") in keys
+            assert client.hexists(saver.rows_key(tid, ""), cid)
+            assert client.hexists(saver.packed_writes_key(tid, ""), cid)  # its interrupt write
+            assert set(saver.ns_keys(tid, "")) <= set(keys)
             assert all(0 < client.ttl(k) <= 120 for k in keys)
             for k in keys:
                 client.expire(k, 5)
             await saver.aget_tuple(cfg)
             refreshed = [k for k in keys if client.ttl(k) > 100]
-            assert saver.index_key(tid, "") in refreshed
-            assert saver.blobs_key(tid, "") in refreshed
+            assert set(saver.ns_keys(tid, "")) <= set(refreshed)
         finally:
             client.close()
 
@@ -493,7 +492,7 @@ async def test_delete_thread_and_prune_leave_no_orphans(asaver: AsyncRedisSaver,
     assert len(kept) == 1
     client = redis.Redis.from_url(settings.redis_url)
     try:
-        row = client.get(asaver.checkpoint_key(keep, "", kept[0].checkpoint["id"]))
+        row = client.hget(asaver.rows_key(keep, ""), kept[0].checkpoint["id"])
         _, live, _ = split_row(row)
         assert set(client.hkeys(asaver.blobs_key(keep, ""))) == set(live)
     finally:

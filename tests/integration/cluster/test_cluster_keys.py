@@ -2,11 +2,10 @@
 
 Cluster rules: every multi-key command, MULTI/EXEC and script must touch one hash slot.
 Core memory (one hash per learner, one-key scripts) and the degraded-mode write backlog
-(its enqueue is a plain pipeline, not a MULTI across slots) are cluster-safe. The
-checkpoint saver is not yet: its thread keys carry no hash tag, its batches add to
-prefix-wide sets (``threads``, ``run:…``) in the same MULTI/EXEC, and its Lua scripts
-derive keys server-side. That test is a strict xfail: it starts failing, on purpose,
-once the saver is made cluster-safe.
+(its enqueue is a plain pipeline, not a MULTI across slots) are cluster-safe. So is
+the checkpoint saver: a thread's keys share the hash tag ``{T}``, its scripts get
+every key through ``KEYS``, and the prefix-wide sets are written apart from the
+thread's transaction (``test_cluster_checkpoint.py`` runs the conformance suite here).
 """
 
 from __future__ import annotations
@@ -90,11 +89,11 @@ async def test_the_write_backlog_is_cluster_safe(cluster: RedisCluster) -> None:
     await cluster.delete(backlog.recent_key("recall", learners[0]))
 
 
-@pytest.mark.xfail(strict=True, reason="checkpoint keys are not hash-tagged yet (issue 18)")
 async def test_checkpoint_saver_on_the_cluster(redis_cluster_url: str) -> None:
     client = RedisCluster.from_url(redis_cluster_url, decode_responses=False)
     try:
         saver = AsyncRedisSaver(client, key_prefix=f"kag-cluster-{uuid.uuid4().hex[:6]}")
+        assert saver.cluster
         await saver.setup()
         cfg = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
         checkpoint = {
@@ -106,6 +105,8 @@ async def test_checkpoint_saver_on_the_cluster(redis_cluster_url: str) -> None:
             "versions_seen": {},
         }
         stored = await saver.aput(cfg, checkpoint, {}, {"a": "1"})
-        assert (await saver.aget_tuple(stored)) is not None
+        assert (await saver.aget_tuple(stored)).checkpoint["channel_values"] == {"a": 1}
+        await saver.adelete_thread("t1")
+        assert await saver.aget_tuple(cfg) is None
     finally:
         await client.aclose()

@@ -1,8 +1,14 @@
-"""``derive_turn_contexts`` on real Neo4j: one turn context per conversational turn, idempotent."""
+"""``derive_turn_contexts`` on real Neo4j: one turn context per conversational turn, idempotent.
+
+Messages go in the product's way (logged to the kernel stream, committed by the worker, which
+derives their turn contexts); calling ``derive_turn_contexts`` again on a committed batch, as a
+redelivered stream entry would, writes nothing new.
+"""
 
 from __future__ import annotations
 
 from agent.kernel.derive import TURN_KIND, derive_turn_contexts
+from agent.kernel.worker import build_worker
 from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
@@ -33,11 +39,13 @@ async def test_turns_of_two_batches_chain_replies_across_them(resources: Resourc
         RecallMessage(f"{learner_id}-4", "assistant", "Ben: Nice, what did you make?", at.format(3)),
         RecallMessage(f"{learner_id}-5", "user", "Ana: A blue bowl.", at.format(4)),
     ]
+    worker = build_worker(resources, stores)
     try:
         await stores.recall.log_messages(learner_id, "s1", first)
+        await worker.drain(learner_id)
         assert await derive_turn_contexts(stores, learner_id, "s1", as_dicts(first)) == 1
         await stores.recall.log_messages(learner_id, "s1", second)
-        assert await derive_turn_contexts(stores, learner_id, "s1", as_dicts(second)) == 2
+        await worker.drain(learner_id)  # a second batch: the reply chain continues from Neo4j
         stored = await rows(
             resources,
             "MATCH (:Learner {id: $l})-[:HAS_MEMORY]->(m:Memory) "

@@ -13,7 +13,6 @@ hers; ``KAG_KERNEL_IN_SERVER=false`` removes them all and stops the worker.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 import uuid
@@ -21,7 +20,6 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-import tests.integration.langgraph_server as langgraph_server
 from agent.memory.facts import FactStore
 from agent.resources import Resources
 from agent.server.kernel_service import kernel_stores
@@ -35,20 +33,6 @@ CRONS_LINE = re.compile(r"reflection crons: (\d+) learner\(s\), (\d+) in the run
 UNREFLECTED = """
 MATCH (f:Fact {learner_id: $l}) RETURN count(f) AS facts, count(f.reflected_at) AS reflected
 """
-
-
-def with_reflection_graph(make_config):
-    """``server_config`` that also serves ``reflection`` (until ``langgraph.json`` lists it)."""
-
-    def config(workdir):
-        path = make_config(workdir)
-        data = json.loads(path.read_text())
-        spec = f"{langgraph_server.REPO / 'graphs/reflection.py'}:graph"
-        data["graphs"].setdefault("reflection", spec)
-        path.write_text(json.dumps(data, indent=2))
-        return path
-
-    return config
 
 
 @pytest.fixture(scope="module")
@@ -73,22 +57,19 @@ async def server(
             await facts.remember(learner_id, text)
     dev.erin = erin  # type: ignore[attr-defined]
     everyone = [lr.learner_id for lr in dev.learners.values()] + [erin]
-    with pytest.MonkeyPatch.context() as patch:
-        patched = with_reflection_graph(langgraph_server.server_config)
-        patch.setattr(langgraph_server, "server_config", patched)
-        await asyncio.to_thread(dev.start)
-        try:
-            yield dev
-        finally:
-            await asyncio.to_thread(dev.stop)
-            keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
-            if keys:
-                await resources.redis.delete(*keys)
-            stream = kernel_stores(resources).kernel
-            for learner_id in everyone:
-                await forget(resources, learner_id)
-                await resources.redis.delete(*stream.learner_keys(learner_id))
-                await resources.redis.srem(stream.active_key, learner_id)
+    await asyncio.to_thread(dev.start)
+    try:
+        yield dev
+    finally:
+        await asyncio.to_thread(dev.stop)
+        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
+        if keys:
+            await resources.redis.delete(*keys)
+        stream = kernel_stores(resources).kernel
+        for learner_id in everyone:
+            await forget(resources, learner_id)
+            await resources.redis.delete(*stream.learner_keys(learner_id))
+            await resources.redis.srem(stream.active_key, learner_id)
 
 
 @pytest.fixture(autouse=True)

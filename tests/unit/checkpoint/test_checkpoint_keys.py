@@ -41,15 +41,34 @@ def test_segment_encoding_round_trips_and_has_no_separators() -> None:
 
 
 def test_root_and_child_namespace_keys(saver: RedisSaver) -> None:
-    assert saver.index_key("t1", "") == "kag:unit:t:t1:n::idx"
-    assert saver.index_key("t1", "child:abc") == "kag:unit:t:t1:n:child%3Aabc:idx"
-    assert saver.checkpoint_key("t1", "", "cid") == "kag:unit:t:t1:n::c:cid"
-    assert saver.blobs_key("t1", "") == "kag:unit:t:t1:n::blobs"
-    assert saver.writes_key("t1", "", "cid") == "kag:unit:t:t1:n::w:cid"
-    assert saver.packed_writes_key("t1", "", "cid") == "kag:unit:t:t1:n::wp:cid"
-    assert saver.ns_set_key("t1") == "kag:unit:t:t1:ns"
+    assert saver.index_key("t1", "") == "kag:unit:{t1}:n::idx"
+    assert saver.index_key("t1", "child:abc") == "kag:unit:{t1}:n:child%3Aabc:idx"
+    assert saver.rows_key("t1", "") == "kag:unit:{t1}:n::c"
+    assert saver.blobs_key("t1", "") == "kag:unit:{t1}:n::blobs"
+    assert saver.packed_writes_key("t1", "") == "kag:unit:{t1}:n::wp"
+    assert saver.write_fields_key("t1", "") == "kag:unit:{t1}:n::wf"
+    assert saver.ns_set_key("t1") == "kag:unit:{t1}:ns"
     assert saver.threads_key() == "kag:unit:threads"
     assert saver.run_key("r:1") == "kag:unit:run:r%3A1"
+    assert saver.thread_base("a{b}c") == "kag:unit:{a%7Bb%7Dc}"  # braces never end the tag early
+
+
+def _slot(key: str) -> str:
+    """The part of a key Redis Cluster hashes: the first non-empty ``{...}``."""
+    start = key.find("{")
+    end = key.find("}", start + 1)
+    return key[start + 1 : end] if start >= 0 and end > start + 1 else key
+
+
+def test_every_key_of_a_thread_shares_its_hash_tag(saver: RedisSaver) -> None:
+    from agent.checkpoint.owners import owner_key
+
+    for tid in [t for t in TRICKY if t] + ["{x}", "}{", "a}b"]:
+        keys = [saver.ns_set_key(tid), owner_key(saver, tid)]
+        for ns in TRICKY:
+            keys += saver.ns_keys(tid, ns)
+        assert {_slot(k) for k in keys} == {q(tid)}, keys
+    assert _slot(saver.threads_key()) == saver.threads_key()  # prefix-wide: not a thread's
 
 
 def test_keys_are_injective_over_thread_and_namespace(saver: RedisSaver) -> None:
@@ -123,10 +142,13 @@ def test_put_builds_one_transaction_with_blobs_only_for_new_versions(saver: Redi
     )
     batch = next(op)
     assert isinstance(batch, ops.Batch) and batch.transaction
+    # the prefix-wide index is written apart from the thread's single-slot transaction
+    assert batch.index == [("SADD", saver.threads_key(), "t")]
+    assert {_slot(c[1]) for c in batch.commands} == {"t"}
     blob_cmds = [c for c in batch.commands if c[1] == saver.blobs_key("t", "")]
     assert len(blob_cmds) == 1
     assert blob_cmds[0][2::2] == (blob_field("n", "2"),)  # "big" is unchanged: not rewritten
-    (row,) = [c[2] for c in batch.commands if c[:2] == ("SET", saver.checkpoint_key("t", "", "c2"))]
+    (row,) = [c[3] for c in batch.commands if c[:3] == ("HSET", saver.rows_key("t", ""), "c2")]
     run, refs, (cid, state, parent) = split_row(row)
     assert (run, cid, parent) == ("", "c2", "c1")
     assert refs == [blob_field("big", "1").encode(), blob_field("n", "2").encode()]
@@ -152,9 +174,9 @@ def test_bad_put_arguments_fail_before_any_command(saver: RedisSaver) -> None:
 def test_special_writes_use_reserved_negative_slots(saver: RedisSaver) -> None:
     config = {"configurable": {"thread_id": "t", "checkpoint_id": "c"}}
     batch = next(ops.put_writes(saver, config, [("a", 1), (ERROR, "e"), (INTERRUPT, "i")], "task"))
-    ((name, _, nkeys, wkey, pkey, ttl, *args),) = batch.commands  # one atomic script call
-    assert (name, nkeys, ttl) == ("EVALSHA", 2, 0)
-    assert (wkey, pkey) == (saver.writes_key("t", "", "c"), saver.packed_writes_key("t", "", "c"))
+    ((name, _, nkeys, pkey, fkey, ttl, cid, *args),) = batch.commands  # one atomic script call
+    assert (name, nkeys, ttl, cid) == ("EVALSHA", 2, 0, "c")
+    assert (pkey, fkey) == (saver.packed_writes_key("t", ""), saver.write_fields_key("t", ""))
     assert [(args[i], args[i + 1]) for i in range(0, len(args), 3)] == [
         ("nx", "task:0"),
         ("set", f"task:{WRITES_IDX_MAP[ERROR]}"),
@@ -189,6 +211,8 @@ def test_constructor_rejects_bad_options() -> None:
         RedisSaver(redis.Redis(), ttl=0)
     with pytest.raises(InvalidInputError, match="key_prefix"):
         RedisSaver(redis.Redis(), key_prefix="kag:*")
+    with pytest.raises(InvalidInputError, match="braces"):
+        RedisSaver(redis.Redis(), key_prefix="kag:{x}")
     with pytest.raises(InvalidInputError, match="list_page_size"):
         RedisSaver(redis.Redis(), list_page_size=MAX_PAGE + 1)
     assert RedisSaver(redis.Redis(), serde=JsonPlusSerializer()).key_prefix == "kag:ckpt"
@@ -208,3 +232,40 @@ def test_channel_versions_are_compact_monotonic_and_fork_safe(saver: RedisSaver)
         f"{42:010}."
     )
     assert saver.get_next_version(7, None).startswith(f"{8:010}.")
+
+
+def test_cluster_urls_are_recognised_and_plain_urls_are_not() -> None:
+    from agent.checkpoint.cluster import cluster_url
+
+    assert cluster_url("redis+cluster://127.0.0.1:7000") == "redis://127.0.0.1:7000"
+    assert cluster_url("rediss+cluster://h:7000/0") == "rediss://h:7000/0"
+    assert cluster_url("redis://127.0.0.1:6379/0") is None
+    assert cluster_url("unix:///tmp/redis.sock") is None
+
+
+def test_every_batch_of_put_and_delete_is_single_slot_apart_from_its_index(saver: RedisSaver) -> None:
+    checkpoint = {"v": 1, "id": "c1", "ts": "now", "channel_values": {"a": 1}, "channel_versions": {"a": "1"}}
+    config = {"configurable": {"thread_id": "t{1}", "run_id": "r1"}}
+    batch = next(ops.put(saver, config, checkpoint, {}, {"a": "1"}))
+    assert {_slot(c[1]) for c in batch.commands} == {q("t{1}")}
+    assert [c[1] for c in batch.index] == [saver.threads_key(), saver.run_key("r1")]
+    op = ops.delete_threads(saver, ["t{1}"], "delete")
+    (read,) = next(op).commands
+    (script,) = op.send([[b""]]).commands  # one (root) namespace
+    assert read == ("SMEMBERS", saver.ns_set_key("t{1}"))
+    assert script[0] == "EVALSHA" and {_slot(k) for k in script[3 : 3 + script[2]]} == {q("t{1}")}
+    cleanup = op.send([[1, [b"r1", b"t%7B1%7D::c1"]]])
+    assert cleanup.index == [] and cleanup.commands == [
+        ("SREM", saver.run_key("r1"), b"t%7B1%7D::c1"),
+        ("SREM", saver.threads_key(), q("t{1}")),
+    ]
+
+
+def test_layout_1_writes_hash_becomes_the_packed_array_put_writes_keeps(saver: RedisSaver) -> None:
+    from agent.checkpoint.codec import decode_writes
+    from agent.checkpoint.migrate import packed_writes
+
+    raws = {f"task:{i}".encode(): saver.dump_write("task", "", i, "ch", i) for i in range(3)}
+    packed, index = packed_writes(raws)
+    assert index == " ".join(f"task:{i}/{len(raws[f'task:{i}'.encode()])}" for i in range(3))
+    assert [w[2] for w in decode_writes(saver.serde, ormsgpack.unpackb(packed))] == [0, 1, 2]
