@@ -15,6 +15,7 @@ with every value of that file, so it would override the shell.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import logging
 import os
 from collections.abc import Mapping, MutableMapping
@@ -245,7 +246,7 @@ class Settings:
     kernel_max_backlog: int = 10_000
     """Stream depth past which producers are slowed and turns report degraded (KAG_KERNEL_MAX_BACKLOG)."""
     kernel_in_server: bool = True
-    """Run the kernel worker and the reflection schedule inside the LangGraph server (KAG_KERNEL_IN_SERVER)."""
+    """Run the kernel worker and the reflection crons in the LangGraph server (KAG_KERNEL_IN_SERVER)."""
     reflection_interval_seconds: int = 300
     """How often the server reflects over recently active learners (KAG_REFLECTION_INTERVAL_SECONDS)."""
 
@@ -274,7 +275,7 @@ class Settings:
         if self.langsmith_tracing and not self.langsmith_api_key:
             raise ConfigError(_ENV["langsmith_api_key"], "required when LANGSMITH_TRACING is true")
         if self.ingest_mode not in INGEST_MODES:
-            raise ConfigError(_ENV["ingest_mode"], f"expected one of {INGEST_MODES}, got {self.ingest_mode!r}")
+            raise ConfigError(_ENV["ingest_mode"], f"expected {INGEST_MODES}, got {self.ingest_mode!r}")
         _check_range("kernel_batch_size", self.kernel_batch_size, 1, 1000)
         _check_range("kernel_flush_seconds", self.kernel_flush_seconds, 0, 300)
         _check_range("kernel_max_backlog", self.kernel_max_backlog, 100, 10_000_000)
@@ -282,6 +283,18 @@ class Settings:
         ttl = self.checkpoint_ttl
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
             raise ConfigError(_ENV["checkpoint_ttl"], f"expected a positive number of seconds, got {ttl!r}")
+
+    @property
+    def kernel_prefix(self) -> str:
+        """Redis key prefix of the kernel stream and write backlog: one per Neo4j database.
+
+        A stream feeds one database, so a worker of another deployment sharing the Redis
+        never drains it: ``kag`` for the default database, ``kag-<hash>`` for any other.
+        """
+        if (self.neo4j_uri, self.neo4j_database) == ("bolt://127.0.0.1:7687", "neo4j"):
+            return "kag"
+        digest = hashlib.sha256(f"{self.neo4j_uri}|{self.neo4j_database}".encode()).hexdigest()
+        return f"kag-{digest[:8]}"
 
     @property
     def offline(self) -> bool:

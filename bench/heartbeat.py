@@ -39,7 +39,6 @@ import asyncio
 import dataclasses
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.language_models import BaseChatModel
@@ -70,21 +69,47 @@ from agent.memory.stores import MemoryKnobs, MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
 from bench.kernel.drained import drain_all
+from bench.kernel.turn_report import (
+    BASELINE,
+    GRAPH_LABELS,
+    KERNEL,
+    MESSAGES_PER_TURN,
+    NO_TOOL,
+    NO_TOOL_TARGET,
+    OVERHEAD_TARGET_MS,
+    SCENARIOS,
+    SYNC,
+    TOOL,
+    Series,
+    pct,
+    report,
+    verdict,
+)
 from graphs.heartbeat import make_builder
 
 FILLER = "We went through another worked example of joins, step by step, with a small table. " * 4
 QUERY = "joins example"
-NO_TOOL, TOOL = "no-tool turn", "tool turn"
-SCENARIOS = (NO_TOOL, TOOL)
-BASELINE = "baseline ReAct (InMemorySaver)"
-KERNEL, SYNC = "kernel", "sync"
-GRAPH_LABELS = {KERNEL: "heartbeat, kernel logging", SYNC: "heartbeat, --sync-logging (old)"}
-NO_TOOL_TARGET = 2.0
-"""A no-tool turn's p95 may be at most this multiple of the baseline's."""
-OVERHEAD_TARGET_MS = 20.0
-"""A tool turn's p95 overhead beyond its search, in milliseconds."""
-MESSAGES_PER_TURN = {NO_TOOL: 2, TOOL: 4}
-"""Recall messages one turn logs: request + answer, plus the call and its result on a tool turn."""
+__all__ = [
+    "BASELINE",
+    "GRAPH_LABELS",
+    "KERNEL",
+    "MESSAGES_PER_TURN",
+    "NO_TOOL",
+    "NO_TOOL_TARGET",
+    "OVERHEAD_TARGET_MS",
+    "SCENARIOS",
+    "SYNC",
+    "TOOL",
+    "LoopingModel",
+    "ScriptedModel",
+    "Series",
+    "baseline_graph",
+    "measure",
+    "pct",
+    "report",
+    "verdict",
+]
+"""Names other benches and the tests import from here (the report lives in ``bench.kernel.turn_report``)."""
 
 
 class LoopingModel(BaseChatModel):
@@ -183,53 +208,6 @@ def baseline_graph(model: LoopingModel) -> Any:
     builder.add_conditional_edges("think", route, ["act", END])
     builder.add_edge("act", "think")
     return builder.compile(checkpointer=InMemorySaver())
-
-
-def pct(values: list[float], q: float) -> float:
-    """The q-quantile (nearest rank) of ``values``."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-@dataclass
-class Series:
-    """One scenario on one graph: seconds per turn, and what the run checked on the side."""
-
-    scenario: str
-    graph: str
-    times: list[float] = field(default_factory=list)
-    archived: list[bool] = field(default_factory=list)
-    """Per turn: auto-archive ran (heartbeat only)."""
-    searches: list[float] = field(default_factory=list)
-    """Per tool turn: seconds of the same archival search, timed directly after the turn."""
-    stored: int | None = None
-    """Recall messages of the learner in Neo4j once the run (and the kernel worker) finished."""
-    worker: dict[str, Any] = field(default_factory=dict)
-    """The kernel worker's ``stats()`` after the final drain (kernel logging only)."""
-    left: int = 0
-    """Stream entries still pending when the bench gave up waiting for them (kernel logging only)."""
-
-    def trimmed(self, warmup: int) -> Series:
-        """The series without its first ``warmup`` turns (schema setup, model load)."""
-        return dataclasses.replace(
-            self,
-            times=self.times[warmup:],
-            archived=self.archived[warmup:],
-            searches=self.searches[warmup:],
-        )
-
-    def plain(self) -> list[float]:
-        """Seconds of the turns without auto-archive."""
-        return [t for t, a in zip(self.times, self.archived, strict=True) if not a]
-
-    def archive_turns(self) -> list[float]:
-        """Seconds of the turns on which auto-archive ran."""
-        return [t for t, a in zip(self.times, self.archived, strict=True) if a]
-
-    def overhead(self) -> list[float]:
-        """Per non-archive tool turn: turn seconds minus its directly timed search."""
-        pairs = zip(self.times, self.archived, self.searches, strict=False)
-        return [t - s for t, a, s in pairs if not a]
 
 
 def settings_for(settings: Settings, mode: str) -> Settings:
@@ -360,82 +338,6 @@ async def measure(settings: Settings, turns: int, max_tokens: int, modes: tuple[
     finally:
         await base.aclose()
     return out
-
-
-def verdict(ok: bool) -> str:
-    """PASS or MISS."""
-    return "PASS" if ok else "MISS"
-
-
-W = 50
-"""Width of the graph column."""
-
-
-def report(series: list[Series], warmup: int) -> list[str]:
-    """The turn-cost table, the overhead beyond the search, the targets and the checks, as lines."""
-    runs = [s.trimmed(warmup) for s in series]
-    n = len(runs[0].times) if runs else 0
-    lines = [
-        f"Turn cost, {n} turns per graph after {warmup} warm-up, turns interleaved across graphs, "
-        "scripted model, real Neo4j and Redis",
-        f"{'scenario':<14}{'graph':<{W}}{'turns':>6}{'p50 ms':>9}{'p95 ms':>9}"
-        f"{'p50 ratio':>11}{'p95 ratio':>11}",
-    ]
-    baselines = {s.scenario: s.times for s in runs if s.graph == BASELINE}
-    ratios: dict[tuple[str, str], float] = {}
-    for s in runs:
-        base = baselines[s.scenario]
-        b50, b95 = pct(base, 0.5), pct(base, 0.95)
-        rows = [(s.graph, s.plain())]
-        if s.archive_turns():
-            rows.append((f"{s.graph}, archive turns", s.archive_turns()))
-        for label, vals in rows:
-            if not vals:
-                continue
-            p50, p95 = pct(vals, 0.5), pct(vals, 0.95)
-            ratios[(s.scenario, label)] = p95 / b95
-            lines.append(
-                f"{s.scenario:<14}{label:<{W}}{len(vals):>6}{p50 * 1e3:>9.1f}{p95 * 1e3:>9.1f}"
-                f"{p50 / b50:>10.1f}x{p95 / b95:>10.1f}x"
-            )
-    lines += [
-        "",
-        "Tool turn: overhead beyond the search (per turn: turn minus the same archival search, timed)",
-    ]
-    for s in runs:
-        if s.scenario != TOOL or not s.searches:
-            continue
-        over = s.overhead()
-        lines.append(
-            f"{s.graph:<{W - 14}} search p50 {pct(s.searches, 0.5) * 1e3:.1f} / p95 "
-            f"{pct(s.searches, 0.95) * 1e3:.1f} ms; overhead p50 {pct(over, 0.5) * 1e3:.1f} / p95 "
-            f"{pct(over, 0.95) * 1e3:.1f} ms (target <= {OVERHEAD_TARGET_MS:.0f} ms p95: "
-            f"{verdict(pct(over, 0.95) * 1e3 <= OVERHEAD_TARGET_MS)})"
-        )
-    lines += ["", "Targets (issue 14)"]
-    for s in runs:
-        if s.scenario == NO_TOOL and s.graph != BASELINE:
-            r = ratios[(NO_TOOL, s.graph)]
-            lines.append(
-                f"no-tool turn, {s.graph}: p95 ratio {r:.1f}x (target <= {NO_TOOL_TARGET:.0f}x): "
-                f"{verdict(r <= NO_TOOL_TARGET)}"
-            )
-    lines += ["", "Checks (warm-up turns included)"]
-    for s in runs:
-        if s.stored is not None:
-            expected = MESSAGES_PER_TURN[s.scenario] * len(series[runs.index(s)].times)
-            lines.append(
-                f"{s.scenario}, {s.graph}: {s.stored} of {expected} recall messages in Neo4j after the run"
-                + (f" ({s.left} events still pending after 120 s of draining)" if s.left else "")
-                + (f"; worker {_worker_line(s.worker)}" if s.worker else "")
-            )
-    return lines
-
-
-def _worker_line(stats: dict[str, Any]) -> str:
-    """``applied 40, batches 3, dead_lettered 0, max_lag_seconds 10.2`` from a worker's stats."""
-    keys = ("applied", "batches", "dead_lettered", "stalls", "max_lag_seconds")
-    return ", ".join(f"{k} {stats[k]}" for k in keys if k in stats)
 
 
 def compile_scaling(sizes: list[int], repeats: int = 20) -> list[tuple[int, float]]:

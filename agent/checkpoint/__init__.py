@@ -1,4 +1,4 @@
-"""Redis checkpoint saver on plain Redis data types."""
+"""Redis checkpoint saver on plain Redis data types, for a single Redis or a Redis Cluster."""
 
 from agent.checkpoint.aio import AsyncRedisSaver
 from agent.checkpoint.base import CorruptCheckpointError

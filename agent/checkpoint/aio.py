@@ -29,8 +29,10 @@ from agent.redis_retry import async_client
 class AsyncRedisSaver(RedisCheckpointBase):
     """Checkpoints in Redis hashes, sorted sets and sets; see ``base`` for the layout.
 
-    ``aget_tuple`` is one round trip (a Lua script), ``aput``/``aput_writes`` are one
-    MULTI/EXEC each, and ``alist`` fetches pages of checkpoints per script call.
+    ``aget_tuple`` is one round trip (a Lua script), ``aput`` one MULTI/EXEC on the
+    thread's keys, ``aput_writes`` one script, and ``alist`` fetches pages of
+    checkpoints per script call. ``client`` may be a plain ``redis.asyncio.Redis`` or a
+    ``redis.asyncio.cluster.RedisCluster`` (see ``agent.checkpoint.cluster``).
 
     Sync methods (``get_tuple``, ``put`` ...) exist for LangGraph APIs that call them
     (e.g. ``graph.get_state``); they hop onto the loop the saver was created on and

@@ -113,7 +113,7 @@ class KernelStream:
         prefix: str = PREFIX,
         max_backlog: int = 10_000,
         pressure_wait: float = 2.0,
-        lock_ttl_ms: int = 30_000,
+        lock_ttl_ms: int = 60_000,
     ) -> None:
         """Use ``redis`` (``decode_responses=True``); bound the backlog at ``max_backlog`` entries."""
         self.redis = redis

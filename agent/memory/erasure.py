@@ -51,7 +51,7 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
 
     # One write transaction through the stores' access path (errors mapped in one place).
     await NoteStore.for_resources(resources).write(erase)
-    backlog = WriteBacklog(resources.redis, auto_replay=False)
+    backlog = WriteBacklog(resources.redis, prefix=resources.settings.kernel_prefix, auto_replay=False)
     await CoreMemoryStore(resources.redis).clear(learner_id)
     await SensoryBuffer(resources.redis).clear(learner_id)
     keys = [

@@ -104,8 +104,9 @@ class MemoryStores:
         stream; the worker writes it) or ``sync`` (in the call, the path before issue 14).
         """
         settings = resources.settings
-        kernel = KernelStream(resources.redis, max_backlog=settings.kernel_max_backlog)
-        backlog = WriteBacklog(resources.redis, kernel=kernel)
+        prefix = settings.kernel_prefix
+        kernel = KernelStream(resources.redis, prefix=prefix, max_backlog=settings.kernel_max_backlog)
+        backlog = WriteBacklog(resources.redis, prefix=prefix, kernel=kernel)
         neo = (resources.neo4j, resources.embeddings)
         shared = {"database": resources.database, "backlog": backlog, "clock": resources.clock}
         recall_kernel = kernel if settings.ingest_mode == "kernel" else None

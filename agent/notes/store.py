@@ -99,7 +99,7 @@ class NoteStore(Neo4jStore):
         """The bundle's note store, with a degraded-mode backlog on its Redis (cached per bundle)."""
         store = _BY_RESOURCES.get(resources)
         if store is None:
-            backlog = WriteBacklog(resources.redis)
+            backlog = WriteBacklog(resources.redis, prefix=resources.settings.kernel_prefix)
             args = (resources.neo4j, resources.embeddings)
             store = cls(*args, database=resources.database, backlog=backlog)
             _BY_RESOURCES[resources] = store

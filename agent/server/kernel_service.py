@@ -55,7 +55,8 @@ def kernel_stream(resources: Resources) -> KernelStream:
     if stream is None:
         stream = _STREAMS.get(resources)
         if stream is None:
-            stream = _STREAMS[resources] = KernelStream(resources.redis)
+            prefix = resources.settings.kernel_prefix
+            stream = _STREAMS[resources] = KernelStream(resources.redis, prefix=prefix)
     return stream
 
 

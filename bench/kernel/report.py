@@ -47,6 +47,11 @@ def rag_table(data: dict[str, Any]) -> str:
     return "\n".join([f"**{rag['path']}**, {len(rag['rows'])} probes", "", *lines])
 
 
+def precision(score: dict[str, Any]) -> str:
+    """A saved score's precision, ``-`` when nothing was detected."""
+    return f"{score['precision']:.0%}" if score["detected"] else "-"
+
+
 def learning_table(data: dict[str, Any]) -> str:
     """The system-learning scores as a markdown table."""
     learning = data["parts"].get("learning")
@@ -58,7 +63,7 @@ def learning_table(data: dict[str, Any]) -> str:
             target = f"≥ {s['target']:.0%}" if s.get("target") is not None else ""
             rows.append(
                 f"| {name} | {s['name']} | {s['recall']:.0%} ({s['found']}/{s['planted']}) | "
-                f"{s['precision']:.0%} ({s['true_detected']}/{s['detected']}) | {target} |"
+                f"{precision(s)} ({s['true_detected']}/{s['detected']}) | {target} |"
             )
     return "\n".join(rows)
 

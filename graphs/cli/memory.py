@@ -124,21 +124,17 @@ def search_command(query: str, learner_id: str, kind: str, limit: int) -> int:
 
     async def work(settings: Settings) -> int:
         from agent.context import Context
-        from agent.memory.archival import ArchivalStore
-        from agent.memory.backlog import WriteBacklog
-        from agent.memory.recall import RecallStore
+        from agent.memory.stores import MemoryStores
 
         recipe = Context().search_recipe
         async with open_resources(settings) as resources:
-            args = (resources.neo4j, resources.embeddings)
-            options = {"database": resources.database, "backlog": WriteBacklog(resources.redis)}
+            # The product's stores: conversation search also sees messages the kernel has not written yet.
+            stores = MemoryStores.wire(resources)
             if kind == "archival":
-                store = ArchivalStore(*args, **options)
-                result = await store.search(learner_id, query, page=0, page_size=limit, recipe=recipe)
+                archival = stores.archival
+                result = await archival.search(learner_id, query, page=0, page_size=limit, recipe=recipe)
             else:
-                result = await RecallStore(*args, **options).search(
-                    learner_id, query, page=0, page_size=limit
-                )
+                result = await stores.recall.search(learner_id, query, page=0, page_size=limit)
         for line in format_hits(result.to_dict()):
             click.echo(line)
         return 0

@@ -10,7 +10,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, IntentChoice, classify_offline
 from bench.heartbeat import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, ScriptedModel, Series, report
-from bench.kernel.learning import load_set, matches, score, small_set
+from bench.kernel.learning import load_set, small_set
+from bench.kernel.learning_score import matches, score
 from bench.kernel.learning_set import DEV, HELDOUT, HELDOUT_PATH, HELDOUT_SEED, PATH, SEED, build
 from bench.kernel.rag import CONSULT, Output, ProbeRow
 from bench.kernel.report import SNAPSHOT, load_results, rag_table

@@ -84,7 +84,9 @@ class ConsultDeps:
         if deps is None:
             stores = stores if stores is not None else MemoryStores.wire(resources)
             # The stores' kernel stream once they carry one; the same keys otherwise.
-            generations: Generations = getattr(stores, "kernel", None) or KernelStream(resources.redis)
+            generations: Generations = getattr(stores, "kernel", None) or KernelStream(
+                resources.redis, prefix=resources.settings.kernel_prefix
+            )
             reader = ConsultReader(
                 resources.neo4j, resources.embeddings, database=resources.database, clock=resources.clock
             )

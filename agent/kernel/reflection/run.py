@@ -74,7 +74,7 @@ async def invalidate(resources: Resources, learner_id: str) -> None:
     such write. A Redis outage is logged, not raised: the insights are stored either way.
     """
     try:
-        await KernelStream(resources.redis).bump(learner_id)
+        await KernelStream(resources.redis, prefix=resources.settings.kernel_prefix).bump(learner_id)
     except StoreUnavailableError as exc:
         log.warning("reflection could not bump the kernel generation: %s", exc)
 

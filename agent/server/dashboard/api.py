@@ -80,7 +80,7 @@ def core_store(resources: Resources) -> CoreMemoryStore:
             driver=resources.neo4j,
             embeddings=resources.embeddings,
             database=resources.database,
-            backlog=WriteBacklog(resources.redis),
+            backlog=WriteBacklog(resources.redis, prefix=resources.settings.kernel_prefix),
             clock=resources.clock,
         )
     return store

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,3 +58,21 @@ def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
         pytest.fail(f"cluster-up failed:\n{done.stdout}\n{done.stderr}")
     yield f"redis://127.0.0.1:{base}"
     _script("cluster-down", env)
+
+
+@pytest.fixture(scope="session")
+async def redis_saver(redis_cluster_url: str) -> AsyncIterator[Any]:
+    """Overrides ``tests/integration/conftest.py``: the heartbeat's saver on the cluster.
+
+    Tests under this folder that build graphs with ``make_graph`` checkpoint on the
+    cluster; their memory stores stay on the plain Redis and Neo4j.
+    """
+    from agent.checkpoint import AsyncRedisSaver
+    from tests.integration.checkpoint.test_checkpoint_conformance import drop_prefix
+
+    prefix = f"kag-test-cluster-ckpt-{uuid.uuid4().hex[:8]}"
+    url = redis_cluster_url.replace("redis://", "redis+cluster://", 1)
+    async with AsyncRedisSaver.from_conn_string(url, key_prefix=prefix) as saver:
+        await saver.setup()
+        yield saver
+    drop_prefix(redis_cluster_url, prefix, cluster=True)

@@ -89,7 +89,10 @@ async def test_tool_chain_append_search_answer(make_graph, resources, learner_id
     assert phases[-1] == "finish"
     tool_msgs = [m for m in state["fifo_queue"] if isinstance(m, ToolMessage)]
     assert [m.name for m in tool_msgs] == ["core_memory_append", "archival_memory_search"]
-    assert json.loads(tool_msgs[1].content)["results"] == []  # a fresh learner has nothing archived
+    # A fresh learner has nothing archived but, once a kernel worker (any process's) has drained
+    # this conversation, the turn contexts derived from its own messages.
+    hits = json.loads(tool_msgs[1].content)["results"]
+    assert all(h["kind"] == "turn_context" and "Ana" in h["text"] for h in hits), hits
 
 
 async def test_max_steps_forces_a_final_answer_without_tools(make_graph, resources, learner_id, cleanup):

@@ -11,7 +11,6 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from agent.context import Context
-from agent.memory.backlog import WriteBacklog
 from agent.memory.core import CoreMemoryStore
 from agent.memory.stores import MemoryStores
 from agent.models.offline_policy import OfflinePolicyModel, is_policy_reply
@@ -75,12 +74,13 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources, redis_saver)
         assert all(o["memory_state"]["degraded"] for o in outputs)
         # Reads were served from Redis while Neo4j was down.
         assert "foreign key references a primary key" in outputs[-1]["response"]
-        backlog = WriteBacklog(resources.redis)
-        assert await backlog.pending(learner) > 0
+        # The bundle's own stream: its prefix belongs to the private Neo4j (Settings.kernel_prefix).
+        stores = MemoryStores.wire(bundle)
+        backlog = stores.backlog
+        assert backlog.kernel.prefix != "kag" and await backlog.pending(learner) > 0
 
         _services("up", private_neo4j)
         after = await ask("I am preparing for a database exam.")
-        stores = MemoryStores.wire(bundle)
         await backlog.replay(stores.archival, stores.recall, learner_id=learner)
         await backlog.wait_idle()
         assert await backlog.pending(learner) == 0

@@ -269,3 +269,14 @@ def test_layout_1_writes_hash_becomes_the_packed_array_put_writes_keeps(saver: R
     packed, index = packed_writes(raws)
     assert index == " ".join(f"task:{i}/{len(raws[f'task:{i}'.encode()])}" for i in range(3))
     assert [w[2] for w in decode_writes(saver.serde, ormsgpack.unpackb(packed))] == [0, 1, 2]
+
+
+def test_a_cluster_client_is_recognised_and_must_return_bytes() -> None:
+    from redis.asyncio.cluster import RedisCluster
+
+    from agent.checkpoint import AsyncRedisSaver
+
+    # An async cluster client connects lazily: nothing here talks to Redis.
+    assert AsyncRedisSaver(RedisCluster(host="127.0.0.1", port=1)).cluster
+    with pytest.raises(InvalidInputError, match="decode_responses"):
+        AsyncRedisSaver(RedisCluster(host="127.0.0.1", port=1, decode_responses=True))
