@@ -34,6 +34,7 @@ from agent.graphdb.schema import (
     schema_names,
     setup_schema,
 )
+from agent.kernel.drain import draining
 from agent.memory.backlog import WriteBacklog
 from agent.models.embeddings import EmbeddingProvider
 from agent.validation import validate_text
@@ -138,7 +139,9 @@ class Neo4jStore:
         overtakes an older one; if they cannot all be replayed, this one is parked too.
         """
         backlog = self.backlog
-        if backlog is None:
+        if backlog is None or learner_id in draining():
+            # Inside a drain of this learner (a write-time derivation): it is the drainer, so
+            # nothing can overtake; a failure leaves the event pending, nothing is parked.
             return await apply(payload)
         if not backlog.neo4j_suspended():
             pending = await backlog.has_pending(learner_id)

@@ -26,6 +26,7 @@ import os
 import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -47,6 +48,14 @@ class EventConsumer(Protocol):
     async def apply_backlog_entry(self, op: str, payload: dict[str, Any]) -> None:
         """Apply one event idempotently; raise StoreUnavailableError if Neo4j is down."""
         ...
+
+
+_DRAINING: ContextVar[frozenset[str]] = ContextVar("kag_draining", default=frozenset())
+
+
+def draining() -> frozenset[str]:
+    """Learners whose stream the current task is draining (their derived writes apply directly)."""
+    return _DRAINING.get()
 
 
 def consumer_name(role: str = "worker") -> str:
@@ -90,6 +99,7 @@ async def drain_learner(
     if token is None:
         result.finished = False
         return result
+    marker = _DRAINING.set(_DRAINING.get() | {learner_id})
     try:
         batches = 0
         while max_batches is None or batches < max_batches:
@@ -109,6 +119,7 @@ async def drain_learner(
         if result.finished and not result.skipped:
             await stream.retire_if_empty(learner_id)
     finally:
+        _DRAINING.reset(marker)
         await stream.unlock(learner_id, token)
     return result
 

@@ -176,6 +176,11 @@ async def _source_hits(
     return hits
 
 
+def is_question(text: str) -> bool:
+    """A learner message that asks rather than states (it carries no memory of its own)."""
+    return text.rstrip().endswith("?")
+
+
 async def blended_search(
     stores: Any,
     learner_id: str,
@@ -233,7 +238,7 @@ async def blended_search(
         )
     # Questions carry no memory of their own ("How have my scores changed?"): they rank
     # after what was stated, and still count when nothing else matches.
-    ranked.sort(key=lambda h: h.kind == "message" and h.text.rstrip().endswith("?"))
+    ranked.sort(key=lambda h: h.kind == "message" and is_question(h.text))
     if chosen.lead is not None:
         ranked.sort(key=lambda h: h.metadata["store"] != chosen.lead)
     if chosen.current_first and as_of is None:  # as_of: the fact search already kept what was valid then

@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 from agent.errors import InvalidInputError, KAGError, StoreError
 from agent.graphdb.schema import ensure_schema
 from agent.graphdb.store import Neo4jStore, fetch
+from agent.kernel.drain import draining
 from agent.memory.backlog import WriteBacklog
 from agent.models.embeddings import index_name_for
 from agent.notes.models import NoteDraft
@@ -144,7 +145,7 @@ class NoteStore(Neo4jStore):
         pending; note writes are rare (one batch per session), so check the stream itself.
         """
         backlog = self.backlog
-        if backlog is None or backlog.neo4j_suspended():
+        if backlog is None or backlog.neo4j_suspended() or learner_id in draining():
             return
         try:
             if await backlog.pending(learner_id):

@@ -103,6 +103,9 @@ class DevServer:
             PYTHONUNBUFFERED="1",
             # Reflection crons fire at 00:00 UTC only: a test's footprint check must not race one.
             KAG_REFLECTION_INTERVAL_SECONDS="86400",
+            # No kernel worker by default: a long-lived test server must not drain the streams of
+            # tests running meanwhile (they drain on demand). The kernel's own tests turn it on.
+            KAG_KERNEL_IN_SERVER="false",
         )
         env.pop("KAG_AUTH_TOKENS_FILE", None)
         return env

@@ -9,7 +9,7 @@ to the template (logged), so a consultation never fails on the model.
 this order, each item cut to ``ITEM_CHARS`` and at most ``ITEMS`` per section::
 
     Consultation on "<query>": <n> memories found (confidence 0.62, medium).
-    Facts: <text> | <text> | ...
+    Facts: <text> | <text> | ...          (current ones only: never a ``current: false`` fact)
     Core knowledge: <text> | ...
     Insights: <text> | ...
     Patterns: <description> (<concept>) | ...
@@ -81,9 +81,14 @@ def _pattern(pattern: Mapping[str, Any]) -> str:
     return f"{_cut(pattern.get('description'))}{concept}"
 
 
+def current_facts(evidence: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The evidence's facts presented as current: every row but a superseded fact (``current: false``)."""
+    return [f for f in evidence.get("facts") or [] if f.get("current") is not False]
+
+
 def template_brief(query: str, evidence: Mapping[str, Any], confidence: float) -> str:
     """The deterministic brief of ``evidence`` (facts, core, insights, patterns, alerts)."""
-    facts = evidence.get("facts") or []
+    facts = current_facts(evidence)
     core = evidence.get("core") or []
     insights = evidence.get("insights") or []
     patterns = evidence.get("patterns") or []
@@ -111,7 +116,7 @@ def _evidence_prompt(query: str, context: str, evidence: Mapping[str, Any], conf
     if context:
         parts.append(f"CONTEXT: {_cut(context, 2000)}")
     sections = (
-        ("FACTS", [f.get("text") for f in evidence.get("facts") or []]),
+        ("FACTS", [f.get("text") for f in current_facts(evidence)]),
         ("CORE KNOWLEDGE", [f.get("text") for f in evidence.get("core") or []]),
         ("INSIGHTS", [i.get("text") for i in evidence.get("insights") or []]),
         ("PATTERNS", [_pattern(p) for p in evidence.get("patterns") or []]),

@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 TTL_SECONDS = 300
 """How long a consultation stays cached (the design's 5 minutes)."""
-KEY_VERSION = 1
+KEY_VERSION = 2
 """Bumped when the cached payload's shape changes, so old entries are never read."""
 
 

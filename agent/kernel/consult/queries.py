@@ -1,4 +1,4 @@
-"""Cypher of the consultation: the reflective layer, core knowledge, and the read boost.
+"""Cypher of the consultation: the reflective layer, core knowledge, provenance, and the read boost.
 
 Parameters only; no user text is ever formatted in. Every query filters on
 ``$learner_id`` (the ``memory_learner`` range index on ``Memory.learner_id``), so one
@@ -43,3 +43,27 @@ SET n.activation = row.activation, n.last_access = $now,
 RETURN count(n) AS touched
 """
 """A consultation read these: store each one's boosted activation, stamp and count the access."""
+STALE_FACTS = """
+MATCH (f:Memory) WHERE f.learner_id = $learner_id AND f:Fact AND f.valid_to IS NOT NULL
+CALL (f) {
+  OPTIONAL MATCH (n:Fact)-[:SUPERSEDES]->(f) WHERE n.learner_id = $learner_id
+  RETURN n.id AS by_id, n.text AS by_text ORDER BY n.valid_from DESC LIMIT 1
+}
+CALL (f) {
+  OPTIONAL MATCH (f)-[:DERIVES_FROM]->(m:Message) WHERE m.learner_id = $learner_id
+  RETURN collect(m {.id, .content}) AS episodes
+}
+RETURN f.id AS id, f.text AS text, f.valid_to AS valid_to, by_id, by_text, episodes
+ORDER BY f.valid_to DESC, f.id ASC LIMIT $limit
+"""
+"""The learner's superseded facts (``valid_to`` set), most recently closed first: the fact
+that superseded each (``SUPERSEDES``) and the episodes it came from
+(``(:Fact)-[:DERIVES_FROM]->(:Message)``)."""
+HIT_SOURCES = """
+UNWIND $ids AS hid
+MATCH (c:Memory {id: hid})-[:DERIVED_FROM]->(m:Message)
+WHERE c.learner_id = $learner_id AND m.learner_id = $learner_id
+RETURN hid AS id, m.id AS message_id, m.role AS role, m.content AS content
+"""
+"""The source message of each derived memory in ``$ids`` (a turn context is
+``(:Memory {kind: 'turn_context'})-[:DERIVED_FROM]->(:Message)``)."""

@@ -4,7 +4,9 @@ Reflection (``agent.kernel.reflection``) writes ``:Memory:Insight`` and
 ``:Memory:Pattern`` nodes; facts are ``:Memory:Fact`` (``agent.memory.facts``). The
 reader fetches the learner's candidates of all three in one read transaction, most
 active first; which of them match the query is decided in Python
-(``agent.kernel.consult.evidence``).
+(``agent.kernel.consult.evidence``). After the search, ``provenance`` reads what
+the hits stand on: the learner's superseded facts with their episodes, and the source
+message of each derived hit (``agent.kernel.consult.resolve`` decides what to drop).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ CANDIDATES = 50
 """Insights and patterns read per consultation (the most active), before matching."""
 CORE_CANDIDATES = 20
 """Current facts read as core-knowledge candidates (the most active)."""
+STALE_CANDIDATES = 200
+"""Superseded facts read per consultation (the most recently closed)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,25 @@ class ConsultReader(Neo4jStore):
                 return Layer(patterns=patterns, core=core)
             insights = await fetch(tx, q.INSIGHTS, limit=CANDIDATES, **params)
             return Layer(insights, patterns, core)
+
+        return await self.read(work)
+
+    async def provenance(
+        self, learner_id: str, derived_ids: Sequence[str]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """``{"stale": [...], "sources": [...]}``, one read transaction (``STALE_FACTS``, ``HIT_SOURCES``).
+
+        ``stale``: the learner's superseded facts (at most ``STALE_CANDIDATES``), each
+        with the fact that superseded it and its episodes; ``sources``: the source
+        message of each of ``derived_ids`` (turn contexts) that has one.
+        """
+        learner_id = validate_learner_id(learner_id)
+        ids = list(dict.fromkeys(derived_ids))
+
+        async def work(tx: neo4j.AsyncTransaction) -> dict[str, list[dict[str, Any]]]:
+            stale = await fetch(tx, q.STALE_FACTS, learner_id=learner_id, limit=STALE_CANDIDATES)
+            sources = await fetch(tx, q.HIT_SOURCES, learner_id=learner_id, ids=ids) if ids else []
+            return {"stale": stale, "sources": sources}
 
         return await self.read(work)
 

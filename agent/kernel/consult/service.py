@@ -7,10 +7,13 @@
    facts, procedures, archival and recall fused with RRF, plus one hop of graph expansion
    from the top facts), while the learner's insights, patterns and most active facts
    (``ConsultReader``) and pending reminders (``ReminderStore.list``, a read: nothing
-   fires) are read concurrently;
-3. **enrich** (``agent.kernel.consult.evidence``): drop hits outside the topic filters, add
-   core knowledge, match insights and patterns, collect proactive alerts, compute the
-   confidence;
+   fires) are read concurrently. Then ``ConsultReader.provenance`` reads the learner's
+   superseded facts and the source message of each derived hit (turn contexts);
+3. **enrich** (``agent.kernel.consult.evidence``): drop hits outside the topic filters,
+   resolve contradictions (``agent.kernel.consult.resolve``: superseded facts marked
+   ``current: false`` and last, their source messages and turn contexts and the
+   learner's own questions dropped), add core knowledge, match insights and patterns,
+   collect proactive alerts, compute the confidence (current hits only);
 4. **synthesise** the brief (``agent.kernel.consult.brief``): the chat model with
    structured output, or the template offline;
 5. **boost** what was read: the search already boosted the facts and procedures it
@@ -20,7 +23,7 @@
 
 The steps are plain functions over JSON-ready dicts, so ``graphs/consult.py`` runs them
 as graph nodes and ``consult`` runs them in a row (the HTTP route and the tool).
-When the insights/reminders reads fail (Neo4j down), the consultation answers from the
+When the insights/reminders/provenance reads fail (Neo4j down), the consultation answers from the
 search alone with ``evidence["degraded"]`` set and is not cached.
 """
 
@@ -44,6 +47,7 @@ from agent.kernel.consult.brief import synthesise
 from agent.kernel.consult.cache import ConsultCache, Generations
 from agent.kernel.consult.models import ConsultRequest, ConsultResponse, parse_request
 from agent.kernel.consult.reader import ConsultReader, Layer
+from agent.kernel.consult.resolve import resolve
 from agent.kernel.stream import KernelStream
 from agent.memory.blend import SOURCES, RetrievalPlan, blended_search
 from agent.memory.stores import MemoryStores
@@ -120,7 +124,7 @@ async def _reminders(stores: Any, learner_id: str) -> list[dict[str, Any]]:
 
 
 async def search(deps: ConsultDeps, learner_id: str, request: ConsultRequest) -> dict[str, Any]:
-    """Step 2: ``{"found": {hits, layer, reminders, degraded}}`` (hits as ``SearchHit.to_dict()``)."""
+    """Step 2: ``{"found": {hits, provenance, layer, reminders, degraded}}`` (hits as dicts)."""
     hits, layer, reminders = await asyncio.gather(
         blended_search(deps.stores, learner_id, request.query, consult_plan(request)),
         deps.reader.layer(learner_id, request.topic_filters, reflective=request.include_insights),
@@ -140,8 +144,16 @@ async def search(deps: ConsultDeps, learner_id: str, request: ConsultRequest) ->
             raise reminders
         log.warning("consultation without reminders: %s", reminders)
         reminders, degraded = [], [*degraded, "reminders"]
+    provenance: dict[str, Any] = {}
+    derived = [h.id for h in hits if h.kind not in ("fact", "message", "procedure")]
+    try:
+        provenance = await deps.reader.provenance(learner_id, derived)
+    except KAGError as exc:
+        log.warning("consultation without provenance (superseded facts stay unresolved): %s", exc)
+        degraded = [*degraded, "provenance"]
     found = {
         "hits": [h.to_dict() for h in hits],
+        "provenance": provenance,
         "layer": {"insights": layer.insights, "patterns": layer.patterns, "core": layer.core},
         "reminders": reminders,
         "degraded": degraded,
@@ -153,7 +165,9 @@ def enrich(request: ConsultRequest, found: Mapping[str, Any], clock: Clock) -> d
     """Step 3: ``{"evidence": {facts, core, insights, patterns, alerts, confidence, basis, boost}}``."""
     now = clock()
     topics = request.topic_filters
-    hits = ev.filter_hits((SearchHit(**h) for h in found.get("hits") or []), topics)
+    filtered = ev.filter_hits((SearchHit(**h) for h in found.get("hits") or []), topics)
+    resolved = resolve(filtered, found.get("provenance"))
+    hits = resolved.current()
     layer = found.get("layer") or {}
     concepts = [h.metadata.get("concept") for h in hits if h.metadata.get("concept")]
     insights = ev.match_reflections(layer.get("insights") or [], "text", request.query, concepts, topics, now)
@@ -164,18 +178,18 @@ def enrich(request: ConsultRequest, found: Mapping[str, Any], clock: Clock) -> d
     alerts = ev.alerts(found.get("reminders") or [], patterns, request.query, topics, now)
     if not request.include_insights:  # patterns were read for the alerts only
         insights, patterns = [], []
-    confidence, basis = ev.confidence(request.query, hits, insights, patterns)
+    confidence, basis = ev.confidence(request.query, resolved.for_coverage(), insights, patterns)
     rows = [*(layer.get("insights") or []), *(layer.get("patterns") or []), *(layer.get("core") or [])]
     by_id = {r["id"]: r for r in rows}
     read = [by_id[i["id"]] for i in [*core, *insights, *patterns] if i["id"] in by_id]
     evidence = {
-        "facts": [ev.hit_row(h) for h in hits],
+        "facts": [ev.hit_row(h) | resolved.superseded.get(h.id, {}) for h in resolved.hits],
         "core": core,
         "insights": insights,
         "patterns": patterns,
         "alerts": alerts,
         "confidence": confidence,
-        "basis": {**basis, "degraded": list(found.get("degraded") or [])},
+        "basis": {**basis, "dropped": resolved.dropped, "degraded": list(found.get("degraded") or [])},
         "boost": [{k: r.get(k) for k in ("id", "activation", "last_access")} for r in read],
     }
     return {"evidence": evidence}

@@ -36,6 +36,9 @@ async def test_conversation_search_finds_the_last_step_and_the_last_request(
     config = {"configurable": {"thread_id": learner_id}}
     ctx = Context(max_tokens=200_000, zettelkasten=False)
     stores = MemoryStores.wire(resources)
+    # Holding the learner's drain lock keeps any kernel worker (another process's too) away.
+    token = await stores.kernel.lock(learner_id)
+    assert token
     first = await graph.ainvoke(
         {"learner_id": learner_id, "request": "My tortoise is called Quillibert."}, config, context=ctx
     )
@@ -50,6 +53,7 @@ async def test_conversation_search_finds_the_last_step_and_the_last_request(
     hits = json.loads((await _tool_texts(graph, config))[-1])["results"]
     assert any("Quillibert" in h["text"] for h in hits)
     assert second["memory_state"].get("degraded") is not True
+    await stores.kernel.unlock(learner_id, token)
     applied = await stores.settle(learner_id)
     assert applied >= 4  # receive, act and finish of both requests
     assert await stores.recall.count(learner_id) >= 5

@@ -78,6 +78,9 @@ async def test_recall_reads_see_messages_the_worker_has_not_drained(
     resources: Resources, learner_id: str
 ) -> None:
     stores = MemoryStores.wire(resources)
+    # Holding the learner's drain lock keeps any kernel worker (another process's too) away.
+    token = await stores.kernel.lock(learner_id)
+    assert token
     messages = [
         RecallMessage(id=f"{learner_id}-1", role="user", content="My tortoise is called Quillibert"),
         RecallMessage(id=f"{learner_id}-2", role="assistant", content="A fine name for a tortoise"),
@@ -92,6 +95,7 @@ async def test_recall_reads_see_messages_the_worker_has_not_drained(
     assert [m.content for m in got] == ["A fine name for a tortoise"]
     transcript = await stores.recall.session_transcript(learner_id, "s1")
     assert [t["content"] for t in transcript] == [m.content for m in messages]
+    await stores.kernel.unlock(learner_id, token)
     assert await stores.settle(learner_id) == 1
     assert await stores.recall.count(learner_id) == 2
     page = await stores.recall.search(learner_id, "what is my tortoise called")

@@ -131,8 +131,10 @@ async def test_pipeline_parks_a_session_and_a_later_write_replays_it(
     rig: Rig, learner_id: str, resources: Resources, settings: Settings
 ) -> None:
     # A bundle of its own (driver on the private Neo4j, own Redis client: its own breaker).
+    # Its settings name the private Neo4j, so its kernel prefix is that database's alone:
+    # no other process's kernel worker drains these writes into the shared Neo4j.
     bundle = Resources(
-        settings,
+        settings.with_overrides(neo4j_uri=rig.server.uri),
         chat_model=resources.chat_model,
         embeddings=resources.embeddings,
         neo4j_driver=rig.driver,

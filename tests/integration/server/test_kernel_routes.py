@@ -69,7 +69,7 @@ async def server(
     dev = KernelServer(
         tmp_path_factory.mktemp("langgraph-kernel"),
         prefix=f"kag-kern-{run}",
-        extra_env={"KAG_REFLECTION_INTERVAL_SECONDS": "86400"},
+        extra_env={"KAG_REFLECTION_INTERVAL_SECONDS": "86400", "KAG_KERNEL_IN_SERVER": "true"},
     )
     dev.learners = {
         "alice": Learner(f"kern-alice-{run}", f"token-alice-{run}"),

@@ -44,7 +44,7 @@ async def server(
     dev = KernelServer(
         tmp_path_factory.mktemp("langgraph-cron"),
         prefix=f"kag-cron-{run}",
-        extra_env={"KAG_REFLECTION_INTERVAL_SECONDS": "10"},
+        extra_env={"KAG_REFLECTION_INTERVAL_SECONDS": "10", "KAG_KERNEL_IN_SERVER": "true"},
     )
     dev.learners = {
         "carol": Learner(f"cron-carol-{run}", f"token-carol-{run}"),
