@@ -56,8 +56,12 @@ class Context:
     )
     search_page_size: int = field(default=5, metadata={"description": "Archival search page size (1..50)."})
     search_recipe: str = field(
-        default="hybrid_rrf",
-        metadata={"description": "Named retrieval recipe for archival search (agent.search.recipes)."},
+        default="hybrid_stems",
+        metadata={
+            "description": "Named retrieval recipe for conversation and archival search "
+            "(agent.search.recipes); the default is the LoCoMo leave-one-conversation-out "
+            "choice within 150 ms p95."
+        },
     )
     zettelkasten: bool = field(
         default=True, metadata={"description": "Write Zettelkasten notes at the end of a session."}

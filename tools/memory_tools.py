@@ -14,6 +14,7 @@ from langchain_core.tools import BaseTool, InjectedToolArg, tool
 from langgraph.prebuilt import InjectedState
 
 from agent.memory.stores import MemoryKnobs, MemoryStores
+from agent.search.conversation import search_conversation
 from tools.output import compact_page as _compact
 
 LearnerId = Annotated[str, InjectedState("learner_id")]
@@ -76,8 +77,9 @@ def make_memory_tools(stores: MemoryStores) -> list[BaseTool]:
     ) -> str:
         """Search every past message of every session, verbatim. Pages start at 0; page_size 1-50."""
         run = MemoryKnobs.of(knobs)
-        result = await stores.recall.search(
-            learner_id, query, page=page, page_size=page_size or run.page_size
+        # Ranked by each turn's context (its date and the turn it replies to), answered with messages.
+        result = await search_conversation(
+            stores, learner_id, query, recipe=run.recipe, page=page, page_size=page_size or run.page_size
         )
         return _compact(result.to_dict())
 

@@ -24,6 +24,7 @@ redelivered stream entry) writes nothing new, and it links ``DERIVED_FROM`` its 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -94,6 +95,19 @@ def turn_context_text(date: str | None, content: str, previous: str | None = Non
     """``"<date>. <content> (replying to <previous>)"``; the date and the reply part when known."""
     text = f"{date}. {_cut(content)}" if date else _cut(content)
     return f"{text} (replying to {_cut(previous)})" if previous else text
+
+
+_DATED = re.compile(r"^\d{1,2}:\d{2} [ap]m on \d{1,2} \w+, \d{4}\. ", re.IGNORECASE)
+_REPLY = re.compile(r" \(replying to .*\)$", re.DOTALL)
+
+
+def turn_of(text: str) -> str:
+    """The turn itself in a turn context's text: the inverse of :func:`turn_context_text`.
+
+    Readers that judge what was said (a statement or a question) look at the turn, not at
+    its date or the turn it replies to. A date that is not in :func:`date_text`'s style stays.
+    """
+    return _REPLY.sub("", _DATED.sub("", text, count=1), count=1).strip()
 
 
 def turn_context_id(message_id: str) -> str:

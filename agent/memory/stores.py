@@ -43,7 +43,7 @@ class MemoryKnobs:
     """Core memory cache TTL (0: none)."""
     page_size: int = 5
     """Default search page size."""
-    recipe: str = "hybrid_rrf"
+    recipe: str = "hybrid_stems"
     """Named archival search recipe (``agent.search.recipes``)."""
 
     @classmethod

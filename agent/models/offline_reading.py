@@ -73,6 +73,10 @@ def learner_statements(hit: Mapping[str, Any]) -> list[str]:
     """What the learner stated in one search hit (rule 6): no questions, replies or tool calls."""
     role = str(hit.get("role") or "user").lower()
     text = str(hit.get("text") or "")
+    if hit.get("kind") == "turn_context":
+        from agent.kernel.derive import turn_of  # local: derive reads this module's banner
+
+        text = turn_of(text)  # judge the turn, not its date or the turn it replies to
     if role not in LEARNER_ROLES or not text.strip():
         return []
     found: list[str] = []

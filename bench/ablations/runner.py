@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from agent.context import Context
 from agent.memory.erasure import erase_learner
+from agent.memory.stores import MemoryStores
 from agent.notes.metrics import note_metrics
 from agent.notes.store import NoteStore
 from agent.resources import Resources
@@ -153,6 +154,7 @@ async def run_variant(
     """Run ``script`` through ``variant`` as a fresh learner; record every request."""
     learner_id = f"abl-{variant.name.replace('_', '-')}-{uuid.uuid4().hex[:10]}"
     graph = build_graph(variant, resources)
+    stores = MemoryStores.wire(resources)
     context = variant.context(base)
     config = {"configurable": {"thread_id": f"{learner_id}-conversation"}}
     records: list[RunRecord] = []
@@ -184,6 +186,9 @@ async def run_variant(
             async for mode, chunk in stream:
                 recorder.feed(mode, chunk)
             records.append(recorder.record())
+            # The kernel worker drains between a learner's requests, as the server's does
+            # (within its 10 s flush interval); here on demand, so every run is the same.
+            await stores.settle(learner_id)
         seconds = time.perf_counter() - started
         notes = None
         if variant.graph == "heartbeat":

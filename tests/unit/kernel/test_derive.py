@@ -71,3 +71,12 @@ def test_drafts_skip_tool_traffic_and_chain_replies_in_seq_order() -> None:
     assert drafts[1]["content"] == "1:56 pm on 8 May, 2023. Paris. (replying to Capital of France?)"
     assert drafts[1]["occurred_at"] == "2023-05-08T13:56:03+00:00"
     assert turn_context_drafts("s1", messages[2:4]) == []
+
+
+def test_turn_of_takes_the_turn_back_out_of_its_context() -> None:
+    from agent.kernel.derive import turn_context_text, turn_of
+
+    text = turn_context_text("4:19 pm on 25 November, 2026", "Why (again) is it NULL?", "What is my goal?")
+    assert turn_of(text) == "Why (again) is it NULL?"
+    assert turn_of(turn_context_text(None, "Plain turn.")) == "Plain turn."
+    assert turn_of("2026-01-01. kept as is") == "2026-01-01. kept as is"
