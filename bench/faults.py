@@ -156,6 +156,10 @@ async def redis_crash(settings: Settings, sessions: int, turns: int, workdir: Pa
             lines = 0
             for learner in learners:
                 lines += len((await core.read(learner))["current_goals"].splitlines())
+            # The kernel stream survived the crash in the AOF; drain it as the worker would.
+            stores = MemoryStores.wire(bundle)
+            for learner in learners:
+                await stores.settle(learner)
         counts = await neo4j_counts(shared.neo4j, shared.database, learners)
         expected = sessions * turns
         for failure in failures[:5]:
@@ -224,7 +228,9 @@ async def neo4j_outage(settings: Settings, sessions: int, turns: int, workdir: P
             while backlog.neo4j_suspended():
                 await asyncio.sleep(0.1)
             replayed = await backlog.replay(stores.archival, stores.recall, stores.core.graph)
-            pending = await backlog.pending()
+            for learner in learners:  # and the messages the kernel stream kept meanwhile
+                replayed += await stores.settle(learner)
+            pending = sum([await backlog.pending(lr) for lr in learners])
             dead_letters = sum([await redis.xlen(backlog.dead_key(lr)) for lr in learners])
             say(f"neo4j outage: {sum(degraded.values())} degraded turns; replayed by hand: {replayed}")
             expected_ids: set[str] = set()
