@@ -165,8 +165,12 @@ class KernelStream:
         tail: Sequence[Mapping[str, Any]] = (),
         parked: bool = False,
     ) -> Enqueued:
-        """Append one event (once per ``key``); ``tail`` items (each with ``id``) are readable at once."""
-        pressured = await self._wait_for_room()
+        """Append one event (once per ``key``); ``tail`` items (each with ``id``) are readable at once.
+
+        Two round trips: the backlog depth with the learner's registration (registered
+        first, so an entry is always findable by the worker), then the script with the
+        depth count. A duplicate takes its count back.
+        """
         event = KernelEvent(
             op=op,
             learner_id=learner_id,
@@ -186,22 +190,29 @@ class KernelStream:
             self.key(learner_id, "parked"),
         ]
         try:
-            # The learner is registered first: an entry is always findable by the worker.
-            await self.redis.sadd(self.active_key, learner_id)
-            if parked:
-                await self.redis.sadd(self.parked_key, learner_id)
-            entry_id = await self.redis.eval(
-                _ENQUEUE,
-                len(keys),
-                *keys,
-                SEEN_TTL_SECONDS,
-                "1" if parked else "0",
-                json.dumps(fields),
-                json.dumps(tail_json) if tail_json else "{}",
-            )
+            # Separate keys in separate slots: a plain pipeline, never a transaction.
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(self.depth_key)
+                pipe.sadd(self.active_key, learner_id)
+                if parked:
+                    pipe.sadd(self.parked_key, learner_id)
+                depth = int((await pipe.execute())[0] or 0)
+            pressured = depth >= self.max_backlog and await self._wait_for_room()
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.eval(
+                    _ENQUEUE,
+                    len(keys),
+                    *keys,
+                    SEEN_TTL_SECONDS,
+                    "1" if parked else "0",
+                    json.dumps(fields),
+                    json.dumps(tail_json) if tail_json else "{}",
+                )
+                pipe.incr(self.depth_key)
+                entry_id, _ = await pipe.execute()
             if entry_id is None:
+                await self.redis.decr(self.depth_key)
                 return Enqueued(None, duplicate=True, pressured=pressured)
-            await self.redis.incr(self.depth_key)
         except (RedisError, OSError) as exc:
             raise _unavailable(exc) from exc
         return Enqueued(str(entry_id), pressured=pressured)

@@ -37,7 +37,6 @@ RESTART_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 """Delays before restarting a crashed worker (the last one repeats)."""
 
 _STORES: weakref.WeakKeyDictionary[Resources, MemoryStores] = weakref.WeakKeyDictionary()
-_STREAMS: weakref.WeakKeyDictionary[Resources, KernelStream] = weakref.WeakKeyDictionary()
 _CURRENT: KernelService | None = None
 
 
@@ -50,14 +49,8 @@ def kernel_stores(resources: Resources) -> MemoryStores:
 
 
 def kernel_stream(resources: Resources) -> KernelStream:
-    """The kernel stream of the bundle's stores (one over the bundle's Redis if the stores have none)."""
-    stream = getattr(kernel_stores(resources), "kernel", None)
-    if stream is None:
-        stream = _STREAMS.get(resources)
-        if stream is None:
-            prefix = resources.settings.kernel_prefix
-            stream = _STREAMS[resources] = KernelStream(resources.redis, prefix=prefix)
-    return stream
+    """The kernel stream of the bundle's stores."""
+    return kernel_stores(resources).kernel
 
 
 class KernelService:
