@@ -10,6 +10,7 @@ bearer tokens through ``KAG_AUTH_TOKENS``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -19,11 +20,16 @@ import sys
 import time
 import urllib.request
 import uuid
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
+
+from agent.memory.erasure import erase_learner
+from agent.resources import Resources
 
 REPO = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
@@ -78,6 +84,8 @@ class DevServer:
     port: int = field(default_factory=free_port)
     prefix: str = field(default_factory=lambda: f"kag-e2e-{uuid.uuid4().hex[:10]}")
     learners: dict[str, Learner] = field(default_factory=dict)
+    extra_env: dict[str, str] = field(default_factory=dict)
+    """Variables a test module adds to (or overrides in) the server's environment."""
     proc: subprocess.Popen | None = None
     starts: int = 0
 
@@ -108,7 +116,7 @@ class DevServer:
             KAG_KERNEL_IN_SERVER="false",
         )
         env.pop("KAG_AUTH_TOKENS_FILE", None)
-        return env
+        return {**env, **self.extra_env}
 
     def start(self) -> None:
         """Start the server and wait until ``/ok`` answers (fails with the log tail)."""
@@ -161,3 +169,20 @@ class DevServer:
         if not self.log_path.exists():
             return "(no server log)"
         return self.log_path.read_text(errors="replace")[-LOG_TAIL_CHARS:]
+
+
+@asynccontextmanager
+async def serving(
+    dev: DevServer, resources: Resources, *, also_erase: Iterable[str] = ()
+) -> AsyncIterator[DevServer]:
+    """Run ``dev`` for a test module; afterwards remove its checkpoint keys and erase its learners."""
+    await asyncio.to_thread(dev.start)
+    try:
+        yield dev
+    finally:
+        await asyncio.to_thread(dev.stop)
+        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
+        if keys:
+            await resources.redis.delete(*keys)
+        for learner_id in [*(lr.learner_id for lr in dev.learners.values()), *also_erase]:
+            await erase_learner(resources, learner_id)

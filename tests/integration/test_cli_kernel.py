@@ -18,11 +18,11 @@ import uuid
 
 import pytest
 
+from agent.memory.erasure import erase_learner
 from agent.memory.facts import FactStore
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
-from tests.integration.server.test_kernel_routes import forget
 from tests.integration.test_cli import KAG, REPO, kag
 
 MESSAGES = [
@@ -42,7 +42,7 @@ async def learner(resources: Resources):
     learner_id = f"cli-kernel-{uuid.uuid4().hex[:10]}"
     yield learner_id
     stores = MemoryStores.wire(resources)
-    await forget(resources, learner_id)
+    await erase_learner(resources, learner_id)
     await resources.redis.delete(*stores.kernel.learner_keys(learner_id))
     await resources.redis.srem(stores.kernel.active_key, learner_id)
 

@@ -12,21 +12,18 @@ the query is refused (403), no token is a 401. The server runs the kernel worker
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 
 import httpx
 import pytest
 from langgraph_sdk.errors import APIStatusError
 
-from agent.memory.erasure import erase_learner
 from agent.memory.facts import FactStore
 from agent.resources import Resources
 from agent.server.kernel_service import kernel_stores
 from agent.server.kernel_status import memory_counts
-from tests.integration.langgraph_server import DevServer, Learner
+from tests.integration.langgraph_server import DevServer, Learner, serving
 from tests.security.attack import dump, footprint
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
@@ -41,32 +38,11 @@ ROUTES = [
 ]
 
 
-@dataclass
-class KernelServer(DevServer):
-    """``DevServer`` with extra environment variables for the kernel."""
-
-    extra_env: dict[str, str] = field(default_factory=dict)
-
-    def environment(self) -> dict[str, str]:
-        """The base environment plus ``extra_env``."""
-        return {**super().environment(), **self.extra_env}
-
-
-async def forget(resources: Resources, learner_id: str) -> None:
-    """Erase a learner, including nodes the erasure does not know (insights, patterns)."""
-    await erase_learner(resources, learner_id)
-    await resources.neo4j.execute_query(
-        "MATCH (n) WHERE n.learner_id = $l DETACH DELETE n", l=learner_id, database_=resources.database
-    )
-
-
 @pytest.fixture(scope="module")
-async def server(
-    tmp_path_factory: pytest.TempPathFactory, resources: Resources
-) -> AsyncIterator[KernelServer]:
+async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources) -> AsyncIterator[DevServer]:
     """The module's server, with Alice's and Bob's facts seeded; everything removed afterwards."""
     run = uuid.uuid4().hex[:10]
-    dev = KernelServer(
+    dev = DevServer(
         tmp_path_factory.mktemp("langgraph-kernel"),
         prefix=f"kag-kern-{run}",
         extra_env={"KAG_REFLECTION_INTERVAL_SECONDS": "86400", "KAG_KERNEL_IN_SERVER": "true"},
@@ -79,19 +55,8 @@ async def server(
     for name, texts in (("alice", ALICE_FACTS), ("bob", BOB_FACTS)):
         for text in texts:
             await facts.remember(dev.learners[name].learner_id, text)
-    await asyncio.to_thread(dev.start)
-    try:
+    async with serving(dev, resources):
         yield dev
-    finally:
-        await asyncio.to_thread(dev.stop)
-        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
-        if keys:
-            await resources.redis.delete(*keys)
-        for learner in dev.learners.values():
-            await forget(resources, learner.learner_id)
-            stream = kernel_stores(resources).kernel
-            await resources.redis.delete(*stream.learner_keys(learner.learner_id))
-            await resources.redis.srem(stream.active_key, learner.learner_id)
 
 
 @pytest.fixture(autouse=True)
@@ -105,7 +70,7 @@ def server_log_on_failure(request: pytest.FixtureRequest, server: DevServer, cap
 
 
 @pytest.fixture
-async def http(server: KernelServer) -> AsyncIterator[httpx.AsyncClient]:
+async def http(server: DevServer) -> AsyncIterator[httpx.AsyncClient]:
     """A plain HTTP client (the first consultation loads the embedder: generous timeout)."""
     async with httpx.AsyncClient(base_url=server.url, timeout=300) as client:
         yield client
@@ -116,7 +81,7 @@ def bearer(learner: Learner) -> dict[str, str]:
     return {"Authorization": f"Bearer {learner.token}"}
 
 
-async def test_consult_brief_comes_from_the_callers_memory_only(server: KernelServer) -> None:
+async def test_consult_brief_comes_from_the_callers_memory_only(server: DevServer) -> None:
     alice, bob = server.learners["alice"], server.learners["bob"]
     as_alice, as_bob = alice.client(server.url), bob.client(server.url)
     query = {"query": "What is my locker code?", "max_results": 10}
@@ -134,7 +99,7 @@ async def test_consult_brief_comes_from_the_callers_memory_only(server: KernelSe
 
 
 async def test_stats_count_the_callers_nodes_and_only_numbers_across_learners(
-    server: KernelServer, resources: Resources
+    server: DevServer, resources: Resources
 ) -> None:
     alice, bob = server.learners["alice"], server.learners["bob"]
     stats = await alice.client(server.url).http.get("/kernel/stats")
@@ -154,7 +119,7 @@ async def test_stats_count_the_callers_nodes_and_only_numbers_across_learners(
 
 
 async def test_reflect_runs_for_the_caller_and_leaves_the_other_learner_untouched(
-    server: KernelServer, resources: Resources
+    server: DevServer, resources: Resources
 ) -> None:
     alice, bob = server.learners["alice"], server.learners["bob"]
     bob_before = await footprint(resources, bob.learner_id)
@@ -187,7 +152,7 @@ async def test_reflect_runs_for_the_caller_and_leaves_the_other_learner_untouche
     ],
 )
 async def test_a_learner_id_in_the_body_or_query_is_refused(
-    server: KernelServer, http: httpx.AsyncClient, method: str, path: str, body: dict | None
+    server: DevServer, http: httpx.AsyncClient, method: str, path: str, body: dict | None
 ) -> None:
     alice, bob = server.learners["alice"], server.learners["bob"]
     names = {"BOB": bob.learner_id, "ALICE": alice.learner_id}
@@ -214,14 +179,14 @@ async def test_no_or_a_bad_token_is_401(
     assert "4711" not in response.text and "9902" not in response.text
 
 
-async def test_sdk_raises_for_refusals(server: KernelServer) -> None:
+async def test_sdk_raises_for_refusals(server: DevServer) -> None:
     client = server.learners["alice"].client(server.url)
     with pytest.raises(APIStatusError) as err:
         await client.http.post("/kernel/consult", json={"query": "x", "max_results": 0})
     assert err.value.status_code == 422
 
 
-async def test_health_reports_redis_neo4j_and_the_worker(server: KernelServer) -> None:
+async def test_health_reports_redis_neo4j_and_the_worker(server: DevServer) -> None:
     health = await server.learners["bob"].client(server.url).http.get("/kernel/health")
     assert health["redis"]["ok"] and health["neo4j"]["ok"]
     assert health["worker"]["in_server"] is True and health["worker"]["alive"] is True

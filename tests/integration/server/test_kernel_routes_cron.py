@@ -22,9 +22,7 @@ import pytest
 
 from agent.memory.facts import FactStore
 from agent.resources import Resources
-from agent.server.kernel_service import kernel_stores
-from tests.integration.langgraph_server import Learner
-from tests.integration.server.test_kernel_routes import KernelServer, forget
+from tests.integration.langgraph_server import DevServer, Learner, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
@@ -36,12 +34,10 @@ MATCH (f:Fact {learner_id: $l}) RETURN count(f) AS facts, count(f.reflected_at) 
 
 
 @pytest.fixture(scope="module")
-async def server(
-    tmp_path_factory: pytest.TempPathFactory, resources: Resources
-) -> AsyncIterator[KernelServer]:
+async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources) -> AsyncIterator[DevServer]:
     """A server with a 10 s reflection cron; Carol (token) and Erin (none) both hold unscanned facts."""
     run = uuid.uuid4().hex[:10]
-    dev = KernelServer(
+    dev = DevServer(
         tmp_path_factory.mktemp("langgraph-cron"),
         prefix=f"kag-cron-{run}",
         extra_env={"KAG_REFLECTION_INTERVAL_SECONDS": "10", "KAG_KERNEL_IN_SERVER": "true"},
@@ -56,26 +52,12 @@ async def server(
         for text in FACTS:
             await facts.remember(learner_id, text)
     dev.erin = erin  # type: ignore[attr-defined]
-    everyone = [lr.learner_id for lr in dev.learners.values()] + [erin]
-    await asyncio.to_thread(dev.start)
-    try:
+    async with serving(dev, resources, also_erase=[erin]):
         yield dev
-    finally:
-        await asyncio.to_thread(dev.stop)
-        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
-        if keys:
-            await resources.redis.delete(*keys)
-        stream = kernel_stores(resources).kernel
-        for learner_id in everyone:
-            await forget(resources, learner_id)
-            await resources.redis.delete(*stream.learner_keys(learner_id))
-            await resources.redis.srem(stream.active_key, learner_id)
 
 
 @pytest.fixture(autouse=True)
-def server_log_on_failure(
-    request: pytest.FixtureRequest, server: KernelServer, capsys: pytest.CaptureFixture
-):
+def server_log_on_failure(request: pytest.FixtureRequest, server: DevServer, capsys: pytest.CaptureFixture):
     """Print the server log when a test of this module fails."""
     failed = request.session.testsfailed
     yield
@@ -92,13 +74,13 @@ async def reflected(resources: Resources, learner_id: str) -> tuple[int, int]:
     return records[0]["facts"], records[0]["reflected"]
 
 
-def cron_lines(server: KernelServer) -> list[tuple[int, int]]:
+def cron_lines(server: DevServer) -> list[tuple[int, int]]:
     """Every start's ``(learners, crons in the runtime)`` line from the server log."""
     return [(int(a), int(b)) for a, b in CRONS_LINE.findall(server.log_path.read_text(errors="replace"))]
 
 
 async def test_the_cron_reflects_the_servers_learners_without_any_request(
-    server: KernelServer, resources: Resources
+    server: DevServer, resources: Resources
 ) -> None:
     carol, erin = server.learners["carol"].learner_id, server.erin  # type: ignore[attr-defined]
     assert await reflected(resources, carol) == (len(FACTS), 0), "control: Carol's facts start unscanned"
@@ -110,7 +92,7 @@ async def test_the_cron_reflects_the_servers_learners_without_any_request(
     assert cron_lines(server) == [(2, 2)]
 
 
-async def test_restarts_find_the_crons_and_follow_the_token_table(server: KernelServer) -> None:
+async def test_restarts_find_the_crons_and_follow_the_token_table(server: DevServer) -> None:
     await asyncio.to_thread(server.restart)
     assert cron_lines(server)[-1] == (2, 2), "a restart added crons instead of finding them"
 

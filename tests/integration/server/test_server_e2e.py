@@ -17,12 +17,11 @@ from langgraph_sdk.errors import APIStatusError
 
 from agent.checkpoint import AsyncRedisSaver
 from agent.heartbeat.state import HeartbeatOutput, MemoryState
-from agent.memory.erasure import erase_learner
 from agent.models.offline_policy import OFFLINE_BANNER
 from agent.notes.store import COUNT_NOTES
 from agent.resources import Resources
 from agent.validation import learner_hash
-from tests.integration.langgraph_server import DevServer, Learner
+from tests.integration.langgraph_server import DevServer, Learner, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
@@ -53,16 +52,8 @@ async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources)
         "a": Learner(f"e2e-a-{run}", f"token-a-{run}"),
         "b": Learner(f"e2e-b-{run}", f"token-b-{run}"),
     }
-    await asyncio.to_thread(dev.start)
-    try:
+    async with serving(dev, resources):
         yield dev
-    finally:
-        await asyncio.to_thread(dev.stop)
-        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
-        if keys:
-            await resources.redis.delete(*keys)
-        for learner in dev.learners.values():
-            await erase_learner(resources, learner.learner_id)
 
 
 @pytest.fixture(autouse=True)
