@@ -61,6 +61,7 @@ _ENV = {
     "kernel_max_backlog": "KAG_KERNEL_MAX_BACKLOG",
     "kernel_in_server": "KAG_KERNEL_IN_SERVER",
     "reflection_interval_seconds": "KAG_REFLECTION_INTERVAL_SECONDS",
+    "embed_threads": "KAG_EMBED_THREADS",
 }
 _KINDS: dict[str, type] = {
     "langsmith_tracing": bool,
@@ -71,6 +72,7 @@ _KINDS: dict[str, type] = {
     "kernel_max_backlog": int,
     "kernel_in_server": bool,
     "reflection_interval_seconds": int,
+    "embed_threads": int,
 }
 INGEST_MODES = ("kernel", "sync")
 
@@ -249,6 +251,10 @@ class Settings:
     """Run the kernel worker and the reflection crons in the LangGraph server (KAG_KERNEL_IN_SERVER)."""
     reflection_interval_seconds: int = 300
     """How often the server reflects over recently active learners (KAG_REFLECTION_INTERVAL_SECONDS)."""
+    embed_threads: int = 0
+    """Torch intra-op threads of the offline MiniLM model (KAG_EMBED_THREADS, 0..64; 0: torch's
+    default, one per core). 1 helps on a machine oversubscribed by other processes, where OpenMP
+    teams stall each other; on a quiet machine the worker's batches gain from every core."""
 
     def __post_init__(self) -> None:
         """Validate every field; errors name the environment variable."""
@@ -280,6 +286,7 @@ class Settings:
         _check_range("kernel_flush_seconds", self.kernel_flush_seconds, 0, 300)
         _check_range("kernel_max_backlog", self.kernel_max_backlog, 100, 10_000_000)
         _check_range("reflection_interval_seconds", self.reflection_interval_seconds, 10, 86_400)
+        _check_range("embed_threads", self.embed_threads, 0, 64)
         ttl = self.checkpoint_ttl
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
             raise ConfigError(_ENV["checkpoint_ttl"], f"expected a positive number of seconds, got {ttl!r}")

@@ -70,8 +70,8 @@ class ConsultState(TypedDict):
     """The validated request (``ConsultRequest.model_dump()``)."""
     request_id: Annotated[str, _last]
     """This consultation's id."""
-    cache_key: Annotated[str | None, _last]
-    """The cache key at the learner's current write generation (None: no caching)."""
+    cache_slot: Annotated[dict[str, Any] | None, _last]
+    """Where the payload is cached: ``{"key", "generation"}`` read before searching (None: no caching)."""
     cached: Annotated[dict[str, Any] | None, _last]
     """The cached payload on a hit, else None."""
     found: Annotated[dict[str, Any], _last]
@@ -121,7 +121,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
 
     async def boost_node(state: ConsultState) -> dict[str, Any]:
         payload = payload_of(state["evidence"], state["brief"], state["brief_method"])
-        await boost(provide(), state["learner_id"], state.get("cache_key"), state["evidence"], payload)
+        await boost(provide(), state["learner_id"], state.get("cache_slot"), state["evidence"], payload)
         return {"response": respond(state["request_id"], payload, cached=False).model_dump()}
 
     builder = StateGraph(

@@ -21,6 +21,7 @@ from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from agent.checkpoint import listing, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
 from agent.checkpoint.cluster import AsyncClusterSender, async_cluster_client, cluster_url, is_cluster_client
+from agent.checkpoint.coalesce import Coalescer
 from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, run_async
 from agent.redis_retry import async_client
@@ -31,8 +32,10 @@ class AsyncRedisSaver(RedisCheckpointBase):
 
     ``aget_tuple`` is one round trip (a Lua script), ``aput`` one MULTI/EXEC on the
     thread's keys, ``aput_writes`` one script, and ``alist`` fetches pages of
-    checkpoints per script call. ``client`` may be a plain ``redis.asyncio.Redis`` or a
-    ``redis.asyncio.cluster.RedisCluster`` (see ``agent.checkpoint.cluster``).
+    checkpoints per script call. On plain Redis, batches asked for in the same loop
+    iteration share one pipeline (``agent.checkpoint.coalesce``). ``client`` may be a
+    plain ``redis.asyncio.Redis`` or a ``redis.asyncio.cluster.RedisCluster`` (see
+    ``agent.checkpoint.cluster``).
 
     Sync methods (``get_tuple``, ``put`` ...) exist for LangGraph APIs that call them
     (e.g. ``graph.get_state``); they hop onto the loop the saver was created on and
@@ -61,6 +64,7 @@ class AsyncRedisSaver(RedisCheckpointBase):
         self.client = client
         self.cluster = is_cluster_client(client)
         self._cluster_send = AsyncClusterSender(client) if self.cluster else None
+        self._coalescer = None if self.cluster else Coalescer(client)
         try:
             self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -93,13 +97,10 @@ class AsyncRedisSaver(RedisCheckpointBase):
     async def _send(self, batch: ops.Batch) -> list[Any]:
         if self._cluster_send is not None:
             return await self._cluster_send(batch)
-        cmds = [*batch.index, *batch.commands]  # plain Redis: the index rides along
-        if len(cmds) == 1 and not batch.transaction:
-            return [await self.client.execute_command(*cmds[0])]
-        async with self.client.pipeline(transaction=batch.transaction) as pipe:
-            for cmd in cmds:
-                pipe.execute_command(*cmd)
-            return (await pipe.execute())[len(batch.index) :]
+        # Plain Redis: the index rides along, and batches asked for in the same loop
+        # iteration (a step's writes and its checkpoint) share one round trip.
+        assert self._coalescer is not None
+        return await self._coalescer.send(batch)
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint named by ``config``, or the thread's latest; None if absent."""

@@ -68,6 +68,7 @@ from agent.heartbeat.slots import (
 )
 from agent.heartbeat.state import HeartbeatState
 from agent.heartbeat.wiring import Wiring
+from agent.kernel.derive import turn_context_id
 from agent.memory.blend import RetrievalPlan, blended_search
 from agent.memory.sensory import trace_of
 from agent.tracing import trace_config
@@ -99,9 +100,10 @@ def _unique(*lists: Iterable[str]) -> list[str]:
 async def sense_request(
     stores: object, learner_id: str, request: str, context: Mapping[str, Any]
 ) -> list[dict]:
-    """Capture the request and the context payload in sensory memory; attend to the request.
+    """Take the request into sensory memory attended at once; capture the context payload.
 
     Returns the request's trace for ``RecallMessage.attended`` (its ``ATTENDED_TO`` link).
+    The request is attended as it arrives (``SensoryBuffer.attended``: no round trip).
     The context payload is captured but not attended, so it expires. A sensory outage is
     logged and the request goes on without traces.
     """
@@ -111,8 +113,7 @@ async def sense_request(
     traces: list[dict] = []
     try:
         kind = "paste" if len(request) > PASTE_CHARS else "request"
-        request_id = await sensory.capture(learner_id, kind, request)
-        traces = [trace_of(item) for item in await sensory.attend(learner_id, [request_id])]
+        traces = [trace_of(sensory.attended(learner_id, kind, request))]
         if context:
             await sensory.capture(learner_id, "context", json.dumps(dict(context), default=str))
     except KAGError as exc:  # an outage, or a context payload over the buffer's size cap
@@ -120,33 +121,25 @@ async def sense_request(
     return traces
 
 
-async def sense_tool_outputs(
-    stores: object, learner_id: str, results: Sequence[AnyMessage]
-) -> dict[str, list]:
-    """Capture tool outputs in sensory memory and attend to them (the heartbeat logs them).
+def sense_tool_outputs(stores: object, learner_id: str, results: Sequence[AnyMessage]) -> dict[str, list]:
+    """Tool outputs into sensory memory, attended at once (the heartbeat logs them in this step).
 
     Returns ``{message id: [trace]}`` for ``RecallMessage.attended``; failures are logged.
     """
     sensory = _store(stores, "sensory")
     if sensory is None:
         return {}
-    captured: dict[str, str] = {}  # sensory item id -> message id
+    traces: dict[str, list] = {}
     for message in results:
         try:
-            item_id = await sensory.capture(
+            item = sensory.attended(
                 learner_id, "tool_output", message.text or "(empty)", meta={"tool": message.name or ""}
             )
-            captured[item_id] = str(message.id)
         except KAGError as exc:
             log.warning("sensory memory did not take a %s output: %s", message.name, exc)
-    if not captured:
-        return {}
-    try:  # one GETDEL round trip for every output the heartbeat attends to
-        attended = await sensory.attend(learner_id, list(captured))
-    except KAGError as exc:
-        log.warning("sensory memory did not hand over the tool outputs: %s", exc)
-        return {}
-    return {captured[item["id"]]: [trace_of(item)] for item in attended}
+            continue
+        traces[str(message.id)] = [trace_of(item)]
+    return traces
 
 
 def _brief(text: str, limit: int) -> str:
@@ -155,10 +148,16 @@ def _brief(text: str, limit: int) -> str:
 
 
 def current_requests(state: Mapping[str, Any]) -> set[str]:
-    """Ids of the request being served (its recall message): a search hit on it is no evidence."""
+    """Ids of the request being served: a search hit on it is no evidence.
+
+    Its recall message, and the ``turn_context`` memory the kernel worker derives from it
+    (a background worker may drain the request before this turn's search runs).
+    """
     queue = state.get("fifo_queue") or []
     last = next((m for m in reversed(queue) if isinstance(m, HumanMessage)), None)
-    return {str(last.id)} if last is not None and last.id else set()
+    if last is None or not last.id:
+        return set()
+    return {str(last.id), turn_context_id(str(last.id))}
 
 
 def _emit(runtime: Runtime[Context], phase: str, **data: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from agent.heartbeat.text_protocol import parse_text_reply
 from agent.heartbeat.tool_runner import run_tool_calls
 from agent.heartbeat.wiring import Wiring
 from agent.heartbeat.working_memory import compile_prompt, eviction_cut, pressure
-from agent.memory.recall import RecallMessage
+from agent.memory.recall import LogResult, RecallMessage
 from agent.memory.stores import MemoryKnobs
 from agent.models.offline_policy import is_policy_reply
 from agent.tracing import trace_config
@@ -153,20 +154,28 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         state = {**state, "context": validate_request_context(state.get("context"))}
         ctx = run_context(runtime)
         stores = wiring().stores
-        try:
-            core = await stores.core.read(learner_id, ttl_seconds=ctx.core_ttl_seconds)
-        except StoreUnavailableError as exc:
-            log.error("core memory unavailable, using the checkpointed mirror: %s", exc)
-            core = dict(state.get("core_memory") or {})
+
+        async def read_core() -> dict[str, str]:
+            try:
+                return await stores.core.read(learner_id, ttl_seconds=ctx.core_ttl_seconds)
+            except StoreUnavailableError as exc:
+                log.error("core memory unavailable, using the checkpointed mirror: %s", exc)
+                return dict(state.get("core_memory") or {})
+
         seed: list[AnyMessage] = []
         if not state.get("fifo_queue"):
             for turn in state.get("context", {}).get("session_history", [])[-50:]:
                 cls = HumanMessage if turn.get("role") == "user" else AIMessage
                 seed.append(cls(content=str(turn.get("content", "")), id=str(uuid.uuid4())))
         human = HumanMessage(content=request, id=str(uuid.uuid4()))
-        attended = await sense_request(stores, learner_id, request, state["context"])
-        recalled = [*(_recall(m) for m in seed), _recall(human, attended)]
-        logged = await stores.recall.log_messages(learner_id, session_id(state, config), recalled)
+
+        async def sense_and_log() -> LogResult:
+            attended = await sense_request(stores, learner_id, request, state["context"])
+            recalled = [*(_recall(m) for m in seed), _recall(human, attended)]
+            return await stores.recall.log_messages(learner_id, session_id(state, config), recalled)
+
+        # Independent round trips: the core memory read overlaps sensing and logging.
+        core, logged = await asyncio.gather(read_core(), sense_and_log())
         emit(
             runtime,
             "receive",
@@ -322,7 +331,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             )
             results, outputs, errors, unknown = run.messages, run.outputs, run.errors, run.unknown
         results = [_with_id(m) for m in results]
-        traces = await sense_tool_outputs(stores, state["learner_id"], results)
+        traces = sense_tool_outputs(stores, state["learner_id"], results)
         logged = await stores.recall.log_messages(
             state["learner_id"],
             session_id(state, config),

@@ -158,21 +158,59 @@ def turn_context_drafts(
     return drafts
 
 
-async def previous_turn(stores: MemoryStores, learner_id: str, message_id: str) -> str | None:
-    """Content of the last conversational turn before ``message_id`` in its session, if any."""
+async def previous_turns(
+    stores: MemoryStores, learner_id: str, message_ids: Sequence[str]
+) -> list[str | None]:
+    """For each message id: the content of the last conversational turn before it in its session.
+
+    One read for all of them (a recall run of many events derives in one round trip).
+    """
+    if not message_ids:
+        return []
 
     async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
         return await fetch(
             tx,
             PREVIOUS_MESSAGES,
-            message_id=message_id,
+            message_ids=list(message_ids),
             learner_id=learner_id,
             roles=list(TURN_ROLES),
             limit=LOOKBACK,
         )
 
-    rows = await stores.recall.read(work)
-    return next((r["content"] for r in rows if is_conversation_turn(r["role"], r["content"])), None)
+    found: dict[int, str] = {}
+    for row in await stores.recall.read(work):  # newest first within each index
+        if row["i"] not in found and is_conversation_turn(row["role"], row["content"]):
+            found[row["i"]] = row["content"]
+    return [found.get(i) for i in range(len(message_ids))]
+
+
+async def derive_recall_turn_contexts(
+    stores: MemoryStores, learner_id: str, payloads: Sequence[Mapping[str, Any]]
+) -> int:
+    """Write the ``turn_context`` memories of a committed run of recall events, in one go.
+
+    ``payloads`` are the run's logged batches (``{session_id, messages}``), in stream order;
+    each is derived as :func:`derive_turn_contexts` derives it alone (its reply chain starts
+    from the session's turn before its first message, in Neo4j), but the run takes one read,
+    one embedding call and one write. Memories keep the payloads' order. Returns how many
+    turn contexts the run has (new or not).
+    """
+    batches = []
+    for payload in payloads:
+        ordered = _ordered(payload["messages"])
+        if any(is_conversation_turn(m.get("role"), m.get("content")) for m in ordered):
+            batches.append((str(payload["session_id"]), ordered))
+    if not batches:
+        return 0
+    previous = await previous_turns(stores, learner_id, [str(ordered[0]["id"]) for _, ordered in batches])
+    drafts = [
+        draft
+        for (session_id, ordered), before in zip(batches, previous, strict=True)
+        for draft in turn_context_drafts(session_id, ordered, before)
+    ]
+    records = await stores.archival.insert_many(learner_id, drafts)
+    return len(records)
 
 
 async def derive_turn_contexts(
@@ -184,10 +222,6 @@ async def derive_turn_contexts(
     (``{id, role, content, created_at, seq, metadata_json}``). Idempotent: memory ids
     come from message ids. Returns how many turn contexts the batch has (new or not).
     """
-    ordered = _ordered(messages)
-    if not any(is_conversation_turn(m.get("role"), m.get("content")) for m in ordered):
-        return 0
-    previous = await previous_turn(stores, learner_id, str(ordered[0]["id"]))
-    drafts = turn_context_drafts(session_id, ordered, previous)
-    records = await stores.archival.insert_many(learner_id, drafts)
-    return len(records)
+    return await derive_recall_turn_contexts(
+        stores, learner_id, [{"session_id": session_id, "messages": messages}]
+    )

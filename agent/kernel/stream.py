@@ -167,9 +167,10 @@ class KernelStream:
     ) -> Enqueued:
         """Append one event (once per ``key``); ``tail`` items (each with ``id``) are readable at once.
 
-        Two round trips: the backlog depth with the learner's registration (registered
-        first, so an entry is always findable by the worker), then the script with the
-        depth count. A duplicate takes its count back.
+        One round trip: the learner's registration (first, so an entry is always findable
+        by the worker), the backlog depth, the script and the depth count. Past the bound
+        the producer then waits for room (back-pressure after the append: nothing is ever
+        held back or dropped). A duplicate takes its count back.
         """
         event = KernelEvent(
             op=op,
@@ -192,13 +193,10 @@ class KernelStream:
         try:
             # Separate keys in separate slots: a plain pipeline, never a transaction.
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.get(self.depth_key)
                 pipe.sadd(self.active_key, learner_id)
                 if parked:
                     pipe.sadd(self.parked_key, learner_id)
-                depth = int((await pipe.execute())[0] or 0)
-            pressured = depth >= self.max_backlog and await self._wait_for_room()
-            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(self.depth_key)
                 pipe.eval(
                     _ENQUEUE,
                     len(keys),
@@ -209,9 +207,11 @@ class KernelStream:
                     json.dumps(tail_json) if tail_json else "{}",
                 )
                 pipe.incr(self.depth_key)
-                entry_id, _ = await pipe.execute()
+                *_, depth, entry_id, _ = await pipe.execute()
             if entry_id is None:
                 await self.redis.decr(self.depth_key)
+            pressured = int(depth or 0) >= self.max_backlog and await self._wait_for_room()
+            if entry_id is None:
                 return Enqueued(None, duplicate=True, pressured=pressured)
         except (RedisError, OSError) as exc:
             raise _unavailable(exc) from exc

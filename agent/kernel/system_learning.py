@@ -3,8 +3,15 @@
 Reflection leaves per-learner ``Pattern`` and ``Insight`` nodes
 (``agent.kernel.reflection``); this module aggregates them across learners:
 
-- **bottlenecks**: concept -> how many learners have an active ``bottleneck`` pattern on
-  it, and how many such patterns there are;
+- **bottlenecks**: concept -> how many learners showed a struggle or error on it and have
+  not resolved it since (``learners``), and how many of them struggle persistently (an
+  active per-learner ``bottleneck`` pattern: ``persistent``). Why not the per-learner
+  patterns alone: "many learners find X hard" is a property of the population, and a
+  learner who said it once is one of them; requiring each learner to repeat it made the
+  count depend on how talkative learners are (and on per-statement recall squared).
+  Spellings whose words contain one another ("group", "group by") are one concept
+  (``queries.SYSTEM_BOTTLENECKS``). Callers compare ``learners`` with how many learners
+  they look at (a rate), not with a fixed count;
 - **recurring errors**: error kind (``KeyError``, ``off-by-one``, ``mistake``) -> how many
   learners have a ``recurring_error`` pattern of that kind, how many patterns, how many
   occurrences;
@@ -48,7 +55,7 @@ class SystemLearning:
 
     min_learners: int
     bottlenecks: list[dict[str, Any]] = field(default_factory=list)
-    """``{concept, learners, patterns}``, most learners first."""
+    """``{concept, learners, persistent}``, most learners first."""
     recurring_errors: list[dict[str, Any]] = field(default_factory=list)
     """``{error_kind, learners, patterns, occurrences}``, most learners first."""
     struggles: list[dict[str, Any]] = field(default_factory=list)
@@ -88,7 +95,7 @@ async def system_learning(
     return SystemLearning(
         min_learners=min_learners,
         bottlenecks=[
-            {"concept": str(r["concept"]), "learners": int(r["learners"]), "patterns": int(r["patterns"])}
+            {"concept": str(r["concept"]), "learners": int(r["learners"]), "persistent": int(r["persistent"])}
             for r in bottlenecks
         ],
         recurring_errors=[

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONCURRENT_LEARNERS = 4
-"""Learners drained at once (their embeddings run in threads, their writes overlap)."""
+CONCURRENT_LEARNERS = 2
+"""Learners drained at once: one's Neo4j round trips overlap the other's embedding. More only
+oversubscribes the cores (each MiniLM encode already uses every intra-op thread): on the
+2-core bench machine 4 at once made each encode slower than 2 in turn."""
 
 
 @dataclass

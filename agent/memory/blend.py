@@ -34,6 +34,7 @@ from typing import Any
 
 from agent.errors import InvalidInputError
 from agent.memory.fact_records import utc_iso
+from agent.models.embeddings import MiniLMEmbeddings
 from agent.search.results import SearchHit, rrf_fuse
 from agent.validation import validate_learner_id
 
@@ -176,6 +177,26 @@ async def _source_hits(
     return hits
 
 
+QUERY_CHARS = 4096
+"""The stores embed ``query[:QUERY_CHARS].strip()`` (the text their search runs on)."""
+
+
+async def _embed_once(stores: Any, sources: tuple[str, ...], query: str) -> None:
+    """Encode the query once before the sources fan out, so each finds it in the provider's memo.
+
+    Started together, every source would miss the memo and encode the same text: four
+    CPU-bound encodes racing on two cores. Only a memoising provider is warmed (MiniLM);
+    for another one this would be a fifth call, not a saving. Nor is it warmed while Neo4j
+    is down (``degraded``): the stores then search Redis by keywords and embed nothing.
+    """
+    text = query[:QUERY_CHARS].strip()
+    store = next((getattr(stores, s) for s in sources if getattr(stores, s, None) is not None), None)
+    embed = getattr(store, "embed_query", None)
+    memoised = isinstance(getattr(store, "embeddings", None), MiniLMEmbeddings)
+    if text and embed is not None and memoised and not getattr(store, "degraded", False):
+        await embed(text)
+
+
 def is_question(text: str) -> bool:
     """A learner message that asks rather than states (it carries no memory of its own)."""
     return text.rstrip().endswith("?")
@@ -200,6 +221,7 @@ async def blended_search(
     lists: dict[str, list[tuple[str, float]]] = {}
     weights: dict[str, float] = {}
     found: dict[str, tuple[str, SearchHit]] = {}
+    await _embed_once(stores, chosen.sources, query)
     # The sources are independent reads: run them together (each keeps the plan's order).
     per_source = await asyncio.gather(
         *(_source_hits(stores, source, learner_id, query, chosen, as_of) for source in chosen.sources)

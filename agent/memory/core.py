@@ -12,6 +12,9 @@ version})``. Every append/replace writes the new section text through right afte
 the Lua write; ``version`` is the Redis server time of that write, so a stale or
 replayed write never overwrites a newer text. A cache miss (the key expired or was
 evicted) loads the sections from Neo4j and re-fills Redis before reading or writing.
+A learner with no durable sections gets the field ``EMPTY_MARK`` instead (never a
+section name), so the next reads stay in Redis instead of asking Neo4j every turn; the
+first section written (or replayed from the backlog) removes it.
 
 Degraded mode (Neo4j down): a write whose cache is warm is applied in Redis and its
 section text parked in the write backlog (op ``core.section``), replayed like the
@@ -49,10 +52,12 @@ MAX_TEXT_BYTES = 64 * 1024
 OP_SECTION = "core.section"
 
 DEFAULT_SECTIONS = ("user_profile", "current_goals")
+EMPTY_MARK = "~empty"
+"""Cache field meaning "Neo4j holds no section": not a valid section name, never returned."""
 _SECTION = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 MAX_SECTIONS = 12
 
-# Shared Lua prologue. ARGV: section, limit, ttl, max_sections, default1, default2, ...
+# Shared Lua prologue. ARGV: section, limit, ttl, max_sections, default1, default2, mark, ...
 # Length is counted in UTF-8 characters (bytes that are not continuation bytes).
 _PROLOGUE = """
 local key, section = KEYS[1], ARGV[1]
@@ -65,39 +70,41 @@ end
 local function commit(text)
   if chars(text) > limit then return {"too_long", tostring(chars(text))} end
   if redis.call("HEXISTS", key, section) == 0 and section ~= ARGV[5] and section ~= ARGV[6] then
-    local known = redis.call("HLEN", key)
+    local known = redis.call("HLEN", key) - redis.call("HEXISTS", key, ARGV[7])
     if redis.call("HEXISTS", key, ARGV[5]) == 0 then known = known + 1 end
     if redis.call("HEXISTS", key, ARGV[6]) == 0 then known = known + 1 end
     if known >= max_sections then return {"too_many", ""} end
   end
   redis.call("HSET", key, section, text)
+  redis.call("HDEL", key, ARGV[7])
   if ttl > 0 then redis.call("EXPIRE", key, ttl) end
   local now = redis.call("TIME")
   return {"ok", now[1] .. string.format("%06d", tonumber(now[2]))}
 end
 local current = redis.call("HGET", key, section) or ""
 """
-# ARGV[7] = content
+# ARGV[8] = content
 _APPEND = (
     _PROLOGUE
     + """
-if current == "" then return commit(ARGV[7]) end
-return commit(current .. "\\n" .. ARGV[7])
+if current == "" then return commit(ARGV[8]) end
+return commit(current .. "\\n" .. ARGV[8])
 """
 )
-# ARGV[7] = old, ARGV[8] = new
+# ARGV[8] = old, ARGV[9] = new
 _REPLACE = (
     _PROLOGUE
     + """
-local first, last = string.find(current, ARGV[7], 1, true)
+local first, last = string.find(current, ARGV[8], 1, true)
 if not first then return {"not_found", ""} end
-local text = string.sub(current, 1, first - 1) .. ARGV[8] .. string.sub(current, last + 1)
+local text = string.sub(current, 1, first - 1) .. ARGV[9] .. string.sub(current, last + 1)
 return commit((string.gsub(text, "^%s+", ""):gsub("%s+$", "")))
 """
 )
 
 
-# Re-fill a cold cache from Neo4j; a write that raced in first wins. ARGV: ttl, name, text, ...
+# Re-fill a cold cache from Neo4j (or put EMPTY_MARK); a write that raced in first wins.
+# ARGV: ttl, name, text, ...
 _FILL = """
 if redis.call("EXISTS", KEYS[1]) == 0 and #ARGV > 1 then
   redis.call("HSET", KEYS[1], unpack(ARGV, 2))
@@ -142,6 +149,11 @@ class CoreSectionGraph(Neo4jStore):
         rows = await self.read(lambda tx: fetch(tx, READ_CORE_SECTIONS, learner_id=learner_id))
         return {row["name"]: row["text"] or "" for row in rows}
 
+    def __init__(self, *args: Any, redis: aioredis.Redis | None = None, **kwargs: Any) -> None:
+        """A ``Neo4jStore``; ``redis`` holds the cache whose ``EMPTY_MARK`` a replayed write removes."""
+        super().__init__(*args, **kwargs)
+        self.redis = redis
+
     async def save(self, learner_id: str, section: str, text: str, version: int) -> bool:
         """Write ``text`` through, or park it when Neo4j is down; False when parked."""
         payload = {"learner_id": learner_id, "name": section, "text": text, "version": version}
@@ -164,6 +176,8 @@ class CoreSectionGraph(Neo4jStore):
         if op != OP_SECTION:
             raise InvalidInputError(f"core memory store cannot apply {op!r}")
         await self._write(payload)
+        if self.redis is not None:  # the cache may have noted "no sections" while this was parked
+            await self.redis.hdel(core_key(validate_learner_id(payload["learner_id"])), EMPTY_MARK)
 
 
 class CoreMemoryStore:
@@ -193,7 +207,9 @@ class CoreMemoryStore:
         if driver is not None:
             if embeddings is None:
                 raise ValueError("a durable core memory store needs the embeddings its schema is named after")
-            self.graph = CoreSectionGraph(driver, embeddings, database=database, backlog=backlog, clock=clock)
+            self.graph = CoreSectionGraph(
+                driver, embeddings, database=database, backlog=backlog, clock=clock, redis=redis
+            )
 
     async def read(self, learner_id: str, *, ttl_seconds: int | None = None) -> dict[str, str]:
         """All sections (defaults included, possibly empty); refreshes the TTL.
@@ -214,6 +230,7 @@ class CoreMemoryStore:
             raise StoreUnavailableError("Redis", str(exc)) from exc
         if not stored and self.graph is not None:
             stored = await self._fill(learner_id, ttl, strict=False)
+        stored.pop(EMPTY_MARK, None)
         return {**dict.fromkeys(DEFAULT_SECTIONS, ""), **stored}
 
     async def _fill(self, learner_id: str, ttl: int, *, strict: bool) -> dict[str, str]:
@@ -228,10 +245,8 @@ class CoreMemoryStore:
                 ) from exc
             log.error("core memory cache is cold and Neo4j is down; answering empty sections: %s", exc)
             return {}
-        if not durable:
-            return {}
         argv: list[str | int] = [ttl]
-        for name, text in durable.items():
+        for name, text in (durable or {EMPTY_MARK: "1"}).items():
             argv += [name, text]
         try:
             flat = await self.redis.eval(_FILL, 1, core_key(learner_id), *argv)
@@ -293,11 +308,13 @@ class CoreMemoryStore:
             limits.ttl_seconds,
             MAX_SECTIONS,
             *DEFAULT_SECTIONS,
+            EMPTY_MARK,
             *args,
         ]
         try:
             status, value = await self.redis.eval(script, 1, key, *argv)
             stored: dict[str, str] = await self.redis.hgetall(key)
+            stored.pop(EMPTY_MARK, None)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailableError("Redis", str(exc)) from exc
         except ResponseError as exc:

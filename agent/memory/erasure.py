@@ -25,6 +25,7 @@ from agent.memory.queries import (
     DELETE_MESSAGES,
     DELETE_SENSORY_TRACES,
 )
+from agent.memory.reminders import flag_key as reminder_flag_key
 from agent.memory.sensory import SensoryBuffer
 from agent.notes.artifacts import stream_key as artifact_stream_key
 from agent.notes.queries import DELETE_LEARNER_NOTES
@@ -59,6 +60,7 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
         *backlog.kernel.learner_keys(learner_id),
         backlog.recent_key("archival", learner_id),
         backlog.recent_key("recall", learner_id),
+        reminder_flag_key(learner_id),
     ]
     try:
         # Idempotency keys and cached consultations: the learner's hash tag, one slot.

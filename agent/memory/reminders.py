@@ -16,6 +16,16 @@ own label (and erasure deletes it explicitly).
   Neo4j is down nothing fires (an empty list; exactly-once needs the database).
 - ``resolve`` closes a reminder (pending or triggered); unknown ids raise
   ``InvalidInputError``. Parked while Neo4j is down (op ``reminder.resolve``).
+
+Most learners have no pending reminder, so ``fire`` (every monitor pass) skips Neo4j
+when Redis says so. The hash ``kag:reminders:{<learner_id>}`` (one Cluster slot) holds
+``gen``, bumped after every committed ``set`` (``HINCRBY``), and ``none``: the ``gen``
+read *before* a Neo4j read that found no pending reminder. ``fire`` asks Neo4j only
+when ``none != gen``. A ``set`` that commits after that read bumps ``gen`` after it,
+so the note is stale at once; a ``set`` that cannot bump ``gen`` (Redis down) raises
+``StoreUnavailableError`` and is retried (it is idempotent). Without Redis, or on a
+Redis error in ``fire``, Neo4j is asked as before. The hash expires after
+``FLAG_TTL_SECONDS`` without a set or a check.
 """
 
 from __future__ import annotations
@@ -26,6 +36,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.graphdb.schema import ensure_schema
@@ -58,6 +71,12 @@ TRIGGER_KINDS = ("keywords", "concept", "time")
 REMINDER_SCHEMA_KEY = "reminders-v1"
 MAX_DESCRIPTION_BYTES = 2000
 MAX_KEYWORD_BYTES = 200
+FLAG_TTL_SECONDS = 86400
+
+
+def flag_key(learner_id: str) -> str:
+    """The Redis hash that says whether the learner has pending reminders (see the module doc)."""
+    return f"kag:reminders:{{{learner_id}}}"
 
 
 @dataclass(frozen=True)
@@ -136,6 +155,11 @@ class ReminderStore(Neo4jStore):
 
     backlog_ops = frozenset({OP_SET, OP_RESOLVE})
 
+    def __init__(self, *args: Any, redis: aioredis.Redis | None = None, **kwargs: Any) -> None:
+        """A ``Neo4jStore``; ``redis`` (default: the backlog's client) holds the pending flag."""
+        super().__init__(*args, **kwargs)
+        self.redis = redis if redis is not None else getattr(self.backlog, "redis", None)
+
     async def _setup_schema_once(self, _: object = None) -> None:
         await super()._setup_schema_once()
 
@@ -203,7 +227,47 @@ class ReminderStore(Neo4jStore):
         rows = await self.write(lambda tx: fetch(tx, SET_REMINDER, **payload))
         if not rows:
             raise InvalidInputError(f"reminder id {payload['props']['id']!r} belongs to another learner")
+        await self._bump(payload["learner_id"])
         return rows[0]["reminder"]
+
+    async def _bump(self, learner_id: str) -> None:
+        """After a committed set: any "no pending reminder" note taken before it is stale."""
+        if self.redis is None:
+            return
+        key = flag_key(learner_id)
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hincrby(key, "gen", 1)
+                pipe.expire(key, FLAG_TTL_SECONDS)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:  # the note would hide the new reminder: retry the set
+            detail = f"reminder stored but its pending flag not bumped: {exc}"
+            raise StoreUnavailableError("Redis", detail) from exc
+
+    async def _generation(self, learner_id: str) -> str | None:
+        """The flag's ``gen``; None when Neo4j need not be asked (no pending reminder) or Redis failed."""
+        if self.redis is None:
+            return ""
+        try:
+            gen, none = await self.redis.hmget(flag_key(learner_id), ["gen", "none"])
+        except (RedisError, OSError) as exc:
+            log.warning("reminder flag unreadable, asking Neo4j: %s", exc)
+            return ""
+        gen = _text(gen) or "0"
+        return None if _text(none) == gen else gen
+
+    async def _note_none(self, learner_id: str, gen: str) -> None:
+        """Record that Neo4j had no pending reminder when ``gen`` was current."""
+        if self.redis is None or not gen:
+            return
+        key = flag_key(learner_id)
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(key, "none", gen)
+                pipe.expire(key, FLAG_TTL_SECONDS)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:  # only a missed shortcut: the next check asks Neo4j
+            log.warning("reminder flag not written: %s", exc)
 
     async def resolve(self, learner_id: str, reminder_id: str) -> ReminderRecord:
         """Mark the learner's reminder resolved (idempotent); unknown ids raise ``InvalidInputError``."""
@@ -245,10 +309,15 @@ class ReminderStore(Neo4jStore):
             message = validate_text(message, "message", MAX_TEXT_BYTES, allow_blank=True) or None
         if concept is not None:
             concept = validate_text(concept, "concept", MAX_KEYWORD_BYTES, allow_blank=True) or None
+        gen = await self._generation(learner_id)
+        if gen is None:
+            return []  # Redis knows there is nothing pending
         try:
             if self.degraded:
                 raise StoreUnavailableError("Neo4j", "marked down after a recent failure")
             pending = await self.read(lambda tx: fetch(tx, PENDING_REMINDERS, learner_id=learner_id))
+            if not pending:
+                await self._note_none(learner_id, gen)
             now = self.clock()
             due = [
                 r["reminder"]["id"] for r in pending if trigger_matches(r["reminder"], message, concept, now)
@@ -281,3 +350,7 @@ class ReminderStore(Neo4jStore):
                 )
         rows = await self.read(lambda tx: fetch(tx, LIST_REMINDERS, learner_id=learner_id, statuses=chosen))
         return [ReminderRecord.from_props(r["reminder"]) for r in rows]
+
+
+def _text(value: bytes | str | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value

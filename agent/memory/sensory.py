@@ -5,7 +5,10 @@ tool output. What the heartbeat attends to (the request it logs, the tool output
 uses) is taken out with ``attend`` and promoted to episodic memory: the recall message
 that records it carries the item's trace (``RecallMessage.attended``), and the same
 write links ``(:Message)-[:ATTENDED_TO]->(:SensoryTrace)``. Everything else expires on
-its own after ``ttl_seconds`` (300 s).
+its own after ``ttl_seconds`` (300 s). Input attended to as it arrives (the request, a
+tool output the heartbeat logs at once) goes through ``attended``: the item ``capture``
+then ``attend`` would hand back, built without the two round trips, since it would
+leave the buffer in the same step it entered it.
 
 Redis layout (all keys of one learner share a Redis Cluster hash slot through the
 ``{learner_id}`` hash tag, so pipelines and erasure stay in one slot):
@@ -24,6 +27,7 @@ import re
 import secrets
 import time
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -124,25 +128,13 @@ class SensoryBuffer:
         ``max_items`` and the oldest items are dropped).
         """
         learner_id = validate_learner_id(learner_id)
-        if kind not in KINDS:
-            raise InvalidInputError(f"sensory kind must be one of {sorted(KINDS)}, got {kind!r}")
-        content = validate_text(content, f"sensory {kind} content", MAX_CONTENT_BYTES)
-        meta_json = self._meta_json(meta)
-        now = self.clock()
-        # Time-ordered ids: items captured at the same clock time still list in capture order.
-        item_id = f"{time.time_ns():016x}{secrets.token_hex(8)}"
-        item = {
-            "id": item_id,
-            "kind": kind,
-            "content": content,
-            "meta": json.loads(meta_json),
-            "captured_at": now.isoformat(),
-        }
+        item = self._item(kind, content, meta)
+        item_id = item["id"]
         index = self.index_key(learner_id)
         try:
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.set(self.item_key(learner_id, item_id), json.dumps(item), ex=self.ttl_seconds)
-                pipe.zadd(index, {item_id: now.timestamp()})
+                pipe.zadd(index, {item_id: self._score(item)})
                 pipe.expire(index, self.ttl_seconds)
                 pipe.zcard(index)
                 size = (await pipe.execute())[-1]
@@ -151,6 +143,17 @@ class SensoryBuffer:
         except (RedisError, OSError) as exc:
             raise _redis_down(exc) from exc
         return item_id
+
+    def attended(
+        self, learner_id: str, kind: str, content: str, *, meta: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """An input attended to as it arrives: what ``capture`` then ``attend`` would return.
+
+        Validated and stamped like a captured item, but never written to Redis: it would
+        leave the buffer in the step it entered it, so the buffer ends the same.
+        """
+        validate_learner_id(learner_id)
+        return self._item(kind, content, meta)
 
     async def attend(self, learner_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
         """Take the attended items out of the buffer (``GETDEL``) and return them, in ``ids`` order.
@@ -199,6 +202,24 @@ class SensoryBuffer:
             raise _redis_down(exc) from exc
 
     # ----- helpers -----
+    def _item(self, kind: str, content: str, meta: Mapping[str, Any] | None) -> dict[str, Any]:
+        if kind not in KINDS:
+            raise InvalidInputError(f"sensory kind must be one of {sorted(KINDS)}, got {kind!r}")
+        content = validate_text(content, f"sensory {kind} content", MAX_CONTENT_BYTES)
+        meta_json = self._meta_json(meta)
+        # Time-ordered ids: items captured at the same clock time still list in capture order.
+        return {
+            "id": f"{time.time_ns():016x}{secrets.token_hex(8)}",
+            "kind": kind,
+            "content": content,
+            "meta": json.loads(meta_json),
+            "captured_at": self.clock().isoformat(),
+        }
+
+    @staticmethod
+    def _score(item: Mapping[str, Any]) -> float:
+        return datetime.fromisoformat(item["captured_at"]).timestamp()
+
     async def _trim(self, learner_id: str, excess: int) -> None:
         index = self.index_key(learner_id)
         oldest = await self.redis.zrange(index, 0, excess - 1)

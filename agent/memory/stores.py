@@ -14,7 +14,7 @@ from typing import Any
 
 from agent.context import Context
 from agent.graphdb.store import fetch
-from agent.kernel.derive import derive_turn_contexts
+from agent.kernel.derive import derive_recall_turn_contexts
 from agent.kernel.events import OP_RECALL
 from agent.kernel.stream import KernelStream
 from agent.memory.archival import ArchivalStore
@@ -118,7 +118,7 @@ class MemoryStores:
             recall=RecallStore(*neo, kernel=recall_kernel, **shared),
             facts=FactStore(*neo, **shared),
             procedures=ProcedureStore(*neo, **shared),
-            reminders=ReminderStore(*neo, **shared),
+            reminders=ReminderStore(*neo, redis=resources.redis, **shared),
             # Consolidation is derived data, redone on a later turn: it never parks a write.
             episodes=EpisodeStore(*neo, database=resources.database, clock=resources.clock),
             sensory=SensoryBuffer(resources.redis, clock=resources.clock),
@@ -127,8 +127,7 @@ class MemoryStores:
         )
 
         async def turn_contexts(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
-            for payload in payloads:
-                await derive_turn_contexts(stores, learner_id, payload["session_id"], payload["messages"])
+            await derive_recall_turn_contexts(stores, learner_id, payloads)
 
         async def episodes(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
             for _ in range(MAX_CONSOLIDATIONS_PER_BATCH):  # every 10 learner statements, extractive

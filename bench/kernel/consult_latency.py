@@ -21,6 +21,7 @@ The first ``WARMUP`` consultations (schema checks, pool warm-up) are left out. T
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -91,6 +92,9 @@ class ConsultResult:
     """Every hit returned the brief its miss returned."""
     learner: str = ""
     """The run's learner id (erased at the end)."""
+    load: tuple[float, ...] = ()
+    """The machine's 1, 5 and 15 minute load averages after the timed consultations (latency
+    is wall time: other processes on the machine inflate it)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (what the notebook reads)."""
@@ -106,6 +110,7 @@ class ConsultResult:
             "miss_cached": self.miss_cached,
             "hit_uncached": self.hit_uncached,
             "same_payload": self.same_payload,
+            "load": list(self.load),
             "lines": self.lines(),
         }
 
@@ -123,6 +128,7 @@ class ConsultResult:
             f"hit   n={len(self.hits):<4} {ms(self.hits)}  target p95 <= {HIT_TARGET_MS:.0f} ms: "
             f"{verdict(hit95 <= HIT_TARGET_MS)}  ({self.hit_uncached} not cached; same brief as the miss: "
             f"{'yes' if self.same_payload else 'NO'})",
+            f"load average {' '.join(f'{x:.2f}' for x in self.load)} (1, 5, 15 min) after timing",
         ]
 
 
@@ -181,6 +187,7 @@ async def run_consult(
                 result.hits.append(seconds)
                 result.hit_uncached += not answer.cached
                 result.same_payload &= answer.synthesized_brief == briefs[n]
+        result.load = os.getloadavg()
     finally:
         await erase(resources, stores, learner)
         await resources.aclose()

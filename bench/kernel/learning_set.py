@@ -11,10 +11,13 @@ and the planted truth the bench scores against:
   sessions; the same (concept, error) planted for several learners is a **common error**;
 - **one_off_errors**: errors a learner mentions once (distractors: not a pattern).
 
-Two sets, same shape: ``DEV`` (``system_learning.json``; its wording was shown to the
-reflection's author after the first run, and the rules were extended for it) and ``HELDOUT``
-(``system_learning_heldout.json``: other concepts, errors and wording, not shown). Deterministic
-(``random.Random(seed)``). Regenerate both with ``.venv/bin/python -m bench.kernel.learning_set``.
+Three sets, same shape: ``DEV`` (``system_learning.json``; its wording was shown to the
+reflection's author after the first run, and the rules were extended for it), ``HELDOUT``
+(``system_learning_heldout.json``: other concepts, errors and wording; written blind, but its
+failure was later diagnosed, so it is no longer blind) and ``HELDOUT2``
+(``system_learning_heldout2.json``: written after the method was frozen and before it first ran
+on it; other concepts, errors, wording, 28 learners and 5 sessions). Deterministic
+(``random.Random(seed)``). Regenerate them with ``.venv/bin/python -m bench.kernel.learning_set``.
 """
 
 from __future__ import annotations
@@ -248,42 +251,147 @@ shown to the reflection's author. Report both; the held-out one says how the rul
 HELDOUT_PATH = PATH.with_name("system_learning_heldout.json")
 HELDOUT_SEED = 15
 
+HELDOUT2 = {
+    "learners": 28,
+    "sessions": 5,
+    "bottlenecks": {
+        "database indexes": ["database index", "index", "indexes"],
+        "promises": ["promise", "javascript promise"],
+        "matrix multiplication": ["matrix multiplication", "matrices", "matrix"],
+    },
+    "bottleneck_learners": {"database indexes": 17, "promises": 15, "matrix multiplication": 19},
+    "non_bottlenecks": {
+        "variables": ["variable"],
+        "tuples": ["tuple"],
+        "HTTP requests": ["http request", "request"],
+        "docker containers": ["docker container", "docker", "container"],
+        "inheritance": ["inheritance"],
+        "string methods": ["string method"],
+    },
+    "struggle": [
+        "{C} confuses me every single time.",
+        "I'm having a hard time with {c}.",
+        "I really don't get how {c} work.",
+        "Help, {c} is beyond me.",
+        "I got lost in the part about {c}.",
+        "{C} is a nightmare for me.",
+        "No matter how often I read about {c}, I can't follow it.",
+        "I'm totally baffled by {c}.",
+    ],
+    "struggle_hard": [
+        "I've spent hours on {c} and I'm getting nowhere.",
+        "Can you slow down on {c}? It went over my head.",
+    ],
+    "neutral": [
+        "Can you summarise {c} in two lines?",
+        "I practised {c} this weekend.",
+        "The lecture on {c} was short.",
+        "Where can I read more about {c}?",
+        "Next topic after {c}, please.",
+    ],
+    "recurring": [
+        (
+            "JSON parsing",
+            ["json parsing", "json", "parsing"],
+            "JSONDecodeError",
+            [
+                "JSONDecodeError while JSON parsing, yet again.",
+                "My JSON parsing blew up with a JSONDecodeError again.",
+                "Same JSONDecodeError as before in the JSON parsing step.",
+            ],
+        ),
+        (
+            "loop counters",
+            ["loop counter", "counter"],
+            "off-by-one",
+            [
+                "My loop counters are off by one again.",
+                "Off-by-one again on loop counters.",
+                "The loop counters gave me another off-by-one bug.",
+            ],
+        ),
+        (
+            "null checks",
+            ["null check", "null"],
+            "NullPointerException",
+            [
+                "NullPointerException again because I forgot null checks.",
+                "Forgot the null checks, another NullPointerException.",
+                "NullPointerException in my null checks, once again.",
+            ],
+        ),
+        (
+            "API calls",
+            ["api call", "api"],
+            "TimeoutError",
+            [
+                "TimeoutError on my API calls again.",
+                "The API calls timed out again with a TimeoutError.",
+                "Another TimeoutError from the API calls.",
+            ],
+        ),
+        (
+            "class attributes",
+            ["class attribute", "attribute"],
+            "AttributeError",
+            [
+                "AttributeError on class attributes, same as last time.",
+                "I hit an AttributeError with class attributes again.",
+                "My class attributes raise AttributeError every time.",
+            ],
+        ),
+    ],
+    "recurring_plan": [0, 0, 0, 0, 1, 1, 1, 2, 3, 3, 4, 4],
+    "one_off": [
+        ("list sorting", "I got a TypeError in list sorting once."),
+        ("css colors", "I picked the wrong css colors yesterday."),
+        ("file reading", "File reading failed for me once, no big deal."),
+        ("regex groups", "I messed up regex groups in the last exercise."),
+    ],
+}
+"""The second held-out set: written after the method was frozen and before it was first run on
+it; other concepts, errors, wording, learner and session counts (28 learners, 5 sessions)."""
+HELDOUT2_PATH = PATH.with_name("system_learning_heldout2.json")
+HELDOUT2_SEED = 16
+
 
 def build(seed: int = SEED, spec: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole set of ``spec`` (default ``DEV``), deterministically from ``seed``."""
     spec = spec or DEV
     rng = random.Random(seed)
-    ids = [f"learner-{i:02d}" for i in range(1, LEARNERS + 1)]
-    sessions: dict[str, list[list[str]]] = {lid: [[] for _ in range(SESSIONS)] for lid in ids}
+    learner_count, session_count = spec.get("learners", LEARNERS), spec.get("sessions", SESSIONS)
+    ids = [f"learner-{i:02d}" for i in range(1, learner_count + 1)]
+    sessions: dict[str, list[list[str]]] = {lid: [[] for _ in range(session_count)] for lid in ids}
     concepts = [*spec["bottlenecks"], *spec["non_bottlenecks"]]
 
     def say(lid: str, session: int, template: str, concept: str) -> None:
         sessions[lid][session].append(template.format(c=concept, C=_cap(concept)))
 
     for lid in ids:  # background: neutral mentions of every kind of concept
-        for s in range(SESSIONS):
+        for s in range(session_count):
             for concept in rng.sample(concepts, 2):
                 say(lid, s, rng.choice(spec["neutral"]), concept)
     strugglers: dict[str, list[str]] = {}
     for concept, count in spec["bottleneck_learners"].items():
         strugglers[concept] = sorted(rng.sample(ids, count))
         for lid in strugglers[concept]:
-            for s in rng.sample(range(SESSIONS), rng.choice((1, 2))):
+            for s in rng.sample(range(session_count), rng.choice((1, 2))):
                 hard = rng.random() < 0.15
                 say(lid, s, rng.choice(spec["struggle_hard" if hard else "struggle"]), concept)
     for concept in spec["non_bottlenecks"]:
         strugglers[concept] = sorted(rng.sample(ids, rng.choice((1, 2))))
         for lid in strugglers[concept]:
-            say(lid, rng.randrange(SESSIONS), rng.choice(spec["struggle"]), concept)
+            say(lid, rng.randrange(session_count), rng.choice(spec["struggle"]), concept)
     recurring = []
     for lid, index in zip(ids, spec["recurring_plan"], strict=False):
         concept, aliases, kind, lines = spec["recurring"][index]
-        for s, line in zip(rng.sample(range(SESSIONS), 3), lines, strict=True):
+        for s, line in zip(rng.sample(range(session_count), 3), lines, strict=True):
             sessions[lid][s].append(line)
         recurring.append({"learner": lid, "concept": concept, "aliases": aliases, "error_kind": kind})
     one_off = []
-    for lid, (concept, line) in zip(ids[10:18], spec["one_off"] * 2, strict=False):
-        sessions[lid][rng.randrange(SESSIONS)].append(line)
+    planned = len(spec["recurring_plan"])
+    for lid, (concept, line) in zip(ids[planned : planned + 8], spec["one_off"] * 2, strict=False):
+        sessions[lid][rng.randrange(session_count)].append(line)
         one_off.append({"learner": lid, "concept": concept})
     learners = []
     for n, lid in enumerate(ids):
@@ -322,8 +430,12 @@ def build(seed: int = SEED, spec: dict[str, Any] | None = None) -> dict[str, Any
 
 
 def main() -> None:
-    """Write ``bench/data/system_learning.json`` and ``system_learning_heldout.json``."""
-    for path, seed, spec in ((PATH, SEED, DEV), (HELDOUT_PATH, HELDOUT_SEED, HELDOUT)):
+    """Write the three sets (``system_learning.json``, ``_heldout.json``, ``_heldout2.json``)."""
+    for path, seed, spec in (
+        (PATH, SEED, DEV),
+        (HELDOUT_PATH, HELDOUT_SEED, HELDOUT),
+        (HELDOUT2_PATH, HELDOUT2_SEED, HELDOUT2),
+    ):
         path.write_text(json.dumps(build(seed, spec), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {path}")
 

@@ -12,15 +12,26 @@ from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, IntentChoice, classify
 from bench.heartbeat import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, ScriptedModel, Series, report
 from bench.kernel.learning import load_set, small_set
 from bench.kernel.learning_score import matches, score
-from bench.kernel.learning_set import DEV, HELDOUT, HELDOUT_PATH, HELDOUT_SEED, PATH, SEED, build
+from bench.kernel.learning_set import (
+    DEV,
+    HELDOUT,
+    HELDOUT2,
+    HELDOUT2_PATH,
+    HELDOUT2_SEED,
+    HELDOUT_PATH,
+    HELDOUT_SEED,
+    PATH,
+    SEED,
+    build,
+)
 from bench.kernel.rag import CONSULT, Output, ProbeRow
 from bench.kernel.report import SNAPSHOT, load_results, rag_table
 
 
 @pytest.mark.parametrize(
     ("path", "seed", "spec"),
-    [(PATH, SEED, DEV), (HELDOUT_PATH, HELDOUT_SEED, HELDOUT)],
-    ids=["dev", "heldout"],
+    [(PATH, SEED, DEV), (HELDOUT_PATH, HELDOUT_SEED, HELDOUT), (HELDOUT2_PATH, HELDOUT2_SEED, HELDOUT2)],
+    ids=["dev", "heldout", "heldout2"],
 )
 def test_the_committed_sets_are_what_the_generator_writes_and_their_truth_holds(path, seed, spec):
     data = load_set(path)

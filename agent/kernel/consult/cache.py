@@ -1,14 +1,16 @@
 """The consultation cache: 5 minutes in Redis, invalidated by the learner's writes.
 
-Key: ``kag:kernel:{<learner>}:consult:<sha256>`` over the learner's **write
-generation** (``KernelStream.generation``: it changes on every write of that learner),
-the query, the context, the sorted topic filters, ``max_results`` and
-``include_insights``. A write moves the generation, so the next consultation computes a
-new key and misses; the old entry is never read again and expires with its TTL. Another
-learner's writes move only their own generation. The ``{learner}`` hash tag keeps every
-key of one learner in one Redis Cluster slot. A consultation racing a write stores its
-payload under the generation it read before searching, which is already stale, so it
-is never served after the write.
+Key: ``kag:kernel:{<learner>}:consult:<sha256>`` over the query, the context, the sorted
+topic filters, ``max_results`` and ``include_insights``. The entry stores the learner's
+**write generation** (``KernelStream.generation``: it changes on every write of that
+learner) next to the payload: ``<generation>:<payload JSON>``. A lookup reads the
+generation key and the entry in one ``MGET`` (one round trip), and an entry written at
+another generation is a miss: a write moves the generation, so the next consultation
+misses and overwrites the entry. Another learner's writes move only their own generation.
+The ``{learner}`` hash tag puts the generation key and every entry of one learner in one
+Redis Cluster slot, so the ``MGET`` is Cluster-safe. A consultation racing a write
+stores its payload under the generation it read before searching, which is already
+stale, so it is never served after the write.
 
 Without a generation source (no kernel stream) nothing is cached: a cache that writes
 cannot invalidate would serve stale briefs. A Redis error on the cache is logged and
@@ -20,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redis.exceptions import RedisError
@@ -31,23 +34,26 @@ log = logging.getLogger(__name__)
 
 TTL_SECONDS = 300
 """How long a consultation stays cached (the design's 5 minutes)."""
-KEY_VERSION = 2
-"""Bumped when the cached payload's shape changes, so old entries are never read."""
+KEY_VERSION = 3
+"""Bumped when the cached entry's shape changes, so old entries are never read."""
+GENERATION_KEY = "gen"
+"""The name of the learner's generation key (``KernelStream.generation`` reads ``key(learner, "gen")``)."""
 
 
 class Generations(Protocol):
-    """Where a learner's write generation comes from (``agent.kernel.stream.KernelStream``)."""
+    """Where a learner's write generation lives (``agent.kernel.stream.KernelStream``)."""
 
-    async def generation(self, learner_id: str) -> int:
-        """A number that changes on every write of ``learner_id``."""
+    prefix: str
+
+    def key(self, learner_id: str, name: str) -> str:
+        """The learner's kernel key ``name``; ``GENERATION_KEY`` holds the generation (an integer)."""
         ...
 
 
-def cache_key(learner_id: str, generation: int, request: ConsultRequest, *, prefix: str = "kag") -> str:
-    """The cache key of ``request`` for ``learner_id`` at ``generation`` (module docstring)."""
+def cache_key(learner_id: str, request: ConsultRequest, *, prefix: str = "kag") -> str:
+    """The cache key of ``request`` for ``learner_id`` (module docstring)."""
     fields = {
         "v": KEY_VERSION,
-        "generation": generation,
         "query": request.query,
         "context": request.context,
         "topics": sorted(request.topic_filters),
@@ -58,13 +64,23 @@ def cache_key(learner_id: str, generation: int, request: ConsultRequest, *, pref
     return f"{prefix}:kernel:{{{learner_id}}}:consult:{digest}"
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """What a cache lookup found: where to store a fresh payload, and the cached one if any."""
+
+    slot: dict[str, Any] | None
+    """``{"key", "generation"}``: the entry and the generation read (None: no caching now)."""
+    payload: dict[str, Any] | None
+    """The cached payload when the entry is of the current generation, else None."""
+
+
 class ConsultCache:
-    """Get and put cached consultation payloads (JSON) in Redis."""
+    """Look up and store cached consultation payloads (JSON) in Redis."""
 
     def __init__(
         self, redis: Any, generations: Generations | None, *, ttl_seconds: int = TTL_SECONDS
     ) -> None:
-        """Cache in ``redis``; keys follow ``generations`` (None: caching is off)."""
+        """Cache in ``redis``; entries follow ``generations`` (None: caching is off)."""
         self.redis = redis
         self.generations = generations
         self.ttl_seconds = ttl_seconds
@@ -76,40 +92,36 @@ class ConsultCache:
         """True when there is a generation source to key by."""
         return self.generations is not None
 
-    async def key(self, learner_id: str, request: ConsultRequest) -> str | None:
-        """The request's key at the learner's current generation (None: no caching now)."""
+    async def lookup(self, learner_id: str, request: ConsultRequest) -> Lookup:
+        """The learner's generation and the request's entry, in one round trip (module docstring)."""
         if self.generations is None:
-            return None
+            return Lookup(None, None)
+        key = cache_key(learner_id, request, prefix=self.prefix)
         try:
-            generation = int(await self.generations.generation(learner_id))
-        except (KAGError, RedisError, OSError) as exc:
+            raw_generation, entry = await self.redis.mget(
+                self.generations.key(learner_id, GENERATION_KEY), key
+            )
+            generation = int(raw_generation or 0)
+        except (KAGError, RedisError, OSError, ValueError) as exc:
             log.warning("consult cache off for this request: no write generation (%s)", exc)
-            return None
-        return cache_key(learner_id, generation, request, prefix=self.prefix)
-
-    async def get(self, key: str | None) -> dict[str, Any] | None:
-        """The cached payload under ``key``, or None."""
-        if key is None:
-            return None
+            return Lookup(None, None)
+        slot = {"key": key, "generation": generation}
+        stored, _, body = (entry or "").partition(":")
+        if not body or stored != str(generation):
+            return Lookup(slot, None)
         try:
-            raw = await self.redis.get(key)
-        except (KAGError, RedisError, OSError) as exc:
-            log.warning("consult cache read failed, treating it as a miss: %s", exc)
-            return None
-        if not raw:
-            return None
-        try:
-            payload = json.loads(raw)
+            payload = json.loads(body)
         except ValueError:
-            return None
-        return payload if isinstance(payload, dict) else None
+            return Lookup(slot, None)
+        return Lookup(slot, payload if isinstance(payload, dict) else None)
 
-    async def put(self, key: str | None, payload: dict[str, Any]) -> bool:
-        """Store ``payload`` under ``key`` for the TTL; False when not stored."""
-        if key is None:
+    async def put(self, slot: dict[str, Any] | None, payload: dict[str, Any]) -> bool:
+        """Store ``payload`` in ``slot`` (from ``lookup``) for the TTL; False when not stored."""
+        if slot is None:
             return False
+        entry = f"{int(slot['generation'])}:{json.dumps(payload, default=str)}"
         try:
-            await self.redis.set(key, json.dumps(payload, default=str), ex=self.ttl_seconds)
+            await self.redis.set(slot["key"], entry, ex=self.ttl_seconds)
         except (KAGError, RedisError, OSError) as exc:
             log.warning("consult cache write failed: %s", exc)
             return False

@@ -11,29 +11,56 @@ TOPIC_MATCH = """
 (size($topics) = 0 OR any(t IN $topics WHERE toLower(coalesce(n.concept, '')) = t
                                           OR toLower(coalesce(n.concept, '')) STARTS WITH t + '.'))
 """
-INSIGHTS = f"""
-MATCH (n:Memory) WHERE n.learner_id = $learner_id AND n:Insight AND {TOPIC_MATCH}
-RETURN n.id AS id, n.text AS text, n.concept AS concept, n.evidence_count AS evidence_count,
-       n.confidence AS confidence, n.activation AS activation, n.last_access AS last_access,
-       n.created_at AS created_at
-ORDER BY coalesce(n.activation, 0.0) DESC, n.created_at DESC, n.id ASC LIMIT $limit
+# One round trip for the whole layer: each part is a subquery that keeps its own order
+# and limit and collects its rows.
+LAYER = f"""
+CALL () {{
+  MATCH (n:Memory) WHERE n.learner_id = $learner_id AND n:Fact AND n.valid_to IS NULL AND {TOPIC_MATCH}
+  WITH n ORDER BY coalesce(n.activation, 0.0) DESC, n.valid_from DESC, n.id ASC LIMIT $core_limit
+  RETURN collect({{id: n.id, text: n.text, concept: n.concept, subject: n.subject,
+                  predicate: n.predicate, valid_from: n.valid_from, activation: n.activation,
+                  last_access: n.last_access, access_count: coalesce(n.access_count, 0)}}) AS core
+}}
+CALL () {{
+  MATCH (n:Memory) WHERE n.learner_id = $learner_id AND n:Pattern AND {TOPIC_MATCH}
+  WITH n ORDER BY coalesce(n.activation, 0.0) DESC, coalesce(n.count, 0) DESC, n.id ASC LIMIT $limit
+  RETURN collect({{id: n.id, kind: n.kind, concept: n.concept, description: n.description,
+                  count: n.count, activation: n.activation, last_access: n.last_access}}) AS patterns
+}}
+CALL () {{
+  MATCH (n:Memory) WHERE $reflective AND n.learner_id = $learner_id AND n:Insight AND {TOPIC_MATCH}
+  WITH n ORDER BY coalesce(n.activation, 0.0) DESC, n.created_at DESC, n.id ASC LIMIT $limit
+  RETURN collect({{id: n.id, text: n.text, concept: n.concept, evidence_count: n.evidence_count,
+                  confidence: n.confidence, activation: n.activation, last_access: n.last_access,
+                  created_at: n.created_at}}) AS insights
+}}
+CALL () {{
+  MATCH (f:Memory) WHERE f.learner_id = $learner_id AND f:Fact AND f.valid_to IS NOT NULL
+  WITH f ORDER BY f.valid_to DESC, f.id ASC LIMIT $stale_limit
+  CALL (f) {{
+    OPTIONAL MATCH (n:Fact)-[:SUPERSEDES]->(f) WHERE n.learner_id = $learner_id
+    RETURN n.id AS by_id, n.text AS by_text ORDER BY n.valid_from DESC LIMIT 1
+  }}
+  CALL (f) {{
+    OPTIONAL MATCH (f)-[:DERIVES_FROM]->(m:Message) WHERE m.learner_id = $learner_id
+    RETURN collect(m {{.id, .content}}) AS episodes
+  }}
+  RETURN collect({{id: f.id, text: f.text, valid_to: f.valid_to, by_id: by_id, by_text: by_text,
+                  episodes: episodes}}) AS stale
+}}
+RETURN core, patterns, insights, stale
 """
-"""The learner's insights (reflection's synthesis), most active first."""
-PATTERNS = f"""
-MATCH (n:Memory) WHERE n.learner_id = $learner_id AND n:Pattern AND {TOPIC_MATCH}
-RETURN n.id AS id, n.kind AS kind, n.concept AS concept, n.description AS description,
-       n.count AS count, n.activation AS activation, n.last_access AS last_access
-ORDER BY coalesce(n.activation, 0.0) DESC, coalesce(n.count, 0) DESC, n.id ASC LIMIT $limit
-"""
-"""The learner's patterns (reflection's anticipation), most active first."""
-CORE_FACTS = f"""
-MATCH (n:Memory) WHERE n.learner_id = $learner_id AND n:Fact AND n.valid_to IS NULL AND {TOPIC_MATCH}
-RETURN n.id AS id, n.text AS text, n.concept AS concept, n.subject AS subject,
-       n.predicate AS predicate, n.valid_from AS valid_from, n.activation AS activation,
-       n.last_access AS last_access, coalesce(n.access_count, 0) AS access_count
-ORDER BY coalesce(n.activation, 0.0) DESC, n.valid_from DESC, n.id ASC LIMIT $limit
-"""
-"""The learner's current facts with the highest stored activation (decay is applied in Python)."""
+"""The learner's layer in one row, each list in its order:
+
+- ``core``: current facts with the highest stored activation (decay is applied in Python);
+- ``patterns``: reflection's anticipation, most active first;
+- ``insights``: reflection's synthesis, most active first (only when ``$reflective``);
+- ``stale``: superseded facts (``valid_to`` set), most recently closed first, each with
+  the fact that superseded it (``SUPERSEDES``) and the episodes it came from
+  (``(:Fact)-[:DERIVES_FROM]->(:Message)``).
+
+``core``, ``patterns`` and ``insights`` pass ``TOPIC_MATCH``; ``stale`` does not (a
+superseded fact is resolved whatever its topic)."""
 TOUCH = """
 UNWIND $rows AS row
 MATCH (n:Memory {id: row.id})
@@ -43,22 +70,6 @@ SET n.activation = row.activation, n.last_access = $now,
 RETURN count(n) AS touched
 """
 """A consultation read these: store each one's boosted activation, stamp and count the access."""
-STALE_FACTS = """
-MATCH (f:Memory) WHERE f.learner_id = $learner_id AND f:Fact AND f.valid_to IS NOT NULL
-CALL (f) {
-  OPTIONAL MATCH (n:Fact)-[:SUPERSEDES]->(f) WHERE n.learner_id = $learner_id
-  RETURN n.id AS by_id, n.text AS by_text ORDER BY n.valid_from DESC LIMIT 1
-}
-CALL (f) {
-  OPTIONAL MATCH (f)-[:DERIVES_FROM]->(m:Message) WHERE m.learner_id = $learner_id
-  RETURN collect(m {.id, .content}) AS episodes
-}
-RETURN f.id AS id, f.text AS text, f.valid_to AS valid_to, by_id, by_text, episodes
-ORDER BY f.valid_to DESC, f.id ASC LIMIT $limit
-"""
-"""The learner's superseded facts (``valid_to`` set), most recently closed first: the fact
-that superseded each (``SUPERSEDES``) and the episodes it came from
-(``(:Fact)-[:DERIVES_FROM]->(:Message)``)."""
 HIT_SOURCES = """
 UNWIND $ids AS hid
 MATCH (c:Memory {id: hid})-[:DERIVED_FROM]->(m:Message)

@@ -2,10 +2,10 @@
 
 Reflection (``agent.kernel.reflection``) writes ``:Memory:Insight`` and
 ``:Memory:Pattern`` nodes; facts are ``:Memory:Fact`` (``agent.memory.facts``). The
-reader fetches the learner's candidates of all three in one read transaction, most
-active first; which of them match the query is decided in Python
-(``agent.kernel.consult.evidence``). After the search, ``provenance`` reads what
-the hits stand on: the learner's superseded facts with their episodes, and the source
+reader fetches the learner's candidates of all three, most active first, and the
+learner's superseded facts with their episodes, in one query (``layer``, while the
+search runs); which of them match the query is decided in Python
+(``agent.kernel.consult.evidence``). After the search, ``sources`` reads the source
 message of each derived hit (``agent.kernel.consult.resolve`` decides what to drop).
 """
 
@@ -32,49 +32,44 @@ STALE_CANDIDATES = 200
 
 @dataclass(frozen=True)
 class Layer:
-    """The learner's reflective layer and core-knowledge candidates, as rows."""
+    """The learner's reflective layer, core-knowledge candidates and superseded facts, as rows."""
 
     insights: list[dict[str, Any]] = field(default_factory=list)
     patterns: list[dict[str, Any]] = field(default_factory=list)
     core: list[dict[str, Any]] = field(default_factory=list)
+    stale: list[dict[str, Any]] = field(default_factory=list)
+    """Superseded facts (at most ``STALE_CANDIDATES``), each with the fact that superseded
+    it and its episodes (``queries.LAYER``)."""
 
 
 class ConsultReader(Neo4jStore):
     """Reads insights, patterns and core facts for a consultation, and boosts what it used."""
 
     async def layer(self, learner_id: str, topics: Sequence[str], *, reflective: bool = True) -> Layer:
-        """Candidates of the learner (insights and patterns only when ``reflective``), one transaction."""
+        """Candidates of the learner (insights only when ``reflective``), in one query (``queries.LAYER``)."""
         learner_id = validate_learner_id(learner_id)
-        params = {"learner_id": learner_id, "topics": list(topics)}
+        params = {
+            "learner_id": learner_id,
+            "topics": list(topics),
+            "reflective": reflective,
+            "limit": CANDIDATES,
+            "core_limit": CORE_CANDIDATES,
+            "stale_limit": STALE_CANDIDATES,
+        }
 
         async def work(tx: neo4j.AsyncTransaction) -> Layer:
-            core = await fetch(tx, q.CORE_FACTS, limit=CORE_CANDIDATES, **params)
-            patterns = await fetch(tx, q.PATTERNS, limit=CANDIDATES, **params)
-            if not reflective:
-                return Layer(patterns=patterns, core=core)
-            insights = await fetch(tx, q.INSIGHTS, limit=CANDIDATES, **params)
-            return Layer(insights, patterns, core)
+            [row] = await fetch(tx, q.LAYER, **params)
+            return Layer(row["insights"], row["patterns"], row["core"], row["stale"])
 
         return await self.read(work)
 
-    async def provenance(
-        self, learner_id: str, derived_ids: Sequence[str]
-    ) -> dict[str, list[dict[str, Any]]]:
-        """``{"stale": [...], "sources": [...]}``, one read transaction (``STALE_FACTS``, ``HIT_SOURCES``).
-
-        ``stale``: the learner's superseded facts (at most ``STALE_CANDIDATES``), each
-        with the fact that superseded it and its episodes; ``sources``: the source
-        message of each of ``derived_ids`` (turn contexts) that has one.
-        """
+    async def sources(self, learner_id: str, derived_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The source message of each of ``derived_ids`` (turn contexts) that has one (``HIT_SOURCES``)."""
         learner_id = validate_learner_id(learner_id)
         ids = list(dict.fromkeys(derived_ids))
-
-        async def work(tx: neo4j.AsyncTransaction) -> dict[str, list[dict[str, Any]]]:
-            stale = await fetch(tx, q.STALE_FACTS, learner_id=learner_id, limit=STALE_CANDIDATES)
-            sources = await fetch(tx, q.HIT_SOURCES, learner_id=learner_id, ids=ids) if ids else []
-            return {"stale": stale, "sources": sources}
-
-        return await self.read(work)
+        if not ids:
+            return []
+        return await self.read(lambda tx: fetch(tx, q.HIT_SOURCES, learner_id=learner_id, ids=ids))
 
     async def boost(self, learner_id: str, rows: Sequence[dict[str, Any]]) -> int:
         """Read boost (``agent.memory.activation.boosted``) of the facts, insights and patterns in ``rows``.

@@ -5,7 +5,7 @@ superseded (``(new:Fact)-[:SUPERSEDES]->(old:Fact)``). The search reads current 
 but the messages and turn contexts a superseded fact came from still match the query
 ("I live in Da Nang" after "I moved to Hanoi"), and so do the learner's own questions
 ("Where do I live now?"). ``resolve`` takes the search hits and the provenance the
-reader fetched (``ConsultReader.provenance``) and:
+reader fetched (``ConsultReader.layer`` and ``ConsultReader.sources``) and:
 
 1. **marks** a superseded fact hit (``current: false``, ``valid_to``, ``superseded_by``):
    it ranks after everything else and is never a fact of the brief;
@@ -110,7 +110,10 @@ def _mark(hit: SearchHit, row: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def resolve(hits: Sequence[SearchHit], provenance: Mapping[str, Any] | None = None) -> Resolved:
-    """Mark, drop and order ``hits`` (module docstring); ``provenance`` as ``ConsultReader.provenance``."""
+    """Mark, drop and order ``hits`` (module docstring).
+
+    ``provenance`` is ``{"stale": Layer.stale, "sources": ConsultReader.sources(...)}``.
+    """
     provenance = provenance or {}
     stale, episodes, quotes = _stale(provenance.get("stale") or [])
     sources = {str(r["id"]): r for r in provenance.get("sources") or []}

@@ -1,14 +1,14 @@
 """Consultation on demand: cache → search → enrich → synthesise → boost (issue 14 §3).
 
-1. **check the cache** (``agent.kernel.consult.cache``): 5 minutes, keyed by the learner's
-   write generation, the query, the context and the filters; a hit returns the stored
-   payload with ``cached=True`` and reads nothing else;
+1. **check the cache** (``agent.kernel.consult.cache``): 5 minutes, keyed by the query,
+   the context and the filters, valid at the learner's write generation (one ``MGET``); a
+   hit returns the stored payload with ``cached=True`` and reads nothing else;
 2. **search** the graph with the blended recipe (``agent.memory.blend.blended_search``:
    facts, procedures, archival and recall fused with RRF, plus one hop of graph expansion
-   from the top facts), while the learner's insights, patterns and most active facts
-   (``ConsultReader``) and pending reminders (``ReminderStore.list``, a read: nothing
-   fires) are read concurrently. Then ``ConsultReader.provenance`` reads the learner's
-   superseded facts and the source message of each derived hit (turn contexts);
+   from the top facts), while the learner's insights, patterns, most active facts and
+   superseded facts (``ConsultReader.layer``, one query) and pending reminders
+   (``ReminderStore.list``, a read: nothing fires) are read concurrently. Then
+   ``ConsultReader.sources`` reads the source message of each derived hit (turn contexts);
 3. **enrich** (``agent.kernel.consult.evidence``): drop hits outside the topic filters,
    resolve contradictions (``agent.kernel.consult.resolve``: superseded facts marked
    ``current: false`` and last, their source messages and turn contexts and the
@@ -19,11 +19,11 @@
 5. **boost** what was read: the search already boosted the facts and procedures it
    returned (``FactStore.search``, ``ProcedureStore.recall``); the core facts, insights
    and patterns the response carries get the same read boost here
-   (``ConsultReader.boost``). Then the payload is cached. A cache hit boosts nothing.
+   (``ConsultReader.boost``), while the payload is cached. A cache hit boosts nothing.
 
 The steps are plain functions over JSON-ready dicts, so ``graphs/consult.py`` runs them
 as graph nodes and ``consult`` runs them in a row (the HTTP route and the tool).
-When the insights/reminders/provenance reads fail (Neo4j down), the consultation answers from the
+When the layer/reminders/sources reads fail (Neo4j down), the consultation answers from the
 search alone with ``evidence["degraded"]`` set and is not cached.
 """
 
@@ -111,9 +111,13 @@ _WIRED: weakref.WeakKeyDictionary[Resources, weakref.WeakKeyDictionary[Any, Cons
 
 # ----- the steps (each returns the update of the graph state) -----
 async def check_cache(deps: ConsultDeps, learner_id: str, request: ConsultRequest) -> dict[str, Any]:
-    """Step 1: ``{"cache_key", "cached"}``; ``cached`` is the stored payload on a hit, else None."""
-    key = await deps.cache.key(learner_id, request)
-    return {"cache_key": key, "cached": await deps.cache.get(key)}
+    """Step 1: ``{"cache_slot", "cached"}``; ``cached`` is the stored payload on a hit, else None.
+
+    ``cache_slot`` (``{"key", "generation"}``, None when nothing is cached now) is where
+    ``boost`` stores the fresh payload: under the generation read here, before searching.
+    """
+    found = await deps.cache.lookup(learner_id, request)
+    return {"cache_slot": found.slot, "cached": found.payload}
 
 
 async def _reminders(stores: Any, learner_id: str) -> list[dict[str, Any]]:
@@ -137,20 +141,21 @@ async def search(deps: ConsultDeps, learner_id: str, request: ConsultRequest) ->
     if isinstance(layer, BaseException):
         if not isinstance(layer, KAGError):
             raise layer
-        log.warning("consultation without insights, patterns and core facts: %s", layer)
-        layer, degraded = Layer(), [*degraded, "layer"]
+        log.warning("consultation without insights, patterns, core and superseded facts: %s", layer)
+        layer, degraded = Layer(), [*degraded, "layer", "provenance"]
     if isinstance(reminders, BaseException):
         if not isinstance(reminders, KAGError):
             raise reminders
         log.warning("consultation without reminders: %s", reminders)
         reminders, degraded = [], [*degraded, "reminders"]
-    provenance: dict[str, Any] = {}
+    sources: list[dict[str, Any]] = []
     derived = [h.id for h in hits if h.kind not in ("fact", "message", "procedure")]
     try:
-        provenance = await deps.reader.provenance(learner_id, derived)
+        sources = await deps.reader.sources(learner_id, derived)
     except KAGError as exc:
-        log.warning("consultation without provenance (superseded facts stay unresolved): %s", exc)
+        log.warning("consultation without the hits' sources (turn contexts stay): %s", exc)
         degraded = [*degraded, "provenance"]
+    provenance = {"stale": layer.stale, "sources": sources}
     found = {
         "hits": [h.to_dict() for h in hits],
         "provenance": provenance,
@@ -220,17 +225,28 @@ def payload_of(evidence: Mapping[str, Any], brief: str, method: str) -> dict[str
 
 
 async def boost(
-    deps: ConsultDeps, learner_id: str, key: str | None, evidence: Mapping[str, Any], payload: dict[str, Any]
+    deps: ConsultDeps,
+    learner_id: str,
+    slot: dict[str, Any] | None,
+    evidence: Mapping[str, Any],
+    payload: dict[str, Any],
 ) -> dict[str, Any]:
-    """Step 5: boost the core facts, insights and patterns read, then cache the payload."""
-    touched = 0
-    try:
-        touched = await deps.reader.boost(learner_id, evidence.get("boost") or [])
-    except KAGError as exc:  # the answer is ready; a lost boost is only a ranking nudge
-        log.warning("consultation read boost not stored: %s", exc)
-    stored = False
-    if not evidence["basis"].get("degraded"):
-        stored = await deps.cache.put(key, payload)
+    """Step 5: boost the core facts, insights and patterns read, and cache the payload in ``slot``.
+
+    The two are independent writes (Neo4j and Redis), so they run together.
+    """
+
+    async def touch() -> int:
+        try:
+            return await deps.reader.boost(learner_id, evidence.get("boost") or [])
+        except KAGError as exc:  # the answer is ready; a lost boost is only a ranking nudge
+            log.warning("consultation read boost not stored: %s", exc)
+            return 0
+
+    async def store() -> bool:
+        return False if evidence["basis"].get("degraded") else await deps.cache.put(slot, payload)
+
+    touched, stored = await asyncio.gather(touch(), store())
     return {"boosted": touched, "stored": stored}
 
 
@@ -265,6 +281,6 @@ async def consult(
     evidence = enrich(request, found, deps.clock)["evidence"]
     written = await write_brief(deps, learner_id, request, evidence)
     payload = payload_of(evidence, written["brief"], written["brief_method"])
-    await boost(deps, learner_id, step["cache_key"], evidence, payload)
+    await boost(deps, learner_id, step["cache_slot"], evidence, payload)
     log.debug("consultation %s took %.1f ms", request_id, (time.perf_counter() - started) * 1000)
     return respond(request_id, payload, cached=False)

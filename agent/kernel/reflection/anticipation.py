@@ -5,8 +5,10 @@ message times (no model):
 
 - ``recurring_error``: at least ``MIN_ERRORS`` (2) items with an error signal of one
   error kind about one concept (``KeyError`` in "pandas merge", ``mistake`` in "sql join";
-  a named error with no concept counts under concept ``""``). ``count`` = items,
-  ``error_kind`` = the kind.
+  a named error with no concept counts under concept ``""``). The concept is aggregated
+  over the kind's events (``error_groups``: the longest run of concept words 2+ of them
+  share), so one statement's wider phrase ("pandas merge failed") still counts.
+  ``count`` = items, ``error_kind`` = the kind.
 - ``bottleneck``: a concept with at least ``BOTTLENECK_MIN`` (3) struggle/error items,
   or at least 2 in 2 or more sessions. ``status`` is ``resolved`` once a breakthrough
   came after the last struggle, else ``active``.
@@ -62,18 +64,51 @@ def _pattern(learner_id: str, kind: str, key: tuple[str, ...], props: dict[str, 
     return {"id": node_id, "props": {"kind": kind, "source": "rules", **props}, "evidence": rows}
 
 
-def recurring_errors(learner_id: str, evidence: list[Evidence]) -> list[dict[str, Any]]:
-    """``recurring_error`` patterns: one per (concept, error kind) seen in 2+ items."""
-    groups: dict[tuple[str, str], list[Evidence]] = {}
+def _grams(words: tuple[str, ...]) -> set[tuple[str, ...]]:
+    return {words[i:j] for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
+
+
+def error_groups(evidence: list[Evidence]) -> dict[tuple[str, str], list[Evidence]]:
+    """A learner's error events grouped by (concept, error kind), the concept aggregated across events.
+
+    Events of one kind are clustered by the longest run of concept words that at least
+    ``MIN_ERRORS`` of them share ("pandas merge" in "panda merge" and "panda merge
+    failed"): the most shared run first (ties: the longest, then alphabetical), then the
+    rest again. Events no run gathers keep their own concept.
+    """
+    by_kind: dict[str, list[Evidence]] = {}
     for ev in evidence:
         if ev.signal.kind == ERROR and ev.signal.error_kind:
-            groups.setdefault((ev.signal.concept, ev.signal.error_kind), []).append(ev)
+            by_kind.setdefault(ev.signal.error_kind, []).append(ev)
+    groups: dict[tuple[str, str], list[Evidence]] = {}
+    for kind, events in by_kind.items():
+        left = list(events)
+        while True:
+            support: dict[tuple[str, ...], set[str]] = {}
+            for ev in left:
+                for gram in _grams(tuple(ev.signal.concept.split())):
+                    support.setdefault(gram, set()).add(ev.id)
+            shared = [(len(ids), len(g), g) for g, ids in support.items() if len(ids) >= MIN_ERRORS]
+            if not shared:
+                break
+            gram = min(shared, key=lambda t: (-t[0], -t[1], t[2]))[2]
+            hit = [ev for ev in left if ev.id in support[gram]]
+            groups.setdefault((" ".join(gram), kind), []).extend(hit)
+            left = [ev for ev in left if ev.id not in support[gram]]
+        for ev in left:
+            groups.setdefault((ev.signal.concept, kind), []).append(ev)
+    return groups
+
+
+def recurring_errors(learner_id: str, evidence: list[Evidence]) -> list[dict[str, Any]]:
+    """``recurring_error`` patterns: one per aggregated (concept, error kind) seen in 2+ items."""
     out = []
-    for (concept, kind), items in sorted(groups.items()):
+    for (concept, kind), items in sorted(error_groups(evidence).items()):
         count = distinct_items(items)
         if count < MIN_ERRORS:
             continue
-        name = Counter(e.signal.name for e in items).most_common(1)[0][0]
+        names = [e.signal.name for e in items if e.signal.concept == concept]
+        name = Counter(names).most_common(1)[0][0] if names else concept
         sessions = len({e.session for e in items})
         what = "mistakes" if kind == "mistake" else kind
         description = f"Recurring {what}" + (f" with {name}" if name else "")

@@ -208,14 +208,39 @@ RETURN learner_id ORDER BY learner_id LIMIT $max
 # ----- system learning: counts across learners, never content -----
 
 SYSTEM_BOTTLENECKS = """
-MATCH (p:Pattern {kind: 'bottleneck'})
-WHERE p.status = 'active' AND p.concept <> ''
-WITH p.concept AS concept, count(DISTINCT p.learner_id) AS learners, count(p) AS patterns
+CALL () {
+  MATCH (n:Message) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
+  UNION ALL
+  MATCH (n:Memory) WHERE n:Fact AND size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
+  UNION ALL
+  MATCH (n:Note) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
+}
+UNWIND n.reflection_struggles AS concept
+WITH concept, n.learner_id AS learner WHERE concept <> ''
+WITH concept, collect(DISTINCT learner) AS own
+WITH collect({key: concept, words: split(concept, ' '), own: own}) AS keys
+UNWIND keys AS k
+WITH k, [o IN keys WHERE all(w IN o.words WHERE w IN k.words) OR all(w IN k.words WHERE w IN o.words)]
+     AS related
+WHERE size(k.own) >= $min_learners
+  AND none(o IN related WHERE size(o.own) > size(k.own) OR (size(o.own) = size(k.own) AND o.key < k.key))
+WITH k, related, reduce(acc = [], o IN related | acc + [l IN o.own WHERE NOT l IN acc]) AS struggling
+OPTIONAL MATCH (p:Pattern {kind: 'bottleneck'}) WHERE p.concept IN [o IN related | o.key]
+WITH k.key AS concept, struggling,
+     collect(DISTINCT CASE WHEN p.status = 'resolved' THEN p.learner_id END) AS resolved,
+     collect(DISTINCT CASE WHEN p.status = 'active' THEN p.learner_id END) AS active
+WITH concept, [l IN struggling WHERE NOT l IN resolved] AS open, active
+WITH concept, size(open) AS learners, size([l IN open WHERE l IN active]) AS persistent
 WHERE learners >= $min_learners
-RETURN concept, learners, patterns
-ORDER BY learners DESC, patterns DESC, concept ASC LIMIT $top
+RETURN concept, learners, persistent
+ORDER BY learners DESC, persistent DESC, concept ASC LIMIT $top
 """
-"""Bottleneck concepts shared by at least ``$min_learners`` learners: counts only."""
+"""System bottlenecks: per concept, the learners who showed a struggle or error on it and have not
+resolved it since (no resolved ``bottleneck`` pattern), spellings whose words contain one
+another counted as one concept ("group" and "group by"; a learner counted once) under the
+spelling most learners used, which must itself be shared by ``$min_learners``; ``persistent``
+= those of them with an active per-learner ``bottleneck`` pattern. Counts only: learner ids
+are collected and counted inside the query and never returned."""
 SYSTEM_ERRORS = """
 MATCH (p:Pattern {kind: 'recurring_error'})
 WITH p.error_kind AS error_kind, count(DISTINCT p.learner_id) AS learners, count(p) AS patterns,

@@ -17,6 +17,10 @@ sent, a fact, a note) and returns the signals it carries, each about one concept
 - ``breakthrough``: "I finally understand X", "now I get X", "X finally makes sense",
   "X clicked".
 
+**Anywhere.** When these phrasings find no struggle (or an error named away from its
+concept), ``cues`` looks for a difficulty cue or the named error anywhere in the
+statement and takes the run of content words nearest it ("Why are closures so hard?").
+
 **Concepts.** The concept is the phrase after (or before) the cue: at most
 ``MAX_CONCEPT_WORDS`` words, cut at punctuation, at function words ("when",
 "because", "again", ...; not "while"/"for" in "while loops"/"for loops") and at
@@ -44,6 +48,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from agent.clock import as_aware
+from agent.kernel.reflection.cues import difficulty_concept, error_concept
 
 STRUGGLE = "struggle"
 ERROR = "error"
@@ -60,7 +65,7 @@ _STOP_WORDS = """
     always anymore yet too also even just really at all today yesterday now lately recently anyway
     either which who where why how i you we they he she it is are was were be been being am do does
     did again sometimes often think guess feel find found believe honestly in on with for from using
-    inside during
+    inside during once more
 """
 _STOP = frozenset(_STOP_WORDS.split())
 _LEADING = ("difference between", "differences between", "concept of", "idea of", "meaning of", "how to use")
@@ -265,8 +270,13 @@ def extract_signals(
         match = pattern.search(text)
         if match:
             add(ERROR, match.group("c"), error_kind_of(text) or GENERIC_ERROR)
-    if named is not None and ERROR not in found and _ERROR_CUE.search(text):
-        found[ERROR] = Signal(ERROR, "", "", error_kind_of(text))  # a named error, no concept
+    if named is not None and ERROR not in found:
+        kind = error_kind_of(text) or GENERIC_ERROR
+        near = "" if fixed else error_concept(text, kind, MAX_CONCEPT_WORDS)  # the error named away from it
+        if near:
+            add(ERROR, near, kind)
+        elif _ERROR_CUE.search(text):
+            found[ERROR] = Signal(ERROR, "", "", kind)  # a named error, no concept
     for pattern in _STRUGGLE_AFTER:
         match = pattern.search(text)
         if match:
@@ -283,6 +293,10 @@ def extract_signals(
     match = _BREAKTHROUGH_BEFORE.search(text)
     if match:
         add(BREAKTHROUGH, _tail_words(match.group("c")))
+    if STRUGGLE not in found and BREAKTHROUGH not in found:
+        near = difficulty_concept(text, MAX_CONCEPT_WORDS)  # a difficulty cue elsewhere in the sentence
+        if near:
+            add(STRUGGLE, near)
     return [found[k] for k in SIGNAL_KINDS if k in found]
 
 

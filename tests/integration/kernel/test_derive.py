@@ -7,7 +7,7 @@ redelivered stream entry would, writes nothing new.
 
 from __future__ import annotations
 
-from agent.kernel.derive import TURN_KIND, derive_turn_contexts
+from agent.kernel.derive import TURN_KIND, derive_recall_turn_contexts, derive_turn_contexts
 from agent.kernel.worker import build_worker
 from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage
@@ -70,5 +70,44 @@ async def test_turns_of_two_batches_chain_replies_across_them(resources: Resourc
         page = await stores.archival.search(learner_id, "blue bowl", kinds=[TURN_KIND], recipe="hybrid_rrf")
         assert page.results[0].id == f"{learner_id}-5-ctx"
         assert await derive_turn_contexts(stores, learner_id, "s1", as_dicts(first[1:])) == 0
+    finally:
+        await erase_learner(resources, learner_id)
+
+
+async def test_a_run_of_many_events_derives_as_the_events_one_by_one(
+    resources: Resources, learner_id: str
+) -> None:
+    """``derive_recall_turn_contexts`` over a run (two sessions interleaved) = each event alone."""
+    stores = MemoryStores.wire(resources)
+    at = "2023-05-08T14:0{}:00+00:00"
+    events = [
+        ("s1", [RecallMessage(f"{learner_id}-a1", "user", "Ana: I bake bread on Sundays.", at.format(0))]),
+        ("s2", [RecallMessage(f"{learner_id}-b1", "user", "Ana: My cat is called Miso.", at.format(1))]),
+        (
+            "s1",
+            [
+                RecallMessage(f"{learner_id}-a2", "assistant", "Ben: Sourdough or yeast?", at.format(2)),
+                RecallMessage(f"{learner_id}-a3", "tool", "no results", at.format(3)),
+                RecallMessage(f"{learner_id}-a4", "user", "Ana: Sourdough, always.", at.format(4)),
+            ],
+        ),
+    ]
+    payloads = [{"session_id": s, "messages": as_dicts(batch)} for s, batch in events]
+    memories = (
+        "MATCH (m:Memory {learner_id: $l}) RETURN m.id AS id, m.text AS text, m.session_id AS session "
+        "ORDER BY m.seq"
+    )
+    worker = build_worker(resources, stores)
+    try:
+        for session, batch in events:
+            await stores.recall.log_messages(learner_id, session, batch)
+            await worker.drain(learner_id)  # one event per drain: derived event by event
+        one_by_one = await rows(resources, memories, l=learner_id)
+        assert [r["id"] for r in one_by_one] == [f"{learner_id}-{i}-ctx" for i in ("a1", "b1", "a2", "a4")]
+        await rows(resources, "MATCH (m:Memory {learner_id: $l}) DETACH DELETE m", l=learner_id)
+        assert await derive_recall_turn_contexts(stores, learner_id, payloads) == 4
+        assert await rows(resources, memories, l=learner_id) == one_by_one
+        assert one_by_one[3]["text"].endswith("(replying to Ben: Sourdough or yeast?)")
+        assert not one_by_one[1]["text"].endswith(")")  # s2 starts its own chain
     finally:
         await erase_learner(resources, learner_id)

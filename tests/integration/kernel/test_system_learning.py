@@ -38,13 +38,21 @@ def tag() -> str:
 async def test_bottlenecks_and_errors_aggregate_counts_and_no_content_or_learner_crosses(
     resources: Resources, tag: str
 ) -> None:
-    learners = [f"test-{uuid.uuid4()}" for _ in range(4)]
+    learners = [f"test-{uuid.uuid4()}" for _ in range(5)]
     shared, error = f"zq{tag} rotations", f"Zq{tag.capitalize()}Error"
     secret = f"zsecret{tag}"
     try:
         # The fourth learner says it once: no bottleneck of their own, but they count as struggling.
         await say(
             resources, learners[3], "s1", f"Honestly, {shared} is so hard.", "2026-03-01T09:00:00+00:00"
+        )
+        # The fifth says it once, in other words and a wider spelling: the same concept, one more learner.
+        await say(
+            resources,
+            learners[4],
+            "s1",
+            f"Why are left zq{tag} rotations so hard?",
+            "2026-03-01T09:00:00+00:00",
         )
         for i, learner in enumerate(learners[:3]):
             await say(
@@ -103,11 +111,13 @@ async def test_bottlenecks_and_errors_aggregate_counts_and_no_content_or_learner
 
         result = await system_learning(resources, min_learners=2, top=100)
         bottlenecks = {b["concept"]: b for b in result.bottlenecks}
+        # Five learners struggled (the wider spelling folded in, each counted once); three persistently.
         assert bottlenecks[f"zq{tag} rotation"] == {
             "concept": f"zq{tag} rotation",
-            "learners": 3,
-            "patterns": 3,
+            "learners": 5,
+            "persistent": 3,
         }
+        assert f"left zq{tag} rotation" not in bottlenecks  # one learner's spelling is not reported
         errors = {e["error_kind"]: e for e in result.recurring_errors}
         assert errors[error] == {"error_kind": error, "learners": 2, "patterns": 2, "occurrences": 4}
         struggles = {s["concept"]: s for s in result.struggles}
@@ -121,7 +131,7 @@ async def test_bottlenecks_and_errors_aggregate_counts_and_no_content_or_learner
         for field in ("text", "description", "content", "learner_id", "evidence"):
             assert f'"{field}"' not in dumped
         # Each row has only its key and counts.
-        assert all(set(b) == {"concept", "learners", "patterns"} for b in result.bottlenecks)
+        assert all(set(b) == {"concept", "learners", "persistent"} for b in result.bottlenecks)
         assert all(
             set(e) == {"error_kind", "learners", "patterns", "occurrences"} for e in result.recurring_errors
         )

@@ -6,8 +6,14 @@ import pytest
 from pydantic import ValidationError
 
 from agent.errors import InvalidInputError
-from agent.kernel.consult.cache import ConsultCache, cache_key
+from agent.kernel.consult.cache import GENERATION_KEY, ConsultCache, cache_key
 from agent.kernel.consult.models import MAX_QUERY_BYTES, ConsultRequest, ConsultResponse, parse_request
+from agent.kernel.stream import KernelStream
+
+
+def hash_tag(key: str) -> str:
+    """The part of ``key`` Redis Cluster hashes: between the first ``{`` and the next ``}``."""
+    return key[key.index("{") + 1 : key.index("}")]
 
 
 def test_defaults() -> None:
@@ -65,30 +71,39 @@ def test_topic_filters_are_normalised() -> None:
 
 def test_cache_key_carries_the_hash_tag_and_every_input() -> None:
     request = parse_request({"query": "joins"})
-    key = cache_key("learner-a", 3, request)
+    key = cache_key("learner-a", request)
     assert key.startswith("kag:kernel:{learner-a}:consult:") and len(key.rsplit(":", 1)[1]) == 64
-    assert key == cache_key("learner-a", 3, parse_request({"query": "joins"}))
+    assert key == cache_key("learner-a", parse_request({"query": "joins"}))
     others = {
-        cache_key("learner-a", 4, request),
-        cache_key("learner-b", 3, request),
-        cache_key("learner-a", 3, parse_request({"query": "joins", "max_results": 5})),
-        cache_key("learner-a", 3, parse_request({"query": "joins", "include_insights": False})),
-        cache_key("learner-a", 3, parse_request({"query": "joins", "topic_filters": ["sql"]})),
-        cache_key("learner-a", 3, parse_request({"query": "joins", "context": "lesson 2"})),
-        cache_key("learner-a", 3, parse_request({"query": "Joins"})),
+        cache_key("learner-b", request),
+        cache_key("learner-a", parse_request({"query": "joins", "max_results": 5})),
+        cache_key("learner-a", parse_request({"query": "joins", "include_insights": False})),
+        cache_key("learner-a", parse_request({"query": "joins", "topic_filters": ["sql"]})),
+        cache_key("learner-a", parse_request({"query": "joins", "context": "lesson 2"})),
+        cache_key("learner-a", parse_request({"query": "Joins"})),
     }
-    assert key not in others and len(others) == 7
+    assert key not in others and len(others) == 6
     same_filters = parse_request({"query": "joins", "topic_filters": ["b", "a"]})
-    assert cache_key("l", 1, same_filters) == cache_key(
-        "l", 1, parse_request({"query": "joins", "topic_filters": ["a", "b"]})
+    assert cache_key("l", same_filters) == cache_key(
+        "l", parse_request({"query": "joins", "topic_filters": ["a", "b"]})
     )
+
+
+def test_the_entry_and_the_generation_share_the_learners_cluster_slot() -> None:
+    # One MGET reads both: Redis Cluster needs them in one slot, i.e. the same hash tag.
+    stream = KernelStream(None, prefix="kag")  # type: ignore[arg-type]  # keys only, no I/O
+    cache = ConsultCache(redis=None, generations=stream)
+    key = cache_key("learner-a", parse_request({"query": "joins"}), prefix=cache.prefix)
+    generation = stream.key("learner-a", GENERATION_KEY)
+    assert hash_tag(key) == hash_tag(generation) == "learner-a"
 
 
 async def test_no_generation_source_means_no_caching() -> None:
     cache = ConsultCache(redis=None, generations=None)
     assert not cache.enabled
-    assert await cache.key("learner-a", parse_request({"query": "q"})) is None
-    assert await cache.get(None) is None and await cache.put(None, {}) is False
+    found = await cache.lookup("learner-a", parse_request({"query": "q"}))
+    assert found.slot is None and found.payload is None
+    assert await cache.put(None, {}) is False
 
 
 def test_response_confidence_is_bounded() -> None:

@@ -235,3 +235,39 @@ def test_the_graph_has_the_five_steps_in_order_all_bound() -> None:
     assert all(is_bound(spec.runnable.func or spec.runnable.afunc) for spec in builder.nodes.values())  # type: ignore[attr-defined]
     edges = sorted(builder.edges)
     assert ("__start__", "synthesis") in edges and ("decay", "__end__") in edges
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Why are closures so hard?", [("struggle", "closure", None)]),
+        ("Honestly I'm not getting recursion.", [("struggle", "recursion", None)]),
+        ("For me, SQL joins are still confusing.", [("struggle", "sql join", None)]),
+        ("Recursion is not hard at all.", []),
+        ("A KeyError again, this time in the pandas merge.", [("error", "panda merge", "KeyError")]),
+        ("What is a KeyError?", []),
+    ],
+)
+def test_cues_anywhere_in_the_statement_name_the_nearest_concept(text: str, expected: list) -> None:
+    assert kinds(text) == expected
+
+
+def test_error_events_of_one_kind_share_their_concept() -> None:
+    def ev(i: int, concept: str, kind: str = "KeyError") -> Evidence:
+        return Evidence(
+            f"m{i}",
+            "message",
+            f"2026-03-0{i}T09:00:00+00:00",
+            f"s{i}",
+            Signal("error", concept, concept, kind),
+        )
+
+    evidence = [
+        ev(1, "panda merge"),
+        ev(2, "panda merge failed"),
+        ev(3, "dict lookup"),
+        ev(4, "panda merge", "IndexError"),
+    ]
+    patterns = {p["props"]["concept"]: p["props"] for p in recurring_errors("l1", evidence)}
+    assert set(patterns) == {"panda merge"}  # the one-off KeyError and the single IndexError stay out
+    assert patterns["panda merge"]["count"] == 2 and patterns["panda merge"]["error_kind"] == "KeyError"
