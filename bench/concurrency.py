@@ -6,6 +6,9 @@ then, once the tool result is back, with a plain answer. All sessions of a level
 once and share one ``Resources`` bundle and one Redis saver, as the LangGraph server does
 (Neo4j pool 50, Redis pools 10 each). The same script then runs against a minimal ReAct
 graph on ``InMemorySaver`` with no stores, and the ratio of the two throughputs is printed.
+A kernel worker drains the recall stream in the same process while the sessions run, as the
+server's lifespan task does; the backlog it has left when the last turn ends and the time it
+then takes to drain it are printed too (turns/s alone would hide deferred ingestion).
 
 Printed per level: turns/s, p50/p95 seconds per turn, errors (by kind), turns that ran in
 degraded mode (a Neo4j pool wait past its 10 s timeout counts as an outage), peak RSS of this
@@ -22,10 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import cProfile
-import io
 import os
-import pstats
 import sys
 import time
 import traceback
@@ -42,9 +42,12 @@ from langchain_core.outputs import ChatResult
 
 from agent.checkpoint import AsyncRedisSaver
 from agent.context import Context
+from agent.kernel.worker import build_worker
+from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
 from bench.heartbeat import LoopingModel, baseline_graph, pct
+from bench.kernel.drained import drain_all
 from graphs.heartbeat import make_builder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +83,10 @@ class LevelResult:
     """Turns that ran in degraded mode (Neo4j down or its pool exhausted: writes parked in Redis)."""
     py_rss: int = 0
     neo4j_rss: int = 0
+    backlog: int = 0
+    """Kernel stream entries of the level's learners not yet applied when the last turn ended."""
+    drain: float = 0.0
+    """Seconds the worker then took to apply them (0 when nothing was left)."""
 
     @property
     def turns(self) -> int:
@@ -217,8 +224,20 @@ async def heartbeat_level(
                 return bool(out["memory_state"].get("degraded"))
 
             calls_before = model.tool_calls_made
-            result = await run_level("heartbeat", sessions, turn, sampler, args.progress)
+            stores = MemoryStores.wire(resources)
+            worker, stop = build_worker(resources, stores), asyncio.Event()
+            draining = asyncio.create_task(worker.run(stop))
+            try:
+                result = await run_level("heartbeat", sessions, turn, sampler, args.progress)
+            finally:
+                stop.set()
+                await draining
             result.tool_calls = model.tool_calls_made - calls_before
+            result.backlog = sum([await stores.kernel.depth(learner) for learner in learners])
+            t0 = time.perf_counter()
+            if await drain_all(worker, stores, learners, timeout=600):
+                result.errors["kernel backlog not drained within 600 s"] += 1
+            result.drain = time.perf_counter() - t0 if result.backlog else 0.0
             keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
             for i in range(0, len(keys), 1000):
                 await saver.client.delete(*keys[i : i + 1000])
@@ -280,7 +299,7 @@ def print_table(beats: list[LevelResult], bases: list[LevelResult]) -> None:
     print(f"\nConcurrent sessions, {TURNS} turns each (tool call + answer), scripted model")
     head = (
         f"{'sessions':>8}{'turns':>7}{'errors':>8}{'degraded':>9}{'turns/s':>9}{'p50 s':>8}{'p95 s':>8}"
-        f"{'py MiB':>8}{'neo4j MiB':>10}{'base t/s':>10}{'ratio':>7}"
+        f"{'py MiB':>8}{'neo4j MiB':>10}{'base t/s':>10}{'ratio':>7}{'backlog':>9}{'drain s':>9}"
     )
     print(head)
     print("-" * len(head))
@@ -290,93 +309,13 @@ def print_table(beats: list[LevelResult], bases: list[LevelResult]) -> None:
         print(
             f"{beat.sessions:>8}{beat.turns:>7}{sum(beat.errors.values()):>8}{beat.degraded:>9}{beat.throughput:>9.1f}"
             f"{pct(lat, 0.5):>8.2f}{pct(lat, 0.95):>8.2f}{mib(beat.py_rss):>8}{mib(beat.neo4j_rss):>10}"
-            f"{base.throughput:>10.1f}{ratio:>7.2f}"
+            f"{base.throughput:>10.1f}{ratio:>7.2f}{beat.backlog:>9}{beat.drain:>9.1f}"
         )
     for beat in beats:
         for kind, count in beat.errors.most_common(5):
             print(f"  {beat.sessions} sessions: {count} x {kind}")
+    print("backlog: kernel stream entries left when the last turn ended; drain s: time to apply them")
     print(f"knee: {knee(beats)} sessions (last level whose throughput still grew >= 10 %, with 0 errors)")
-
-
-class AwaitTimers:
-    """Wall time awaited in each component (Neo4j, embeddings, Redis saver, model), summed over calls.
-
-    The event loop's own profile cannot show this: the loop waits in ``epoll`` while a
-    query runs in Neo4j or an embedding runs in a worker thread.
-    """
-
-    def __init__(self) -> None:
-        """Start with nothing timed."""
-        self.seconds: Counter[str] = Counter()
-        self.calls: Counter[str] = Counter()
-        self._undo: list[tuple[Any, str, Any]] = []
-
-    def wrap(self, owner: Any, name: str, label: Callable[[tuple[Any, ...]], str]) -> None:
-        """Time every await of ``owner.name`` under ``label(args)``."""
-        original = getattr(owner, name)
-        timers = self
-
-        async def timed(*a: Any, **kw: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return await original(*a, **kw)
-            finally:
-                key = label(a)
-                timers.seconds[key] += time.perf_counter() - t0
-                timers.calls[key] += 1
-
-        setattr(owner, name, timed)
-        self._undo.append((owner, name, original))
-
-    def reset(self) -> None:
-        """Forget what was timed so far (the warm-up)."""
-        self.seconds.clear()
-        self.calls.clear()
-
-    def restore(self) -> None:
-        """Put the originals back."""
-        for owner, name, original in reversed(self._undo):
-            setattr(owner, name, original)
-
-
-def _caller_of_run(_: tuple[Any, ...]) -> str:
-    frame = sys._getframe(2)  # timed -> _run's caller chain: read/write/... -> store method
-    while frame is not None and frame.f_code.co_name in {"timed", "read", "write", "_run", "write_or_park"}:
-        frame = frame.f_back
-    where = f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}" if frame else "?"
-    return f"neo4j tx ({where})"
-
-
-def profile_level(settings: Settings, sessions: int, args: argparse.Namespace) -> None:
-    """Profile one heartbeat level: awaited time per component, then the loop's own hot spots."""
-    from agent.graphdb.store import Neo4jStore
-
-    timers = AwaitTimers()
-    timers.wrap(Neo4jStore, "_run", _caller_of_run)
-    timers.wrap(Neo4jStore, "embed_query", lambda a: "embed query (thread)")
-    timers.wrap(Neo4jStore, "embed_documents", lambda a: "embed documents (thread)")
-    timers.wrap(AsyncRedisSaver, "_send", lambda a: "redis saver round trip")
-    timers.wrap(SlowLoopingModel, "_agenerate", lambda a: "scripted model (sleep)")
-    prof = cProfile.Profile()
-    prof.enable()
-    try:
-        result = asyncio.run(heartbeat_level(settings, sessions, args, after_warmup=timers.reset))
-    finally:
-        prof.disable()
-        timers.restore()
-    turns = max(result.turns, 1)
-    print(
-        f"\nAwaited wall time per turn by component ({sessions} sessions, {result.turns} turns, "
-        f"p50 turn {pct(result.latencies or [0.0], 0.5):.2f} s):"
-    )
-    print(f"{'component':<60}{'ms/turn':>10}{'calls/turn':>12}")
-    for key, secs in timers.seconds.most_common(25):
-        print(f"{key:<60}{secs / turns * 1e3:>10.1f}{timers.calls[key] / turns:>12.1f}")
-    out = io.StringIO()
-    stats = pstats.Stats(prof, stream=out).sort_stats("cumulative")
-    stats.print_stats(45)
-    print(f"\nProfile of {sessions} sessions ({result.throughput:.1f} turns/s), by cumulative time:")
-    print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:12000])
 
 
 def main() -> None:
@@ -389,6 +328,8 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings.from_env()
     if args.profile:
+        from bench.concurrency_profile import profile_level  # here: it imports this module
+
         profile_level(settings, args.profile, args)
         return
     beats, bases = [], []

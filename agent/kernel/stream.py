@@ -265,6 +265,28 @@ class KernelStream:
         except (RedisError, OSError) as exc:
             raise _unavailable(exc) from exc
 
+    async def reconcile_depth(self) -> int:
+        """Recount the global depth from the active learners' stream lengths, and store it.
+
+        The counter moves by separate commands (the enqueue's ``INCR``, the ack's
+        ``DECRBY``), so a crash between a script and its count, or a learner's keys deleted
+        with entries still in them, would leave it off for good and hold every producer
+        back past the bound. The worker recounts it now and then (an enqueue racing the
+        recount is off by one until the next one: the counter only steers back-pressure).
+        """
+        try:
+            learners = list(await self.redis.smembers(self.active_key))
+            total = 0
+            for i in range(0, len(learners), 500):
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for learner in learners[i : i + 500]:
+                        pipe.xlen(self.stream_key(learner))
+                    total += sum(int(n or 0) for n in await pipe.execute())
+            await self.redis.set(self.depth_key, total)
+        except (RedisError, OSError) as exc:
+            raise _unavailable(exc) from exc
+        return total
+
     async def parked(self, learner_id: str) -> int:
         """Writes of the learner parked during an outage and not applied yet."""
         try:

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+RECOUNT_SECONDS = 60.0
+"""How often a running worker recounts the global backlog depth (``KernelStream.reconcile_depth``)."""
+
 CONCURRENT_LEARNERS = 2
 """Learners drained at once: one's Neo4j round trips overlap the other's embedding. More only
 oversubscribes the cores (each MiniLM encode already uses every intra-op thread): on the
@@ -164,9 +167,13 @@ class KernelWorker:
             self.batch_size,
             self.flush_interval,
         )
+        recounted = -RECOUNT_SECONDS  # recount on start: a restart is when drift is likeliest
         try:
             while not stop.is_set():
                 try:
+                    if time.monotonic() - recounted >= RECOUNT_SECONDS:
+                        recounted = time.monotonic()
+                        await self.stream.reconcile_depth()
                     applied = await self.poll()
                 except KAGError as exc:
                     log.warning("kernel worker poll failed, retrying: %s", exc)

@@ -66,12 +66,16 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
         # Idempotency keys and cached consultations: the learner's hash tag, one slot.
         pattern = backlog.kernel.key(learner_id, "*").replace("{", "\\{").replace("}", "\\}")
         keys += [k async for k in resources.redis.scan_iter(match=pattern, count=1000)]
+        # Entries erased before the worker applied them leave the global depth count.
+        pending = await backlog.kernel.depth(learner_id)
         # One key per command: the keys sit in different Redis Cluster slots.
         async with resources.redis.pipeline(transaction=False) as pipe:
             for key in dict.fromkeys(keys):
                 pipe.delete(key)
             pipe.srem(backlog.learners_key, learner_id)
             pipe.srem(backlog.kernel.active_key, learner_id)
+            if pending:
+                pipe.decrby(backlog.kernel.depth_key, pending)
             await pipe.execute()
     except (RedisError, OSError) as exc:
         raise StoreUnavailableError("Redis", str(exc)) from exc

@@ -116,3 +116,32 @@ async def test_another_learner_never_reads_the_tail(resources: Resources, learne
         await stores.settle(other)
         async with resources.neo4j.session(database=resources.database) as session:
             await session.run("MATCH (n {learner_id: $l}) DETACH DELETE n", l=other)
+
+
+async def test_a_drifted_depth_count_is_recounted_from_the_streams(
+    stream: KernelStream, learner_id: str
+) -> None:
+    other = f"{learner_id}-b"
+    for n in range(3):
+        await stream.enqueue(learner_id, OP_RECALL, {"n": n}, key=f"a{n}")
+    await stream.enqueue(other, OP_RECALL, {"n": 0}, key="b0")
+    # A learner's keys deleted with entries in them, or a crash between script and count.
+    await stream.redis.set(stream.depth_key, 5000)
+    assert await stream.reconcile_depth() == 4
+    assert await stream.depth() == 4
+    events = await stream.read(learner_id, "c1", 10, claim_idle_ms=0)
+    assert await stream.ack(learner_id, events) == 3
+    assert await stream.depth() == 1 and await stream.reconcile_depth() == 1
+
+
+async def test_erasing_a_learner_takes_its_undrained_entries_off_the_depth(resources: Resources) -> None:
+    from agent.memory.erasure import erase_learner
+
+    learner = f"erase-depth-{uuid.uuid4().hex[:8]}"
+    kernel = MemoryStores.wire(resources).kernel
+    for n in range(2):
+        await kernel.enqueue(learner, OP_RECALL, {"n": n}, key=f"e{n}")
+    before = int(await resources.redis.get(kernel.depth_key) or 0)
+    await erase_learner(resources, learner)
+    assert await kernel.depth(learner) == 0
+    assert int(await resources.redis.get(kernel.depth_key) or 0) == before - 2
