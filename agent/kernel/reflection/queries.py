@@ -207,7 +207,7 @@ RETURN learner_id ORDER BY learner_id LIMIT $max
 
 # ----- system learning: counts across learners, never content -----
 
-SYSTEM_BOTTLENECKS = """
+_STRUGGLE_SIGNALS = """
 CALL () {
   MATCH (n:Message) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
   UNION ALL
@@ -216,7 +216,12 @@ CALL () {
   MATCH (n:Note) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
 }
 UNWIND n.reflection_struggles AS concept
-WITH concept, n.learner_id AS learner WHERE concept <> ''
+"""
+"""Every struggled-on concept of every learner's messages, facts and notes (one row each)."""
+
+SYSTEM_BOTTLENECKS = (
+    _STRUGGLE_SIGNALS
+    + """WITH concept, n.learner_id AS learner WHERE concept <> ''
 WITH concept, collect(DISTINCT learner) AS own
 WITH collect({key: concept, words: split(concept, ' '), own: own}) AS keys
 UNWIND keys AS k
@@ -235,6 +240,7 @@ WHERE learners >= $min_learners
 RETURN concept, learners, persistent
 ORDER BY learners DESC, persistent DESC, concept ASC LIMIT $top
 """
+)
 """System bottlenecks: per concept, the learners who showed a struggle or error on it and have not
 resolved it since (no resolved ``bottleneck`` pattern), spellings whose words contain one
 another counted as one concept ("group" and "group by"; a learner counted once) under the
@@ -250,20 +256,14 @@ RETURN error_kind, learners, patterns, occurrences
 ORDER BY learners DESC, occurrences DESC, error_kind ASC LIMIT $top
 """
 """Recurring error kinds shared by at least ``$min_learners`` learners: counts only."""
-SYSTEM_STRUGGLES = """
-CALL () {
-  MATCH (n:Message) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
-  UNION ALL
-  MATCH (n:Memory) WHERE n:Fact AND size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
-  UNION ALL
-  MATCH (n:Note) WHERE size(coalesce(n.reflection_struggles, [])) > 0 RETURN n
-}
-UNWIND n.reflection_struggles AS concept
-WITH concept, count(DISTINCT n.learner_id) AS learners, count(*) AS signals
+SYSTEM_STRUGGLES = (
+    _STRUGGLE_SIGNALS
+    + """WITH concept, count(DISTINCT n.learner_id) AS learners, count(*) AS signals
 WHERE concept <> '' AND learners >= $min_learners
 RETURN concept, learners, signals
 ORDER BY learners DESC, signals DESC, concept ASC LIMIT $top
 """
+)
 """Concepts at least ``$min_learners`` learners showed a struggle or error on (one signal is
 enough): counts only."""
 SYSTEM_TOTALS = """
