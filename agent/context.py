@@ -15,7 +15,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from agent.errors import ConfigError
-from agent.search.recipes import RECIPES
+from agent.search.recipes import DEFAULT_RECIPE, RECIPES
 from agent.settings import parse_env_value
 
 MIN_CORE_TTL_SECONDS = 60
@@ -56,7 +56,7 @@ class Context:
     )
     search_page_size: int = field(default=5, metadata={"description": "Archival search page size (1..50)."})
     search_recipe: str = field(
-        default="hybrid_stems",
+        default=DEFAULT_RECIPE,
         metadata={
             "description": "Named retrieval recipe for conversation and archival search "
             "(agent.search.recipes); the default is the LoCoMo leave-one-conversation-out "

@@ -226,8 +226,8 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             log.warning("summarisation failed, archiving raw text: %s", exc)
             text, raw = (previous + "\n" + render_excerpt(evicted)).strip(), True
         try:
-            # Evicted messages must be in Neo4j before the summary links them (SUMMARIZES).
-            await stores.settle(state["learner_id"])
+            # No drain first: evicted messages still on the kernel stream are linked
+            # (SUMMARIZES) by the worker when it commits them (pending_message_ids).
             written = await stores.archival.write_summary(
                 state["learner_id"],
                 text,
@@ -277,7 +277,9 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         model = resources.chat_model
         if not force and ctx.tool_protocol == "native":
             model = model.bind_tools(list(wired.tools))
-        reply = await model.ainvoke(state["prompt"], trace_config(state["learner_id"], "think", step))
+        # The prompt is not checkpointed: a run resumed between compile and think rebuilds it.
+        prompt = state.get("prompt") or _prompt(state, ctx, FORCE_FINAL if force else "")
+        reply = await model.ainvoke(prompt, trace_config(state["learner_id"], "think", step))
         counters = {"model_calls": 1}
         if not reply.text.strip() and not getattr(reply, "tool_calls", None):
             log.warning("empty model response; retrying once with a simpler prompt")

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Annotated, Any, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
+from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.graph.message import add_messages
 
 from agent.heartbeat.slots import Slot, merge_slots
@@ -154,8 +155,12 @@ class HeartbeatState(TypedDict):
     core_memory: Annotated[dict[str, str], merge_sections]
     """Mirror of the learner's core memory sections (the source of truth is Neo4j, cached in
     Redis; ``finish`` copies it to the LangGraph Store under ``(learner_id, "core_memory")``)."""
-    prompt: list[AnyMessage]
-    """The compiled prompt of the current step: system + core memory + queue."""
+    prompt: Annotated[list[AnyMessage], UntrackedValue]
+    """The compiled prompt of the current step: system + core memory + queue.
+
+    Never checkpointed (``UntrackedValue``): it is a function of the checkpointed queue,
+    core memory and slots, and saving it would store the queue a second time every step.
+    A think step that finds no prompt (a run resumed after ``compile``) compiles its own."""
     step: int
     """Heartbeat steps (model calls) taken for the current request."""
     pressure: float

@@ -92,7 +92,7 @@ async def run_tool_calls(
             result.outputs.append({})
             continue
         try:
-            raw = await tool.ainvoke({**args, **injected}, config)
+            raw = await tool.ainvoke({**args, **_declared(tool, injected)}, config)
         except ValidationError as exc:
             log.error("tool %s got malformed arguments: %s", call["name"], exc)
             failure = f"malformed arguments for {call['name']}: {_brief(exc)}"
@@ -117,6 +117,20 @@ async def run_tool_calls(
             parsed = {"text": text}
         result.outputs.append(parsed if isinstance(parsed, dict) else {"value": parsed})
     return result
+
+
+def _declared(tool: BaseTool, injected: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The injected arguments ``tool`` declares (all of them when its schema is not a model).
+
+    A tool drops arguments it does not declare anyway, but LangChain renders the input it was
+    given into its ``on_tool_start`` callback text first, and only hides the injected arguments
+    the tool declares: an undeclared ``state`` would ``repr`` the whole FIFO queue on every call.
+    """
+    schema = tool.args_schema
+    if schema is None or isinstance(schema, dict):
+        return injected
+    fields = schema.model_fields
+    return {k: v for k, v in injected.items() if k in fields}
 
 
 def _model_args(raw: object) -> dict[str, Any]:

@@ -16,7 +16,9 @@ make the redelivery a no-op.
 Outcomes per run: ``StoreUnavailableError`` stops the drain (the events stay pending
 and are retried); bad data (``ValueError``/``KeyError``, ``InvalidInputError`` is one)
 is retried one event at a time and the failing event is dead-lettered with its error;
-other ``KAGError`` (auth, permissions) pauses the drain.
+other ``KAGError`` (auth, permissions) pauses the drain. An event whose payload names
+another learner than the stream it sits on is bad data too: it is dead-lettered, never
+written under either learner.
 """
 
 from __future__ import annotations
@@ -177,9 +179,18 @@ async def _apply_batch(
     return False
 
 
+def _foreign(learner_id: str, event: KernelEvent) -> bool:
+    """True when the event's payload names another learner than the stream it sits on."""
+    owner = event.payload.get("learner_id")
+    return owner is not None and owner != learner_id
+
+
 async def _apply_run(
     target: EventConsumer, run: list[KernelEvent], hooks: Sequence[Hook], learner_id: str
 ) -> None:
+    foreign = [e.entry_id for e in run if _foreign(learner_id, e)]
+    if foreign:  # one learner's stream never writes under another learner
+        raise ValueError(f"entries {foreign[:3]} name another learner than their stream's")
     payloads = [e.payload for e in run]
     batch = getattr(target, "apply_backlog_batch", None)
     if batch is not None:

@@ -4,9 +4,13 @@ One loop per process (the LangGraph server's lifespan, ``kag kernel run``, or a 
 that calls ``drain``). Each poll it looks at the active learners and drains those
 that are **due**: ``batch_size`` events waiting, or the oldest waiting longer than
 ``flush_interval`` seconds (so writes are batched: one embedding call and one
-``UNWIND`` write per session per batch). Draining follows ``agent.kernel.drain``:
-one drainer per learner, in order, acknowledged after commit, crashed drainers'
-entries reclaimed.
+``UNWIND`` write per session per batch), longest waiting first. When none is due, an
+idle worker drains ahead the learners whose oldest event has waited ``EARLY_FRACTION``
+of the flush interval: sessions that started together would otherwise all fall due in
+the same second, and that burst, not the average rate, would set the lag.
+
+Draining follows ``agent.kernel.drain``: one drainer per learner, in order, acknowledged
+after commit, crashed drainers' entries reclaimed.
 
 Several workers may run at once (one per server process): the per-learner lock
 spreads learners over them. ``stats()`` reports what the worker did, and
@@ -40,6 +44,31 @@ CONCURRENT_LEARNERS = 2
 """Learners drained at once: one's Neo4j round trips overlap the other's embedding. More only
 oversubscribes the cores (each MiniLM encode already uses every intra-op thread): on the
 2-core bench machine 4 at once made each encode slower than 2 in turn."""
+
+EARLY_FRACTION = 0.5
+"""An idle worker drains a learner whose oldest event has waited this share of the flush interval."""
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """One learner's backlog as the worker's poll sees it."""
+
+    learner_id: str
+    depth: int
+    """Events in the learner's stream."""
+    age: float
+    """Seconds its oldest event has waited."""
+
+
+def pick_due(waiting: Sequence[Waiting], *, batch_size: int, flush_interval: float) -> list[str]:
+    """The learners to drain now, longest waiting first (the module doc's rule).
+
+    Due: ``batch_size`` events waiting or the oldest older than ``flush_interval``. Only when
+    none is due: those whose oldest has waited ``EARLY_FRACTION`` of the flush interval.
+    """
+    ordered = sorted(waiting, key=lambda w: w.age, reverse=True)
+    due = [w.learner_id for w in ordered if w.depth >= batch_size or w.age >= flush_interval]
+    return due or [w.learner_id for w in ordered if w.age >= flush_interval * EARLY_FRACTION]
 
 
 @dataclass
@@ -123,7 +152,7 @@ class KernelWorker:
         return result.applied
 
     async def due(self) -> list[str]:
-        """Active learners with a full batch waiting or an entry older than the flush interval."""
+        """Learners to drain now, longest waiting first (:func:`pick_due`); retires empty streams."""
         learners = await self.stream.active_learners()
         if not learners:
             return []
@@ -132,17 +161,16 @@ class KernelWorker:
                 pipe.xlen(self.stream.stream_key(learner))
                 pipe.xrange(self.stream.stream_key(learner), count=1)
             replies = await pipe.execute()
-        now_ms = time.time() * 1000
-        due = []
+        now = time.time()
+        waiting: list[Waiting] = []
         for i, learner in enumerate(learners):
             depth, first = replies[2 * i], replies[2 * i + 1]
             if not depth:
                 await self.stream.retire_if_empty(learner)
                 continue
-            oldest_ms = int(str(first[0][0]).split("-")[0]) if first else now_ms
-            if depth >= self.batch_size or now_ms - oldest_ms >= self.flush_interval * 1000:
-                due.append(learner)
-        return due
+            age = now - int(str(first[0][0]).split("-")[0]) / 1000 if first else 0.0
+            waiting.append(Waiting(learner, int(depth), age))
+        return pick_due(waiting, batch_size=self.batch_size, flush_interval=self.flush_interval)
 
     async def poll(self) -> int:
         """One pass: drain every due learner by at most one batch; returns events applied."""

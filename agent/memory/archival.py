@@ -205,8 +205,8 @@ class ArchivalStore(Neo4jStore):
         if not rows:
             raise InvalidInputError(f"summary id {payload['id']!r} belongs to another learner")
         if rows[0]["summarized"] < len(payload["message_ids"]):
-            log.warning(
-                "summary %s links %d of %d messages (the rest are not in recall storage)",
+            log.debug(  # the normal case in a turn: the worker commits (and links) the rest
+                "summary %s links %d of %d messages now, the rest when the kernel commits them",
                 payload["id"],
                 rows[0]["summarized"],
                 len(payload["message_ids"]),

@@ -35,6 +35,7 @@ from typing import Any
 from agent.errors import InvalidInputError
 from agent.memory.fact_records import utc_iso
 from agent.models.embeddings import MiniLMEmbeddings
+from agent.search.recipes import DEFAULT_RECIPE
 from agent.search.results import SearchHit, rrf_fuse
 from agent.validation import validate_learner_id
 
@@ -167,7 +168,7 @@ async def _source_hits(
     if source == "procedures":
         recall = getattr(store, "recall", None)
         return list((await recall(learner_id, query, k=plan.page_size)).results) if recall else []
-    page = await store.search(learner_id, query, page_size=plan.page_size)
+    page = await store.search(learner_id, query, page_size=plan.page_size, recipe=DEFAULT_RECIPE)
     hits = [h for h in page.results if h.kind != "fact" and not _bookkeeping(h)]
     if source == "archival" and "procedures" in plan.sources:
         hits = [h for h in hits if h.kind != "procedure"]

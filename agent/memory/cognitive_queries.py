@@ -83,14 +83,6 @@ RETURN o.id AS id, cosine
 """
 """``SIMILAR_TO`` to the learner's ``$top`` most similar facts (raw cosine >= ``$threshold``;
 Neo4j's ``vector.similarity.cosine`` is ``(1 + cos) / 2``, hence ``2 s - 1``)."""
-FACT_VECTOR = f"""
-CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score
-WITH node, score
-WHERE node.learner_id = $learner_id AND {FACT_VALID}
-RETURN node.id AS id, score
-ORDER BY score DESC LIMIT $limit
-"""
-"""Vector-index top-k of the learner's facts valid as asked."""
 FACT_EXACT = f"""
 MATCH (:Learner {{id: $learner_id}})-[:HAS_MEMORY]->(node:Fact)
 WHERE node.learner_id = $learner_id AND {FACT_VALID}
@@ -100,6 +92,26 @@ RETURN node.id AS id, score
 ORDER BY score DESC LIMIT $limit
 """
 """Exact cosine scan of the learner's facts (when the global vector top-k is short)."""
+FACT_PROBE = f"""
+CALL () {{
+  MATCH (:Learner {{id: $learner_id}})-[:HAS_MEMORY]->(node:Fact)
+  WHERE node.learner_id = $learner_id AND {FACT_VALID}
+    AND node.embedding IS NOT NULL AND size(node.embedding) = size($embedding)
+  WITH node LIMIT $limit
+  RETURN collect({{id: node.id, score: vector.similarity.cosine(node.embedding, $embedding)}}) AS few
+}}
+OPTIONAL CALL (few) {{
+  WITH few WHERE size(few) >= $limit
+  CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score
+  WITH node, score WHERE node.learner_id = $learner_id AND {FACT_VALID}
+  WITH node, score ORDER BY score DESC LIMIT $limit
+  RETURN collect({{id: node.id, score: score}}) AS indexed
+}}
+RETURN few, indexed
+"""
+"""``FACT_EXACT``'s candidates (the first ``$limit`` found, with their cosine: fewer means all
+of them) and, only when that is full, the vector index's top ``$k`` of the learner's valid
+facts: one round trip for a learner with few facts (``PROBE_TEMPLATE`` of search, for facts)."""
 FACT_FULLTEXT = f"""
 CALL db.index.fulltext.queryNodes($index, $lucene, {{limit: $k}}) YIELD node, score
 WITH node, score

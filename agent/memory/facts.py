@@ -266,8 +266,12 @@ class FactStore(Neo4jStore):
             if embedding is not None:
                 k_vec = min(MAX_VECTOR_K, limit * recipe.oversample)
                 index = self.names.memory_vector
-                rows = await fetch(tx, q.FACT_VECTOR, index=index, k=k_vec, embedding=embedding, **params)
-                if len(rows) < limit:
+                [probe] = await fetch(tx, q.FACT_PROBE, index=index, k=k_vec, embedding=embedding, **params)
+                if len(probe["few"]) < limit:  # all of the learner's valid facts: the exact scan
+                    rows = sorted(probe["few"], key=lambda r: -r["score"])
+                elif len(probe["indexed"] or []) >= limit:
+                    rows = probe["indexed"]
+                else:  # crowded out of the index's global top-k
                     rows = await fetch(tx, q.FACT_EXACT, embedding=embedding, **params)
                 lists["vector"] = pairs(rows)
             if lucene is not None:

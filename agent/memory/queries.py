@@ -60,11 +60,13 @@ MERGE (l)-[:HAS_SUMMARY]->(s)
 WITH s, created
 CALL (s) {
   UNWIND $message_ids AS mid
-  MATCH (msg:Message {id: mid})
+  OPTIONAL MATCH (msg:Message {id: mid})
   WHERE msg.learner_id = $learner_id
-  MERGE (s)-[:SUMMARIZES]->(msg)
-  RETURN count(msg) AS summarized
+  FOREACH (_ IN CASE WHEN msg IS NULL THEN [] ELSE [1] END | MERGE (s)-[:SUMMARIZES]->(msg))
+  RETURN count(msg) AS summarized, collect(CASE WHEN msg IS NULL THEN mid END) AS pending
 }
+SET s.pending_message_ids = CASE WHEN size(pending) = 0 THEN null ELSE pending END
+WITH s, created, summarized
 CALL (s) {
   OPTIONAL MATCH (p:SessionSummary {id: $previous_id})
   WHERE p.learner_id = $learner_id AND p <> s
@@ -73,7 +75,30 @@ CALL (s) {
 }
 RETURN s.id AS id, created, summarized, folded
 """
-"""Store a session summary, link the messages it summarises and the summary it folds."""
+"""Store a session summary, link the messages it summarises and the summary it folds.
+
+Messages the kernel worker has not committed yet stay in ``pending_message_ids``; the
+worker links them when it commits them (``LINK_PENDING_SUMMARIES``). Both queries take the
+learner's node lock first, so a message commits either before the summary reads it or
+before its own link step looks for pending summaries.
+"""
+LINK_PENDING_SUMMARIES = """
+MATCH (:Learner {id: $learner_id})-[:HAS_SUMMARY]->(s:SessionSummary)
+WHERE s.pending_message_ids IS NOT NULL
+WITH s, [mid IN s.pending_message_ids WHERE mid IN $ids] AS due
+WHERE size(due) > 0
+CALL (s, due) {
+  UNWIND due AS mid
+  MATCH (m:Message {id: mid})
+  WHERE m.learner_id = $learner_id
+  MERGE (s)-[:SUMMARIZES]->(m)
+  RETURN collect(mid) AS linked
+}
+WITH s, [mid IN s.pending_message_ids WHERE NOT mid IN linked] AS rest
+SET s.pending_message_ids = CASE WHEN size(rest) = 0 THEN null ELSE rest END
+RETURN count(s) AS summaries
+"""
+"""Link summaries written before the kernel committed the messages they summarise."""
 
 # ----- recall (``agent.memory.recall``) -----
 

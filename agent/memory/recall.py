@@ -16,6 +16,7 @@ original below its consolidation (``prefer_consolidations``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -157,15 +158,19 @@ class RecallStore(RecallWriter):
             for i, m in enumerate(payload["messages"])
         ]
         if self.kernel is not None:
-            done = await self.kernel.enqueue(
+            enqueue = self.kernel.enqueue(
                 learner_id,
                 OP_LOG,
                 payload,
                 key=event_key(OP_LOG, learner_id, [session_id, *unique]),
                 tail=items,
             )
-            if self.backlog is not None and not done.duplicate:
-                await self.backlog.remember("recall", learner_id, items)
+            if self.backlog is None:
+                done = await enqueue
+            else:
+                # The recent-items cache rides beside the enqueue (independent keys; a redelivered
+                # batch re-caches ids that ``recent`` reads once): one round trip on the turn's path.
+                done, _ = await asyncio.gather(enqueue, self.backlog.remember("recall", learner_id, items))
             return LogResult(0 if done.duplicate else len(unique), degraded=done.pressured)
         created = await self.write_or_park(learner_id, OP_LOG, payload, self._log)
         if self.backlog is not None:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import neo4j
+
 from agent.context import Context
 from agent.graphdb.store import fetch
 from agent.kernel.derive import derive_recall_turn_contexts
@@ -24,10 +26,12 @@ from agent.memory.core import CoreLimits, CoreMemoryStore
 from agent.memory.episodes import EpisodeStore
 from agent.memory.facts import FactStore
 from agent.memory.procedures import ProcedureStore
+from agent.memory.queries import LINK_PENDING_SUMMARIES
 from agent.memory.recall import RecallStore
 from agent.memory.reminders import ReminderStore
 from agent.memory.sensory import SensoryBuffer
 from agent.resources import Resources
+from agent.search.recipes import DEFAULT_RECIPE
 
 MAX_CONSOLIDATIONS_PER_BATCH = 5
 """Episode consolidations the kernel runs after one recall batch (the rest wait for the next)."""
@@ -43,7 +47,7 @@ class MemoryKnobs:
     """Core memory cache TTL (0: none)."""
     page_size: int = 5
     """Default search page size."""
-    recipe: str = "hybrid_stems"
+    recipe: str = DEFAULT_RECIPE
     """Named archival search recipe (``agent.search.recipes``)."""
 
     @classmethod
@@ -134,14 +138,19 @@ class MemoryStores:
                 if await stores.episodes.consolidate_due(learner_id) is None:
                     break
 
-        async def episode_links(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
+        async def pending_links(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
+            # Facts, procedures and summaries written in the turn, before the worker committed
+            # the messages they come from, get their links now (one transaction for both).
             ids = [m["id"] for p in payloads for m in p["messages"]]
-            await stores.facts.write(
-                lambda tx: fetch(tx, LINK_PENDING_EPISODES, learner_id=learner_id, ids=ids)
-            )
+
+            async def link(tx: neo4j.AsyncTransaction) -> None:
+                await fetch(tx, LINK_PENDING_EPISODES, learner_id=learner_id, ids=ids)
+                await fetch(tx, LINK_PENDING_SUMMARIES, learner_id=learner_id, ids=ids)
+
+            await stores.facts.write(link)
 
         # Write-time derivation, for every session (the LoCoMo ingest goes through it too).
-        backlog.add_hook(OP_RECALL, "episode_links", episode_links)
+        backlog.add_hook(OP_RECALL, "pending_links", pending_links)
         backlog.add_hook(OP_RECALL, "turn_contexts", turn_contexts)
         backlog.add_hook(OP_RECALL, "episodes", episodes)
         return stores

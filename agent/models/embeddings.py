@@ -96,6 +96,10 @@ class MiniLMEmbeddings(Embeddings):
                     )
         return self._model
 
+    def preload(self) -> None:
+        """Load the model now (long-lived processes, before ``agent.heap.freeze_startup_heap``)."""
+        self._load()
+
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []

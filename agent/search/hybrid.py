@@ -9,6 +9,9 @@ replaced by an exact cosine scan over that learner's nodes. A learner with fewer
 candidates than asked for is scanned exactly at once, in the same query as the index
 (``PROBE_TEMPLATE``): the index could only come up short for them. Full-text queries are
 scoped in Lucene by the learner's key and filtered again in Cypher.
+Round trips: the vector probe and both full-text passes run as one query (``FIRST_STAGE``),
+which also gives each hit's session for the ``session`` votes; the context list comes with
+the page's hits hydrated (``CONTEXT_HYDRATE``). The ranking is the same as one query each.
 The Cypher lives in ``agent.search.queries``.
 """
 
@@ -25,20 +28,18 @@ from agent.graphdb.schema import SchemaNames, learner_key
 from agent.graphdb.store import fetch
 from agent.search.lucene import query_terms, scoped_query
 from agent.search.queries import (
-    CONTEXT_MEMORY,
-    CONTEXT_MESSAGE,
+    CONTEXT_HYDRATE,
     EXACT_BY_LABEL,
     EXPAND_MEMORY,
     EXPAND_MESSAGE,
+    FIRST_STAGE,
     FULLTEXT_QUERY,
-    HYDRATE_MEMORY,
-    HYDRATE_MESSAGE,
+    HYDRATE_BY_LABEL,
     HYDRATE_NOTE,
     NOTE_EXACT,
     NOTE_INDEXES,
     NOTE_LABEL_EXISTS,
     NOTE_PROBE,
-    PROBE_BY_LABEL,
     RECENT_BY_LABEL,
 )
 from agent.search.recipes import SearchRecipe
@@ -59,11 +60,10 @@ class SearchTarget:
     fulltext_index: str
     text_field: str
     exact_query: str
-    probe_query: str
-    """A small learner's exact scan, else the vector index, in one query (``PROBE_TEMPLATE``)."""
     recent_query: str
     expand_query: str
     context_query: str
+    """The context neighbours of the seeds, and the page's candidates hydrated (``CONTEXT_HYDRATE``)."""
     hydrate_query: str
     summary_index: str
     """Full-text index over ``:SessionSummary`` text (the ``session`` retriever)."""
@@ -77,11 +77,10 @@ def memory_target(names: SchemaNames) -> SearchTarget:
         names.memory_fulltext,
         "text",
         EXACT_BY_LABEL["Memory"],
-        PROBE_BY_LABEL["Memory"],
         RECENT_BY_LABEL["Memory"],
         EXPAND_MEMORY,
-        CONTEXT_MEMORY,
-        HYDRATE_MEMORY,
+        CONTEXT_HYDRATE["Memory"],
+        HYDRATE_BY_LABEL["Memory"],
         names.memory_fulltext,
     )
 
@@ -94,11 +93,10 @@ def message_target(names: SchemaNames) -> SearchTarget:
         names.message_fulltext,
         "content",
         EXACT_BY_LABEL["Message"],
-        PROBE_BY_LABEL["Message"],
         RECENT_BY_LABEL["Message"],
         EXPAND_MESSAGE,
-        CONTEXT_MESSAGE,
-        HYDRATE_MESSAGE,
+        CONTEXT_HYDRATE["Message"],
+        HYDRATE_BY_LABEL["Message"],
         names.memory_fulltext,
     )
 
@@ -138,6 +136,39 @@ def _pairs(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
     return [(str(r["id"]), float(r["score"] or 0.0)) for r in rows]
 
 
+def _vector_k(params: dict[str, Any]) -> int:
+    """The vector index's top-k: the candidates wanted, oversampled (the top-k is global)."""
+    return min(MAX_VECTOR_K, params["limit"] * params["oversample"])
+
+
+async def _probed(
+    tx: neo4j.AsyncTransaction, row: dict[str, Any], exact: str, params: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The vector list from a ``PROBE_TEMPLATE`` row: its exact scan, its index hits, or a new scan.
+
+    A learner with fewer than ``limit`` candidates would come up short in the index's
+    top-k and end in the exact scan anyway: the probe finds out after ``limit`` nodes
+    and then holds that scan's result (the learner's few messages, no procedures yet).
+    """
+    limit = params["limit"]
+    if row["candidates"] < limit:
+        return sorted(row["few"], key=lambda r: -r["score"])
+    if len(row["indexed"] or []) >= limit:
+        return list(row["indexed"])
+    return await fetch(tx, exact, **_scope(params, embedding=True))  # crowded out of the global top-k
+
+
+def _candidates(ahead: Sequence[Any], recipe: SearchRecipe, start: int, page_size: int) -> list[str]:
+    """The ids of ``ahead`` (fused before ``context``) that can still land on the page.
+
+    The context list only raises its own ids, so any other hit on the page was on it or
+    below it by at most the number of context ids (``seeds`` x 2 x ``context_window``);
+    whatever later retrievers lift from further down is hydrated afterwards.
+    """
+    lo = max(0, start - recipe.seeds * 2 * recipe.context_window)
+    return [f.id for f in ahead[lo : start + page_size]]
+
+
 def _scope(params: dict[str, Any], *, embedding: bool = False) -> dict[str, Any]:
     """The query parameters a retriever's Cypher reads: the embedding only for a cosine.
 
@@ -158,25 +189,51 @@ class HybridSearch:
     async def _vector(
         self, tx: neo4j.AsyncTransaction, index: str, exact: str, probe: str, params: dict[str, Any]
     ) -> list[tuple[str, float]]:
-        limit = params["limit"]
         cosine = _scope(params, embedding=True)
         if not index:
             return _pairs(await fetch(tx, exact, **cosine))
-        # A learner with fewer than ``limit`` candidates would come up short in the index's
-        # top-k and end in the exact scan anyway: the probe finds out after ``limit`` nodes
-        # and then holds that scan's result (the learner's few messages, no procedures yet).
-        k = min(MAX_VECTOR_K, limit * params["oversample"])
-        [row] = await fetch(tx, probe, index=index, k=k, **cosine)
-        if len(row["few"]) < limit:
-            return _pairs(sorted(row["few"], key=lambda r: -r["score"]))
-        if len(row["indexed"] or []) >= limit:
-            return _pairs(row["indexed"])
-        return _pairs(await fetch(tx, exact, **cosine))  # crowded out of the global top-k
+        [row] = await fetch(tx, probe, index=index, k=_vector_k(params), **cosine)
+        return _pairs(await _probed(tx, row, exact, params))
 
-    async def _fulltext(self, tx: neo4j.AsyncTransaction, lucene: str, params: dict[str, Any]) -> list[Any]:
-        k = params["limit"] * (params["oversample"] if params["kinds"] is not None else 1)
-        index = self.target.fulltext_index
-        return _pairs(await fetch(tx, FULLTEXT_QUERY, index=index, lucene=lucene, k=k, **_scope(params)))
+    async def _first_stage(
+        self,
+        tx: neo4j.AsyncTransaction,
+        params: dict[str, Any],
+        *,
+        vector: bool,
+        lucene: str | None,
+        question: str | None,
+    ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, str]]:
+        """The vector, full-text and question lists (those asked for) in one round trip.
+
+        Also each hit's session, which the ``session`` retriever's votes need.
+        """
+        target = self.target
+        wanted = {"vector": vector and bool(target.vector_index), "fulltext": lucene is not None}
+        wanted["question"] = question is not None
+        parts = tuple(name for name, on in wanted.items() if on)
+        found: dict[str, list[dict[str, Any]]] = {}
+        if vector and not target.vector_index:  # no index: the exact scan
+            found["vector"] = await fetch(tx, target.exact_query, **_scope(params, embedding=True))
+        if parts:
+            args = _scope(params, embedding="vector" in parts)
+            if "vector" in parts:
+                args.update(index=target.vector_index, k=_vector_k(params))
+            if lucene is not None or question is not None:
+                oversample = params["oversample"] if params["kinds"] is not None else 1
+                args.update(text_index=target.fulltext_index, text_k=params["limit"] * oversample)
+                args.update(lucene=lucene, question=question)
+            [row] = await fetch(tx, FIRST_STAGE[(target.label, parts)], **args)
+            if "vector" in parts:
+                found["vector"] = await _probed(tx, row, target.exact_query, params)
+            found.update({name: row[name] for name in ("fulltext", "question") if name in parts})
+        session_of = {
+            str(r["id"]): str(r["session"])
+            for rows in found.values()
+            for r in rows
+            if r["session"] is not None
+        }
+        return {name: _pairs(rows) for name, rows in found.items()}, session_of
 
     async def retrieve(
         self,
@@ -211,16 +268,15 @@ class HybridSearch:
         if embedding is None and lucene is None:  # nothing to match on: newest first
             lists["recent"] = _pairs(await fetch(tx, self.target.recent_query, **_scope(params)))
             weights = {"recent": 1.0}
-        if embedding is not None and weights.get("vector"):
-            target = self.target
-            lists["vector"] = await self._vector(
-                tx, target.vector_index, target.exact_query, target.probe_query, params
-            )
-        if lucene is not None and weights.get("fulltext"):
-            lists["fulltext"] = await self._fulltext(tx, lucene, params)
         question = scoped_query(self.target.text_field, query, key_field="learner_key", key=key)
-        if question is not None and weights.get("question"):  # the whole question in full text too
-            lists["question"] = await self._fulltext(tx, question, params)
+        first, session_of = await self._first_stage(
+            tx,
+            params,
+            vector=embedding is not None and bool(weights.get("vector")),
+            lucene=lucene if weights.get("fulltext") else None,
+            question=question if weights.get("question") else None,  # the whole question in full text too
+        )
+        lists.update(first)
         if notes is not None and weights.get("notes"):
             # Cosines of one model are comparable, so notes join the vector list; BM25
             # scores of different indexes are not, so note full-text hits rank apart.
@@ -239,6 +295,7 @@ class HybridSearch:
                 summary_index=self.target.summary_index,
                 summary_lucene=scoped_query("text", text_query, key_field="learner_key", key=key),
                 fused=[(f.id, f.score) for f in rrf_fuse(lists, weights, k=recipe.rrf_k)],
+                session_of=session_of,
             )
             for rank, ranked in enumerate(per_rank, start=1):
                 lists[f"session{rank}"] = ranked
@@ -247,15 +304,24 @@ class HybridSearch:
         if seeds and weights.get("expand"):
             rows = await fetch(tx, self.target.expand_query, seeds=seeds, **_scope(params))
             lists["expand"] = _pairs(rows)
-        if seeds and weights.get("context"):
-            rows = await fetch(
-                tx, self.target.context_query, seeds=seeds, window=recipe.context_window, **_scope(params)
-            )
-            lists["context"] = _pairs(rows)
-        fused = rrf_fuse(lists, weights, k=recipe.rrf_k)
         start = page * page_size
+        hydrated: dict[str, dict[str, Any]] = {}
+        if seeds and weights.get("context"):
+            # The page's hits are hydrated with the context list, in its round trip (_candidates).
+            [row] = await fetch(
+                tx,
+                self.target.context_query,
+                seeds=seeds,
+                window=recipe.context_window,
+                ids=_candidates(rrf_fuse(lists, weights, k=recipe.rrf_k), recipe, start, page_size),
+                **_scope(params),
+            )
+            lists["context"] = _pairs(row["context"])
+            hydrated = {hit["id"]: hit for hit in row["hits"]}
+        fused = rrf_fuse(lists, weights, k=recipe.rrf_k)
         chosen = fused[start : start + page_size]
-        return await self._hydrate(tx, learner_id, chosen, notes), len(fused) > start + page_size
+        hits = await self._hydrate(tx, learner_id, chosen, notes, hydrated)
+        return hits, len(fused) > start + page_size
 
     async def _notes(
         self,
@@ -292,17 +358,20 @@ class HybridSearch:
         learner_id: str,
         chosen: Sequence[Any],
         notes: NotesSource | None,
+        hydrated: dict[str, dict[str, Any]],
     ) -> list[SearchHit]:
+        """``chosen`` as hits: fields from ``hydrated`` (fetched with the context list), else read now."""
         if not chosen:
             return []
         ids = [f.id for f in chosen]
-        rows = await fetch(tx, self.target.hydrate_query, ids=ids, learner_id=learner_id)
-        found = {r["id"]: r for r in rows}
-        if notes is not None and len(found) < len(ids):
+        found = {i: hydrated[i] for i in ids if i in hydrated}
+        missing = [i for i in ids if i not in found]
+        for query in (self.target.hydrate_query, HYDRATE_NOTE if notes is not None else None):
+            if query is None or not missing:
+                continue
+            rows = await fetch(tx, query, ids=missing, learner_id=learner_id)
+            found.update({r["hit"]["id"]: r["hit"] for r in rows})
             missing = [i for i in ids if i not in found]
-            found.update(
-                {r["id"]: r for r in await fetch(tx, HYDRATE_NOTE, ids=missing, learner_id=learner_id)}
-            )
         hits = []
         for f in chosen:
             row = found.get(f.id)

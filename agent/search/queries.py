@@ -22,33 +22,52 @@ EXACT_TEMPLATE = """
 MATCH (node:{label} {{learner_id: $learner_id}})
 WITH node, CASE WHEN $kinds IS NULL OR node.kind IN $kinds THEN node.embedding END AS embedding
 WHERE embedding IS NOT NULL AND size(embedding) = size($embedding)
-RETURN node.id AS id, vector.similarity.cosine(embedding, $embedding) AS score
+RETURN node.id AS id, vector.similarity.cosine(embedding, $embedding) AS score, node.session_id AS session
 ORDER BY score DESC LIMIT $limit
 """
-"""Exact cosine scan over one learner's ``{label}`` nodes (of ``$kinds``); format with ``label``."""
+"""Exact cosine scan over one learner's ``{label}`` nodes (of ``$kinds``), with each one's
+session (for the ``session`` retriever's votes); format with ``label``."""
 # One round trip for a learner of any size: the probe reads at most ``$limit`` candidates
-# (the first found, not the best), and only when there are that many does the index run.
-PROBE_TEMPLATE = """
+# (the first found, not the best), and only when there are that many does the index run;
+# their cosines are computed only when they are all there is (fewer than ``$limit``).
+PROBE_PART_TEMPLATE = """
 CALL () {{
   MATCH (node:{label} {{learner_id: $learner_id}})
   WITH node, CASE WHEN $kinds IS NULL OR node.kind IN $kinds THEN node.embedding END AS embedding
   WHERE embedding IS NOT NULL AND size(embedding) = size($embedding)
   WITH node, embedding LIMIT $limit
-  RETURN collect({{id: node.id, score: vector.similarity.cosine(embedding, $embedding)}}) AS few
+  WITH collect({{node: node, embedding: embedding}}) AS found
+  RETURN size(found) AS candidates, [f IN found WHERE size(found) < $limit | {{
+    id: f.node.id, score: vector.similarity.cosine(f.embedding, $embedding), session: f.node.session_id
+  }}] AS few
 }}
-OPTIONAL CALL (few) {{
-  WITH few WHERE size(few) >= $limit
+OPTIONAL CALL (candidates) {{
+  WITH candidates WHERE candidates >= $limit
   CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score
   WITH node, score WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
   WITH node, score ORDER BY score DESC LIMIT $limit
-  RETURN collect({{id: node.id, score: score}}) AS indexed
+  RETURN collect({{id: node.id, score: score, session: node.session_id}}) AS indexed
 }}
-RETURN few, indexed
 """
-"""``few``: ``EXACT_TEMPLATE``'s candidates, the first ``$limit`` found, with their cosine;
-fewer than ``$limit`` means that is all of them, i.e. ``EXACT_TEMPLATE``'s result (unsorted).
-``indexed``: the vector index's top ``$k``, filtered to the learner (and ``$kinds``), best
-``$limit`` first; run only when ``few`` is full. Format with ``label``."""
+PROBE_TEMPLATE = PROBE_PART_TEMPLATE + "RETURN candidates, few, indexed\n"
+"""``candidates``: how many of ``EXACT_TEMPLATE``'s candidates the probe found (at most ``$limit``).
+``few``: when fewer than ``$limit``, they with their cosine, i.e. ``EXACT_TEMPLATE``'s result
+(unsorted); else empty. ``indexed``: the vector index's top ``$k``, filtered to the learner (and
+``$kinds``), best ``$limit`` first; run only when ``candidates`` reaches ``$limit``. Every hit
+carries its ``session``. Format with ``label``."""
+# The first-stage retrievers in one round trip: each full-text pass is its own subquery
+# with one collected row, so the parts join as a single row and each keeps its own list.
+FULLTEXT_PART_TEMPLATE = """
+CALL () {{
+  CALL db.index.fulltext.queryNodes($text_index, ${lucene}, {{limit: $text_k}}) YIELD node, score
+  WITH node, score
+  WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
+  WITH node, score ORDER BY score DESC LIMIT $limit
+  RETURN collect({{id: node.id, score: score, session: node.session_id}}) AS {name}
+}}
+"""
+"""``FULLTEXT_QUERY`` as a subquery over ``$text_index`` with the Lucene query in ``${lucene}``,
+top ``$text_k``, collected (best first, with each hit's ``session``) as ``{name}``."""
 RECENT_TEMPLATE = """
 MATCH (node:{label} {{learner_id: $learner_id}})
 WHERE $kinds IS NULL OR node.kind IN $kinds
@@ -115,24 +134,21 @@ RETURN n.id AS id, 1.0 / (1 + best) AS score
 ORDER BY best ASC, distance ASC LIMIT $limit
 """
 """Messages within ``$window`` ``NEXT`` hops of each seed message."""
-HYDRATE_MEMORY = """
+HIT_FIELDS = {
+    "Memory": "id: n.id, text: n.text, created_at: n.created_at, kind: n.kind, "
+    "tags: coalesce(n.tags, []), session_id: n.session_id, seq: n.seq, labels: labels(n)",
+    "Message": "id: n.id, text: n.content, created_at: n.created_at, kind: 'message', tags: [], "
+    "session_id: n.session_id, seq: n.seq, role: n.role, labels: labels(n)",
+}
+"""A search hit's fields (a Cypher map body over ``n``), per label."""
+HYDRATE_TEMPLATE = """
 UNWIND $ids AS id
-MATCH (n:Memory {id: id})
+MATCH (n:{label} {{id: id}})
 WHERE n.learner_id = $learner_id
-RETURN n.id AS id, n.text AS text, n.created_at AS created_at, n.kind AS kind,
-       coalesce(n.tags, []) AS tags, n.session_id AS session_id, n.seq AS seq,
-       labels(n) AS labels
+RETURN {{{hit}}} AS hit
 """
-"""The learner's memories with ``$ids``, as search hits."""
-HYDRATE_MESSAGE = """
-UNWIND $ids AS id
-MATCH (n:Message {id: id})
-WHERE n.learner_id = $learner_id
-RETURN n.id AS id, n.content AS text, n.created_at AS created_at, 'message' AS kind,
-       [] AS tags, n.session_id AS session_id, n.seq AS seq, n.role AS role,
-       labels(n) AS labels
-"""
-"""The learner's messages with ``$ids``, as search hits."""
+"""The learner's ``{label}`` nodes with ``$ids``, each as a ``hit`` map; format with ``label``
+and its ``HIT_FIELDS``."""
 # Zettelkasten notes belong to another module; read them defensively.
 NOTE_LABEL_EXISTS = "CALL db.labels() YIELD label WITH label WHERE label = 'Note' RETURN count(*) AS n"
 """Whether the database has a ``Note`` label at all."""
@@ -150,18 +166,67 @@ HYDRATE_NOTE = """
 UNWIND $ids AS id
 MATCH (n:Note)
 WHERE n.id = id AND n.learner_id = $learner_id
-RETURN n.id AS id, coalesce(n.text, n.description, n.content, '') AS text,
-       toString(coalesce(n.created_at, n.timestamp)) AS created_at, 'note' AS kind,
-       coalesce(n.tags, []) AS tags, null AS session_id, n.seq AS seq, labels(n) AS labels
+RETURN {
+  id: n.id, text: coalesce(n.text, n.description, n.content, ''),
+  created_at: toString(coalesce(n.created_at, n.timestamp)), kind: 'note',
+  tags: coalesce(n.tags, []), session_id: null, seq: n.seq, labels: labels(n)
+} AS hit
 """
-"""The learner's notes with ``$ids``, as search hits (fields read defensively)."""
+"""The learner's notes with ``$ids``, each as a ``hit`` map (fields read defensively)."""
 
 EXACT_BY_LABEL = {label: EXACT_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
 """Exact cosine scan over one learner's nodes, per label (fallback for the vector index)."""
-PROBE_BY_LABEL = {label: PROBE_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
-"""``PROBE_TEMPLATE`` per label (the exact scan of a small learner, else the vector index)."""
 RECENT_BY_LABEL = {label: RECENT_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
 """The learner's newest nodes, per label (when a query has nothing to match on)."""
+HYDRATE_BY_LABEL = {
+    label: HYDRATE_TEMPLATE.format(label=label, hit=HIT_FIELDS[label]) for label in ("Memory", "Message")
+}
+"""The learner's nodes with ``$ids`` as ``hit`` maps, per label."""
+
+FIRST_STAGE_PARTS = ("vector", "fulltext", "question")
+"""The first-stage retrievers ``FIRST_STAGE`` can run together, in the order they fuse."""
+
+
+def _first_stage(label: str, parts: tuple[str, ...]) -> str:
+    body = {
+        "vector": PROBE_PART_TEMPLATE.format(label=label),
+        "fulltext": FULLTEXT_PART_TEMPLATE.format(lucene="lucene", name="fulltext"),
+        "question": FULLTEXT_PART_TEMPLATE.format(lucene="question", name="question"),
+    }
+    columns = {"vector": "candidates, few, indexed", "fulltext": "fulltext", "question": "question"}
+    return "".join(body[p] for p in parts) + f"RETURN {', '.join(columns[p] for p in parts)}\n"
+
+
+FIRST_STAGE = {
+    (label, parts): _first_stage(label, parts)
+    for label in ("Memory", "Message")
+    for parts in (tuple(p for i, p in enumerate(FIRST_STAGE_PARTS) if mask >> i & 1) for mask in range(1, 8))
+}
+"""``(label, parts)`` -> one query running those first-stage retrievers, one row: ``vector`` as
+``PROBE_TEMPLATE``'s ``few`` and ``indexed`` (``$index``, ``$k``), ``fulltext`` and ``question``
+as ``FULLTEXT_PART_TEMPLATE`` lists (``$lucene``, ``$question``; ``$text_index``, ``$text_k``)."""
+# Context and hydration in one round trip: the page's hits are known only after the context
+# list is fused, so the caller sends the candidates that can still make the page (``$ids``)
+# and the context neighbours are hydrated with them.
+CONTEXT_HYDRATE_TEMPLATE = """
+CALL () {{
+{context}}}
+WITH collect({{id: id, score: score}}) AS context
+CALL (context) {{
+  UNWIND $ids + [c IN context WHERE NOT c.id IN $ids | c.id] AS id
+  MATCH (n:{label} {{id: id}})
+  WHERE n.learner_id = $learner_id
+  RETURN collect({{{hit}}}) AS hits
+}}
+RETURN context, hits
+"""
+"""``context``: the ``CONTEXT_*`` list (best first); ``hits``: the learner's ``{label}`` nodes
+among ``$ids`` and the context's ids, as ``hit`` maps. Format with ``label``, ``context``, ``hit``."""
+CONTEXT_HYDRATE = {
+    label: CONTEXT_HYDRATE_TEMPLATE.format(label=label, context=context, hit=HIT_FIELDS[label])
+    for label, context in (("Memory", CONTEXT_MEMORY), ("Message", CONTEXT_MESSAGE))
+}
+"""``CONTEXT_HYDRATE_TEMPLATE`` per label."""
 
 # ----- the ``session`` retriever (``agent.search.sessions``) -----
 
@@ -174,13 +239,6 @@ RETURN session_id, best
 ORDER BY best DESC, session_id ASC LIMIT $sessions
 """
 """The learner's best-matching sessions by full text over their summaries."""
-SESSIONS_OF_TEMPLATE = """
-UNWIND $ids AS id
-MATCH (n:{label} {{id: id}})
-WHERE n.learner_id = $learner_id AND n.session_id IS NOT NULL
-RETURN n.id AS id, n.session_id AS session_id
-"""
-"""The session of each of the learner's ``{label}`` nodes with ``$ids``."""
 # One round trip for all top sessions: each session's best turns, in a per-session subquery.
 SESSION_MEMORIES = """
 UNWIND $sessions AS session_id
@@ -208,5 +266,3 @@ CALL (session_id) {
 RETURN session_id, id, score
 """
 """Per session in ``$sessions``: its messages, best cosine first."""
-SESSIONS_OF = {label: SESSIONS_OF_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
-"""``SESSIONS_OF_TEMPLATE`` per label."""

@@ -217,6 +217,11 @@ COGNITIVE_PROCEDURES = replace(
     usage_weight=0.5,
 )
 
+DEFAULT_RECIPE = HYBRID_MULTI_QUERY.name
+"""The agent's conversation and archival search, and consultation's: the LoCoMo
+leave-one-conversation-out choice among presets whose search p95 is within 150 ms
+(``bench/locomo/loo.py``; README "Evaluation: LoCoMo")."""
+
 RECIPES: dict[str, SearchRecipe] = {
     r.name: r
     for r in (

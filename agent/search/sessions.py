@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 import neo4j
 
 from agent.graphdb.store import fetch
-from agent.search.queries import SESSION_MEMORIES, SESSION_MESSAGES, SESSIONS_OF, TOP_SESSIONS
+from agent.search.queries import SESSION_MEMORIES, SESSION_MESSAGES, TOP_SESSIONS
 from agent.search.recipes import SearchRecipe
 
 MAX_SUMMARY_HITS = 2000
@@ -58,8 +58,13 @@ async def session_lists(
     summary_index: str,
     summary_lucene: str | None,
     fused: Sequence[tuple[str, float]],
+    session_of: Mapping[str, str],
 ) -> list[list[tuple[str, float]]]:
-    """One ranked ``(id, cosine)`` list per top session, best session first."""
+    """One ranked ``(id, cosine)`` list per top session, best session first.
+
+    ``session_of`` maps the first-stage hits of ``label`` to their session (the first-stage
+    queries return it, so the votes cost no round trip); other hits (notes) do not vote.
+    """
     if recipe.session_source == "summaries":
         if summary_lucene is None:
             return []
@@ -74,9 +79,7 @@ async def session_lists(
         )
         sessions = [str(r["session_id"]) for r in rows]
     else:
-        depth = list(fused[:VOTE_DEPTH])
-        rows = await fetch(tx, SESSIONS_OF[label], ids=[i for i, _ in depth], learner_id=learner_id)
-        sessions = vote_sessions(depth, {r["id"]: str(r["session_id"]) for r in rows}, recipe.session_top)
+        sessions = vote_sessions(fused[:VOTE_DEPTH], session_of, recipe.session_top)
     if not sessions:
         return []
     query = SESSION_MESSAGES if label == "Message" else SESSION_MEMORIES

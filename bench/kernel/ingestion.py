@@ -13,8 +13,10 @@ counted) and the lag: the age of the oldest of their events not consumed yet.
 Reported: events and messages produced per second, events consumed per second (during
 production, and overall until the backlog is empty), the backlog over time, its peak and
 its value when production stopped, the lag (max and final), the time to drain after
-production, and the recall messages found in Neo4j at the end (must equal the messages
-produced: nothing lost, nothing doubled).
+production, the recall messages found in Neo4j at the end (must equal the messages
+produced: nothing lost, nothing doubled), and the CPU this process spent per event
+(producer, worker and MiniLM together; on the 2-core machine the MiniLM encodes of the
+message and of its turn context are most of it, so the pace is set by the cores left free).
 
 **Keeps up** (printed PASS/MISS): the worker batches on purpose (it waits up to its flush
 interval for a batch to fill), so the bound is the flush interval: the lag never passes
@@ -27,6 +29,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
+import resource
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -89,6 +93,10 @@ class IngestResult:
     """Recall messages of the learners in Neo4j after the drain."""
     batch_size: int = 0
     flush_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of this process (every thread) from the start until the backlog was empty."""
+    load: tuple[float, float] = (0.0, 0.0)
+    """The machine's 1-minute load average at the start and at the end (other processes' share)."""
     worker: dict[str, Any] = field(default_factory=dict)
     learners: list[str] = field(default_factory=list)
     """The run's learner ids (erased at the end)."""
@@ -119,6 +127,11 @@ class IngestResult:
         """Events consumed per second after production stopped (the worker's pace with work waiting)."""
         done = self.backlog_at_stop - self.backlog_left
         return done / self.drain_seconds if self.drain_seconds else 0.0
+
+    @property
+    def cpu_ms_per_event(self) -> float:
+        """CPU milliseconds of the bench process per event produced and consumed."""
+        return 1e3 * self.cpu_seconds / self.events if self.events else 0.0
 
     @property
     def max_backlog(self) -> int:
@@ -160,6 +173,8 @@ class IngestResult:
             "stored": self.stored,
             "batch_size": self.batch_size,
             "flush_seconds": self.flush_seconds,
+            "cpu_ms_per_event": self.cpu_ms_per_event,
+            "load": list(self.load),
             "keeps_up": self.keeps_up,
             "worker": self.worker,
             "lines": self.lines(),
@@ -195,6 +210,8 @@ class IngestResult:
             f"backlog over time: {over_time}",
             f"lag        {lag} (age of the oldest unconsumed event; the worker's own max lag "
             f"{self.worker.get('max_lag_seconds', '-')} s counts every learner it drained)",
+            f"cpu        {self.cpu_ms_per_event:.1f} ms per event in this process (producer, worker, "
+            f"MiniLM), machine load {self.load[0]:.1f} at the start, {self.load[1]:.1f} at the end",
             f"stored     {self.stored} recall messages in Neo4j for {self.messages} produced "
             f"({'all there, none doubled' if self.stored == self.messages else 'MISMATCH'})",
             f"keeps up (lag and drain after production <= flush {self.flush_seconds:g} s + "
@@ -219,6 +236,11 @@ def _turn_messages(session: int, turn: int) -> list[list[RecallMessage]]:
         ],
         [RecallMessage(f"{stem}-a", "assistant", f"Here is {topic} once more, with a smaller example.")],
     ]
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 async def _backlog(stores: MemoryStores, learners: list[str]) -> tuple[int, float]:
@@ -283,6 +305,8 @@ async def run_ingestion(
         disable=not show_progress(progress),
     )
     started = time.perf_counter()
+    cpu_started = _cpu()
+    load_started = os.getloadavg()[0]
 
     async def session(i: int) -> None:
         await asyncio.sleep(config.interval * i / max(1, config.sessions))
@@ -314,6 +338,8 @@ async def run_ingestion(
         while (await _backlog(stores, learners))[0] and time.perf_counter() < limit:
             await asyncio.sleep(0.1)
         result.drain_seconds = time.perf_counter() - started - result.production_seconds
+        result.cpu_seconds = _cpu() - cpu_started
+        result.load = (load_started, os.getloadavg()[0])
         result.backlog_left, _ = await _backlog(stores, learners)
         done.set()
         await sampling

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.locomo /work/shared/bench/locomo_dev.json [--presets ...]
         [--limit-conversations N] [--limit-sessions N] [--limit-questions N] [--out DIR] [--keep]
+        [--reuse RUN_ID]
 
 Same as ``kag eval locomo``; the logic lives in ``bench/locomo/``. Needs the
 services (``scripts/services.sh up``). Results go to ``bench/results/`` by default.

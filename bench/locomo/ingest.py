@@ -38,10 +38,10 @@ from typing import Any
 import neo4j
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
-from agent.errors import KAGError
+from agent.errors import InvalidInputError, KAGError
 from agent.graphdb.store import fetch
 from agent.heartbeat.summarizer import SummaryFailedError, render_excerpt, summarise
-from agent.kernel.derive import is_conversation_turn, turn_context_id
+from agent.kernel.derive import TURN_KIND, is_conversation_turn, turn_context_id
 from agent.kernel.worker import KernelWorker
 from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage
@@ -50,7 +50,7 @@ from agent.notes.pipeline import ingest_session
 from agent.notes.store import NoteStore
 from agent.resources import Resources
 from bench.locomo.dataset import Conversation, Session, Turn
-from bench.locomo.queries import EPISODE_SOURCES
+from bench.locomo.queries import EPISODE_SOURCES, KEPT_ITEMS
 
 NOTE_FIELDS = ("definition", "personal_example", "key_insight")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -136,6 +136,39 @@ class LocomoIngest:
             if advance is not None:
                 advance(len(session.turns))
         result.seconds = time.perf_counter() - started
+        await self._episodes(result)
+        return result
+
+    async def restore(self, conversation: Conversation, learner_id: str) -> IngestResult:
+        """The ``IngestResult`` of a learner a ``keep`` run left, read back from the graph (no ingestion).
+
+        Messages, turn contexts, session summaries and episodes map to their turns as
+        ``ingest`` maps them; notes are not restored (they map to no turn). ``seconds`` is 0.
+        """
+        result = IngestResult(conversation.sample_id, learner_id)
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, KEPT_ITEMS, learner_id=learner_id, turn_kind=TURN_KIND)
+
+        kept = {(r["what"], r["id"]): r for r in await self.stores.recall.read(work)}
+        if not kept:
+            raise InvalidInputError(f"no kept learner {learner_id!r} to reuse (run with --keep first)")
+        for session in conversation.sessions:
+            for turn in session.turns:
+                message = f"{learner_id}-{turn.dia_id}"
+                if ("message", message) in kept:
+                    result.sources[message] = (turn.dia_id,)
+                    result.messages += 1
+                if ("turn_context", turn_context_id(message)) in kept:
+                    result.sources[turn_context_id(message)] = (turn.dia_id,)
+                    result.turn_contexts += 1
+            sid = session_id_for(session)
+            for (what, item), row in kept.items():
+                if what == "summary" and row["session_id"] == sid:
+                    result.sources[item] = tuple(t.dia_id for t in session.turns)
+                    result.summaries += 1
+            result.sessions += 1
+            result.turns += len(session.turns)
         await self._episodes(result)
         return result
 

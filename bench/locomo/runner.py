@@ -71,6 +71,8 @@ class LocomoConfig:
     keep: bool = False
     """Keep the learners' data instead of erasing it."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    reuse: str | None = None
+    """Score the learners a ``keep`` run with this run id left, instead of ingesting (they are kept)."""
 
 
 @dataclass
@@ -163,6 +165,7 @@ class LocomoResult:
                 "limit_sessions": self.config.limit_sessions,
                 "limit_questions": self.config.limit_questions,
                 "notes": self.config.notes,
+                "reuse": self.config.reuse,
                 "page_size": MAX_PAGE,
             },
             "questions": len(self.presets[0].scores) if self.presets else 0,
@@ -216,9 +219,13 @@ async def run_locomo(
     search_bar = tqdm(total=searches, desc="searches", unit="q", disable=not progress, position=1)
     try:
         for conversation in conversations:
-            learner = learner_for(config.run_id, conversation.sample_id)
+            learner = learner_for(config.reuse or config.run_id, conversation.sample_id)
             try:
-                ingested = await ingest.ingest(conversation, learner, ingest_bar.update)
+                if config.reuse:  # the fast loop: search what a --keep run left
+                    ingested = await ingest.restore(conversation, learner)
+                    ingest_bar.update(len(conversation.turns))
+                else:
+                    ingested = await ingest.ingest(conversation, learner, ingest_bar.update)
                 ingests.append(ingested)
                 for question in conversation.questions:
                     encode = await _encode_seconds(stores, question.question)
@@ -238,7 +245,7 @@ async def run_locomo(
                         result.effective.add(ranked.page.recipe)
                         search_bar.update(1)
             finally:
-                if not config.keep:
+                if not config.keep and not config.reuse:
                     await ingest.erase(learner)
     finally:
         ingest_bar.close()
@@ -274,6 +281,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="directory for the JSON and markdown results")
     parser.add_argument("--no-notes", action="store_true", help="skip the Zettelkasten step of ingestion")
     parser.add_argument("--keep", action="store_true", help="keep the learners' data (default: erase it)")
+    parser.add_argument(
+        "--reuse",
+        default=None,
+        metavar="RUN_ID",
+        help="search the learners a --keep run left (locomo-RUN_ID-*) instead of ingesting (ingest reads 0)",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> LocomoConfig:
@@ -286,6 +299,7 @@ def config_from_args(args: argparse.Namespace) -> LocomoConfig:
         limit_questions=args.limit_questions,
         notes=not args.no_notes,
         keep=args.keep,
+        reuse=args.reuse,
     )
 
 

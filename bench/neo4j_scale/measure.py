@@ -35,20 +35,33 @@ MATCH (node:Memory)
   SEARCH node IN (VECTOR INDEX {index} FOR $embedding WHERE node.learner_id = $learner_id LIMIT $k)
   SCORE AS score
 WITH node, score WHERE $kinds IS NULL OR node.kind IN $kinds
-RETURN node.id AS id, score ORDER BY score DESC LIMIT $limit
+RETURN node.id AS id, score, node.session_id AS session ORDER BY score DESC LIMIT $limit
 """
 
 
 class SearchWhereHybrid(HybridSearch):
     """The product's hybrid search with its vector retriever on ``SEARCH ... WHERE`` (2026.x)."""
 
-    async def _vector(
-        self, tx: neo4j.AsyncTransaction, index: str, exact: str, probe: str, params: dict[str, Any]
-    ) -> list[tuple[str, float]]:
-        """The learner's top-k from inside the index: no oversampling, probe or exact fallback."""
-        k = params["limit"] * (params["oversample"] if params["kinds"] is not None else 1)
-        rows = await fetch(tx, SEARCH_WHERE.format(index=index), k=k, **params)
-        return [(str(r["id"]), float(r["score"])) for r in rows]
+    async def _first_stage(
+        self,
+        tx: neo4j.AsyncTransaction,
+        params: dict[str, Any],
+        *,
+        vector: bool,
+        lucene: str | None,
+        question: str | None,
+    ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, str]]:
+        """The product's full-text lists; the vector list from inside the index (no probe or scan)."""
+        lists, session_of = await super()._first_stage(
+            tx, params, vector=False, lucene=lucene, question=question
+        )
+        if vector:
+            k = params["limit"] * (params["oversample"] if params["kinds"] is not None else 1)
+            index = self.target.vector_index
+            rows = await fetch(tx, SEARCH_WHERE.format(index=index), k=k, **params)
+            lists["vector"] = [(str(r["id"]), float(r["score"])) for r in rows]
+            session_of |= {str(r["id"]): str(r["session"]) for r in rows if r["session"] is not None}
+        return lists, session_of
 
 
 def pct(values: Sequence[float], q: float) -> float:

@@ -71,6 +71,7 @@ def kernel_run(once: bool, learner_id: str | None, every: float) -> int:
         raise click.UsageError("--learner only goes with --once (the running worker serves every learner)")
 
     async def work(settings: Settings) -> int:
+        from agent.heap import freeze_startup_heap
         from agent.kernel.worker import build_worker
         from agent.server.kernel_service import kernel_stores
         from agent.validation import validate_learner_id
@@ -83,6 +84,7 @@ def kernel_run(once: bool, learner_id: str | None, every: float) -> int:
                 click.echo(f"drained {done} event(s) in {time.perf_counter() - started:.2f}s")
                 click.echo(stats_line({**worker.stats(), "depth": await worker.stream.depth()}))
                 return 0
+            await freeze_startup_heap(resources)
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):

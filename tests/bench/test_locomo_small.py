@@ -12,6 +12,9 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
+from agent.errors import InvalidInputError
 from agent.memory.erasure import erase_learner, owned_nodes
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
@@ -100,3 +103,47 @@ async def test_a_run_erases_its_learners_unless_kept(resources: Resources) -> No
     assert [r.preset.name for r in result.presets] == [kag_default().name, "recall:vector_only"]
     assert not math.isnan(result.presets[1].recall.overall[10])
     assert await owned_nodes(resources, result.ingests[0].learner_id) == 0
+
+
+async def test_a_reuse_run_scores_the_kept_learners_without_ingesting(resources: Resources) -> None:
+    kept = LocomoConfig(
+        path=str(DATA),
+        presets=("archival:hybrid_stems",),
+        limit_conversations=1,
+        limit_sessions=2,
+        limit_questions=5,
+        notes=False,
+        keep=True,
+    )
+    learner = learner_for(kept.run_id, load_locomo(DATA).conversations[0].sample_id)
+    try:
+        first = await run_locomo(kept, resources=resources, progress=False)
+        again = await run_locomo(
+            LocomoConfig(
+                path=kept.path,
+                presets=kept.presets,
+                limit_conversations=1,
+                limit_sessions=2,
+                limit_questions=5,
+                notes=False,
+                reuse=kept.run_id,
+            ),
+            resources=resources,
+            progress=False,
+        )
+        [ingested], [restored] = first.ingests, again.ingests
+        # The graph gives back the same turn map as the ingestion built, and nothing is written.
+        assert restored.learner_id == learner and restored.seconds == 0.0
+        assert restored.sources == ingested.sources
+        counts = ("turns", "messages", "turn_contexts", "summaries", "episodes")
+        assert [getattr(restored, c) for c in counts] == [getattr(ingested, c) for c in counts]
+        assert [s.qid for s in again.presets[1].scores] == [s.qid for s in first.presets[1].scores]
+        assert await owned_nodes(resources, learner) > 0  # a reuse run never erases
+        with pytest.raises(InvalidInputError, match="no kept learner"):
+            await run_locomo(
+                LocomoConfig(path=kept.path, limit_conversations=1, limit_questions=1, reuse="nosuchrun"),
+                resources=resources,
+                progress=False,
+            )
+    finally:
+        await erase_learner(resources, learner)

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -31,15 +30,11 @@ def test_importing_the_cli_imports_nothing_heavy():
     assert done.stdout.strip() == ""
 
 
-def test_kag_help_is_instant():
+def test_kag_help_lists_every_command():
+    # Fast help is the import probe's job above (no clock here: speed lives in bench/).
     assert KAG.exists(), "the kag console script is not installed in this venv"
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        done = subprocess.run([str(KAG), "--help"], capture_output=True, text=True, timeout=30)
-        best = min(best, time.perf_counter() - start)
-        assert done.returncode == 0, done.stderr
-    assert best < 0.5, f"kag --help took {best:.2f} s"
+    done = subprocess.run([str(KAG), "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
     for command in ("chat", "ask", "memory", "notes", "search", "smoke", "demo", "eval", "serve"):
         assert command in done.stdout
 

@@ -10,6 +10,7 @@ from langchain_core.messages import SystemMessage, ToolMessage
 from agent.context import Context
 from agent.memory.core import CoreMemoryStore
 from agent.memory.stores import MemoryStores
+from agent.resources import Resources
 from graphs.heartbeat import make_builder
 from tests.scripted_models import call, scripted
 
@@ -200,15 +201,18 @@ async def test_pressure_triggers_archive_and_summary_lands_in_neo4j(
     # The next compiled prompt is under the threshold.
     compiled = [e for e in events if e["phase"] == "compile"][0]
     assert compiled["pressure"] <= ctx.pressure_threshold
-    # The summary node exists with links to the raw messages in recall storage.
+    # The summary node exists with links to the raw messages in recall storage: the archive
+    # step does not drain the kernel stream, the worker links what it commits afterwards.
+    await MemoryStores.wire(resources).settle(learner_id)
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (l:Learner {id: $l})-[:HAS_SUMMARY]->(s:SessionSummary {id: $sid}) "
-        "OPTIONAL MATCH (s)-[:SUMMARIZES]->(m:Message) RETURN s.text AS text, count(m) AS raw",
+        "OPTIONAL MATCH (s)-[:SUMMARIZES]->(m:Message) "
+        "RETURN s.text AS text, count(m) AS raw, s.pending_message_ids AS pending",
         l=learner_id,
         sid=event["summary_id"],
         database_=resources.database,
     )
-    assert records and records[0]["raw"] == event["evicted"]
+    assert records and records[0]["raw"] == event["evicted"] and records[0]["pending"] is None
     # The model wrote the summary from the evicted excerpt, which starts at the first question.
     summary_prompts = [p for p in model.prompts if "Summarise the conversation excerpt" in p[0].content]
     assert len(summary_prompts) == 1 and "Question 0" in summary_prompts[0][0].content
@@ -306,3 +310,33 @@ async def test_the_tutor_writes_session_notes_with_a_tool_for_the_bound_learner_
     store = NoteStore.for_resources(resources)
     assert await store.count_notes(learner_id) == len(written["notes"])
     assert await store.count_notes("someone-else") == 0, "a model-supplied learner id is ignored"
+
+
+async def test_the_prompt_is_not_checkpointed_and_a_resumed_think_compiles_the_same_one(
+    resources, redis_saver, learner_id, cleanup
+):
+    request = "What does a LEFT JOIN keep?"
+    straight, resumed = scripted("It keeps every left row."), scripted("It keeps every left row.")
+
+    def build(model, **kwargs):
+        bundle = Resources(
+            resources.settings,
+            chat_model=model,
+            embeddings=resources.embeddings,
+            neo4j_driver=resources.neo4j,
+            redis_client=resources.redis,
+        )
+        return make_builder(bundle).compile(checkpointer=redis_saver, **kwargs)
+
+    await _ask(build(straight), learner_id, request, thread="straight")
+    graph = build(resumed, interrupt_before=["think"])
+    config = {"configurable": {"thread_id": f"{learner_id}-resumed"}}
+    await graph.ainvoke({"learner_id": learner_id, "request": request}, config, context=Context())
+    paused = await graph.aget_state(config)
+    assert paused.next == ("think",), "compile ran; the run stopped before think"
+    assert "prompt" not in paused.values, "the compiled prompt is not stored in the checkpoint"
+    out = await graph.ainvoke(None, config, context=Context())  # a new run: think has no prompt
+    assert out["response"] == "It keeps every left row."
+    assert [type(m) for m in resumed.prompts[-1]] == [type(m) for m in straight.prompts[-1]]
+    assert [m.text for m in resumed.prompts[-1]] == [m.text for m in straight.prompts[-1]]
+    assert resumed.prompts[-1][-1].text == request

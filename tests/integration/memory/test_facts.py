@@ -330,3 +330,31 @@ async def test_writes_park_while_neo4j_is_marked_down_and_replay(
     history = await rig.facts.history(learner_id)
     assert [f.id for f in history] == [parked.id, before.id]
     assert history[0].superseded == [before.id] and not history[1].current
+
+
+async def test_vector_search_past_the_probe_uses_the_index_and_stays_scoped(
+    rig: Rig, learner_id: str, resources: Resources
+) -> None:
+    # More valid facts than the recipe's candidate pool (30): the probe's exact scan is full,
+    # so the vector list comes from the index (filtered to the learner), not the scan.
+    animals = [f"animal{i:02d}" for i in range(36)]
+    for i, name in enumerate(animals):
+        await rig.facts.remember(learner_id, f"My pet number {i} is called {name}.")
+    needle = "I keep a green iguana named Pickle in a glass terrarium."
+    await rig.facts.remember(learner_id, needle)
+    await rig.facts.remember(f"{learner_id}-b", needle)  # same text, another learner
+    count = await rows(
+        resources,
+        "MATCH (f:Fact {learner_id: $l}) WHERE f.valid_to IS NULL RETURN count(f) AS n",
+        l=learner_id,
+    )
+    assert count[0]["n"] == 37
+    page = await rig.facts.search(learner_id, "a green iguana named Pickle lives in a terrarium", k=5)
+    assert page.results[0].text == needle
+    assert page.results[0].scores.get("vector") is not None
+    owners = await rows(
+        resources,
+        "MATCH (f:Fact) WHERE f.id IN $ids RETURN f.learner_id AS l",
+        ids=[h.id for h in page.results],
+    )
+    assert {r["l"] for r in owners} == {learner_id}

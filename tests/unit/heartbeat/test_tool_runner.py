@@ -65,3 +65,23 @@ async def test_a_bug_is_logged_with_its_traceback_and_an_expected_error_without(
     bug, expected = [r for r in caplog.records if r.name == "agent.heartbeat.tool_runner"]
     assert bug.exc_info is not None and "kaput" in str(bug.exc_info[1])
     assert expected.exc_info is None
+
+
+async def test_a_tool_gets_only_the_injected_arguments_it_declares():
+    from langchain_core.callbacks import AsyncCallbackHandler
+
+    class ToolInputs(AsyncCallbackHandler):
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        async def on_tool_start(self, serialized, input_str, **kwargs):  # noqa: ANN001, ANN201
+            self.texts.append(input_str)
+
+    inputs = ToolInputs()
+    injected = {"learner_id": "owner", "knobs": {}, "state": {"fifo_queue": ["QUEUED-MESSAGE-TEXT"]}}
+    config = {"callbacks": [inputs]}
+    result = await run_tool_calls([_call("echo", {"text": "hi"})], {"echo": echo}, injected, config)
+    assert json.loads(result.messages[0].content) == {"text": "hi", "learner": "owner"}
+    # echo declares no state: the queue is not handed to it, so not rendered into the callback text
+    assert len(inputs.texts) == 1 and "hi" in inputs.texts[0]
+    assert "QUEUED-MESSAGE-TEXT" not in inputs.texts[0]
