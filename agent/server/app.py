@@ -12,8 +12,9 @@ request would get a 401). It then starts the memory kernel for the server's
 lifetime (``agent.server.kernel_service``): the kernel worker as a background task
 (``KAG_KERNEL_IN_SERVER=false`` leaves it to ``kag kernel run``) and one reflection
 cron per learner of the token table (every ``KAG_REFLECTION_INTERVAL_SECONDS``, 5 minutes
-by default; ``agent.server.kernel_cron``). Last, the start-up heap is frozen out of the
-garbage collector's full passes (``agent.heap``).
+by default; ``agent.server.kernel_cron``). Before that, the process's resources (the
+embedding model included) are loaded and the start-up heap is frozen out of the garbage
+collector's full passes (``agent.heap``).
 On shutdown the worker finishes its current batch and stops.
 
 Routes: the dashboard's (``/dashboard/api/*``) and the kernel's (``/kernel/*``,
@@ -33,6 +34,7 @@ from starlette.responses import JSONResponse
 
 from agent.errors import ThreadOwnedError
 from agent.heap import freeze_startup_heap
+from agent.resources import default_resources
 from agent.server.auth import NOT_CONFIGURED, server_token_table
 from agent.server.dashboard.assets import DashboardAssets
 from agent.server.dashboard.routes import dashboard_routes
@@ -49,8 +51,9 @@ async def lifespan(_: Starlette) -> AsyncIterator[None]:
     table = server_token_table()
     if not table.configured:
         log.warning("no bearer tokens configured: %s", NOT_CONFIGURED)
-    async with kernel_lifespan(learners=table.learners.values()) as kernel:
-        await freeze_startup_heap(kernel.resources)  # last: everything the server keeps is loaded
+    # Before the kernel starts: its crons then begin right as the server reports ready.
+    await freeze_startup_heap(default_resources())
+    async with kernel_lifespan(learners=table.learners.values()):
         yield
 
 

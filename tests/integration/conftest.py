@@ -90,7 +90,7 @@ async def redis_saver(settings: Settings):
 def make_graph(resources: Resources, redis_saver):
     """Build a heartbeat over the shared clients with ``model``, checkpointed in Redis."""
 
-    def build(model):
+    def build(model, **compile_kwargs):
         bundle = Resources(
             resources.settings,
             chat_model=model,
@@ -98,6 +98,6 @@ def make_graph(resources: Resources, redis_saver):
             neo4j_driver=resources.neo4j,
             redis_client=resources.redis,
         )
-        return make_builder(bundle).compile(checkpointer=redis_saver)
+        return make_builder(bundle).compile(checkpointer=redis_saver, **compile_kwargs)
 
     return build

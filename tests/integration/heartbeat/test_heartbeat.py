@@ -10,7 +10,6 @@ from langchain_core.messages import SystemMessage, ToolMessage
 from agent.context import Context
 from agent.memory.core import CoreMemoryStore
 from agent.memory.stores import MemoryStores
-from agent.resources import Resources
 from graphs.heartbeat import make_builder
 from tests.scripted_models import call, scripted
 
@@ -313,23 +312,12 @@ async def test_the_tutor_writes_session_notes_with_a_tool_for_the_bound_learner_
 
 
 async def test_the_prompt_is_not_checkpointed_and_a_resumed_think_compiles_the_same_one(
-    resources, redis_saver, learner_id, cleanup
+    make_graph, learner_id, cleanup
 ):
     request = "What does a LEFT JOIN keep?"
     straight, resumed = scripted("It keeps every left row."), scripted("It keeps every left row.")
-
-    def build(model, **kwargs):
-        bundle = Resources(
-            resources.settings,
-            chat_model=model,
-            embeddings=resources.embeddings,
-            neo4j_driver=resources.neo4j,
-            redis_client=resources.redis,
-        )
-        return make_builder(bundle).compile(checkpointer=redis_saver, **kwargs)
-
-    await _ask(build(straight), learner_id, request, thread="straight")
-    graph = build(resumed, interrupt_before=["think"])
+    await _ask(make_graph(straight), learner_id, request, thread="straight")
+    graph = make_graph(resumed, interrupt_before=["think"])
     config = {"configurable": {"thread_id": f"{learner_id}-resumed"}}
     await graph.ainvoke({"learner_id": learner_id, "request": request}, config, context=Context())
     paused = await graph.aget_state(config)

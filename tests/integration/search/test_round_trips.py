@@ -7,8 +7,6 @@ the single queries give. Paging far down a context recipe pins the candidates hy
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import neo4j
@@ -17,8 +15,6 @@ import pytest
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
 from agent.memory.archival import ArchivalStore
-from agent.memory.backlog import WriteBacklog
-from agent.resources import Resources
 from agent.search.lucene import scoped_query
 from agent.search.queries import (
     CONTEXT_HYDRATE,
@@ -32,19 +28,6 @@ from agent.search.recipes import HYBRID_MULTI_QUERY
 
 QUERY = "Which garden did the learner plant tomatoes in?"
 TOPICS = ["tomatoes in the garden", "a recursion exercise", "the chess club", "a trip to the coast"]
-
-
-@pytest.fixture
-async def archival(resources: Resources, learner_id: str) -> AsyncIterator[ArchivalStore]:
-    """An archival store with a private backlog; deletes this learner's data afterwards."""
-    backlog = WriteBacklog(resources.redis, prefix=f"kag-test-{uuid.uuid4().hex[:12]}")
-    store = ArchivalStore(resources.neo4j, resources.embeddings, database=resources.database, backlog=backlog)
-    await store.setup()
-    yield store
-    await backlog.wait_idle()
-    async with resources.neo4j.session(database=resources.database) as session:
-        await session.run("MATCH (n:Memory {learner_id: $l}) DETACH DELETE n", l=learner_id)
-        await session.run("MATCH (n:Learner {id: $l}) DETACH DELETE n", l=learner_id)
 
 
 async def _remember(store: ArchivalStore, learner_id: str, count: int) -> None:
