@@ -52,7 +52,7 @@ from agent.memory.fact_records import (
 )
 from agent.memory.fact_rules import query_slots
 from agent.memory.records import ID
-from agent.search.hybrid import MAX_VECTOR_K
+from agent.search.hybrid import MAX_VECTOR_K, probe_choice
 from agent.search.lucene import scoped_query
 from agent.search.recipes import SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
@@ -267,11 +267,8 @@ class FactStore(Neo4jStore):
                 k_vec = min(MAX_VECTOR_K, limit * recipe.oversample)
                 index = self.names.memory_vector
                 [probe] = await fetch(tx, q.FACT_PROBE, index=index, k=k_vec, embedding=embedding, **params)
-                if len(probe["few"]) < limit:  # all of the learner's valid facts: the exact scan
-                    rows = sorted(probe["few"], key=lambda r: -r["score"])
-                elif len(probe["indexed"] or []) >= limit:
-                    rows = probe["indexed"]
-                else:  # crowded out of the index's global top-k
+                rows = probe_choice(probe, limit)
+                if rows is None:
                     rows = await fetch(tx, q.FACT_EXACT, embedding=embedding, **params)
                 lists["vector"] = pairs(rows)
             if lucene is not None:

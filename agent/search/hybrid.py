@@ -141,21 +141,29 @@ def _vector_k(params: dict[str, Any]) -> int:
     return min(MAX_VECTOR_K, params["limit"] * params["oversample"])
 
 
-async def _probed(
-    tx: neo4j.AsyncTransaction, row: dict[str, Any], exact: str, params: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """The vector list from a ``PROBE_TEMPLATE`` row: its exact scan, its index hits, or a new scan.
+def probe_choice(row: dict[str, Any], limit: int) -> list[dict[str, Any]] | None:
+    """The vector rows a probe row settles, or None when the exact scan must run after all.
 
     A learner with fewer than ``limit`` candidates would come up short in the index's
     top-k and end in the exact scan anyway: the probe finds out after ``limit`` nodes
     and then holds that scan's result (the learner's few messages, no procedures yet).
+    None: the learner's hits were crowded out of the index's global top-k.
     """
-    limit = params["limit"]
     if row["candidates"] < limit:
         return sorted(row["few"], key=lambda r: -r["score"])
     if len(row["indexed"] or []) >= limit:
         return list(row["indexed"])
-    return await fetch(tx, exact, **_scope(params, embedding=True))  # crowded out of the global top-k
+    return None
+
+
+async def _probed(
+    tx: neo4j.AsyncTransaction, row: dict[str, Any], exact: str, params: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The vector list from a ``PROBE_TEMPLATE`` row: its exact scan, its index hits, or a new scan."""
+    rows = probe_choice(row, params["limit"])
+    if rows is None:
+        rows = await fetch(tx, exact, **_scope(params, embedding=True))
+    return rows
 
 
 def _candidates(ahead: Sequence[Any], recipe: SearchRecipe, start: int, page_size: int) -> list[str]:
