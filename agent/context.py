@@ -42,6 +42,13 @@ class Context:
         metadata={"description": "Pressure above which the oldest messages are archived."},
     )
     evict_fraction: float = field(default=0.5, metadata={"description": "Share of the queue archived."})
+    display_window: int = field(
+        default=100,
+        metadata={
+            "description": "Messages kept in the 'messages' display channel (requests and answers); "
+            "older ones stay in recall storage and earlier checkpoints."
+        },
+    )
     tool_protocol: str = field(
         default="native",
         metadata={"description": "'native' tool calling or the design's 'text' markers."},
@@ -112,6 +119,8 @@ class Context:
             raise ConfigError("tool_protocol", "must be 'native' or 'text'")
         if not 0.0 < self.evict_fraction < 1.0:
             raise ConfigError("evict_fraction", "must be between 0 and 1")
+        if self.display_window < 2:
+            raise ConfigError("display_window", "must be at least 2 (a request and its answer)")
         if self.search_recipe not in RECIPES:
             raise ConfigError(
                 "search_recipe", f"unknown recipe {self.search_recipe!r}; known: {', '.join(sorted(RECIPES))}"

@@ -24,6 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.context import Context
+from agent.heartbeat.archiving import make_archive_node
 from agent.heartbeat.cognition import make_cognitive_nodes
 from agent.heartbeat.nodes import make_nodes, run_context, split_summary
 from agent.heartbeat.session_end import make_notes_node
@@ -74,6 +75,7 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
         ],
     )
     nodes = make_nodes(wiring)
+    nodes["archive"] = make_archive_node(wiring)
     nodes.update(make_cognitive_nodes(wiring, nodes))
     nodes["notes"] = make_notes_node(
         make_zettelkasten_builder(resources).compile(name="zettelkasten"), wiring

@@ -46,6 +46,22 @@ local function chunked(cmd, key, list)
 end
 """
 
+# Both writes claim the thread first (``agent.checkpoint.owners``): principal "" checks
+# nothing; an unowned thread becomes the principal's; another principal's thread is
+# refused with a -1 reply before anything is written. One script, so the claim and the
+# write are one round trip and nothing can slip in between.
+_CLAIM = """
+local function claimed(owner_key, principal)
+  if principal == '' then return true end
+  local owner = redis.call('GET', owner_key)
+  if not owner then
+    redis.call('SET', owner_key, principal)
+    return true
+  end
+  return owner == principal
+end
+"""
+
 # KEYS: index, rows, packed writes, write fields, blobs, namespace set.
 # ARGV: ttl (0 = no refresh), mode, with_blobs ("1"/"0"), then
 #   "latest": nothing; "ids": cid...; "page"/"meta": before ("" = newest), count.
@@ -114,16 +130,43 @@ return {#ids, ids[#ids], rows, writes, found}
 """,
 )
 
-# KEYS: packed writes, write fields. ARGV: ttl (0 = none), cid, then (mode, field,
-# record) triples; mode "nx" keeps an existing record (regular writes), "set" replaces
-# it (ERROR/INTERRUPT/...). The packed value is one msgpack array of every record
-# (array32 header + records), so readers fetch a page's writes with one HMGET; the
-# fields value ``field/len ...`` says which record is which.
+# KEYS: owner, blobs, rows, index, namespace set. ARGV: principal, ttl (0 = none), cid,
+# row, encoded namespace, then (blob field, value) pairs. Returns 1, or -1 (nothing
+# written) when another principal owns the thread. The prefix-wide ``threads`` and
+# ``run:R`` sets are the driver's (the same pipeline, before this call).
+PUT = LuaScript(
+    "put",
+    _CLAIM
+    + """
+local owner, blobs, rows, idx, nss = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local ttl, cid = tonumber(ARGV[2]), ARGV[3]
+if not claimed(owner, ARGV[1]) then return -1 end
+for j = 6, #ARGV, 1000 do
+  redis.call('HSET', blobs, unpack(ARGV, j, math.min(j + 999, #ARGV)))
+end
+redis.call('HSET', rows, cid, ARGV[4])
+redis.call('ZADD', idx, 0, cid)
+redis.call('SADD', nss, ARGV[5])
+if ttl > 0 then
+  for _, k in ipairs({rows, idx, blobs, nss}) do redis.call('EXPIRE', k, ttl) end
+end
+return 1
+""",
+)
+
+# KEYS: packed writes, write fields, owner. ARGV: principal (see PUT), ttl (0 = none),
+# cid, then (mode, field, record) triples; mode "nx" keeps an existing record (regular
+# writes), "set" replaces it (ERROR/INTERRUPT/...). Returns the record count, or -1.
+# The packed value is one msgpack array of every record (array32 header + records), so
+# readers fetch a page's writes with one HMGET; the fields value ``field/len ...`` says
+# which record is which.
 PUT_WRITES = LuaScript(
     "put_writes",
-    """
+    _CLAIM
+    + """
 local wp, wf = KEYS[1], KEYS[2]
-local ttl, cid = tonumber(ARGV[1]), ARGV[2]
+local ttl, cid = tonumber(ARGV[2]), ARGV[3]
+if not claimed(KEYS[3], ARGV[1]) then return -1 end
 local order, recs = {}, {}
 local index = redis.call('HGET', wf, cid)
 if index then
@@ -136,7 +179,7 @@ if index then
     pos = pos + n
   end
 end
-for i = 3, #ARGV, 3 do
+for i = 4, #ARGV, 3 do
   local f = ARGV[i + 1]
   if recs[f] == nil then
     order[#order + 1] = f
@@ -247,4 +290,4 @@ return redis.call('SCARD', KEYS[1])
 """,
 )
 
-ALL_SCRIPTS = (FETCH, PUT_WRITES, DELETE_THREAD, DELETE_CHECKPOINTS)
+ALL_SCRIPTS = (FETCH, PUT, PUT_WRITES, DELETE_THREAD, DELETE_CHECKPOINTS)

@@ -44,11 +44,12 @@ from agent.checkpoint.lua import (
     DELETE_CHECKPOINTS,
     DELETE_THREAD,
     FETCH,
+    PUT,
     PUT_WRITES,
     LuaScript,
 )
 from agent.checkpoint.migrate import migrate_layout1
-from agent.checkpoint.owners import claim, owner_key, visible
+from agent.checkpoint.owners import claim, owner_key, raise_owned, visible
 from agent.checkpoint.requests import Batch, Emit, Op
 from agent.errors import InvalidInputError, StoreError
 
@@ -120,15 +121,16 @@ def put(
     metadata: CheckpointMetadata,
     new_versions: ChannelVersions,
 ) -> Op:
-    """Everything serialised first, then one MULTI/EXEC on the thread's keys.
+    """Everything serialised first, then one PUT script call on the thread's keys.
 
-    The prefix-wide ``threads`` and ``run:R`` sets are written first (idempotent), so
-    a crash between the two leaves a stale index member, never an unlisted checkpoint.
+    The script claims the thread for the config's principal and writes the checkpoint
+    atomically (one round trip; ``agent.checkpoint.owners``). The prefix-wide ``threads``
+    and ``run:R`` sets are written first in the same pipeline (idempotent), so a crash
+    between the two leaves a stale index member, never an unlisted checkpoint.
     """
     t = target_of(config)
     check_checkpoint(checkpoint, metadata, new_versions)
     tid, ns, cid = t.thread_id, t.checkpoint_ns, checkpoint["id"]
-    yield from claim(saver, tid, config)
     body = dict(checkpoint)
     values = body.pop("channel_values", None) or {}
     blobs = {
@@ -145,21 +147,17 @@ def put(
     if run_id:
         run_key = saver.run_key(str(run_id))
         index += [("SADD", run_key, saver.run_member(tid, ns, cid)), *_expire(saver, [run_key])]
-    cmds: list[tuple[Any, ...]] = []
-    if blobs:
-        cmds.append(("HSET", saver.blobs_key(tid, ns), *_flat(blobs)))
-    cmds += [
-        ("HSET", saver.rows_key(tid, ns), cid, row),
-        ("ZADD", saver.index_key(tid, ns), 0, cid),
-        ("SADD", saver.ns_set_key(tid), q(ns)),
-    ]
     keys = [
+        owner_key(saver, tid),
+        saver.blobs_key(tid, ns),
         saver.rows_key(tid, ns),
         saver.index_key(tid, ns),
-        saver.blobs_key(tid, ns),
         saver.ns_set_key(tid),
     ]
-    yield Batch(cmds + _expire(saver, keys), transaction=True, index=index)
+    args = [saver.principal(config) or "", saver.ttl or 0, cid, row, q(ns), *_flat(blobs)]
+    (done,) = yield Batch([_call(PUT, keys, *args)], index=index)
+    if done == -1:
+        raise_owned(tid)
     return t.config(cid)
 
 
@@ -177,7 +175,6 @@ def put_writes(
     if isinstance(writes, (str, bytes)) or not isinstance(writes, Sequence):
         raise InvalidInputError(f"writes must be a list of (channel, value), got {writes!r}")
     tid, ns, cid = t.thread_id, t.checkpoint_ns, t.checkpoint_id or ""
-    yield from claim(saver, tid, config)
     args: list[Any] = []
     for i, w in enumerate(writes):
         if not isinstance(w, (tuple, list)) or len(w) != 2 or not isinstance(w[0], str):
@@ -189,8 +186,11 @@ def put_writes(
             raise InvalidInputError(f"write #{i} to {w[0]!r} is not serializable: {exc}") from exc
         args += ["set" if idx < 0 else "nx", write_field(task_id, idx), packed]
     if args:
-        keys = (saver.packed_writes_key(tid, ns), saver.write_fields_key(tid, ns))
-        yield Batch([_call(PUT_WRITES, keys, saver.ttl or 0, cid, *args)])
+        keys = (saver.packed_writes_key(tid, ns), saver.write_fields_key(tid, ns), owner_key(saver, tid))
+        principal = saver.principal(config) or ""
+        (done,) = yield Batch([_call(PUT_WRITES, keys, principal, saver.ttl or 0, cid, *args)])
+        if done == -1:
+            raise_owned(tid)
 
 
 def _thread_keys(saver: RedisCheckpointBase, tid: str, nss: Sequence[str]) -> list[str]:

@@ -6,8 +6,10 @@ thread deletes it too. The *principal* is who is asking: by default the
 request's auth context (``agent.server.checkpointer``). With no principal (plain
 Python, tests, the server's own housekeeping) nothing is checked.
 
-- A write claims an unowned thread (``SET NX`` + ``GET`` in one MULTI/EXEC) and is refused
-  with ``ThreadOwnedError`` when another learner owns it.
+- A write claims an unowned thread and is refused with ``ThreadOwnedError`` when another
+  learner owns it. ``put`` and ``put_writes`` do it inside their Lua scripts (the claim
+  and the write are one atomic round trip); ``copy_thread`` with ``claim`` (``SET NX`` +
+  ``GET`` in one MULTI/EXEC) before its copy.
 - A read of a thread another learner owns sees nothing: no checkpoint, an empty
   history. So a thread id reused after the server lost its own records (a wipe,
   a new ops file) never shows the old owner's checkpoints.
@@ -51,10 +53,15 @@ def claim(saver: Any, thread_id: str, config: RunnableConfig | None) -> Op:
     # SET NX then GET in one MULTI/EXEC: whoever holds the key after it is the owner.
     _, owner = yield Batch([("SET", key, principal, "NX"), ("GET", key)], transaction=True)
     if owner is not None and _text(owner) != principal:
-        raise ThreadOwnedError(
-            f"thread {thread_id!r} already holds another learner's checkpoints; "
-            "create a new thread (omit thread_id) instead of reusing this id"
-        )
+        raise_owned(thread_id)
+
+
+def raise_owned(thread_id: str) -> None:
+    """Refuse a write to a thread another learner owns."""
+    raise ThreadOwnedError(
+        f"thread {thread_id!r} already holds another learner's checkpoints; "
+        "create a new thread (omit thread_id) instead of reusing this id"
+    )
 
 
 def visible(saver: Any, thread_ids: list[str], config: RunnableConfig | None) -> Op:

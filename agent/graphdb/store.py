@@ -37,6 +37,7 @@ from agent.graphdb.schema import (
 from agent.kernel.drain import draining
 from agent.memory.backlog import WriteBacklog
 from agent.models.embeddings import EmbeddingProvider
+from agent.priority import run_cpu
 from agent.validation import validate_text
 
 log = logging.getLogger(__name__)
@@ -161,14 +162,14 @@ class Neo4jStore:
         return None
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed off the event loop (the model is CPU-bound)."""
+        """Embed off the event loop (CPU-bound; at low priority in the kernel worker, ``agent.priority``)."""
         if not texts:
             return []
-        return await asyncio.to_thread(self.embeddings.embed_documents, list(texts))
+        return await run_cpu(self.embeddings.embed_documents, list(texts))
 
     async def embed_query(self, text: str) -> list[float]:
         """Embed one query off the event loop."""
-        return await asyncio.to_thread(self.embeddings.embed_query, text)
+        return await run_cpu(self.embeddings.embed_query, text)
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work`` in a read transaction."""

@@ -7,8 +7,12 @@ the kept messages, which rewrites the queue with the summary at its head.
 ``messages`` is the conversation as the learner sees it, for Studio's chat view
 and API clients: each request as a ``HumanMessage`` (``receive``, with any seeded
 ``session_history``) and each final answer as an ``AIMessage`` (``finish``). It is
-append-only (``add_messages``; never archived, never sent to the model) and carries
-no tool calls or tool results: those live in ``fifo_queue`` and recall storage.
+never archived and never sent to the model, and carries no tool calls or tool results:
+those live in ``fifo_queue`` and recall storage. It keeps the latest
+``Context.display_window`` messages (default 100): ``finish`` removes older ones, so a
+checkpoint of a thread's thousandth turn is no larger than its fiftieth. The full
+conversation stays in recall storage (``conversation_search``) and in the thread's
+earlier checkpoints.
 
 ``slots`` is working memory proper (issue 13): the request's task slots, merged by
 ``agent.heartbeat.slots.merge_slots`` (dedupe by id, at most 20, lowest relevance
@@ -149,7 +153,7 @@ class HeartbeatState(TypedDict):
     context: RequestContext
     """Request context of the current request."""
     messages: Annotated[list[AnyMessage], add_messages]
-    """The conversation for display (Studio's chat view): requests and final answers only."""
+    """The conversation for display (Studio's chat view): the latest requests and final answers."""
     fifo_queue: Annotated[list[AnyMessage], add_messages]
     """The FIFO message queue: user, assistant and tool messages (summary at the head)."""
     core_memory: Annotated[dict[str, str], merge_sections]

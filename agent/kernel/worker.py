@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from agent.errors import KAGError
 from agent.kernel.drain import EventConsumer, Hook, consumer_name, drain_learner
 from agent.kernel.stream import KernelStream
+from agent.priority import background
 
 if TYPE_CHECKING:
     from agent.memory.stores import MemoryStores
@@ -197,22 +198,27 @@ class KernelWorker:
         )
         recounted = -RECOUNT_SECONDS  # recount on start: a restart is when drift is likeliest
         try:
-            while not stop.is_set():
-                try:
-                    if time.monotonic() - recounted >= RECOUNT_SECONDS:
-                        recounted = time.monotonic()
-                        await self.stream.reconcile_depth()
-                    applied = await self.poll()
-                except KAGError as exc:
-                    log.warning("kernel worker poll failed, retrying: %s", exc)
-                    applied = 0
-                    self._stats.stalls += 1
-                    await _sleep(stop, min(5.0, self.poll_interval * 8))
-                if not applied:
-                    await _sleep(stop, self.poll_interval)
+            with background():  # its encodes yield the cores to live turns (agent.priority)
+                await self._loop(stop, recounted)
         finally:
             self.running = False
             log.info("kernel worker %s stopped", self.consumer)
+
+    async def _loop(self, stop: asyncio.Event, recounted: float) -> None:
+        """The poll loop of ``run``."""
+        while not stop.is_set():
+            try:
+                if time.monotonic() - recounted >= RECOUNT_SECONDS:
+                    recounted = time.monotonic()
+                    await self.stream.reconcile_depth()
+                applied = await self.poll()
+            except KAGError as exc:
+                log.warning("kernel worker poll failed, retrying: %s", exc)
+                applied = 0
+                self._stats.stalls += 1
+                await _sleep(stop, min(5.0, self.poll_interval * 8))
+            if not applied:
+                await _sleep(stop, self.poll_interval)
 
     def stats(self) -> dict[str, Any]:
         """What this worker did: applied events, batches, lag, throughput (events/s since start)."""

@@ -82,6 +82,7 @@ def test_context_reads_environment_for_defaults_only(monkeypatch):
         ({"max_steps": 0}, "max_steps"),
         ({"pressure_threshold": 1.5}, "pressure_threshold"),
         ({"tool_protocol": "xml"}, "tool_protocol"),
+        ({"display_window": 1}, "display_window"),
     ],
 )
 def test_context_validation(kwargs, name):

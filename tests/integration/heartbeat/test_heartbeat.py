@@ -225,11 +225,17 @@ async def test_two_hundred_turns_never_overflow(make_graph, resources, learner_i
     peak, archives = 0.0, 0
     for turn in range(200):
         events: list[dict] = []
-        out, _ = await _ask(graph, learner_id, f"turn {turn} " + "words " * 30, context=ctx, events=events)
+        request = f"turn {turn} " + "words " * 30
+        out, values = await _ask(graph, learner_id, request, context=ctx, events=events)
         peak = max(peak, max(e["pressure"] for e in events if e["phase"] == "compile"))
         archives += sum(1 for e in events if e["phase"] == "archive" and e["ok"])
     assert peak <= ctx.pressure_threshold
     assert archives >= 5
+    # The display channel keeps the latest display_window messages: the last 50 exchanges.
+    shown = values["messages"]
+    assert len(shown) == ctx.display_window == 100
+    assert shown[0].text.startswith("turn 150 ") and shown[-2].text.startswith("turn 199 ")
+    assert [m.type for m in shown[:2]] == ["human", "ai"]
     assert out["memory_state"]["archive_successes"] == out["memory_state"]["archive_attempts"] == archives
     await MemoryStores.wire(resources).settle(learner_id)  # the last turns wait in the kernel stream
     records, _, _ = await resources.neo4j.execute_query(

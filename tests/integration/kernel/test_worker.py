@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from agent.kernel.worker import build_worker
@@ -83,11 +84,33 @@ async def test_a_redelivered_event_changes_nothing(resources: Resources, learner
     assert await _count(resources, CONTEXTS, learner_id) == 2
 
 
-async def test_the_background_loop_drains_within_the_flush_interval(
+class ThreadSpy:
+    """Embeddings that record the thread each document batch was encoded on."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.threads: list[str] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.threads.append(threading.current_thread().name)
+        return self.inner.embed_documents(texts)
+
+
+async def test_the_background_loop_drains_within_the_flush_interval_at_low_priority(
     resources: Resources, learner_id: str
 ) -> None:
-    stores = MemoryStores.wire(resources)
-    worker = build_worker(resources, stores, batch_size=50, flush_interval=0.2, poll_interval=0.05)
+    spy = ThreadSpy(resources.embeddings)
+    bundle = Resources(
+        resources.settings,
+        embeddings=spy,
+        neo4j_driver=resources.neo4j,
+        redis_client=resources.redis,
+    )  # shares the fixture's clients: not closed here
+    stores = MemoryStores.wire(bundle)
+    worker = build_worker(bundle, stores, batch_size=50, flush_interval=0.2, poll_interval=0.05)
     stop = asyncio.Event()
     task = asyncio.create_task(worker.run(stop))
     try:
@@ -105,6 +128,13 @@ async def test_the_background_loop_drains_within_the_flush_interval(
         stop.set()
         await task
     assert not worker.stats()["running"]
+    # The running worker encodes on the low-priority thread (agent.priority) ...
+    assert spy.threads and all(t.startswith("kag-background") for t in spy.threads), spy.threads
+    # ... a drain called directly (a test, ``kag kernel drain``) is not background work.
+    spy.threads.clear()
+    await stores.recall.log_messages(learner_id, "s1", _batch(learner_id, 1))
+    await worker.drain(learner_id)
+    assert spy.threads and not any(t.startswith("kag-background") for t in spy.threads), spy.threads
 
 
 async def test_a_poisoned_event_is_dead_lettered_and_the_rest_apply(

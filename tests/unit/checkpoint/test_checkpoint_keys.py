@@ -23,7 +23,8 @@ from agent.checkpoint.codec import (
     split_row,
     unframe,
 )
-from agent.errors import InvalidInputError, StoreError
+from agent.checkpoint.lua import PUT
+from agent.errors import InvalidInputError, StoreError, ThreadOwnedError
 
 TRICKY = ["", "a", "a:b", "a b", "a%3Ab", "child:abc|x:1", "ü", "::", "%"]
 
@@ -124,7 +125,14 @@ def test_target_defaults_and_ints() -> None:
         target_of({"configurable": {"thread_id": "t"}}, need_id=True)
 
 
-def test_put_builds_one_transaction_with_blobs_only_for_new_versions(saver: RedisSaver) -> None:
+def _put_call(batch: ops.Batch) -> tuple[list[str], list]:
+    """The single PUT script call of a put batch: its keys and its arguments."""
+    ((name, sha, nkeys, *rest),) = batch.commands  # one atomic script call
+    assert (name, sha) == ("EVALSHA", PUT.sha)
+    return rest[:nkeys], rest[nkeys:]
+
+
+def test_put_is_one_script_call_with_blobs_only_for_new_versions(saver: RedisSaver) -> None:
     checkpoint = {
         "v": 1,
         "id": "c2",
@@ -141,21 +149,40 @@ def test_put_builds_one_transaction_with_blobs_only_for_new_versions(saver: Redi
         {"n": "2"},
     )
     batch = next(op)
-    assert isinstance(batch, ops.Batch) and batch.transaction
-    # the prefix-wide index is written apart from the thread's single-slot transaction
+    assert isinstance(batch, ops.Batch) and not batch.transaction  # the script is atomic
+    # the prefix-wide index is written apart from the thread's single-slot script call
     assert batch.index == [("SADD", saver.threads_key(), "t")]
-    assert {_slot(c[1]) for c in batch.commands} == {"t"}
-    blob_cmds = [c for c in batch.commands if c[1] == saver.blobs_key("t", "")]
-    assert len(blob_cmds) == 1
-    assert blob_cmds[0][2::2] == (blob_field("n", "2"),)  # "big" is unchanged: not rewritten
-    (row,) = [c[3] for c in batch.commands if c[:3] == ("HSET", saver.rows_key("t", ""), "c2")]
+    keys, (principal, ttl, cid, row, ns, *blobs) = _put_call(batch)
+    assert keys == [
+        f"{saver.thread_base('t')}:owner",
+        saver.blobs_key("t", ""),
+        saver.rows_key("t", ""),
+        saver.index_key("t", ""),
+        saver.ns_set_key("t"),
+    ]
+    assert {_slot(k) for k in keys} == {"t"}
+    assert (principal, ttl, cid, ns) == ("", 0, "c2", "")  # no principal, no TTL by default
+    assert blobs[::2] == [blob_field("n", "2")]  # "big" is unchanged: not rewritten
     run, refs, (cid, state, parent) = split_row(row)
     assert (run, cid, parent) == ("", "c2", "c1")
     assert refs == [blob_field("big", "1").encode(), blob_field("n", "2").encode()]
     body, meta = saver.load(state, "k")
     assert "channel_values" not in body and body["channel_versions"] == {"big": "1", "n": "2"}
     assert meta == {"source": "loop", "step": 1}
-    assert all(c[0] != "EXPIRE" for c in batch.commands)  # no TTL by default
+    with pytest.raises(ThreadOwnedError):
+        op.send([-1])  # the script's refusal: another learner owns the thread
+
+
+def test_writes_name_the_principal_that_claims_the_thread(saver: RedisSaver) -> None:
+    config = {"configurable": {"thread_id": "t", "checkpoint_id": "c", "langgraph_auth_user_id": "ada"}}
+    checkpoint = {"v": 1, "id": "c2", "ts": "now", "channel_values": {}, "channel_versions": {}}
+    _, (principal, *_) = _put_call(next(ops.put(saver, config, checkpoint, {}, {})))
+    assert principal == "ada"
+    op = ops.put_writes(saver, config, [("a", 1)], "task")
+    ((_, _, nkeys, *rest),) = next(op).commands
+    assert rest[nkeys - 1] == f"{saver.thread_base('t')}:owner" and rest[nkeys] == "ada"
+    with pytest.raises(ThreadOwnedError):
+        op.send([-1])
 
 
 def test_bad_put_arguments_fail_before_any_command(saver: RedisSaver) -> None:
@@ -174,9 +201,10 @@ def test_bad_put_arguments_fail_before_any_command(saver: RedisSaver) -> None:
 def test_special_writes_use_reserved_negative_slots(saver: RedisSaver) -> None:
     config = {"configurable": {"thread_id": "t", "checkpoint_id": "c"}}
     batch = next(ops.put_writes(saver, config, [("a", 1), (ERROR, "e"), (INTERRUPT, "i")], "task"))
-    ((name, _, nkeys, pkey, fkey, ttl, cid, *args),) = batch.commands  # one atomic script call
-    assert (name, nkeys, ttl, cid) == ("EVALSHA", 2, 0, "c")
+    ((name, _, nkeys, pkey, fkey, okey, principal, ttl, cid, *args),) = batch.commands  # one script call
+    assert (name, nkeys, principal, ttl, cid) == ("EVALSHA", 3, "", 0, "c")
     assert (pkey, fkey) == (saver.packed_writes_key("t", ""), saver.write_fields_key("t", ""))
+    assert okey == f"{saver.thread_base('t')}:owner"
     assert [(args[i], args[i + 1]) for i in range(0, len(args), 3)] == [
         ("nx", "task:0"),
         ("set", f"task:{WRITES_IDX_MAP[ERROR]}"),
@@ -247,7 +275,8 @@ def test_every_batch_of_put_and_delete_is_single_slot_apart_from_its_index(saver
     checkpoint = {"v": 1, "id": "c1", "ts": "now", "channel_values": {"a": 1}, "channel_versions": {"a": "1"}}
     config = {"configurable": {"thread_id": "t{1}", "run_id": "r1"}}
     batch = next(ops.put(saver, config, checkpoint, {}, {"a": "1"}))
-    assert {_slot(c[1]) for c in batch.commands} == {q("t{1}")}
+    keys, _ = _put_call(batch)
+    assert {_slot(k) for k in keys} == {q("t{1}")}
     assert [c[1] for c in batch.index] == [saver.threads_key(), saver.run_key("r1")]
     op = ops.delete_threads(saver, ["t{1}"], "delete")
     (read,) = next(op).commands

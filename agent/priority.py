@@ -1,0 +1,89 @@
+"""CPU priority for background work: the kernel's encodes yield the cores to live turns.
+
+The kernel worker runs in the same process as the graphs (the server's lifespan, a bench)
+and its batches embed up to ``batch_size`` texts at once, a CPU-bound encode that on two
+cores competed with the turns running beside it (the heartbeat bench's p95 no-tool turn
+went from 20 to 37 ms with the worker running). Code that runs inside ``background()``
+(the worker's poll loop and every task it starts) sends its CPU-bound calls to one
+dedicated thread whose scheduling priority is lowered (``nice`` ``BACKGROUND_NICE``, a
+per-thread setting on Linux). Torch's OpenMP team is per calling thread and inherits that
+priority, so the encode still uses every idle core but gives them up to a turn at once.
+Everything else (a turn's query embedding, a drain called directly by a test) runs in
+the default executor at normal priority, as before.
+
+Where the OS refuses (not Linux, or a sandbox without ``setpriority``) the thread runs at
+normal priority: slower turns under load, never a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import functools
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+BACKGROUND_NICE = 10
+"""Added to the background thread's nice value (0 → 10: about a tenth of a normal thread's
+CPU share when both want a core; all of an idle core otherwise)."""
+
+BACKGROUND_THREADS = 2
+"""Low-priority threads: the kernel worker drains two learners at once, and one's tokenising
+(Python) overlaps the other's encode (torch), as with the default executor before."""
+
+_IN_BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("kag_background", default=False)
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def _lower_priority() -> None:
+    """Thread initializer: raise this thread's nice value (Linux: per thread)."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + BACKGROUND_NICE)
+    except (AttributeError, OSError) as exc:  # not Linux, or not permitted: normal priority
+        log.info("background thread keeps normal priority: %s", exc)
+
+
+def _background_executor() -> ThreadPoolExecutor:
+    """The one low-priority thread, started on first use (never at import)."""
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(
+                max_workers=BACKGROUND_THREADS,
+                thread_name_prefix="kag-background",
+                initializer=_lower_priority,
+            )
+        return _executor
+
+
+@contextlib.contextmanager
+def background() -> Iterator[None]:
+    """Mark the current context (and tasks started from it) as background work."""
+    token = _IN_BACKGROUND.set(True)
+    try:
+        yield
+    finally:
+        _IN_BACKGROUND.reset(token)
+
+
+def in_background() -> bool:
+    """True inside ``background()``."""
+    return _IN_BACKGROUND.get()
+
+
+async def run_cpu(fn: Callable[..., T], *args: object) -> T:
+    """Run a CPU-bound ``fn(*args)`` off the event loop, at low priority in background work."""
+    if not _IN_BACKGROUND.get():
+        return await asyncio.to_thread(fn, *args)
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_background_executor(), functools.partial(fn, *args))
