@@ -46,8 +46,9 @@ from agent.kernel.worker import build_worker
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
-from bench.heartbeat import LoopingModel, baseline_graph, pct
 from bench.kernel.drained import drain_all
+from bench.kernel.turn_baseline import LoopingModel, baseline_graph
+from bench.kernel.turn_report import pct
 from graphs.heartbeat import make_builder
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ from typing import Any
 from agent.checkpoint import AsyncRedisSaver
 from agent.settings import Settings
 from bench.concurrency import SlowLoopingModel, heartbeat_level
-from bench.heartbeat import pct
+from bench.kernel.turn_report import pct
 
 
 class AwaitTimers:

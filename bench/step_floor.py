@@ -30,7 +30,7 @@ from langgraph.graph import END, START, StateGraph
 from agent.checkpoint import AsyncRedisSaver
 from agent.heartbeat.state import HeartbeatState
 from agent.settings import Settings
-from bench.heartbeat import pct
+from bench.kernel.turn_report import pct
 
 CHAINS = (2, 6, 10)
 """Chain lengths: the ReAct baseline's, a no-tool heartbeat turn's, a tool turn's."""
