@@ -4,7 +4,9 @@ Each session is one learner on its own thread, running 3 turns; each turn is a s
 model that answers after 50 ms (``--model-ms``) with a tool call (``archival_memory_search``),
 then, once the tool result is back, with a plain answer. All sessions of a level start at
 once and share one ``Resources`` bundle and one Redis saver, as the LangGraph server does
-(Neo4j pool 50, Redis pools 10 each). The same script then runs against a minimal ReAct
+(Neo4j pool 50, Redis pools 10 each); each turn's config names its learner as
+``langgraph_auth_user_id``, as the server's auth does, so checkpoint writes claim their
+threads as served ones do. The same script then runs against a minimal ReAct
 graph on ``InMemorySaver`` with no stores, and the ratio of the two throughputs is printed.
 A kernel worker drains the recall stream in the same process while the sessions run, as the
 server's lifespan task does; the backlog it has left when the last turn ends and the time it
@@ -217,7 +219,9 @@ async def heartbeat_level(
                 learner = learners[s]
                 out = await graph.ainvoke(
                     {"learner_id": learner, "request": QUESTION.format(i=i, s=s)},
-                    {"configurable": {"thread_id": learner}},
+                    # As under the server's auth: the learner owns the thread, and every
+                    # checkpoint write claims it (agent.checkpoint.owners).
+                    {"configurable": {"thread_id": learner, "langgraph_auth_user_id": learner}},
                     context=ctx,
                 )
                 if not out.get("response"):
