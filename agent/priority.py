@@ -3,13 +3,14 @@
 The kernel worker runs in the same process as the graphs (the server's lifespan, a bench)
 and its batches embed up to ``batch_size`` texts at once, a CPU-bound encode that on two
 cores competed with the turns running beside it (the heartbeat bench's p95 no-tool turn
-went from 20 to 37 ms with the worker running). Code that runs inside ``background()``
-(the worker's poll loop and every task it starts) sends its CPU-bound calls to one
-dedicated thread whose scheduling priority is lowered (``nice`` ``BACKGROUND_NICE``, a
-per-thread setting on Linux). Torch's OpenMP team is per calling thread and inherits that
-priority, so the encode still uses every idle core but gives them up to a turn at once.
-Everything else (a turn's query embedding, a drain called directly by a test) runs in
-the default executor at normal priority, as before.
+was 20 ms without the worker and 37 ms with it; 29 ms once its encodes ran here). Code
+that runs inside ``background()`` (the worker's poll loop and every task it starts) sends
+its CPU-bound calls to ``BACKGROUND_THREADS`` dedicated threads whose scheduling priority
+is lowered (``nice`` ``BACKGROUND_NICE``, a per-thread setting on Linux). Torch's OpenMP
+team is per calling thread and inherits that priority, so the encode still uses every
+idle core but gives them up to a turn at once. Everything else (a turn's query
+embedding, a drain called directly by a test) runs in the default executor at normal
+priority, as before.
 
 Where the OS refuses (not Linux, or a sandbox without ``setpriority``) the thread runs at
 normal priority: slower turns under load, never a failure.
@@ -32,7 +33,7 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 BACKGROUND_NICE = 10
-"""Added to the background thread's nice value (0 → 10: about a tenth of a normal thread's
+"""Added to a background thread's nice value (0 → 10: about a tenth of a normal thread's
 CPU share when both want a core; all of an idle core otherwise)."""
 
 BACKGROUND_THREADS = 2
@@ -54,7 +55,7 @@ def _lower_priority() -> None:
 
 
 def _background_executor() -> ThreadPoolExecutor:
-    """The one low-priority thread, started on first use (never at import)."""
+    """The low-priority threads, started on first use (never at import)."""
     global _executor
     with _executor_lock:
         if _executor is None:
