@@ -84,7 +84,7 @@ def in_background() -> bool:
 
 async def run_cpu(fn: Callable[..., T], *args: object) -> T:
     """Run a CPU-bound ``fn(*args)`` off the event loop, at low priority in background work."""
-    if not _IN_BACKGROUND.get():
+    if not in_background():
         return await asyncio.to_thread(fn, *args)
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_background_executor(), functools.partial(fn, *args))

@@ -7,7 +7,11 @@ this process, one after another; then every thread is listed by all three savers
 turn (interleaved, so load spikes hit them alike). Not a test: it prints figures and writes JSON to
 ``bench/results/``.
 
-    .venv/bin/python -m bench.checkpoint [--steps 1000] [--threads 20]
+    .venv/bin/python -m bench.checkpoint [--steps 1000] [--threads 20] [--learner ada]
+
+``--learner`` runs every turn as that authenticated learner (``langgraph_auth_user_id`` in
+the config, as the LangGraph server's auth puts it), so the Redis saver's writes claim
+their threads as served writes do (``agent.checkpoint.owners``).
 
 ``list`` lists a whole thread; ``list_page`` its newest 10 checkpoints (``limit=10``),
 which is what a LangGraph server thread-history request reads.
@@ -85,8 +89,10 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] * 1000
 
 
-def drive(name: str, saver: BaseCheckpointSaver, steps: int, threads: int) -> dict[str, Any]:
-    """Drive the write workload through ``saver``; return its figures and raw samples."""
+def drive(
+    name: str, saver: BaseCheckpointSaver, steps: int, threads: int, learner: str | None = None
+) -> dict[str, Any]:
+    """Drive the write workload through ``saver`` (as ``learner`` when given); figures and samples."""
     samples: dict[str, list[float]] = defaultdict(list)
     instrument(saver, samples)
     graph = build_graph().compile(checkpointer=saver)
@@ -98,7 +104,10 @@ def drive(name: str, saver: BaseCheckpointSaver, steps: int, threads: int) -> di
                 inputs: Turn = {"question": f"q{step}"}
                 if step == 0:
                     inputs["profile"] = profile
-                graph.invoke(inputs, {"configurable": {"thread_id": tid}})
+                configurable = {"thread_id": tid}
+                if learner:
+                    configurable["langgraph_auth_user_id"] = learner
+                graph.invoke(inputs, {"configurable": configurable})
                 bar.update()
     elapsed = time.perf_counter() - start
     return {
@@ -197,6 +206,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1000, help="turns per thread")
     parser.add_argument("--threads", type=int, default=20, help="conversation threads")
     parser.add_argument("--redis-url", default=Settings.from_env().redis_url)
+    parser.add_argument("--learner", default=None, help="run every turn as this authenticated learner")
     args = parser.parse_args()
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -204,16 +214,16 @@ def main() -> None:
     results: dict[str, dict[str, Any]] = {}
 
     memory = InMemorySaver()
-    results["InMemorySaver"] = drive("InMemorySaver", memory, args.steps, args.threads)
+    results["InMemorySaver"] = drive("InMemorySaver", memory, args.steps, args.threads, args.learner)
     db = RESULTS / f"checkpoint-{stamp}.sqlite"
     conn = sqlite3.connect(db, check_same_thread=False)
     sqlite_saver = SqliteSaver(conn)
-    results["SqliteSaver"] = drive("SqliteSaver", sqlite_saver, args.steps, args.threads)
+    results["SqliteSaver"] = drive("SqliteSaver", sqlite_saver, args.steps, args.threads, args.learner)
     client = redis.Redis.from_url(args.redis_url)
     try:
         with RedisSaver.from_conn_string(args.redis_url, key_prefix=prefix) as saver:
             saver.setup()
-            results["RedisSaver"] = drive("RedisSaver", saver, args.steps, args.threads)
+            results["RedisSaver"] = drive("RedisSaver", saver, args.steps, args.threads, args.learner)
             savers = {"InMemorySaver": memory, "SqliteSaver": sqlite_saver, "RedisSaver": saver}
             read_all(savers, results, args.threads)
             results["RedisSaver"]["get_tuple_round_trips"] = round_trips_per_get(saver, "bench-0")

@@ -145,7 +145,9 @@ class BaselineRun:
 class HeartbeatRun:
     """The real heartbeat on one scenario with recall logging in one mode, one turn at a time."""
 
-    def __init__(self, base: Resources, mode: str, scenario: str, max_tokens: int, saver: Any) -> None:
+    def __init__(
+        self, base: Resources, mode: str, scenario: str, max_tokens: int, saver: Any, display_window: int
+    ) -> None:
         """A bundle over the run's clients with ``mode``'s settings, a fresh learner and thread."""
         self.base, self.mode, self.scenario = base, mode, scenario
         self.bundle = Resources(
@@ -157,7 +159,7 @@ class HeartbeatRun:
         )  # shares the run's clients: never closed here
         self.stores = MemoryStores.wire(self.bundle)
         self.learner = f"bench-hb-{uuid.uuid4().hex[:10]}"
-        self.ctx = Context(max_tokens=max_tokens, zettelkasten=False)
+        self.ctx = Context(max_tokens=max_tokens, zettelkasten=False, display_window=display_window)
         self.knobs = MemoryKnobs.from_context(self.ctx)
         self.series = Series(scenario, GRAPH_LABELS[mode])
         self.graph = make_builder(self.bundle).compile(checkpointer=saver)
@@ -215,11 +217,12 @@ async def measure(
     max_tokens: int,
     modes: tuple[str, ...],
     tool_max_tokens: int | None = None,
+    display_window: int = Context().display_window,
 ) -> list[Series]:
     """Every scenario on the baseline and the heartbeat in each of ``modes``, turns interleaved.
 
     The no-tool turn runs at ``max_tokens``, the tool turn at ``tool_max_tokens`` (default:
-    ``max_tokens``).
+    ``max_tokens``). ``display_window``: the heartbeat's ``Context.display_window``.
 
     Turn ``i`` runs on every graph before turn ``i + 1`` runs on any, so a change in the
     machine's load (2 shared cores) hits every row alike and the ratios stay comparable.
@@ -234,7 +237,9 @@ async def measure(
                 for scenario in SCENARIOS:
                     runs: list[BaselineRun | HeartbeatRun] = [BaselineRun(scenario)]
                     budget = tool_max_tokens if scenario == TOOL and tool_max_tokens else max_tokens
-                    runs += [HeartbeatRun(base, mode, scenario, budget, saver) for mode in modes]
+                    runs += [
+                        HeartbeatRun(base, mode, scenario, budget, saver, display_window) for mode in modes
+                    ]
                     for run in runs:
                         await run.start()
                     # As the server's lifespan does once it has loaded (agent.heap): every graph
@@ -291,6 +296,12 @@ def main(argv: list[str] | None = None) -> None:
         default=Context().max_tokens,
         help="tool turn (default: the product's budget, so most tool turns do not archive)",
     )
+    parser.add_argument(
+        "--display-window",
+        type=int,
+        default=Context().display_window,
+        help="Context.display_window of the heartbeat (a huge value: the unbounded channel of before)",
+    )
     parser.add_argument("--warmup", type=int, default=3, help="turns left out (schema setup, model load)")
     parser.add_argument(
         "--sync-logging",
@@ -302,7 +313,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = Settings.from_env()
     modes = (KERNEL, SYNC) if args.sync_logging else (KERNEL,)
-    series = asyncio.run(measure(settings, args.turns, args.max_tokens, modes, args.tool_max_tokens))
+    series = asyncio.run(
+        measure(settings, args.turns, args.max_tokens, modes, args.tool_max_tokens, args.display_window)
+    )
     print()
     print(f"max_tokens: {NO_TOOL} {args.max_tokens}, {TOOL} {args.tool_max_tokens}")
     print("\n".join(report(series, args.warmup)))

@@ -18,7 +18,7 @@ The Cypher lives in ``agent.search.queries``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,8 +132,14 @@ async def find_notes(tx: neo4j.AsyncTransaction, dimension: int, cache_key: int)
     return source
 
 
-def _pairs(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
+def score_pairs(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
+    """``(id, score)`` of retrieved rows, in their order (a retriever's list for fusion)."""
     return [(str(r["id"]), float(r["score"] or 0.0)) for r in rows]
+
+
+def hit_sessions(rows: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """Each retrieved row's session, by id (rows without one are left out)."""
+    return {str(r["id"]): str(r["session"]) for r in rows if r["session"] is not None}
 
 
 def _vector_k(params: dict[str, Any]) -> int:
@@ -199,9 +205,9 @@ class HybridSearch:
     ) -> list[tuple[str, float]]:
         cosine = _scope(params, embedding=True)
         if not index:
-            return _pairs(await fetch(tx, exact, **cosine))
+            return score_pairs(await fetch(tx, exact, **cosine))
         [row] = await fetch(tx, probe, index=index, k=_vector_k(params), **cosine)
-        return _pairs(await _probed(tx, row, exact, params))
+        return score_pairs(await _probed(tx, row, exact, params))
 
     async def _first_stage(
         self,
@@ -235,13 +241,8 @@ class HybridSearch:
             if "vector" in parts:
                 found["vector"] = await _probed(tx, row, target.exact_query, params)
             found.update({name: row[name] for name in ("fulltext", "question") if name in parts})
-        session_of = {
-            str(r["id"]): str(r["session"])
-            for rows in found.values()
-            for r in rows
-            if r["session"] is not None
-        }
-        return {name: _pairs(rows) for name, rows in found.items()}, session_of
+        session_of = hit_sessions(r for rows in found.values() for r in rows)
+        return {name: score_pairs(rows) for name, rows in found.items()}, session_of
 
     async def retrieve(
         self,
@@ -274,7 +275,7 @@ class HybridSearch:
             self.target.text_field, text_query, key_field="learner_key", key=key, prefixes=prefixes
         )
         if embedding is None and lucene is None:  # nothing to match on: newest first
-            lists["recent"] = _pairs(await fetch(tx, self.target.recent_query, **_scope(params)))
+            lists["recent"] = score_pairs(await fetch(tx, self.target.recent_query, **_scope(params)))
             weights = {"recent": 1.0}
         question = scoped_query(self.target.text_field, query, key_field="learner_key", key=key)
         first, session_of = await self._first_stage(
@@ -311,7 +312,7 @@ class HybridSearch:
         seeds = [f.id for f in rrf_fuse(lists, weights, k=recipe.rrf_k)[: recipe.seeds]]
         if seeds and weights.get("expand"):
             rows = await fetch(tx, self.target.expand_query, seeds=seeds, **_scope(params))
-            lists["expand"] = _pairs(rows)
+            lists["expand"] = score_pairs(rows)
         start = page * page_size
         hydrated: dict[str, dict[str, Any]] = {}
         if seeds and weights.get("context"):
@@ -324,7 +325,7 @@ class HybridSearch:
                 ids=_candidates(rrf_fuse(lists, weights, k=recipe.rrf_k), recipe, start, page_size),
                 **_scope(params),
             )
-            lists["context"] = _pairs(row["context"])
+            lists["context"] = score_pairs(row["context"])
             hydrated = {hit["id"]: hit for hit in row["hits"]}
         fused = rrf_fuse(lists, weights, k=recipe.rrf_k)
         chosen = fused[start : start + page_size]
@@ -357,7 +358,7 @@ class HybridSearch:
                 k=min(MAX_VECTOR_K, params["limit"] * params["oversample"]),
                 **_scope(params),
             )
-            fulltext = _pairs(rows)
+            fulltext = score_pairs(rows)
         return vector, fulltext
 
     async def _hydrate(

@@ -78,6 +78,8 @@ def verdict(ok: bool) -> str:
 
 W = 50
 """Width of the graph column."""
+GROWTH_WINDOW = 50
+"""Turns at each end of a run compared by the thread-growth lines (runs of at least 100 turns)."""
 
 
 def report(series: list[Series], warmup: int) -> list[str]:
@@ -121,6 +123,15 @@ def report(series: list[Series], warmup: int) -> list[str]:
             f"{pct(over, 0.95) * 1e3:.1f} ms (target <= {OVERHEAD_TARGET_MS:.0f} ms p95: "
             f"{verdict(pct(over, 0.95) * 1e3 <= OVERHEAD_TARGET_MS)})"
         )
+    lines += ["", "Thread growth: p50 ms of the first and the last 50 turns (archive turns left out)"]
+    for s in runs:
+        turns = list(zip(s.times, s.archived, strict=True))
+        if len(turns) >= 2 * GROWTH_WINDOW:
+            first, last = (
+                pct([t for t, archived in part if not archived], 0.5)
+                for part in (turns[:GROWTH_WINDOW], turns[-GROWTH_WINDOW:])
+            )
+            lines.append(f"{s.scenario:<14}{s.graph:<{W}}{first * 1e3:>9.1f}{last * 1e3:>9.1f}")
     lines += ["", "Targets (issue 14)"]
     for s in runs:
         if s.scenario == NO_TOOL and s.graph != BASELINE:

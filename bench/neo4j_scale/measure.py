@@ -16,7 +16,7 @@ from agent.graphdb.store import fetch
 from agent.memory.archival import ArchivalStore
 from agent.models.embeddings import EmbeddingProvider
 from agent.resources import Resources
-from agent.search.hybrid import HybridSearch, memory_target
+from agent.search.hybrid import HybridSearch, hit_sessions, memory_target, score_pairs
 from agent.settings import Settings
 from bench.markdown_table import markdown_table
 from bench.neo4j_scale.data import (
@@ -59,8 +59,8 @@ class SearchWhereHybrid(HybridSearch):
             k = params["limit"] * (params["oversample"] if params["kinds"] is not None else 1)
             index = self.target.vector_index
             rows = await fetch(tx, SEARCH_WHERE.format(index=index), k=k, **params)
-            lists["vector"] = [(str(r["id"]), float(r["score"])) for r in rows]
-            session_of |= {str(r["id"]): str(r["session"]) for r in rows if r["session"] is not None}
+            lists["vector"] = score_pairs(rows)
+            session_of |= hit_sessions(rows)
         return lists, session_of
 
 

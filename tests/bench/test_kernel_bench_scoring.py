@@ -151,6 +151,22 @@ def test_the_heartbeat_report_puts_the_p95_ratio_last_and_judges_the_targets():
     assert any("40 of 40 recall messages" in ln for ln in lines)
 
 
+def test_the_heartbeat_report_compares_the_first_and_last_turns_of_long_runs():
+    # 100 turns: the first 50 take 1 ms, the last 50 take 3 ms; an archive turn is left out.
+    times = [0.001] * 50 + [0.003] * 50
+    archived = [False] * 100
+    times[-1], archived[-1] = 1.0, True
+    series = [
+        Series(NO_TOOL, BASELINE, [0.001] * 100, [False] * 100),
+        Series(NO_TOOL, GRAPH_LABELS[KERNEL], times, archived),
+        Series(TOOL, BASELINE, [0.001] * 20, [False] * 20),  # too short to compare
+    ]
+    lines = report(series, warmup=0)
+    start = lines.index(next(ln for ln in lines if ln.startswith("Thread growth")))
+    growth = lines[start + 1 : lines.index("", start)]
+    assert [ln.split()[-2:] for ln in growth] == [["1.0", "1.0"], ["1.0", "3.0"]]
+
+
 def test_the_notebook_snapshot_loads_and_has_every_part():
     data = load_results(SNAPSHOT)
     assert set(data["parts"]) == {"ingestion", "consult", "learning", "rag"}
