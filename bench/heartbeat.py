@@ -38,17 +38,16 @@ and a tool turn's overhead beyond the search ≤ 20 ms p95. Then the compile-sca
 ``compile_prompt`` + token count over queues of 10 … 2,000 messages.
 
     .venv/bin/python -m bench.heartbeat [--turns 200] [--tool-max-tokens 8192] [--no-sync-logging]
+        [--durability async|exit] [--per-node]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import gc
 import time
 import uuid
-from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -56,6 +55,7 @@ from langchain_core.messages import (
     HumanMessage,
     ToolMessage,
 )
+from langgraph.types import Durability
 from tqdm import tqdm
 
 from agent.checkpoint import AsyncRedisSaver
@@ -63,12 +63,9 @@ from agent.context import Context
 from agent.heap import freeze_startup_heap
 from agent.heartbeat.tokens import count_messages
 from agent.heartbeat.working_memory import compile_prompt
-from agent.kernel.worker import build_worker
-from agent.memory.erasure import erase_learner
-from agent.memory.stores import MemoryKnobs, MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
-from bench.kernel.drained import drain_all
+from bench.kernel.node_timer import node_lines, node_times
 from bench.kernel.turn_baseline import FILLER, QUERY, LoopingModel, ScriptedModel, baseline_graph
 from bench.kernel.turn_report import (
     BASELINE,
@@ -86,7 +83,7 @@ from bench.kernel.turn_report import (
     report,
     verdict,
 )
-from graphs.heartbeat import make_builder
+from bench.kernel.turn_runs import BaselineRun, HeartbeatRun
 
 __all__ = [
     "FILLER",
@@ -111,104 +108,8 @@ __all__ = [
     "verdict",
 ]
 """Names other benches and the tests import from here (the report lives in ``bench.kernel.turn_report``,
-the scripted models and the baseline graph in ``bench.kernel.turn_baseline``)."""
-
-
-def settings_for(settings: Settings, mode: str) -> Settings:
-    """``settings`` with recall logging in ``mode`` (``kernel`` or ``sync``)."""
-    return dataclasses.replace(settings, ingest_mode=mode)
-
-
-class BaselineRun:
-    """The baseline graph on one scenario, one turn at a time."""
-
-    def __init__(self, scenario: str) -> None:
-        """A fresh thread on a fresh baseline graph."""
-        self.series = Series(scenario, BASELINE)
-        self.graph = baseline_graph(ScriptedModel(direct=scenario == NO_TOOL))
-        self.cfg = {"configurable": {"thread_id": f"bench-base-{uuid.uuid4().hex[:8]}"}}
-
-    async def start(self) -> None:
-        """Nothing to set up."""
-
-    async def turn(self, i: int) -> None:
-        """One timed turn."""
-        t0 = time.perf_counter()
-        await self.graph.ainvoke({"messages": [HumanMessage(content=f"Question {i}: {FILLER}")]}, self.cfg)
-        self.series.times.append(time.perf_counter() - t0)
-        self.series.archived.append(False)
-
-    async def finish(self) -> None:
-        """Nothing to clean up."""
-
-
-class HeartbeatRun:
-    """The real heartbeat on one scenario with recall logging in one mode, one turn at a time."""
-
-    def __init__(
-        self, base: Resources, mode: str, scenario: str, max_tokens: int, saver: Any, display_window: int
-    ) -> None:
-        """A bundle over the run's clients with ``mode``'s settings, a fresh learner and thread."""
-        self.base, self.mode, self.scenario = base, mode, scenario
-        self.bundle = Resources(
-            settings_for(base.settings, mode),
-            chat_model=ScriptedModel(direct=scenario == NO_TOOL),
-            embeddings=base.embeddings,
-            neo4j_driver=base.neo4j,
-            redis_client=base.redis,
-        )  # shares the run's clients: never closed here
-        self.stores = MemoryStores.wire(self.bundle)
-        self.learner = f"bench-hb-{uuid.uuid4().hex[:10]}"
-        self.ctx = Context(max_tokens=max_tokens, zettelkasten=False, display_window=display_window)
-        self.knobs = MemoryKnobs.from_context(self.ctx)
-        self.series = Series(scenario, GRAPH_LABELS[mode])
-        self.graph = make_builder(self.bundle).compile(checkpointer=saver)
-        self.cfg = {"configurable": {"thread_id": self.learner}}
-        self.archives = 0
-        self.worker: Any = None
-        self.stop = asyncio.Event()
-        self.task: asyncio.Task | None = None
-
-    async def start(self) -> None:
-        """Kernel logging: the worker starts in a background task, as in the server."""
-        if self.mode == KERNEL:
-            self.worker = build_worker(self.bundle, self.stores)
-            self.task = asyncio.create_task(self.worker.run(self.stop))
-
-    async def turn(self, i: int) -> None:
-        """One timed turn; on a tool turn, then the same search timed directly."""
-        t0 = time.perf_counter()
-        request = {"learner_id": self.learner, "request": f"Question {i}: {FILLER}"}
-        out = await self.graph.ainvoke(request, self.cfg, context=self.ctx)
-        self.series.times.append(time.perf_counter() - t0)
-        count = out["memory_state"].get("archive_attempts", 0)
-        self.series.archived.append(count > self.archives)
-        self.archives = count
-        if self.scenario == TOOL:
-            t0 = time.perf_counter()
-            await self.stores.archival.search(
-                self.learner, QUERY, page_size=self.knobs.page_size, recipe=self.knobs.recipe
-            )
-            self.series.searches.append(time.perf_counter() - t0)
-
-    async def finish(self) -> None:
-        """Stop and drain the worker, count what reached Neo4j, erase the learner."""
-        try:
-            if self.task is not None:
-                self.stop.set()
-                await self.task
-                self.series.left = await drain_all(self.worker, self.stores, [self.learner])
-                self.series.worker = dict(self.worker.stats())
-            self.series.stored = await self.stores.recall.count(self.learner)
-        finally:
-            if self.task is not None and not self.task.done():
-                self.stop.set()
-                await self.task
-            await erase_learner(self.bundle, self.learner)
-            stale = [k async for k in self.base.redis.scan_iter(match=f"*{self.learner}*", count=1000)]
-            if stale:
-                await self.base.redis.delete(*stale)
-            await self.base.redis.srem(self.stores.kernel.active_key, self.learner)
+the scripted models and the baseline graph in ``bench.kernel.turn_baseline``, one graph's run in
+``bench.kernel.turn_runs``)."""
 
 
 async def measure(
@@ -218,11 +119,13 @@ async def measure(
     modes: tuple[str, ...],
     tool_max_tokens: int | None = None,
     display_window: int = Context().display_window,
+    durability: Durability = "async",
 ) -> list[Series]:
     """Every scenario on the baseline and the heartbeat in each of ``modes``, turns interleaved.
 
     The no-tool turn runs at ``max_tokens``, the tool turn at ``tool_max_tokens`` (default:
-    ``max_tokens``). ``display_window``: the heartbeat's ``Context.display_window``.
+    ``max_tokens``). ``display_window``: the heartbeat's ``Context.display_window``;
+    ``durability``: the heartbeat's checkpoint mode (the baseline keeps LangGraph's default).
 
     Turn ``i`` runs on every graph before turn ``i + 1`` runs on any, so a change in the
     machine's load (2 shared cores) hits every row alike and the ratios stay comparable.
@@ -238,7 +141,8 @@ async def measure(
                     runs: list[BaselineRun | HeartbeatRun] = [BaselineRun(scenario)]
                     budget = tool_max_tokens if scenario == TOOL and tool_max_tokens else max_tokens
                     runs += [
-                        HeartbeatRun(base, mode, scenario, budget, saver, display_window) for mode in modes
+                        HeartbeatRun(base, mode, scenario, budget, saver, display_window, durability)
+                        for mode in modes
                     ]
                     for run in runs:
                         await run.start()
@@ -309,16 +213,48 @@ def main(argv: list[str] | None = None) -> None:
         default=True,
         help="also run the old path (ingest_mode=sync) in the same run",
     )
+    parser.add_argument(
+        "--durability",
+        choices=("async", "exit"),
+        default="async",
+        help="the heartbeat's checkpoint mode (async: LangGraph's default and the server's; exit: "
+        "one checkpoint per turn)",
+    )
+    parser.add_argument(
+        "--per-node",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="after the ratio run, a pass that times each heartbeat node (kernel logging)",
+    )
     parser.add_argument("--compile-scaling", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args(argv)
     settings = Settings.from_env()
     modes = (KERNEL, SYNC) if args.sync_logging else (KERNEL,)
     series = asyncio.run(
-        measure(settings, args.turns, args.max_tokens, modes, args.tool_max_tokens, args.display_window)
+        measure(
+            settings,
+            args.turns,
+            args.max_tokens,
+            modes,
+            args.tool_max_tokens,
+            args.display_window,
+            args.durability,
+        )
     )
     print()
-    print(f"max_tokens: {NO_TOOL} {args.max_tokens}, {TOOL} {args.tool_max_tokens}")
+    print(
+        f"max_tokens: {NO_TOOL} {args.max_tokens}, {TOOL} {args.tool_max_tokens}; "
+        f"heartbeat durability {args.durability}"
+    )
     print("\n".join(report(series, args.warmup)))
+    if args.per_node:
+        budgets = {NO_TOOL: args.max_tokens, TOOL: args.tool_max_tokens}
+        timed = asyncio.run(
+            node_times(settings, args.turns, args.warmup, budgets, args.display_window, args.durability)
+        )
+        print("\nPer node (a separate pass, callbacks on; wall time on the loop, archive turns included)")
+        for scenario, (timer, turns) in timed.items():
+            print("\n".join(node_lines(scenario, timer, turns)))
     if args.compile_scaling:
         scaling = compile_scaling([10, 100, 500, 2000])
         per_msg0 = scaling[0][1] / scaling[0][0]

@@ -1,0 +1,139 @@
+"""One heartbeat bench run per graph: the baseline ReAct graph and the real heartbeat, a turn at a time.
+
+``bench/heartbeat.py`` interleaves these runs and reports ratios; ``bench.kernel.node_timer``
+runs the heartbeat alone with its nodes timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+import uuid
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.types import Durability
+
+from agent.context import Context
+from agent.kernel.worker import build_worker
+from agent.memory.erasure import erase_learner
+from agent.memory.stores import MemoryKnobs, MemoryStores
+from agent.resources import Resources
+from agent.settings import Settings
+from bench.kernel.drained import drain_all
+from bench.kernel.turn_baseline import FILLER, QUERY, ScriptedModel, baseline_graph
+from bench.kernel.turn_report import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, Series
+from graphs.heartbeat import make_builder
+
+
+def settings_for(settings: Settings, mode: str) -> Settings:
+    """``settings`` with recall logging in ``mode`` (``kernel`` or ``sync``)."""
+    return dataclasses.replace(settings, ingest_mode=mode)
+
+
+class BaselineRun:
+    """The baseline graph on one scenario, one turn at a time."""
+
+    def __init__(self, scenario: str) -> None:
+        """A fresh thread on a fresh baseline graph."""
+        self.series = Series(scenario, BASELINE)
+        self.graph = baseline_graph(ScriptedModel(direct=scenario == NO_TOOL))
+        self.cfg = {"configurable": {"thread_id": f"bench-base-{uuid.uuid4().hex[:8]}"}}
+
+    async def start(self) -> None:
+        """Nothing to set up."""
+
+    async def turn(self, i: int) -> None:
+        """One timed turn."""
+        t0 = time.perf_counter()
+        await self.graph.ainvoke({"messages": [HumanMessage(content=f"Question {i}: {FILLER}")]}, self.cfg)
+        self.series.times.append(time.perf_counter() - t0)
+        self.series.archived.append(False)
+
+    async def finish(self) -> None:
+        """Nothing to clean up."""
+
+
+class HeartbeatRun:
+    """The real heartbeat on one scenario with recall logging in one mode, one turn at a time."""
+
+    def __init__(
+        self,
+        base: Resources,
+        mode: str,
+        scenario: str,
+        max_tokens: int,
+        saver: Any,
+        display_window: int,
+        durability: Durability = "async",
+        callbacks: list[Any] | None = None,
+    ) -> None:
+        """A bundle over the run's clients with ``mode``'s settings, a fresh learner and thread.
+
+        ``durability``: LangGraph's checkpoint mode for every turn (``"async"``, its default
+        and the server's, or ``"exit"``); ``callbacks``: handlers every turn runs with.
+        """
+        self.base, self.mode, self.scenario = base, mode, scenario
+        self.bundle = Resources(
+            settings_for(base.settings, mode),
+            chat_model=ScriptedModel(direct=scenario == NO_TOOL),
+            embeddings=base.embeddings,
+            neo4j_driver=base.neo4j,
+            redis_client=base.redis,
+        )  # shares the run's clients: never closed here
+        self.stores = MemoryStores.wire(self.bundle)
+        self.learner = f"bench-hb-{uuid.uuid4().hex[:10]}"
+        self.ctx = Context(max_tokens=max_tokens, zettelkasten=False, display_window=display_window)
+        self.knobs = MemoryKnobs.from_context(self.ctx)
+        self.series = Series(scenario, GRAPH_LABELS[mode])
+        self.graph = make_builder(self.bundle).compile(checkpointer=saver)
+        self.cfg: dict[str, Any] = {"configurable": {"thread_id": self.learner}}
+        if callbacks:
+            self.cfg["callbacks"] = callbacks
+        self.durability = durability
+        self.archives = 0
+        self.worker: Any = None
+        self.stop = asyncio.Event()
+        self.task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        """Kernel logging: the worker starts in a background task, as in the server."""
+        if self.mode == KERNEL:
+            self.worker = build_worker(self.bundle, self.stores)
+            self.task = asyncio.create_task(self.worker.run(self.stop))
+
+    async def turn(self, i: int) -> None:
+        """One timed turn; on a tool turn, then the same search timed directly."""
+        t0 = time.perf_counter()
+        request = {"learner_id": self.learner, "request": f"Question {i}: {FILLER}"}
+        out = await self.graph.ainvoke(request, self.cfg, context=self.ctx, durability=self.durability)
+        self.series.times.append(time.perf_counter() - t0)
+        count = out["memory_state"].get("archive_attempts", 0)
+        self.series.archived.append(count > self.archives)
+        self.archives = count
+        if self.scenario == TOOL:
+            t0 = time.perf_counter()
+            await self.stores.archival.search(
+                self.learner, QUERY, page_size=self.knobs.page_size, recipe=self.knobs.recipe
+            )
+            self.series.searches.append(time.perf_counter() - t0)
+
+    async def finish(self) -> None:
+        """Stop and drain the worker, count what reached Neo4j, erase the learner."""
+        try:
+            if self.task is not None:
+                self.stop.set()
+                await self.task
+                self.series.left = await drain_all(self.worker, self.stores, [self.learner])
+                self.series.worker = dict(self.worker.stats())
+            self.series.stored = await self.stores.recall.count(self.learner)
+        finally:
+            if self.task is not None and not self.task.done():
+                self.stop.set()
+                await self.task
+            await erase_learner(self.bundle, self.learner)
+            stale = [k async for k in self.base.redis.scan_iter(match=f"*{self.learner}*", count=1000)]
+            if stale:
+                await self.base.redis.delete(*stale)
+            await self.base.redis.srem(self.stores.kernel.active_key, self.learner)
