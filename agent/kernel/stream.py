@@ -5,7 +5,7 @@ on its learner's stream. AOF makes it durable; the worker's consumer group deliv
 each entry at least once, and it is acknowledged only after its Neo4j commit.
 
 Keys (all of one learner's keys share the hash tag ``{learner_id}``, so every script
-below touches one Redis Cluster slot):
+in ``agent.kernel.stream_scripts`` touches one Redis Cluster slot):
 
 - ``kag:kernel:{L}:stream``  the events (consumer group ``kag-kernel``)
 - ``kag:kernel:{L}:seen:<key>``  idempotency keys (7 days)
@@ -39,6 +39,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
 from agent.errors import StoreUnavailableError
+from agent.kernel import stream_scripts as scripts
 from agent.kernel.events import KernelEvent, decode, encode, random_key
 
 log = logging.getLogger(__name__)
@@ -47,44 +48,6 @@ PREFIX = "kag"
 GROUP = "kag-kernel"
 SEEN_TTL_SECONDS = 7 * 24 * 3600
 TAIL_LIMIT = 2000
-
-# KEYS: seen, stream, tail, gen, parked. ARGV: ttl, parked(0/1), fields (JSON), tail (JSON {id: item}).
-_ENQUEUE = """
-if not redis.call('set', KEYS[1], '1', 'NX', 'EX', tonumber(ARGV[1])) then return false end
-local fields = cjson.decode(ARGV[3])
-local flat = {}
-for k, v in pairs(fields) do flat[#flat + 1] = k; flat[#flat + 1] = v end
-local id = redis.call('xadd', KEYS[2], '*', unpack(flat))
-local tail = cjson.decode(ARGV[4])
-for tid, item in pairs(tail) do redis.call('hset', KEYS[3], tid, item) end
-redis.call('incr', KEYS[4])
-if ARGV[2] == '1' then redis.call('incr', KEYS[5]) end
-return id
-"""
-
-# KEYS: stream, tail, parked, gen. ARGV: group, parked count, entry ids (JSON), tail ids (JSON).
-_ACK = """
-local ids = cjson.decode(ARGV[3])
-local tail = cjson.decode(ARGV[4])
-local acked = 0
-if #ids > 0 then
-  acked = redis.call('xack', KEYS[1], ARGV[1], unpack(ids))
-  redis.call('xdel', KEYS[1], unpack(ids))
-end
-if #tail > 0 then redis.call('hdel', KEYS[2], unpack(tail)) end
-local parked = tonumber(ARGV[2])
-if parked > 0 then
-  if redis.call('decrby', KEYS[3], parked) <= 0 then redis.call('del', KEYS[3]) end
-end
-redis.call('incr', KEYS[4])
-return acked
-"""
-
-_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
-_REFRESH = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then "
-    "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
-)
 
 
 @dataclass(frozen=True)
@@ -198,7 +161,7 @@ class KernelStream:
                     pipe.sadd(self.parked_key, learner_id)
                 pipe.get(self.depth_key)
                 pipe.eval(
-                    _ENQUEUE,
+                    scripts.ENQUEUE,
                     len(keys),
                     *keys,
                     SEEN_TTL_SECONDS,
@@ -351,7 +314,7 @@ class KernelStream:
         try:
             acked = int(
                 await self.redis.eval(
-                    _ACK,
+                    scripts.ACK,
                     len(keys),
                     *keys,
                     GROUP,
@@ -411,11 +374,12 @@ class KernelStream:
 
     async def refresh(self, learner_id: str, token: str) -> bool:
         """Extend a held lock (between batches); False when it was lost."""
-        return bool(await self.redis.eval(_REFRESH, 1, self.key(learner_id, "lock"), token, self.lock_ttl_ms))
+        lock = self.key(learner_id, "lock")
+        return bool(await self.redis.eval(scripts.REFRESH, 1, lock, token, self.lock_ttl_ms))
 
     async def unlock(self, learner_id: str, token: str) -> None:
         """Release the learner's drain lock if this token still holds it."""
         try:
-            await self.redis.eval(_RELEASE, 1, self.key(learner_id, "lock"), token)
+            await self.redis.eval(scripts.RELEASE, 1, self.key(learner_id, "lock"), token)
         except (RedisError, OSError) as exc:
             log.warning("could not release the kernel lock of a learner: %s", exc)

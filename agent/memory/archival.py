@@ -37,9 +37,10 @@ from agent.memory.records import (
     summary_id_for,
     valid_ids,
 )
-from agent.search.hybrid import HybridSearch, NotesSource, find_notes, memory_target
+from agent.search.hybrid import HybridSearch, NotesSource, find_notes
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
+from agent.search.targets import memory_target
 from agent.validation import validate_learner_id, validate_text
 
 log = logging.getLogger(__name__)

@@ -43,9 +43,10 @@ from agent.memory.cognitive_queries import (
 )
 from agent.memory.recent import search_recent
 from agent.memory.records import ID
-from agent.search.hybrid import HybridSearch, memory_target
+from agent.search.hybrid import HybridSearch
 from agent.search.recipes import SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
+from agent.search.targets import memory_target
 from agent.validation import validate_learner_id
 
 log = logging.getLogger(__name__)

@@ -50,9 +50,10 @@ from agent.memory.queries import (
 from agent.memory.recall_writes import OP_LOG, RecallWriter
 from agent.memory.recent import merge_fresh, search_recent
 from agent.memory.sensory import check_traces
-from agent.search.hybrid import HybridSearch, memory_target, message_target
+from agent.search.hybrid import HybridSearch
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
+from agent.search.targets import memory_target, message_target
 from agent.validation import validate_learner_id, validate_text
 
 log = logging.getLogger(__name__)

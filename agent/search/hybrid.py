@@ -24,81 +24,26 @@ from typing import Any
 
 import neo4j
 
-from agent.graphdb.schema import SchemaNames, learner_key
+from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
 from agent.search.lucene import query_terms, scoped_query
 from agent.search.queries import (
-    CONTEXT_HYDRATE,
-    EXACT_BY_LABEL,
-    EXPAND_MEMORY,
-    EXPAND_MESSAGE,
     FIRST_STAGE,
     FULLTEXT_QUERY,
-    HYDRATE_BY_LABEL,
     HYDRATE_NOTE,
     NOTE_EXACT,
     NOTE_INDEXES,
     NOTE_LABEL_EXISTS,
     NOTE_PROBE,
-    RECENT_BY_LABEL,
 )
 from agent.search.recipes import SearchRecipe
 from agent.search.results import SearchHit, rrf_fuse
 from agent.search.rewrite import keyword_query, stem_prefixes
 from agent.search.sessions import session_lists
+from agent.search.targets import SearchTarget
 
 MAX_VECTOR_K = 5000
 NOTES_CACHE_SECONDS = 30.0
-
-
-@dataclass(frozen=True)
-class SearchTarget:
-    """Which label a store searches and the queries specific to it."""
-
-    label: str
-    vector_index: str
-    fulltext_index: str
-    text_field: str
-    exact_query: str
-    recent_query: str
-    expand_query: str
-    context_query: str
-    """The context neighbours of the seeds, and the page's candidates hydrated (``CONTEXT_HYDRATE``)."""
-    hydrate_query: str
-    summary_index: str
-    """Full-text index over ``:SessionSummary`` text (the ``session`` retriever)."""
-
-
-def memory_target(names: SchemaNames) -> SearchTarget:
-    """Archival memories and session summaries (``:Memory``)."""
-    return SearchTarget(
-        "Memory",
-        names.memory_vector,
-        names.memory_fulltext,
-        "text",
-        EXACT_BY_LABEL["Memory"],
-        RECENT_BY_LABEL["Memory"],
-        EXPAND_MEMORY,
-        CONTEXT_HYDRATE["Memory"],
-        HYDRATE_BY_LABEL["Memory"],
-        names.memory_fulltext,
-    )
-
-
-def message_target(names: SchemaNames) -> SearchTarget:
-    """Recall-storage messages (``:Message``)."""
-    return SearchTarget(
-        "Message",
-        names.message_vector,
-        names.message_fulltext,
-        "content",
-        EXACT_BY_LABEL["Message"],
-        RECENT_BY_LABEL["Message"],
-        EXPAND_MESSAGE,
-        CONTEXT_HYDRATE["Message"],
-        HYDRATE_BY_LABEL["Message"],
-        names.memory_fulltext,
-    )
 
 
 @dataclass(frozen=True)

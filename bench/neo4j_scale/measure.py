@@ -16,7 +16,8 @@ from agent.graphdb.store import fetch
 from agent.memory.archival import ArchivalStore
 from agent.models.embeddings import EmbeddingProvider
 from agent.resources import Resources
-from agent.search.hybrid import HybridSearch, hit_sessions, memory_target, score_pairs
+from agent.search.hybrid import HybridSearch, hit_sessions, score_pairs
+from agent.search.targets import memory_target
 from agent.settings import Settings
 from bench.markdown_table import markdown_table
 from bench.neo4j_scale.data import (

@@ -1,0 +1,70 @@
+"""What a hybrid search runs over: one label, its indexes and its label-specific queries.
+
+``memory_target`` (archival memories, turn contexts, session summaries) and
+``message_target`` (recall messages) are the two that stores search through
+``agent.search.hybrid.HybridSearch``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.graphdb.schema import SchemaNames
+from agent.search.queries import (
+    CONTEXT_HYDRATE,
+    EXACT_BY_LABEL,
+    EXPAND_MEMORY,
+    EXPAND_MESSAGE,
+    HYDRATE_BY_LABEL,
+    RECENT_BY_LABEL,
+)
+
+
+@dataclass(frozen=True)
+class SearchTarget:
+    """Which label a store searches and the queries specific to it."""
+
+    label: str
+    vector_index: str
+    fulltext_index: str
+    text_field: str
+    exact_query: str
+    recent_query: str
+    expand_query: str
+    context_query: str
+    """The context neighbours of the seeds, and the page's candidates hydrated (``CONTEXT_HYDRATE``)."""
+    hydrate_query: str
+    summary_index: str
+    """Full-text index over ``:SessionSummary`` text (the ``session`` retriever)."""
+
+
+def memory_target(names: SchemaNames) -> SearchTarget:
+    """Archival memories and session summaries (``:Memory``)."""
+    return SearchTarget(
+        "Memory",
+        names.memory_vector,
+        names.memory_fulltext,
+        "text",
+        EXACT_BY_LABEL["Memory"],
+        RECENT_BY_LABEL["Memory"],
+        EXPAND_MEMORY,
+        CONTEXT_HYDRATE["Memory"],
+        HYDRATE_BY_LABEL["Memory"],
+        names.memory_fulltext,
+    )
+
+
+def message_target(names: SchemaNames) -> SearchTarget:
+    """Recall-storage messages (``:Message``)."""
+    return SearchTarget(
+        "Message",
+        names.message_vector,
+        names.message_fulltext,
+        "content",
+        EXACT_BY_LABEL["Message"],
+        RECENT_BY_LABEL["Message"],
+        EXPAND_MESSAGE,
+        CONTEXT_HYDRATE["Message"],
+        HYDRATE_BY_LABEL["Message"],
+        names.memory_fulltext,
+    )
