@@ -45,9 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import time
-import uuid
 
 from langchain_core.messages import (
     AIMessage,
@@ -58,12 +56,10 @@ from langchain_core.messages import (
 from langgraph.types import Durability
 from tqdm import tqdm
 
-from agent.checkpoint import AsyncRedisSaver
 from agent.context import Context
 from agent.heap import freeze_startup_heap
 from agent.heartbeat.tokens import count_messages
 from agent.heartbeat.working_memory import compile_prompt
-from agent.resources import Resources
 from agent.settings import Settings
 from bench.kernel.node_timer import node_lines, node_times
 from bench.kernel.turn_baseline import FILLER, QUERY, LoopingModel, ScriptedModel, baseline_graph
@@ -83,7 +79,7 @@ from bench.kernel.turn_report import (
     report,
     verdict,
 )
-from bench.kernel.turn_runs import BaselineRun, HeartbeatRun
+from bench.kernel.turn_runs import BaselineRun, HeartbeatRun, bench_clients
 
 __all__ = [
     "FILLER",
@@ -130,40 +126,28 @@ async def measure(
     Turn ``i`` runs on every graph before turn ``i + 1`` runs on any, so a change in the
     machine's load (2 shared cores) hits every row alike and the ratios stay comparable.
     """
-    base = Resources(settings)
-    prefix = f"kag-bench-ckpt-{uuid.uuid4().hex[:6]}"
     out: list[Series] = []
-    try:
-        async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix) as saver:
-            await saver.setup()
+    async with bench_clients(settings) as (base, saver):
+        for scenario in SCENARIOS:
+            runs: list[BaselineRun | HeartbeatRun] = [BaselineRun(scenario)]
+            budget = tool_max_tokens if scenario == TOOL and tool_max_tokens else max_tokens
+            runs += [
+                HeartbeatRun(base, mode, scenario, budget, saver, display_window, durability)
+                for mode in modes
+            ]
+            for run in runs:
+                await run.start()
+            # As the server's lifespan does once it has loaded (agent.heap): every graph
+            # of the run, baseline included, then turns without full passes over that heap.
+            await freeze_startup_heap(base)
             try:
-                for scenario in SCENARIOS:
-                    runs: list[BaselineRun | HeartbeatRun] = [BaselineRun(scenario)]
-                    budget = tool_max_tokens if scenario == TOOL and tool_max_tokens else max_tokens
-                    runs += [
-                        HeartbeatRun(base, mode, scenario, budget, saver, display_window, durability)
-                        for mode in modes
-                    ]
+                for i in tqdm(range(turns), desc=scenario, unit="turn"):
                     for run in runs:
-                        await run.start()
-                    # As the server's lifespan does once it has loaded (agent.heap): every graph
-                    # of the run, baseline included, then turns without full passes over that heap.
-                    await freeze_startup_heap(base)
-                    try:
-                        for i in tqdm(range(turns), desc=scenario, unit="turn"):
-                            for run in runs:
-                                await run.turn(i)
-                    finally:
-                        for run in runs:
-                            await run.finish()
-                    out += [run.series for run in runs]
+                        await run.turn(i)
             finally:
-                keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
-                if keys:
-                    await saver.client.delete(*keys)
-    finally:
-        gc.unfreeze()  # the process (a test's, too) collects as before once the measure is done
-        await base.aclose()
+                for run in runs:
+                    await run.finish()
+            out += [run.series for run in runs]
     return out
 
 

@@ -13,9 +13,7 @@ pass of its own after the ratio run, never inside it.
 
 from __future__ import annotations
 
-import gc
 import time
-import uuid
 from collections import defaultdict
 from typing import Any
 from uuid import UUID
@@ -24,13 +22,11 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.types import Durability
 from tqdm import tqdm
 
-from agent.checkpoint import AsyncRedisSaver
 from agent.context import Context
 from agent.heap import freeze_startup_heap
-from agent.resources import Resources
 from agent.settings import Settings
 from bench.kernel.turn_report import KERNEL, SCENARIOS, pct
-from bench.kernel.turn_runs import HeartbeatRun
+from bench.kernel.turn_runs import HeartbeatRun, bench_clients
 
 
 class NodeTimer(BaseCallbackHandler):
@@ -105,33 +101,20 @@ async def node_times(
     A pass of its own, after the ratio run: ``turns`` turns after ``warmup`` untimed ones,
     at ``budgets[scenario]`` tokens. Returns the timer and the number of timed turns.
     """
-    base = Resources(settings)
-    prefix = f"kag-bench-ckpt-{uuid.uuid4().hex[:6]}"
     out: dict[str, tuple[NodeTimer, int]] = {}
-    try:
-        async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix) as saver:
-            await saver.setup()
+    async with bench_clients(settings) as (base, saver):
+        for scenario in SCENARIOS:
+            timer = NodeTimer()
+            budget = budgets[scenario]
+            run = HeartbeatRun(base, KERNEL, scenario, budget, saver, display_window, durability, [timer])
+            await run.start()
             try:
-                for scenario in SCENARIOS:
-                    timer = NodeTimer()
-                    run = HeartbeatRun(
-                        base, KERNEL, scenario, budgets[scenario], saver, display_window, durability, [timer]
-                    )
-                    await run.start()
-                    try:
-                        for i in tqdm(range(warmup + turns), desc=f"{scenario}, nodes", unit="turn"):
-                            if i == warmup:
-                                timer.seconds.clear()
-                                await freeze_startup_heap(base)
-                            await run.turn(i)
-                    finally:
-                        await run.finish()
-                    out[scenario] = (timer, turns)
+                for i in tqdm(range(warmup + turns), desc=f"{scenario}, nodes", unit="turn"):
+                    if i == warmup:
+                        timer.seconds.clear()
+                        await freeze_startup_heap(base)
+                    await run.turn(i)
             finally:
-                keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
-                if keys:
-                    await saver.client.delete(*keys)
-    finally:
-        gc.unfreeze()
-        await base.aclose()
+                await run.finish()
+            out[scenario] = (timer, turns)
     return out

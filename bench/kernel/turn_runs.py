@@ -7,14 +7,18 @@ runs the heartbeat alone with its nodes timed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import gc
 import time
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.types import Durability
 
+from agent.checkpoint import AsyncRedisSaver
 from agent.context import Context
 from agent.kernel.worker import build_worker
 from agent.memory.erasure import erase_learner
@@ -137,3 +141,26 @@ class HeartbeatRun:
             if stale:
                 await self.base.redis.delete(*stale)
             await self.base.redis.srem(self.stores.kernel.active_key, self.learner)
+
+
+@contextlib.asynccontextmanager
+async def bench_clients(settings: Settings) -> AsyncIterator[tuple[Resources, AsyncRedisSaver]]:
+    """The run's shared clients and a Redis checkpoint saver under a prefix of its own.
+
+    On exit the saver's keys are deleted, the heap is unfrozen (the process, a test's too,
+    collects as before) and the clients are closed.
+    """
+    base = Resources(settings)
+    prefix = f"kag-bench-ckpt-{uuid.uuid4().hex[:6]}"
+    try:
+        async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix) as saver:
+            await saver.setup()
+            try:
+                yield base, saver
+            finally:
+                keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
+                if keys:
+                    await saver.client.delete(*keys)
+    finally:
+        gc.unfreeze()
+        await base.aclose()

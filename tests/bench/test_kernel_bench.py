@@ -19,6 +19,7 @@ from bench.kernel.__main__ import main as kernel_main
 from bench.kernel.consult_latency import run_consult
 from bench.kernel.ingestion import EVENTS_PER_TURN, IngestConfig, run_ingestion
 from bench.kernel.learning import load_set, run_learning, small_set
+from bench.kernel.node_timer import node_times
 from bench.kernel.rag import CONSULT, SYSTEMS, default_path, run_rag
 
 pytestmark = pytest.mark.integration
@@ -50,6 +51,20 @@ async def test_heartbeat_rows_kernel_and_sync_in_one_run(settings: Settings):
     assert sum(bool(re.match(rf"({NO_TOOL}|{TOOL})\s\s", ln)) for ln in lines) >= 6
     assert any(ln.startswith("no-tool turn, heartbeat, kernel logging: p95 ratio") for ln in lines)
     assert sum("overhead p50" in ln and ("PASS" in ln or "MISS" in ln) for ln in lines) == 2
+
+
+async def test_the_per_node_pass_times_every_node_the_real_heartbeat_runs(settings: Settings):
+    turns = 2
+    timed = await node_times(
+        settings, turns, warmup=1, budgets={NO_TOOL: 100_000, TOOL: 100_000}, durability="exit"
+    )
+    plain = {"receive", "appraise", "monitor", "compile", "think", "finish"}
+    no_tool, _ = timed[NO_TOOL]
+    assert {node: len(runs) for node, runs in no_tool.seconds.items()} == dict.fromkeys(plain, turns)
+    tool, n = timed[TOOL]
+    assert n == turns and set(tool.seconds) == plain | {"act"}
+    assert len(tool.seconds["think"]) == 2 * turns  # think, act, then think again with the result
+    assert all(0 < t < 5 for runs in tool.seconds.values() for t in runs)
 
 
 async def test_ingestion_loses_nothing_and_reports_backlog_and_lag(settings: Settings, resources: Resources):
