@@ -7,7 +7,7 @@ not an LLM. Rules, in order:
    tool-call renderings (``[calls …]``), tutor turns that quote memory ("From
    your memory — …"), and boilerplate sentences (the tutor talking about itself
    or its tools, greetings, praise, quoted ``role:`` lines). Sentences are also
-   cut at ``:``/``;`` into clauses.
+   cut at ``:``/``;`` into clauses (``agent.notes.offline_prose``).
 2. **Concepts** are terms the learner used: noun phrases (``text.noun_phrases``,
    a heuristic chunker: no verbs, no filler) from learner sentences. A term is a
    concept when some declarative sentence *defines* it (below) and either it is
@@ -55,30 +55,20 @@ from agent.notes.models import (
     normalise_keywords,
     slugify,
 )
+from agent.notes.offline_prose import PRONOUN_SUBJECT, Sentence, split_sentences
 from agent.notes.text import (
     DETERMINERS,
     STOP,
-    clean_prose,
     content_stems,
-    is_boilerplate,
-    is_question,
     noun_phrases,
     stem,
-    strip_lead_in,
     term_key,
 )
 
 OFFLINE_MODEL = "offline-extractor/2"
-LEARNER_ROLES = frozenset({"user", "human", "learner"})
-NON_PROSE_ROLES = frozenset({"tool", "function", "system"})
 MIN_TERM_COUNT = 2
 
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")  # "example.org" stays whole
-_CLAUSE = re.compile(r"\s*[:;]\s+|,\s+(?=(?:while|whereas|but|and then)\s)")
-_CONNECTIVE = re.compile(r"^(while|whereas|but|and then)\s+", re.I)
 _PREPOSITION = re.compile(r"^(of|in|on|with|for|from|between|over|across|inside|without)\b", re.I)
-_MEMORY_QUOTE = re.compile(r"^\s*from your memory\b", re.I)
-_PRONOUN_SUBJECT = re.compile(r"^(it|this|that|they)\s+(?=[a-z])", re.I)
 _DEFINING = re.compile(
     r"^(is|are|was|were|means?|refers?|returns?|keeps?|combines?|describes?|lets?|matches|"
     r"pairs?|compares?|measures?|collapses?|counts?|stores?|holds?|contains?|builds?|splits?|"
@@ -106,57 +96,6 @@ _FEEDBACK = re.compile(
     r"\b(correct|exactly|right|not quite|careful|common mistake|actually|remember)\b", re.I
 )
 _MISCONCEPTION = re.compile(r"\b(not quite|common mistake|misconception|actually|careful)\b", re.I)
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """One clean sentence of the session: who said it, the text, its terms."""
-
-    learner: bool
-    text: str  # the clause as said (banner and tool renderings removed)
-    statement: str  # lead-ins removed; "" for questions and boilerplate
-    terms: tuple[str, ...]  # its noun phrases (lowercase surface), in order
-    question: bool
-    resolved: str = ""  # the term a leading "It …" refers to, if any
-
-
-def _split(content: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.findall(content) if len(s.strip()) > 2]
-
-
-def _sentences(transcript: Sequence[dict[str, Any]]) -> list[Sentence]:
-    out: list[Sentence] = []
-    asked = ""  # the term of the learner's last question, until the tutor has answered
-    for turn in transcript:
-        role = str(turn.get("role", "user")).lower()
-        if role in NON_PROSE_ROLES:
-            continue  # tool results are JSON, not something the learner or tutor said
-        learner = role in LEARNER_ROLES
-        content = clean_prose(str(turn.get("content", "")))
-        if not learner and _MEMORY_QUOTE.match(content):
-            continue  # the offline policy quoting tool results: a rendering, not prose
-        for position, raw in enumerate(_split(content)):
-            question = is_question(raw)
-            boiler = is_boilerplate(raw, tutor=not learner)
-            resolved = ""
-            if not learner and position == 0 and asked and not (question or boiler):
-                resolved = asked if _PRONOUN_SUBJECT.match(raw) else ""
-            clauses = [raw] if question or boiler else [c.strip() for c in _CLAUSE.split(raw) if c.strip()]
-            for index, clause in enumerate(clauses):
-                statement = "" if question or boiler else strip_lead_in(_CONNECTIVE.sub("", clause))
-                if len(statement.split()) < 3:
-                    statement = ""
-                terms = tuple(p for p in noun_phrases(clause))
-                out.append(
-                    Sentence(learner, clause, statement, terms, question, resolved if index == 0 else "")
-                )
-        if learner:
-            questions = [s for s in out if s.learner and s.question]
-            last = questions[-1] if questions and questions[-1] is out[-1] else None
-            asked = last.terms[0] if last and last.terms else ""
-        else:
-            asked = ""
-    return out
 
 
 _WORDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9+#_'-]*")
@@ -219,7 +158,7 @@ def _definitions(sentences: list[Sentence], concept: str, surface: str) -> list[
             continue
         text = s.statement
         if s.resolved and term_key(s.resolved) == concept:
-            text = _PRONOUN_SUBJECT.sub(f"The {surface} ", text, count=1)
+            text = PRONOUN_SUBJECT.sub(f"The {surface} ", text, count=1)
         subject, rest = _subject(text)
         if not subject or not _family(subject, concept):
             continue
@@ -306,7 +245,7 @@ def offline_extract(
     max_notes: int = MAX_NOTES,
 ) -> list[NoteDraft]:
     """The deterministic extractor described in the module docstring (not an LLM)."""
-    sentences = _sentences(transcript)
+    sentences = split_sentences(transcript)
     surfaces = _surfaces(sentences)
     current = (current_concept or "").strip()
     current_key = term_key(current) if current else ""

@@ -1,0 +1,80 @@
+"""The offline extractor's reading of a session: prose only, cut into sentences and clauses.
+
+Rule 1 of ``agent.notes.offline``: tool and system turns are dropped, and so are the offline
+policy's renderings (its banner, ``[calls …]`` lines, tutor turns quoting memory); each
+remaining turn is cut into sentences, and declarative sentences into clauses at ``:``/``;``
+and before ``while``/``whereas``/``but``/``and then``. A tutor answer opening with "It …"
+right after a learner question remembers the term the question was about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.notes.text import clean_prose, is_boilerplate, is_question, noun_phrases, strip_lead_in
+
+LEARNER_ROLES = frozenset({"user", "human", "learner"})
+NON_PROSE_ROLES = frozenset({"tool", "function", "system"})
+
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")  # "example.org" stays whole
+_CLAUSE = re.compile(r"\s*[:;]\s+|,\s+(?=(?:while|whereas|but|and then)\s)")
+_CONNECTIVE = re.compile(r"^(while|whereas|but|and then)\s+", re.I)
+_MEMORY_QUOTE = re.compile(r"^\s*from your memory\b", re.I)
+PRONOUN_SUBJECT = re.compile(r"^(it|this|that|they)\s+(?=[a-z])", re.I)
+"""A sentence whose subject is a pronoun ("It keeps …"): it may define the term just asked about."""
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One clean sentence of the session: who said it, the text, its terms."""
+
+    learner: bool
+    text: str  # the clause as said (banner and tool renderings removed)
+    statement: str  # lead-ins removed; "" for questions and boilerplate
+    terms: tuple[str, ...]  # its noun phrases (lowercase surface), in order
+    question: bool
+    resolved: str = ""  # the term a leading "It …" refers to, if any
+
+
+def _split(content: str) -> list[str]:
+    """The sentences of ``content`` (a dot inside a word, "example.org", does not end one)."""
+    return [s.strip() for s in _SENTENCE.findall(content) if len(s.strip()) > 2]
+
+
+def split_sentences(transcript: Sequence[dict[str, Any]]) -> list[Sentence]:
+    """The clean sentences and clauses of a session, in order (rule 1 of ``agent.notes.offline``)."""
+    out: list[Sentence] = []
+    asked = ""  # the term of the learner's last question, until the tutor has answered
+    for turn in transcript:
+        role = str(turn.get("role", "user")).lower()
+        if role in NON_PROSE_ROLES:
+            continue  # tool results are JSON, not something the learner or tutor said
+        learner = role in LEARNER_ROLES
+        content = clean_prose(str(turn.get("content", "")))
+        if not learner and _MEMORY_QUOTE.match(content):
+            continue  # the offline policy quoting tool results: a rendering, not prose
+        for position, raw in enumerate(_split(content)):
+            question = is_question(raw)
+            boiler = is_boilerplate(raw, tutor=not learner)
+            resolved = ""
+            if not learner and position == 0 and asked and not (question or boiler):
+                resolved = asked if PRONOUN_SUBJECT.match(raw) else ""
+            clauses = [raw] if question or boiler else [c.strip() for c in _CLAUSE.split(raw) if c.strip()]
+            for index, clause in enumerate(clauses):
+                statement = "" if question or boiler else strip_lead_in(_CONNECTIVE.sub("", clause))
+                if len(statement.split()) < 3:
+                    statement = ""
+                terms = tuple(p for p in noun_phrases(clause))
+                out.append(
+                    Sentence(learner, clause, statement, terms, question, resolved if index == 0 else "")
+                )
+        if learner:
+            questions = [s for s in out if s.learner and s.question]
+            last = questions[-1] if questions and questions[-1] is out[-1] else None
+            asked = last.terms[0] if last and last.terms else ""
+        else:
+            asked = ""
+    return out
