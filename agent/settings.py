@@ -54,6 +54,7 @@ _ENV = {
     "auth_tokens": "KAG_AUTH_TOKENS",
     "auth_tokens_file": "KAG_AUTH_TOKENS_FILE",
     "checkpoint_ttl": "KAG_CHECKPOINT_TTL",
+    "checkpoint_keep": "KAG_CHECKPOINT_KEEP",
     "checkpoint_prefix": "KAG_CHECKPOINT_PREFIX",
     "ingest_mode": "KAG_INGEST_MODE",
     "kernel_batch_size": "KAG_KERNEL_BATCH_SIZE",
@@ -67,6 +68,7 @@ _KINDS: dict[str, type] = {
     "langsmith_tracing": bool,
     "trace_content": bool,
     "checkpoint_ttl": int,
+    "checkpoint_keep": int,
     "kernel_batch_size": int,
     "kernel_flush_seconds": float,
     "kernel_max_backlog": int,
@@ -236,6 +238,10 @@ class Settings:
     """Path of a JSON token table ``{"token": "learner-id"}`` (KAG_AUTH_TOKENS_FILE)."""
     checkpoint_ttl: int | None = None
     """Server checkpoint expiry in seconds, refreshed on read (KAG_CHECKPOINT_TTL); None: never."""
+    checkpoint_keep: int = 500
+    """Checkpoints the server keeps per thread namespace (KAG_CHECKPOINT_KEEP; 0: all). Each
+    step stores the channels it changed whole, so an unbounded thread grows by 100-250 KB a
+    turn (``bench.checkpoint_growth``); 500 is about 50 turns of time travel."""
     checkpoint_prefix: str = ""
     """Server checkpoint key prefix (KAG_CHECKPOINT_PREFIX); empty: the saver's default."""
     ingest_mode: str = "kernel"
@@ -290,6 +296,9 @@ class Settings:
         ttl = self.checkpoint_ttl
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
             raise ConfigError(_ENV["checkpoint_ttl"], f"expected a positive number of seconds, got {ttl!r}")
+        keep = self.checkpoint_keep
+        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
+            raise ConfigError(_ENV["checkpoint_keep"], f"expected 0 (all) or a count, got {keep!r}")
 
     @property
     def kernel_prefix(self) -> str:

@@ -52,14 +52,17 @@ class AsyncRedisSaver(RedisCheckpointBase):
         serde: SerializerProtocol | None = None,
         list_page_size: int = 250,
         principal: Principal | None = None,
+        keep: int | None = None,
     ) -> None:
         """Wrap ``client`` (``decode_responses=False``; Redis or RedisCluster); ``ttl`` in s.
+
+        ``keep``: checkpoints kept per namespace (None: all); see ``agent.checkpoint.base``.
 
         ``principal`` says who is asking for a config (default: its
         ``langgraph_auth_user_id``); see ``agent.checkpoint.owners``.
         """
         super().__init__(serde=serde)
-        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size, principal)
+        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size, principal, keep)
         require_bytes_client(client)
         self.client = client
         self.cluster = is_cluster_client(client)
@@ -153,12 +156,14 @@ class AsyncRedisSaver(RedisCheckpointBase):
         """Copy a thread's full history (every namespace, write and blob)."""
         await run_async(ops.copy_thread(self, source_thread_id, target_thread_id), self._send)
 
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """``keep_latest``: newest checkpoint per namespace survives; ``delete``: all go.
+    async def aprune(
+        self, thread_ids: Sequence[str], *, strategy: str = "keep_latest", keep: int = 1
+    ) -> None:
+        """``keep_latest``: the newest ``keep`` checkpoints per namespace survive; ``delete``: all go.
 
         Not ``DeltaChannel``-aware: pruned ancestors are gone for delta replay.
         """
-        await run_async(ops.delete_threads(self, thread_ids, strategy), self._send)
+        await run_async(ops.delete_threads(self, thread_ids, strategy, keep=keep), self._send)
 
     # ---- sync bridge (runs the coroutine on the saver's loop) ------------------------
     def _bridge(self, coro: Any) -> Any:

@@ -62,6 +62,13 @@ TTL (``ttl`` seconds, off by default): every key a write touches gets EXPIRE; wi
 written nor (with ``refresh_on_read``) read for ``ttl`` seconds expires as a whole.
 ``P:threads`` and ``P:{T}:owner`` never expire; stale ``threads`` members are harmless
 (their namespace set is gone).
+
+History (``keep`` checkpoints per namespace, off by default): every step writes a new
+version of each channel it changed, whole, so an active thread grows by every turn's
+``messages``, queue and prompt. With ``keep`` set, a put that leaves more than ``keep``
+plus a slack (``ops.trim_due``) trims the namespace back to its newest ``keep``
+checkpoints, their writes and the blobs they reference (the ``keep_latest`` prune).
+Time travel reaches back ``keep`` steps; the learner's memory is in Neo4j, not here.
 """
 
 from __future__ import annotations
@@ -190,6 +197,7 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
 
     key_prefix: str
     ttl: int | None
+    keep: int | None
     refresh_on_read: bool
     list_page_size: int
 
@@ -200,16 +208,20 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
         refresh_on_read: bool,
         list_page_size: int,
         principal: Callable[[RunnableConfig | None], str | None] | None = None,
+        keep: int | None = None,
     ) -> None:
         if not key_prefix or any(c in key_prefix for c in " *?[]{}"):
             raise InvalidInputError(f"key_prefix must be non-empty, no glob chars or braces: {key_prefix!r}")
         if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl <= 0):
             raise InvalidInputError(f"ttl must be a positive number of seconds, got {ttl!r}")
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+            raise InvalidInputError(f"keep must be a positive number of checkpoints, got {keep!r}")
         if not 1 <= list_page_size <= MAX_PAGE:
             raise InvalidInputError(f"list_page_size must be 1..{MAX_PAGE}, got {list_page_size}")
         self.list_page_size = list_page_size
         self.key_prefix = key_prefix.rstrip(":")
         self.ttl = ttl
+        self.keep = keep
         self.refresh_on_read = refresh_on_read
         # Who is asking (see agent.checkpoint.owners); None means nobody is checked.
         self.principal = principal or config_principal

@@ -131,7 +131,8 @@ return {#ids, ids[#ids], rows, writes, found}
 )
 
 # KEYS: owner, blobs, rows, index, namespace set. ARGV: principal, ttl (0 = none), cid,
-# row, encoded namespace, then (blob field, value) pairs. Returns 1, or -1 (nothing
+# row, encoded namespace, then (blob field, value) pairs. Returns the namespace's
+# checkpoint count after the write (the driver trims past ``keep``), or -1 (nothing
 # written) when another principal owns the thread. The prefix-wide ``threads`` and
 # ``run:R`` sets are the driver's (the same pipeline, before this call).
 PUT = LuaScript(
@@ -150,7 +151,7 @@ redis.call('SADD', nss, ARGV[5])
 if ttl > 0 then
   for _, k in ipairs({rows, idx, blobs, nss}) do redis.call('EXPIRE', k, ttl) end
 end
-return 1
+return redis.call('ZCARD', idx)
 """,
 )
 
@@ -204,19 +205,19 @@ return #order
 """,
 )
 
-# KEYS: namespace set, owner, then five keys per namespace. ARGV: strategy ("delete" |
-# "keep_latest"), T, then the encoded namespaces in KEYS order.
-# "delete" removes every key of the thread; "keep_latest" keeps the newest checkpoint
-# per namespace, its writes, and only the blobs it references.
+# KEYS: namespace set, owner, then five keys per namespace. ARGV: mode ("delete" |
+# "keep"), how many to keep, T, then the encoded namespaces in KEYS order.
+# "delete" removes every key of the thread; "keep" keeps the newest K checkpoints per
+# namespace (ids are time-ordered), their writes, and only the blobs they reference.
 # Returns {0, namespaces} when the thread has a namespace the caller did not pass (it
 # re-reads and retries), else {1, [run, member, ...]}: the run-set members to remove.
 DELETE_THREAD = LuaScript(
     "delete_thread",
     _COMMON
     + """
-local keep, T = ARGV[1] == 'keep_latest', ARGV[2]
+local keep, K, T = ARGV[1] == 'keep', tonumber(ARGV[2]), ARGV[3]
 local known = {}
-for i = 3, #ARGV do known[ARGV[i]] = true end
+for i = 4, #ARGV do known[ARGV[i]] = true end
 local nss = redis.call('SMEMBERS', KEYS[1])
 for _, N in ipairs(nss) do
   if not known[N] then return {0, nss} end
@@ -231,21 +232,24 @@ local function forget(N, ids, rows)
     end
   end
 end
-for g = 3, #ARGV do
-  local N, b = ARGV[g], 2 + (g - 3) * 5
+for g = 4, #ARGV do
+  local N, b = ARGV[g], 2 + (g - 4) * 5
   local idx, rows_h, wp, wf, blobs = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5]
   if keep then
-    local ids = redis.call('ZRANGE', idx, 0, -2)
+    local ids = redis.call('ZRANGE', idx, 0, -(K + 1))
     if #ids > 0 then
       forget(N, ids, chunked('HMGET', rows_h, ids))
       for _, k in ipairs({rows_h, wp, wf}) do chunked('HDEL', k, ids) end
       chunked('ZREM', idx, ids)
     end
     local live = {}
-    local last = redis.call('ZRANGE', idx, -1, -1)[1]
-    local row = last and redis.call('HGET', rows_h, last)
-    if row then
-      for f in string.gmatch(header(row), '%S+') do live[f] = true end
+    local kept = redis.call('ZRANGE', idx, 0, -1)
+    if #kept > 0 then
+      for _, row in ipairs(chunked('HMGET', rows_h, kept)) do
+        if row then
+          for f in string.gmatch(header(row), '%S+') do live[f] = true end
+        end
+      end
     end
     local dead = {}
     for _, f in ipairs(redis.call('HKEYS', blobs)) do

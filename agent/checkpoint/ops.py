@@ -56,7 +56,16 @@ from agent.errors import InvalidInputError, StoreError
 __all__ = ["Batch", "Emit", "Op"]  # re-exported: drivers and listing import them from here
 
 
-PRUNE_STRATEGIES = {"keep_latest": "keep_latest", "delete": "delete", "delete_all": "delete"}
+PRUNE_STRATEGIES = {"keep_latest": "keep", "delete": "delete", "delete_all": "delete"}
+
+
+def trim_due(count: int, keep: int | None) -> bool:
+    """True when a put that left ``count`` checkpoints in a namespace must trim it to ``keep``.
+
+    Only once ``keep`` is passed by a slack (a tenth of ``keep``, at least 10), so the
+    trim, which reads the kept rows and the blob names, runs once per that many steps.
+    """
+    return keep is not None and count > keep + max(10, keep // 10)
 
 
 def _call(script: LuaScript, keys: Sequence[str], *args: Any) -> tuple[Any, ...]:
@@ -155,9 +164,11 @@ def put(
         saver.ns_set_key(tid),
     ]
     args = [saver.principal(config) or "", saver.ttl or 0, cid, row, q(ns), *_flat(blobs)]
-    (done,) = yield Batch([_call(PUT, keys, *args)], index=index)
-    if done == -1:
+    (count,) = yield Batch([_call(PUT, keys, *args)], index=index)
+    if count == -1:
         raise_owned(tid)
+    if trim_due(count, saver.keep):  # the history is bounded: drop the oldest past ``keep``
+        yield from delete_threads(saver, [tid], "keep_latest", keep=saver.keep, config=config)
     return t.config(cid)
 
 
@@ -201,19 +212,31 @@ def _thread_keys(saver: RedisCheckpointBase, tid: str, nss: Sequence[str]) -> li
     return keys
 
 
-def delete_threads(saver: RedisCheckpointBase, thread_ids: Sequence[Any], strategy: str) -> Op:
+def delete_threads(
+    saver: RedisCheckpointBase,
+    thread_ids: Sequence[Any],
+    strategy: str,
+    *,
+    keep: int = 1,
+    config: RunnableConfig | None = None,
+) -> Op:
     """Delete or prune threads: one atomic script per thread, then the prefix-wide sets.
 
-    The script gets the thread's namespaces as keys; when a concurrent write added a
-    namespace after they were read, it changes nothing and the thread is retried.
+    ``keep_latest`` keeps the newest ``keep`` checkpoints of every namespace (and the
+    blobs they use); ``delete`` removes everything. The script gets the thread's
+    namespaces as keys; when a concurrent write added a namespace after they were read,
+    it changes nothing and the thread is retried. ``config`` names the principal (a
+    trim after a put: the run's); another principal's thread is never touched.
     """
     if isinstance(thread_ids, (str, bytes)):
         raise InvalidInputError("thread_ids must be a list of thread ids, not a string")
     if strategy not in PRUNE_STRATEGIES:
         raise InvalidInputError(f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'")
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+        raise InvalidInputError(f"keep must be a positive number of checkpoints, got {keep!r}")
     mode = PRUNE_STRATEGIES[strategy]
     names = [thread_id_of(t) for t in thread_ids]
-    todo = yield from visible(saver, names, None)  # another learner's thread is never touched
+    todo = yield from visible(saver, names, config)  # another learner's thread is never touched
     runs: list[tuple[str, bytes]] = []
     for _ in range(10):
         if not todo:
@@ -222,7 +245,8 @@ def delete_threads(saver: RedisCheckpointBase, thread_ids: Sequence[Any], strate
         calls = []
         for tid, members in zip(todo, nss, strict=True):
             names_ns = sorted(n.decode() for n in members)
-            calls.append(_call(DELETE_THREAD, _thread_keys(saver, tid, names_ns), mode, q(tid), *names_ns))
+            keys = _thread_keys(saver, tid, names_ns)
+            calls.append(_call(DELETE_THREAD, keys, mode, keep, q(tid), *names_ns))
         replies = yield Batch(calls)
         retry = []
         for tid, (ok, data) in zip(todo, replies, strict=True):

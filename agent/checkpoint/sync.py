@@ -46,14 +46,17 @@ class RedisSaver(RedisCheckpointBase):
         serde: SerializerProtocol | None = None,
         list_page_size: int = 250,
         principal: Principal | None = None,
+        keep: int | None = None,
     ) -> None:
         """Wrap ``client`` (``decode_responses=False``; Redis or RedisCluster); ``ttl`` in s.
+
+        ``keep``: checkpoints kept per namespace (None: all); see ``agent.checkpoint.base``.
 
         ``principal`` says who is asking for a config (default: its
         ``langgraph_auth_user_id``); see ``agent.checkpoint.owners``.
         """
         super().__init__(serde=serde)
-        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size, principal)
+        self._init_base(key_prefix, ttl, refresh_on_read, list_page_size, principal, keep)
         require_bytes_client(client)
         self.client = client
         self.cluster = is_cluster_client(client)
@@ -142,9 +145,9 @@ class RedisSaver(RedisCheckpointBase):
         """Copy a thread's full history (every namespace, write and blob)."""
         run_sync(ops.copy_thread(self, source_thread_id, target_thread_id), self._send)
 
-    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """``keep_latest``: newest checkpoint per namespace survives; ``delete``: all go."""
-        run_sync(ops.delete_threads(self, thread_ids, strategy), self._send)
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest", keep: int = 1) -> None:
+        """``keep_latest``: the newest ``keep`` checkpoints per namespace survive; ``delete``: all go."""
+        run_sync(ops.delete_threads(self, thread_ids, strategy, keep=keep), self._send)
 
     # ---- async API over the same ops; each round trip runs in a worker thread -------
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -199,6 +202,8 @@ class RedisSaver(RedisCheckpointBase):
         """Async :meth:`copy_thread`."""
         await run_async(ops.copy_thread(self, source_thread_id, target_thread_id), self._asend)
 
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+    async def aprune(
+        self, thread_ids: Sequence[str], *, strategy: str = "keep_latest", keep: int = 1
+    ) -> None:
         """Async :meth:`prune`."""
-        await run_async(ops.delete_threads(self, thread_ids, strategy), self._asend)
+        await run_async(ops.delete_threads(self, thread_ids, strategy, keep=keep), self._asend)

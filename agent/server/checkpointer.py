@@ -54,6 +54,7 @@ async def redis_checkpointer(settings: Settings | None = None) -> AsyncIterator[
         ttl=ttl,
         refresh_on_read=ttl is not None,
         principal=server_principal,
+        keep=settings.checkpoint_keep or None,
     ) as saver:
         await saver.setup()
         yield saver

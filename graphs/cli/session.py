@@ -81,7 +81,7 @@ async def heartbeat(settings: Settings) -> AsyncIterator[Any]:
 
     async with (
         open_resources(settings) as resources,
-        AsyncRedisSaver.from_conn_string(settings.redis_url) as saver,
+        AsyncRedisSaver.from_conn_string(settings.redis_url, keep=settings.checkpoint_keep or None) as saver,
     ):
         await saver.setup()
         yield make_builder(resources).compile(checkpointer=saver, name="kag")

@@ -121,6 +121,19 @@ def test_checkpoint_and_token_variables_are_settings():
     assert Settings.from_env({}).checkpoint_ttl is None
 
 
+def test_checkpoint_history_is_bounded_by_default_and_zero_keeps_all():
+    assert Settings.from_env({}).checkpoint_keep == 500
+    assert Settings.from_env({"KAG_CHECKPOINT_KEEP": "40"}).checkpoint_keep == 40
+    assert Settings.from_env({"KAG_CHECKPOINT_KEEP": "0"}).checkpoint_keep == 0  # the saver gets None
+
+
+@pytest.mark.parametrize("raw", ["-1", "many", "2.5"])
+def test_bad_checkpoint_keep_names_the_variable(raw):
+    with pytest.raises(ConfigError) as info:
+        Settings.from_env({"KAG_CHECKPOINT_KEEP": raw})
+    assert info.value.variable == "KAG_CHECKPOINT_KEEP"
+
+
 @pytest.mark.parametrize("raw", ["0", "-5", "soon", "1.5"])
 def test_bad_checkpoint_ttl_names_the_variable(raw):
     with pytest.raises(ConfigError) as info:

@@ -270,3 +270,62 @@ async def test_delete_thread_and_prune_leave_no_orphans(asaver: AsyncRedisSaver,
         client.close()
     resumed = await graph.ainvoke(Command(resume="ok"), {"configurable": {"thread_id": keep}})
     assert resumed["log"] == ["x", "prepared", "answer:ok"]
+
+
+def _live_blobs(client: redis.Redis, saver: AsyncRedisSaver, tid: str) -> tuple[set[bytes], set[bytes]]:
+    """The blob fields the thread's remaining rows reference, and the fields stored."""
+    rows = client.hvals(saver.rows_key(tid, ""))
+    live = {f for row in rows for f in split_row(row)[1]}
+    return live, set(client.hkeys(saver.blobs_key(tid, "")))
+
+
+async def test_prune_keeps_the_newest_k_and_each_still_loads(
+    asaver: AsyncRedisSaver, settings: Settings
+) -> None:
+    tid = f"keep-k-{uuid.uuid4()}"
+    cfg = {"configurable": {"thread_id": tid}}
+    graph = counter_graph().compile(checkpointer=asaver)
+    for _ in range(12):
+        await graph.ainvoke({"log": []}, cfg)
+    before = [t async for t in asaver.alist(cfg)]
+    await asaver.aprune([tid], strategy="keep_latest", keep=5)
+    after = [t async for t in asaver.alist(cfg)]
+    assert [t.checkpoint["id"] for t in after] == [t.checkpoint["id"] for t in before[:5]]  # newest first
+    values = [t.checkpoint["channel_values"] for t in after]
+    assert values == [t.checkpoint["channel_values"] for t in before[:5]]
+    client = redis.Redis.from_url(settings.redis_url)
+    try:
+        live, stored = _live_blobs(client, asaver, tid)
+        assert stored == live  # no orphan blob, none missing
+    finally:
+        client.close()
+    assert (await graph.ainvoke({"log": []}, cfg))["n"] == 13  # the thread goes on from the newest
+    with pytest.raises(InvalidInputError, match="keep"):
+        await asaver.aprune([tid], keep=0)
+
+
+async def test_a_saver_with_keep_bounds_a_growing_thread(settings: Settings, prefix: str) -> None:
+    """Every put past ``keep`` plus the slack trims the namespace back to ``keep``."""
+    keep = 20
+    async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix, keep=keep) as saver:
+        await saver.setup()
+        tid = f"bounded-{uuid.uuid4()}"
+        cfg = {"configurable": {"thread_id": tid}}
+        graph = review_graph().compile(checkpointer=saver)
+        counts = []
+        for i in range(40):  # 3 checkpoints and an interrupt per run, then its resume: 5 per pair
+            await graph.ainvoke({"log": [f"in{i}"]}, cfg)
+            await graph.ainvoke(Command(resume=f"ok{i}"), cfg)
+            counts.append(len([t async for t in saver.alist(cfg)]))
+        slack = max(10, keep // 10)
+        assert max(counts) <= keep + slack and counts[-1] >= keep
+        assert min(counts[10:]) >= keep  # trimmed to keep, never below
+        state = await graph.aget_state(cfg)
+        assert state.values["log"][-3:] == ["in39", "prepared", "answer:ok39"]
+        assert len(state.values["log"]) == 40 * 3  # the newest checkpoint holds the whole value
+        client = redis.Redis.from_url(settings.redis_url)
+        try:
+            live, stored = _live_blobs(client, saver, tid)
+            assert stored == live
+        finally:
+            client.close()
