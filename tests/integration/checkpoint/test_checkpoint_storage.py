@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
-import socket
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +19,7 @@ from agent.checkpoint.codec import split_row
 from agent.errors import InvalidInputError, StoreError
 from agent.settings import Settings
 from tests.integration.checkpoint.toy_graphs import Notes, counter_graph, review_graph
+from tests.private_redis import PrivateRedis
 
 
 def _keys(url: str, pattern: str) -> list[str]:
@@ -35,62 +31,12 @@ def _keys(url: str, pattern: str) -> list[str]:
 
 
 # ---- Redis restart with AOF (private instance) -------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class PrivateRedis:
-    """A redis-server this test owns: AOF on, fsync always, no RDB snapshots."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.dir, self.port = workdir, _free_port()
-        self.pidfile = workdir / "redis.pid"
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        subprocess.run(
-            [
-                "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-                "--dir", str(self.dir), "--appendonly", "yes", "--appendfsync", "always",
-                "--save", "", "--daemonize", "yes", "--pidfile", str(self.pidfile),
-                "--logfile", str(self.dir / "redis.log"),
-            ],
-            check=True,
-        )  # fmt: skip
-        client = redis.Redis(port=self.port)
-        for _ in range(100):
-            try:
-                if client.ping() and client.info("persistence")["loading"] == 0:
-                    return
-            except redis.ConnectionError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"private redis on {self.port} did not start")
-
-    def kill(self, sig: int) -> None:
-        if not self.pidfile.exists():
-            return
-        pid = int(self.pidfile.read_text().strip())
-        os.kill(pid, sig)
-        for _ in range(200):
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
-        self.pidfile.unlink(missing_ok=True)
-
-
 @pytest.fixture
 def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    if shutil.which("redis-server") is None:
-        pytest.fail("redis-server not installed; run scripts/services.sh up to install it")
-    server = PrivateRedis(tmp_path)
+    server = PrivateRedis(tmp_path)  # AOF on, fsync always
     server.start()
     yield server
-    server.kill(signal.SIGTERM)
+    server.stop(signal.SIGTERM)
 
 
 def test_checkpoints_survive_a_redis_crash_with_aof(private_redis: PrivateRedis) -> None:
@@ -100,7 +46,7 @@ def test_checkpoints_survive_a_redis_crash_with_aof(private_redis: PrivateRedis)
         graph = review_graph().compile(checkpointer=saver)
         graph.invoke({"log": ["in"]}, cfg)
         history = [t.config["configurable"]["checkpoint_id"] for t in saver.list(cfg)]
-        private_redis.kill(signal.SIGKILL)  # hard crash: only the AOF can bring data back
+        private_redis.stop(signal.SIGKILL)  # hard crash: only the AOF can bring data back
         private_redis.start()
         # Same saver: the pool reconnects and the emptied script cache is reloaded.
         assert [t.config["configurable"]["checkpoint_id"] for t in saver.list(cfg)] == history
