@@ -87,10 +87,47 @@ def _list_pages(saver: RedisCheckpointBase, t: Target, before_id: str, cursor: _
             fields = list(need)
             (vals,) = yield Batch([("HMGET", saver.blobs_key(t.thread_id, t.checkpoint_ns), *fields)])
             page.blobs = dict(zip(fields, vals, strict=True))
+            if any(v is None for v in vals):
+                yield from _reread_trimmed(saver, t, page)
         yield from _emit(saver, t, page, cursor, shared)
         if cursor.done or page.scanned < count:
             return
         before_id = page.last
+
+
+def _row_id(row: bytes) -> str | None:
+    """A row's checkpoint id, None when the row does not parse."""
+    try:
+        return str(split_row(row)[2][0])
+    except BadValueError:
+        return None
+
+
+def _reread_trimmed(saver: RedisCheckpointBase, t: Target, page: FetchedPage) -> Op:
+    """Rows whose blobs went between a page's two round trips, read again in one script.
+
+    A trim (``keep``) or a prune between the page and its blobs deletes the oldest rows
+    with the blobs only they used: those rows are dropped, any still there come back
+    whole (FETCH reads rows and blobs atomically), so no tuple is missing a value.
+    """
+    missing = {f for f, v in page.blobs.items() if v is None}
+    stale = {i: _row_id(row) for i, row in enumerate(page.rows) if missing & set(row_refs(row))}
+    stale = {i: cid for i, cid in stale.items() if cid is not None}  # a corrupt row raises later
+    if not stale:
+        return
+    fresh = yield from fetch(saver, t, "ids", *stale.values())
+    pairs = zip(fresh.rows, fresh.writes, strict=True)
+    again = {_row_id(row): (row, w) for row, w in pairs}
+    rows, writes = [], []
+    for i, (row, w) in enumerate(zip(page.rows, page.writes, strict=True)):
+        if i in stale:
+            if stale[i] not in again:
+                continue  # trimmed meanwhile: gone from the history, not listed
+            row, w = again[stale[i]]
+        rows.append(row)
+        writes.append(w)
+    page.rows, page.writes = rows, writes
+    page.blobs.update(fresh.blobs)
 
 
 def _list_filtered(

@@ -16,6 +16,9 @@ from langgraph.types import Command
 from agent.checkpoint import AsyncRedisSaver, CorruptCheckpointError, RedisSaver
 from agent.checkpoint.base import blob_field, q
 from agent.checkpoint.codec import split_row
+from agent.checkpoint.listing import list_tuples
+from agent.checkpoint.requests import Batch
+from agent.checkpoint.transport import iter_sync
 from agent.errors import InvalidInputError, StoreError
 from agent.settings import Settings
 from tests.integration.checkpoint.toy_graphs import Notes, counter_graph, review_graph
@@ -275,3 +278,28 @@ async def test_a_saver_with_keep_bounds_a_growing_thread(settings: Settings, pre
             assert stored == live
         finally:
             client.close()
+
+
+def test_a_listing_that_races_a_trim_lists_only_whole_checkpoints(saver: RedisSaver) -> None:
+    """A trim between a page's rows and their blobs: the gone rows drop out, the rest stay whole."""
+    tid = f"race-{uuid.uuid4()}"
+    cfg = {"configurable": {"thread_id": tid}}
+    graph = counter_graph().compile(checkpointer=saver)
+    for _ in range(10):
+        graph.invoke({"log": []}, cfg)
+    everything = list(saver.list(cfg))
+    blobs_key = saver.blobs_key(tid, "")
+    raced = []
+
+    def send(batch: Batch) -> list[Any]:
+        if not raced and any(c[0] == "HMGET" and c[1] == blobs_key for c in batch.commands):
+            saver.prune([tid], keep=4)  # the page's rows are read; their blobs are not yet
+            raced.append(True)
+        return saver._send(batch)
+
+    listed = list(iter_sync(list_tuples(saver, cfg, page_size=100), send))
+    assert raced  # the trim did land between the two round trips
+    newest = {t.checkpoint["id"]: t for t in everything[:4]}
+    assert [t.checkpoint["id"] for t in listed] == list(newest)  # the trimmed ones are not listed
+    for t in listed:  # and every listed checkpoint has all its values
+        assert t.checkpoint["channel_values"] == newest[t.checkpoint["id"]].checkpoint["channel_values"]
