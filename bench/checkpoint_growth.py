@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import uuid
-from collections.abc import AsyncIterator
 
 from tqdm import tqdm
 
@@ -26,7 +23,7 @@ from agent.context import Context
 from agent.resources import Resources
 from agent.settings import Settings
 from bench.kernel.turn_report import KERNEL, NO_TOOL, SCENARIOS, TOOL, pct
-from bench.kernel.turn_runs import HeartbeatRun
+from bench.kernel.turn_runs import HeartbeatRun, bench_saver
 
 BUDGETS = {NO_TOOL: 3000, TOOL: Context().max_tokens}
 """Token budgets as in ``bench.heartbeat``: the no-tool turn archives about one turn in five."""
@@ -41,27 +38,16 @@ async def thread_bytes(saver: AsyncRedisSaver, thread_id: str) -> tuple[int, int
     return total, await saver.client.zcard(saver.index_key(thread_id, ""))
 
 
-@contextlib.asynccontextmanager
-async def saver_on(settings: Settings, keep: int | None) -> AsyncIterator[AsyncRedisSaver]:
-    """A saver under a prefix of its own, its keys deleted on exit."""
-    prefix = f"kag-bench-growth-{uuid.uuid4().hex[:6]}"
-    async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix, keep=keep) as saver:
-        await saver.setup()
-        try:
-            yield saver
-        finally:
-            keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
-            if keys:
-                await saver.client.delete(*keys)
-
-
 async def measure(settings: Settings, turns: int, keep: int, every: int, warmup: int = 3) -> list[str]:
     """Both savers on both scenarios; the report's lines (times without the first ``warmup`` turns)."""
     lines = [f"{'scenario':<14}{'saver':<12}{'turns':>6}{'checkpoints':>13}{'KiB':>10}{'KiB/turn':>10}"]
     tail = ["", f"{'scenario':<14}{'saver':<12}{'p50 ms':>9}{'p95 ms':>9}{'p95 vs all':>12}"]
     base = Resources(settings)
     try:
-        async with saver_on(settings, None) as unbounded, saver_on(settings, keep) as bounded:
+        async with (
+            bench_saver(settings, "kag-bench-growth") as unbounded,
+            bench_saver(settings, "kag-bench-growth", keep) as bounded,
+        ):
             savers = {"keep all": unbounded, f"keep {keep}": bounded}
             for scenario in SCENARIOS:
                 window = Context().display_window

@@ -168,7 +168,9 @@ def put(
     if count == -1:
         raise_owned(tid)
     if trim_due(count, saver.keep):  # the history is bounded: drop the oldest past ``keep``
-        yield from delete_threads(saver, [tid], "keep_latest", keep=saver.keep, config=config)
+        after = yield from _apply_delete(saver, [tid], "keep", saver.keep)  # PUT just checked the owner
+        if after:
+            yield Batch(after)
     return t.config(cid)
 
 
@@ -218,15 +220,11 @@ def delete_threads(
     strategy: str,
     *,
     keep: int = 1,
-    config: RunnableConfig | None = None,
 ) -> Op:
     """Delete or prune threads: one atomic script per thread, then the prefix-wide sets.
 
     ``keep_latest`` keeps the newest ``keep`` checkpoints of every namespace (and the
-    blobs they use); ``delete`` removes everything. The script gets the thread's
-    namespaces as keys; when a concurrent write added a namespace after they were read,
-    it changes nothing and the thread is retried. ``config`` names the principal (a
-    trim after a put: the run's); another principal's thread is never touched.
+    blobs they use); ``delete`` removes everything.
     """
     if isinstance(thread_ids, (str, bytes)):
         raise InvalidInputError("thread_ids must be a list of thread ids, not a string")
@@ -236,7 +234,23 @@ def delete_threads(
         raise InvalidInputError(f"keep must be a positive number of checkpoints, got {keep!r}")
     mode = PRUNE_STRATEGIES[strategy]
     names = [thread_id_of(t) for t in thread_ids]
-    todo = yield from visible(saver, names, config)  # another learner's thread is never touched
+    todo = yield from visible(saver, names, None)  # another learner's thread is never touched
+    after = yield from _apply_delete(saver, todo, mode, keep)
+    if mode == "delete":
+        after += [("SREM", saver.threads_key(), q(t)) for t in names]
+    if after:
+        yield Batch(after)
+    if mode == "delete":
+        yield from _reregister(saver, names)
+
+
+def _apply_delete(saver: RedisCheckpointBase, todo: list[str], mode: str, keep: int) -> Op:
+    """DELETE_THREAD on each of ``todo`` (threads the caller may touch).
+
+    The script gets the thread's namespaces as keys; when a concurrent write added a
+    namespace after they were read, it changes nothing and the thread is retried.
+    Returns the SREMs of the removed checkpoints' run-set members (the caller sends them).
+    """
     runs: list[tuple[str, bytes]] = []
     for _ in range(10):
         if not todo:
@@ -257,13 +271,7 @@ def delete_threads(
         todo = retry
     if todo:
         raise StoreError(f"threads {todo!r} kept changing while being deleted; retry")
-    after: list[tuple[Any, ...]] = [("SREM", f"{saver.key_prefix}:run:{r}", m) for r, m in runs]
-    if mode == "delete":
-        after += [("SREM", saver.threads_key(), q(t)) for t in names]
-    if after:
-        yield Batch(after)
-    if mode == "delete":
-        yield from _reregister(saver, names)
+    return [("SREM", f"{saver.key_prefix}:run:{r}", m) for r, m in runs]
 
 
 def _reregister(saver: RedisCheckpointBase, thread_ids: Sequence[str]) -> Op:

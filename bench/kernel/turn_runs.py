@@ -144,6 +144,22 @@ class HeartbeatRun:
 
 
 @contextlib.asynccontextmanager
+async def bench_saver(
+    settings: Settings, stem: str, keep: int | None = None
+) -> AsyncIterator[AsyncRedisSaver]:
+    """A Redis checkpoint saver under a prefix of its own (``stem``-…), its keys deleted on exit."""
+    prefix = f"{stem}-{uuid.uuid4().hex[:6]}"
+    async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix, keep=keep) as saver:
+        await saver.setup()
+        try:
+            yield saver
+        finally:
+            keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
+            if keys:
+                await saver.client.delete(*keys)
+
+
+@contextlib.asynccontextmanager
 async def bench_clients(settings: Settings) -> AsyncIterator[tuple[Resources, AsyncRedisSaver]]:
     """The run's shared clients and a Redis checkpoint saver under a prefix of its own.
 
@@ -151,16 +167,9 @@ async def bench_clients(settings: Settings) -> AsyncIterator[tuple[Resources, As
     collects as before) and the clients are closed.
     """
     base = Resources(settings)
-    prefix = f"kag-bench-ckpt-{uuid.uuid4().hex[:6]}"
     try:
-        async with AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix) as saver:
-            await saver.setup()
-            try:
-                yield base, saver
-            finally:
-                keys = [k async for k in saver.client.scan_iter(match=f"{prefix}:*", count=1000)]
-                if keys:
-                    await saver.client.delete(*keys)
+        async with bench_saver(settings, "kag-bench-ckpt") as saver:
+            yield base, saver
     finally:
         gc.unfreeze()
         await base.aclose()
