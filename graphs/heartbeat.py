@@ -1,24 +1,27 @@
-"""The heartbeat graph: appraise, then monitor → (archive) → compile → think → act, looping.
+"""The heartbeat graph: receive → monitor → (archive) → compile → think → act, looping.
 
 ```
-receive → appraise → monitor ─(pressure > threshold)→ archive → compile → think ─(tool call)→ act ─┐
-                        ↑                                                    └─(answer)→ finish   │
-                        └──────────────────────────────────────────────────────────────────────────┘
-finish ─(context.end_session)→ notes (the Zettelkasten subgraph) → END
+receive → monitor ─(pressure > threshold)→ archive → compile → think ─(tool call)→ act ─┐
+             ↑                                                  └─(answer)→ END        │
+             └─────────────────────────────────────────────────────────────────────────┘
+think ─(answer and context.end_session)→ notes (the Zettelkasten subgraph) → END
 ```
-``appraise`` (``agent.heartbeat.cognition``) classifies the request's intent, sets its
-step budget and, for complex intents, runs plan → search → evaluate sufficiency into
-working memory slots before the first think step. ``monitor`` fires reminders into the
-slots, ``act`` turns search results into slots, ``finish`` reports the effort, clears the
-slots and consolidates episodes. The tools are the MemGPT memory tools, the note tools
-and the cognitive memory tools (facts, procedures, reminders).
+The design's steps, with two phases inside them (``agent.heartbeat.phases``):
+``receive`` then appraises the request (``agent.heartbeat.cognition``: classify the
+intent, set the step budget and, for complex intents, plan → search → evaluate
+sufficiency into working memory slots), and a ``think`` step that answers then finishes
+(record the answer, report the effort and the memory state, clear the slots). ``monitor``
+fires reminders into the slots, ``act`` turns search results into slots. The tools are
+the MemGPT memory tools, the note tools and the cognitive memory tools (facts,
+procedures, reminders).
 ``graph`` is what ``langgraph.json`` serves as ``kag``; tests build their own
 with ``make_builder(Resources(..., chat_model=fake))``.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -27,6 +30,7 @@ from agent.context import Context
 from agent.heartbeat.archiving import make_archive_node
 from agent.heartbeat.cognition import make_cognitive_nodes
 from agent.heartbeat.nodes import make_nodes, run_context, split_summary
+from agent.heartbeat.phases import then
 from agent.heartbeat.session_end import make_notes_node
 from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
 from agent.heartbeat.wiring import Wiring
@@ -49,16 +53,25 @@ def route_after_monitor(state: HeartbeatState, runtime: Runtime[Context]) -> Lit
     return "archive" if eviction_cut(queue, ctx.evict_fraction) > 0 else "compile"
 
 
-def route_after_think(state: HeartbeatState) -> Literal["act", "finish"]:
-    """Act on tool calls; anything else is the final answer."""
-    last = state["fifo_queue"][-1]
-    return "act" if getattr(last, "tool_calls", None) else "finish"
+def calls_tools(state: Mapping[str, Any]) -> bool:
+    """True when the latest think step asked for tools; anything else is the final answer."""
+    return bool(getattr(state["fifo_queue"][-1], "tool_calls", None))
 
 
-def route_after_finish(state: HeartbeatState, runtime: Runtime[Context]) -> Literal["notes", "__end__"]:
-    """Write Zettelkasten notes when the request closes the session."""
-    wants = bool(state.get("context", {}).get("end_session"))
-    return "notes" if wants and run_context(runtime).zettelkasten else END
+def answered(state: Mapping[str, Any]) -> bool:
+    """True when the think step answered: the request finishes in the same step."""
+    return not calls_tools(state)
+
+
+def route_after_think(state: HeartbeatState) -> Literal["act", "notes", "__end__"]:
+    """Act on tool calls; after an answer, go to ``notes`` when the request closes the session.
+
+    State alone decides, so a client's ``update_state(..., as_node="think")`` (no run, no
+    ``Context``) routes too; the Zettelkasten subgraph honours ``Context.zettelkasten``.
+    """
+    if calls_tools(state):
+        return "act"
+    return "notes" if state.get("context", {}).get("end_session") else END
 
 
 def make_builder(resources: Resources | None = None) -> StateGraph:
@@ -77,6 +90,9 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     nodes = make_nodes(wiring)
     nodes["archive"] = make_archive_node(wiring)
     nodes.update(make_cognitive_nodes(wiring, nodes))
+    # Appraisal is part of receiving; reporting is part of the think step that answers.
+    nodes["receive"] = then(HeartbeatState, nodes["receive"], nodes.pop("appraise"))
+    nodes["think"] = then(HeartbeatState, nodes["think"], nodes.pop("finish"), when=answered)
     nodes["notes"] = make_notes_node(
         make_zettelkasten_builder(resources).compile(name="zettelkasten"), wiring
     )
@@ -88,14 +104,12 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
     )
     add_bound_nodes(builder, nodes)  # every node acts for the authenticated learner only
     builder.add_edge(START, "receive")
-    builder.add_edge("receive", "appraise")
-    builder.add_edge("appraise", "monitor")
+    builder.add_edge("receive", "monitor")
     builder.add_conditional_edges("monitor", route_after_monitor, ["archive", "compile"])
     builder.add_edge("archive", "compile")
     builder.add_edge("compile", "think")
-    builder.add_conditional_edges("think", route_after_think, ["act", "finish"])
+    builder.add_conditional_edges("think", route_after_think, ["act", "notes", END])
     builder.add_edge("act", "monitor")
-    builder.add_conditional_edges("finish", route_after_finish, ["notes", END])
     builder.add_edge("notes", END)
     return builder
 

@@ -1,7 +1,9 @@
 """Cognitive phases of the heartbeat (issue 13): appraise, reminders, retrieved slots, effort report.
 
-``make_cognitive_nodes(wiring, base)`` adds the ``appraise`` node and wraps three of
-``agent.heartbeat.nodes``' nodes, keeping what they do:
+``make_cognitive_nodes(wiring, base)`` adds the ``appraise`` phase and wraps three of
+``agent.heartbeat.nodes``' phases, keeping what they do (the graph runs ``appraise``
+inside the ``receive`` step and ``finish`` inside the ``think`` step that answers:
+``agent.heartbeat.phases``):
 
 - **appraise** (after ``receive``, before the first think step): classify the request's
   intent (``agent.heartbeat.effort``), start a fresh set of working memory slots with a
@@ -165,7 +167,7 @@ def _emit(runtime: Runtime[Context], phase: str, **data: Any) -> None:
 
 
 def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, Node]:
-    """``appraise`` plus ``monitor``, ``act`` and ``finish`` wrapped around ``base``'s nodes."""
+    """``appraise`` plus ``monitor``, ``act`` and ``finish`` wrapped around ``base``'s phases."""
     base = dict(base)  # a snapshot: the caller may put the wrapped nodes into its own dict
 
     async def appraise(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:

@@ -41,6 +41,8 @@ class Series:
     """Per turn: auto-archive ran (heartbeat only)."""
     searches: list[float] = field(default_factory=list)
     """Per tool turn: seconds of the same archival search, timed directly after the turn."""
+    cpu: list[float] = field(default_factory=list)
+    """Per turn: CPU seconds of the event loop's thread (``time.thread_time``) during the turn."""
     stored: int | None = None
     """Recall messages of the learner in Neo4j once the run (and the kernel worker) finished."""
     worker: dict[str, Any] = field(default_factory=dict)
@@ -55,6 +57,7 @@ class Series:
             times=self.times[warmup:],
             archived=self.archived[warmup:],
             searches=self.searches[warmup:],
+            cpu=self.cpu[warmup:],
         )
 
     def plain(self) -> list[float]:
@@ -64,6 +67,10 @@ class Series:
     def archive_turns(self) -> list[float]:
         """Seconds of the turns on which auto-archive ran."""
         return [t for t, a in zip(self.times, self.archived, strict=True) if a]
+
+    def plain_cpu(self) -> list[float]:
+        """Loop-thread CPU seconds of the turns without auto-archive."""
+        return [c for c, a in zip(self.cpu, self.archived, strict=False) if not a]
 
     def overhead(self) -> list[float]:
         """Per non-archive tool turn: turn seconds minus its directly timed search."""
@@ -123,6 +130,7 @@ def report(series: list[Series], warmup: int) -> list[str]:
             f"{pct(over, 0.95) * 1e3:.1f} ms (target <= {OVERHEAD_TARGET_MS:.0f} ms p95: "
             f"{verdict(pct(over, 0.95) * 1e3 <= OVERHEAD_TARGET_MS)})"
         )
+    lines += cpu_lines(runs)
     lines += ["", "Thread growth: p50 ms of the first and the last 50 turns (archive turns left out)"]
     for s in runs:
         turns = list(zip(s.times, s.archived, strict=True))
@@ -149,6 +157,23 @@ def report(series: list[Series], warmup: int) -> list[str]:
                 + (f" ({s.left} events still pending after 120 s of draining)" if s.left else "")
                 + (f"; worker {_worker_line(s.worker)}" if s.worker else "")
             )
+    return lines
+
+
+def cpu_lines(runs: list[Series]) -> list[str]:
+    """Loop-thread CPU per non-archive turn, p50 and its ratio to the baseline's (nothing without samples).
+
+    Wall time minus this is time the loop waited (replies, other threads holding the GIL);
+    the CPU counts whatever the loop ran during the turn, the kernel worker's tasks included.
+    """
+    base = {s.scenario: s.plain_cpu() for s in runs if s.graph == BASELINE and s.cpu}
+    rows = [s for s in runs if s.cpu and s.scenario in base and base[s.scenario]]
+    if not rows:
+        return []
+    lines = ["", "CPU of the event loop's thread per turn (time.thread_time; archive turns left out)"]
+    for s in rows:
+        own, b50 = pct(s.plain_cpu(), 0.5), pct(base[s.scenario], 0.5)
+        lines.append(f"{s.scenario:<14}{s.graph:<{W}}{own * 1e3:>9.1f} ms{own / b50:>10.1f}x")
     return lines
 
 

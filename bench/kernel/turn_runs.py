@@ -50,9 +50,10 @@ class BaselineRun:
 
     async def turn(self, i: int) -> None:
         """One timed turn."""
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         await self.graph.ainvoke({"messages": [HumanMessage(content=f"Question {i}: {FILLER}")]}, self.cfg)
         self.series.times.append(time.perf_counter() - t0)
+        self.series.cpu.append(time.thread_time() - c0)
         self.series.archived.append(False)
 
     async def finish(self) -> None:
@@ -109,10 +110,11 @@ class HeartbeatRun:
 
     async def turn(self, i: int) -> None:
         """One timed turn; on a tool turn, then the same search timed directly."""
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         request = {"learner_id": self.learner, "request": f"Question {i}: {FILLER}"}
         out = await self.graph.ainvoke(request, self.cfg, context=self.ctx, durability=self.durability)
         self.series.times.append(time.perf_counter() - t0)
+        self.series.cpu.append(time.thread_time() - c0)
         count = out["memory_state"].get("archive_attempts", 0)
         self.series.archived.append(count > self.archives)
         self.archives = count

@@ -39,6 +39,7 @@ async def test_heartbeat_rows_kernel_and_sync_in_one_run(settings: Settings):
     ]
     for s in series:
         assert len(s.times) == turns and all(t > 0 for t in s.times)
+        assert len(s.cpu) == turns and all(0 < c <= t + 0.01 for c, t in zip(s.cpu, s.times, strict=True))
         if s.graph != BASELINE:  # everything the turns logged reached Neo4j, once
             assert s.stored == MESSAGES_PER_TURN[s.scenario] * turns
         if s.scenario == TOOL and s.graph != BASELINE:
@@ -51,6 +52,8 @@ async def test_heartbeat_rows_kernel_and_sync_in_one_run(settings: Settings):
     assert sum(bool(re.match(rf"({NO_TOOL}|{TOOL})\s\s", ln)) for ln in lines) >= 6
     assert any(ln.startswith("no-tool turn, heartbeat, kernel logging: p95 ratio") for ln in lines)
     assert sum("overhead p50" in ln and ("PASS" in ln or "MISS" in ln) for ln in lines) == 2
+    cpu = lines[lines.index(next(ln for ln in lines if ln.startswith("CPU of the event loop"))) :]
+    assert sum(bool(re.match(rf"({NO_TOOL}|{TOOL})\s.*ms\s+\d+\.\dx$", ln)) for ln in cpu) == 6
 
 
 async def test_the_per_node_pass_times_every_node_the_real_heartbeat_runs(settings: Settings):
@@ -58,7 +61,7 @@ async def test_the_per_node_pass_times_every_node_the_real_heartbeat_runs(settin
     timed = await node_times(
         settings, turns, warmup=1, budgets={NO_TOOL: 100_000, TOOL: 100_000}, durability="exit"
     )
-    plain = {"receive", "appraise", "monitor", "compile", "think", "finish"}
+    plain = {"receive", "monitor", "compile", "think"}
     no_tool, _ = timed[NO_TOOL]
     assert {node: len(runs) for node, runs in no_tool.seconds.items()} == dict.fromkeys(plain, turns)
     tool, n = timed[TOOL]
