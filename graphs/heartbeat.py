@@ -24,17 +24,15 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 
 from agent.context import Context
 from agent.heartbeat.archiving import make_archive_node
 from agent.heartbeat.cognition import make_cognitive_nodes
-from agent.heartbeat.nodes import make_nodes, run_context, split_summary
+from agent.heartbeat.nodes import make_nodes
 from agent.heartbeat.phases import then
 from agent.heartbeat.session_end import make_notes_node
 from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
 from agent.heartbeat.wiring import Wiring
-from agent.heartbeat.working_memory import eviction_cut
 from agent.identity import add_bound_nodes
 from agent.resources import Resources, default_resources
 from graphs.zettelkasten import make_builder as make_zettelkasten_builder
@@ -44,13 +42,13 @@ from tools.memory_tools import make_memory_tools
 from tools.note_tools import make_note_tools
 
 
-def route_after_monitor(state: HeartbeatState, runtime: Runtime[Context]) -> Literal["archive", "compile"]:
-    """Archive when pressure is over the threshold and something can be evicted."""
-    ctx = run_context(runtime)
-    if not ctx.auto_archive or state.get("pressure", 0.0) <= ctx.pressure_threshold:
-        return "compile"
-    _, queue = split_summary(state.get("fifo_queue", []))
-    return "archive" if eviction_cut(queue, ctx.evict_fraction) > 0 else "compile"
+def route_after_monitor(state: HeartbeatState) -> Literal["archive", "compile"]:
+    """Archive when the monitor raised its interrupt (``archive_due``).
+
+    State alone decides, so a client's ``update_state(..., as_node="monitor")`` (no run,
+    no ``Context``) routes too.
+    """
+    return "archive" if state.get("archive_due") else "compile"
 
 
 def calls_tools(state: Mapping[str, Any]) -> bool:

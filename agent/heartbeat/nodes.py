@@ -29,7 +29,7 @@ from agent.heartbeat.summarizer import role_of
 from agent.heartbeat.text_protocol import parse_text_reply
 from agent.heartbeat.tool_runner import run_tool_calls
 from agent.heartbeat.wiring import Wiring
-from agent.heartbeat.working_memory import compile_prompt, pressure
+from agent.heartbeat.working_memory import compile_prompt, eviction_cut, pressure
 from agent.memory.recall import LogResult, RecallMessage
 from agent.memory.stores import MemoryKnobs
 from agent.models.offline_policy import is_policy_reply
@@ -98,6 +98,14 @@ def display_update(shown: list[AnyMessage], answer: AnyMessage, window: int) -> 
     overflow = len(shown) + 1 - window
     old = [RemoveMessage(id=str(m.id)) for m in shown[: max(0, overflow)] if m.id]
     return [*old, answer]
+
+
+def archive_due(state: HeartbeatState, ctx: Context, value: float) -> bool:
+    """The monitor's interrupt: auto-archive on, ``value`` over the threshold, and something to evict."""
+    if not ctx.auto_archive or value <= ctx.pressure_threshold:
+        return False
+    _, queue = split_summary(state.get("fifo_queue", []))
+    return eviction_cut(queue, ctx.evict_fraction) > 0
 
 
 def _tool_state(state: HeartbeatState, config: RunnableConfig) -> dict[str, Any]:
@@ -213,7 +221,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         if value > ctx.pressure_threshold:  # routine: archive runs next (a failed archive warns)
             log.info("memory pressure %.2f over %.2f", value, ctx.pressure_threshold)
         emit(runtime, "monitor", pressure=round(value, 4), step=state.get("step", 0))
-        return {"pressure": value}
+        return {"pressure": value, "archive_due": archive_due(state, ctx, value)}
 
     async def compile_(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
         """Build the prompt: system, then core memory, then the FIFO queue."""

@@ -169,6 +169,9 @@ class HeartbeatState(TypedDict):
     """Heartbeat steps (model calls) taken for the current request."""
     pressure: float
     """Tokens of the compiled context divided by ``max_tokens``."""
+    archive_due: bool
+    """Set by ``monitor``: pressure is over ``Context.pressure_threshold`` with auto-archive on
+    and something to evict, so ``archive`` runs next."""
     summary_id: str | None
     """Id of the latest SessionSummary in Neo4j; the next one folds it in."""
     counters: Annotated[dict[str, int], add_counts]
