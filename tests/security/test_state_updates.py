@@ -212,11 +212,14 @@ async def test_naming_alices_checkpoint_from_bobs_thread_shows_and_changes_nothi
     for kwargs in ({"checkpoint_id": checkpoint_id}, {"checkpoint": foreign}):
         seen = await everything_seen(as_bob, bob_thread, "kag", input={"request": ASK_SECRET}, **kwargs)
         no_secret(seen.text())
+    # A write on a thread of bob's own: one the server accepts leaves a pending step, which
+    # the session-wide bob_thread must not carry into later tests.
+    scratch = (await as_bob.threads.create())["thread_id"]
     try:
-        await as_bob.threads.update_state(bob_thread, {"fifo_queue": [human(PLANT)]}, checkpoint=foreign)
+        await as_bob.threads.update_state(scratch, {"fifo_queue": [human(PLANT)]}, checkpoint=foreign)
     except APIStatusError as err:
         assert err.status_code in (400, 403, 404, 409, 422), err
-    no_secret(await thread_dump(as_bob, bob_thread))
+    no_secret(await thread_dump(as_bob, scratch), await thread_dump(as_bob, bob_thread))
 
     history_after = await as_alice.threads.get_history(alice_thread, limit=1000)
     assert [h["checkpoint"]["checkpoint_id"] for h in history_after] == [
