@@ -14,6 +14,12 @@ LLM from the message alone:
 - the turn before it is the session's previous conversational turn: from the same
   batch, else looked up in Neo4j (``agent.kernel.derive_queries``).
 
+Each turn context also records whether its turn is a **disclosure** (:func:`is_disclosure`):
+a first-person statement ("I signed up for a pottery class"), not a question and not a
+reaction without a speaker of its own. Search recipes with ``disclosure_weight`` rank the
+other turns lower (``agent.search.recipes``): what people say about themselves is what a
+memory of them is made of.
+
 Only conversational turns are derived (:func:`is_conversation_turn`): user and
 assistant messages with text; never tool results, tool calls or the offline policy's
 own replies (tutor boilerplate, starting with ``OFFLINE_BANNER``). Each memory's id is
@@ -86,6 +92,22 @@ def is_conversation_turn(role: str | None, content: str | None) -> bool:
     )
 
 
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
+_ANNOTATION = re.compile(r"\s*\[[^\[\]]*\]\s*$")
+"""A trailing bracketed annotation (``[shares a photo: …]``): not part of what was said."""
+
+
+def is_disclosure(turn: str) -> bool:
+    """True when ``turn`` is a first-person statement: it speaks of "I/my/we" and is no question.
+
+    The turn is the message's content (a ``"Speaker: "`` prefix is fine: names are not
+    first-person words); a trailing bracketed annotation is ignored when judging whether
+    it ends as a question. English only, like the keyword rules of ``agent.search.rewrite``.
+    """
+    said = _ANNOTATION.sub("", turn or "").rstrip()
+    return bool(said) and not said.endswith("?") and bool(_FIRST_PERSON.search(said))
+
+
 def _cut(text: str) -> str:
     text = text.strip()
     return text if len(text) <= MAX_PART_CHARS else text[: MAX_PART_CHARS - 1] + "…"
@@ -152,6 +174,7 @@ def turn_context_drafts(
                 "occurred_at": created_at,
                 "session_id": session_id,
                 "memory_id": turn_context_id(str(message["id"])),
+                "disclosure": is_disclosure(str(content)),
             }
         )
         previous = str(content)

@@ -144,7 +144,7 @@ class ArchivalStore(Neo4jStore):
             raise InvalidInputError(f"archival store cannot apply {op!r}")
 
     def _props(self, payload: dict[str, Any], embedding: list[float]) -> dict[str, Any]:
-        keys = ("learner_id", "text", "tags", "kind", "created_at", "occurred_at", "session_id")
+        keys = ("learner_id", "text", "tags", "kind", "created_at", "occurred_at", "session_id", "disclosure")
         props = {k: payload.get(k) for k in keys if payload.get(k) is not None}
         props.update(
             id=payload["id"],

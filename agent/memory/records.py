@@ -86,8 +86,13 @@ def memory_payload(
     occurred_at: str | None = None,
     session_id: str | None = None,
     memory_id: str | None = None,
+    disclosure: bool | None = None,
 ) -> dict[str, Any]:
-    """Validate one memory and return its stored (and parked) form."""
+    """Validate one memory and return its stored (and parked) form.
+
+    ``disclosure``: set on turn contexts only (``agent.kernel.derive.is_disclosure``);
+    None leaves the memory without the flag, which search treats as neutral.
+    """
     check_text(content, "content")
     if not isinstance(kind, str) or not KIND.match(kind):
         raise InvalidInputError(f"kind must match {KIND.pattern}, got {kind!r}")
@@ -105,6 +110,7 @@ def memory_payload(
         "occurred_at": normalise_time(occurred_at, "occurred_at") or created_at,
         "session_id": session_id,
         "created_at": created_at,
+        **({"disclosure": bool(disclosure)} if disclosure is not None else {}),
     }
 
 

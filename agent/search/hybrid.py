@@ -2,7 +2,9 @@
 
 Per recipe: vector index + full-text index (+ the whole question in full text, graph
 expansion, session context, Zettelkasten notes, best-matching sessions), fused with
-weighted RRF, filtered by learner, then paged.
+weighted RRF, filtered by learner, conversational filler ranked lower when the recipe
+asks (``disclosure_weight``: turn contexts flagged at write time as no first-person
+statement; every retriever's rows carry the flag, so it costs no round trip), then paged.
 Isolation: every query filters on ``learner_id = $learner_id``; the vector index's
 top-k is global, so it is oversampled and, when the learner's share is short,
 replaced by an exact cosine scan over that learner's nodes. A learner with fewer
@@ -37,7 +39,7 @@ from agent.search.queries import (
     NOTE_PROBE,
 )
 from agent.search.recipes import SearchRecipe
-from agent.search.results import SearchHit, rrf_fuse
+from agent.search.results import SearchHit, demote, rrf_fuse
 from agent.search.rewrite import keyword_query, stem_prefixes
 from agent.search.sessions import session_lists
 from agent.search.targets import SearchTarget
@@ -80,6 +82,15 @@ async def find_notes(tx: neo4j.AsyncTransaction, dimension: int, cache_key: int)
 def score_pairs(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
     """``(id, score)`` of retrieved rows, in their order (a retriever's list for fusion)."""
     return [(str(r["id"]), float(r["score"] or 0.0)) for r in rows]
+
+
+def not_disclosures(rows: Iterable[dict[str, Any]]) -> set[str]:
+    """Ids of retrieved turn contexts flagged as no first-person statement (``disclosure`` false).
+
+    Rows without the flag (other memories, messages, notes, older turn contexts) are not
+    in it: ``disclosure_weight`` leaves them as they are.
+    """
+    return {str(r["id"]) for r in rows if r.get("disclosure") is False}
 
 
 def hit_sessions(rows: Iterable[dict[str, Any]]) -> dict[str, str]:
@@ -162,10 +173,11 @@ class HybridSearch:
         vector: bool,
         lucene: str | None,
         question: str | None,
-    ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, str]]:
+    ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, str], set[str]]:
         """The vector, full-text and question lists (those asked for) in one round trip.
 
-        Also each hit's session, which the ``session`` retriever's votes need.
+        Also each hit's session, which the ``session`` retriever's votes need, and the hits
+        that are no first-person statements (:func:`not_disclosures`).
         """
         target = self.target
         wanted = {"vector": vector and bool(target.vector_index), "fulltext": lucene is not None}
@@ -187,7 +199,8 @@ class HybridSearch:
                 found["vector"] = await _probed(tx, row, target.exact_query, params)
             found.update({name: row[name] for name in ("fulltext", "question") if name in parts})
         session_of = hit_sessions(r for rows in found.values() for r in rows)
-        return {name: score_pairs(rows) for name, rows in found.items()}, session_of
+        demoted = not_disclosures(r for rows in found.values() for r in rows)
+        return {name: score_pairs(rows) for name, rows in found.items()}, session_of, demoted
 
     async def retrieve(
         self,
@@ -223,7 +236,7 @@ class HybridSearch:
             lists["recent"] = score_pairs(await fetch(tx, self.target.recent_query, **_scope(params)))
             weights = {"recent": 1.0}
         question = scoped_query(self.target.text_field, query, key_field="learner_key", key=key)
-        first, session_of = await self._first_stage(
+        first, session_of, demoted = await self._first_stage(
             tx,
             params,
             vector=embedding is not None and bool(weights.get("vector")),
@@ -250,6 +263,7 @@ class HybridSearch:
                 summary_lucene=scoped_query("text", text_query, key_field="learner_key", key=key),
                 fused=[(f.id, f.score) for f in rrf_fuse(lists, weights, k=recipe.rrf_k)],
                 session_of=session_of,
+                demoted=demoted,
             )
             for rank, ranked in enumerate(per_rank, start=1):
                 lists[f"session{rank}"] = ranked
@@ -258,6 +272,7 @@ class HybridSearch:
         if seeds and weights.get("expand"):
             rows = await fetch(tx, self.target.expand_query, seeds=seeds, **_scope(params))
             lists["expand"] = score_pairs(rows)
+            demoted |= not_disclosures(rows)
         start = page * page_size
         hydrated: dict[str, dict[str, Any]] = {}
         if seeds and weights.get("context"):
@@ -271,8 +286,11 @@ class HybridSearch:
                 **_scope(params),
             )
             lists["context"] = score_pairs(row["context"])
+            demoted |= not_disclosures(row["context"])
             hydrated = {hit["id"]: hit for hit in row["hits"]}
-        fused = rrf_fuse(lists, weights, k=recipe.rrf_k)
+        # Conversational filler ranks lower (the recipe's ``disclosure_weight``); seeds and
+        # session votes above were taken before, on relevance alone.
+        fused = demote(rrf_fuse(lists, weights, k=recipe.rrf_k), demoted, recipe.disclosure_weight)
         chosen = fused[start : start + page_size]
         hits = await self._hydrate(tx, learner_id, chosen, notes, hydrated)
         return hits, len(fused) > start + page_size

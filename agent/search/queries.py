@@ -22,11 +22,13 @@ EXACT_TEMPLATE = """
 MATCH (node:{label} {{learner_id: $learner_id}})
 WITH node, CASE WHEN $kinds IS NULL OR node.kind IN $kinds THEN node.embedding END AS embedding
 WHERE embedding IS NOT NULL AND size(embedding) = size($embedding)
-RETURN node.id AS id, vector.similarity.cosine(embedding, $embedding) AS score, node.session_id AS session
+RETURN node.id AS id, vector.similarity.cosine(embedding, $embedding) AS score, node.session_id AS session,
+  node.disclosure AS disclosure
 ORDER BY score DESC LIMIT $limit
 """
 """Exact cosine scan over one learner's ``{label}`` nodes (of ``$kinds``), with each one's
-session (for the ``session`` retriever's votes); format with ``label``."""
+session (for the ``session`` retriever's votes) and ``disclosure`` flag (turn contexts only,
+else null); format with ``label``."""
 # One round trip for a learner of any size: the probe reads at most ``$limit`` candidates
 # (the first found, not the best), and only when there are that many does the index run;
 # their cosines are computed only when they are all there is (fewer than ``$limit``).
@@ -38,7 +40,8 @@ CALL () {{
   WITH node, embedding LIMIT $limit
   WITH collect({{node: node, embedding: embedding}}) AS found
   RETURN size(found) AS candidates, [f IN found WHERE size(found) < $limit | {{
-    id: f.node.id, score: vector.similarity.cosine(f.embedding, $embedding), session: f.node.session_id
+    id: f.node.id, score: vector.similarity.cosine(f.embedding, $embedding), session: f.node.session_id,
+    disclosure: f.node.disclosure
   }}] AS few
 }}
 OPTIONAL CALL (candidates) {{
@@ -46,7 +49,9 @@ OPTIONAL CALL (candidates) {{
   CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score
   WITH node, score WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
   WITH node, score ORDER BY score DESC LIMIT $limit
-  RETURN collect({{id: node.id, score: score, session: node.session_id}}) AS indexed
+  RETURN collect({{
+    id: node.id, score: score, session: node.session_id, disclosure: node.disclosure
+  }}) AS indexed
 }}
 """
 PROBE_TEMPLATE = PROBE_PART_TEMPLATE + "RETURN candidates, few, indexed\n"
@@ -54,7 +59,7 @@ PROBE_TEMPLATE = PROBE_PART_TEMPLATE + "RETURN candidates, few, indexed\n"
 ``few``: when fewer than ``$limit``, they with their cosine, i.e. ``EXACT_TEMPLATE``'s result
 (unsorted); else empty. ``indexed``: the vector index's top ``$k``, filtered to the learner (and
 ``$kinds``), best ``$limit`` first; run only when ``candidates`` reaches ``$limit``. Every hit
-carries its ``session``. Format with ``label``."""
+carries its ``session`` and ``disclosure``. Format with ``label``."""
 # The first-stage retrievers in one round trip: each full-text pass is its own subquery
 # with one collected row, so the parts join as a single row and each keeps its own list.
 FULLTEXT_PART_TEMPLATE = """
@@ -63,11 +68,13 @@ CALL () {{
   WITH node, score
   WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
   WITH node, score ORDER BY score DESC LIMIT $limit
-  RETURN collect({{id: node.id, score: score, session: node.session_id}}) AS {name}
+  RETURN collect({{
+    id: node.id, score: score, session: node.session_id, disclosure: node.disclosure
+  }}) AS {name}
 }}
 """
 """``FULLTEXT_QUERY`` as a subquery over ``$text_index`` with the Lucene query in ``${lucene}``,
-top ``$text_k``, collected (best first, with each hit's ``session``) as ``{name}``."""
+top ``$text_k``, collected (best first, with each hit's ``session`` and ``disclosure``) as ``{name}``."""
 RECENT_TEMPLATE = """
 MATCH (node:{label} {{learner_id: $learner_id}})
 WHERE $kinds IS NULL OR node.kind IN $kinds
@@ -88,7 +95,7 @@ CALL (s) {
 }
 WITH n, min(rank) AS best, count(*) AS support
 WHERE n.learner_id = $learner_id AND ($kinds IS NULL OR n.kind IN $kinds)
-RETURN n.id AS id, 1.0 / (1 + best) AS score
+RETURN n.id AS id, 1.0 / (1 + best) AS score, n.disclosure AS disclosure
 ORDER BY best ASC, support DESC, n.seq DESC LIMIT $limit
 """
 """Graph expansion of memory seeds through derivation, folding and link edges."""
@@ -119,7 +126,7 @@ CALL (s) {
 }
 WITH n, min(rank) AS best
 WHERE $kinds IS NULL OR n.kind IN $kinds
-RETURN n.id AS id, 1.0 / (1 + best) AS score
+RETURN n.id AS id, 1.0 / (1 + best) AS score, n.disclosure AS disclosure
 ORDER BY best ASC LIMIT $limit
 """
 """Neighbouring memories of the same session around each seed (``$window`` each way)."""
@@ -130,7 +137,7 @@ WHERE s.learner_id = $learner_id
 MATCH path = (s)-[:NEXT*1..3]-(n:Message)
 WHERE length(path) <= $window AND n.learner_id = $learner_id
 WITH n, min(rank) AS best, min(length(path)) AS distance
-RETURN n.id AS id, 1.0 / (1 + best) AS score
+RETURN n.id AS id, 1.0 / (1 + best) AS score, null AS disclosure
 ORDER BY best ASC, distance ASC LIMIT $limit
 """
 """Messages within ``$window`` ``NEXT`` hops of each seed message."""
@@ -211,7 +218,7 @@ as ``FULLTEXT_PART_TEMPLATE`` lists (``$lucene``, ``$question``; ``$text_index``
 CONTEXT_HYDRATE_TEMPLATE = """
 CALL () {{
 {context}}}
-WITH collect({{id: id, score: score}}) AS context
+WITH collect({{id: id, score: score, disclosure: disclosure}}) AS context
 CALL (context) {{
   UNWIND $ids + [c IN context WHERE NOT c.id IN $ids | c.id] AS id
   MATCH (n:{label} {{id: id}})
@@ -248,12 +255,12 @@ CALL (session_id) {
     AND n.embedding IS NOT NULL AND size(n.embedding) = size($embedding)
     AND ($kinds IS NULL OR n.kind IN $kinds)
   WITH n, vector.similarity.cosine(n.embedding, $embedding) AS score
-  RETURN n.id AS id, score
+  RETURN n.id AS id, score, n.disclosure AS disclosure
   ORDER BY score DESC LIMIT $per_session
 }
-RETURN session_id, id, score
+RETURN session_id, id, score, disclosure
 """
-"""Per session in ``$sessions``: its non-summary memories, best cosine first."""
+"""Per session in ``$sessions``: its non-summary memories, best cosine first (with ``disclosure``)."""
 SESSION_MESSAGES = """
 UNWIND $sessions AS session_id
 CALL (session_id) {

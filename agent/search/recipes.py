@@ -19,10 +19,15 @@ Retrievers:
   (multi-query fusion: the keyword query finds the content words, the question its
   phrasing; BM25 gives its function words little weight).
 
+``disclosure_weight`` ranks conversational filler lower: a turn context whose turn is not a
+first-person statement (a question, a reaction; ``agent.kernel.derive.is_disclosure``,
+decided at write time) has its fused score divided by ``1 + disclosure_weight``. Memories
+without the flag (notes, summaries, the agent's own inserts) are left as they are.
+
 ``keyword_query`` sends only the query's content words to full text and ``stem_prefixes``
 also matches their light stems as prefixes (``camp*`` finds "camping"; see
-``agent.search.rewrite``). The ``hybrid_keywords*``, ``hybrid_session*``, ``hybrid_stems``
-and ``hybrid_multi_query`` recipes were added for conversational memory (the LoCoMo
+``agent.search.rewrite``). The ``hybrid_keywords*``, ``hybrid_session*``, ``hybrid_stems``,
+``hybrid_multi_query`` and ``hybrid_disclosure*`` recipes were added for conversational memory (the LoCoMo
 benchmark, ``bench/locomo.py``), where each one adds a single choice to the previous so a
 results table shows its contribution.
 """
@@ -79,6 +84,8 @@ class SearchRecipe:
     """How much a memory's decayed activation lifts its fused score (``agent.memory.activation``)."""
     usage_weight: float = 0.0
     """How much a memory's usage count lifts its fused score (``agent.memory.activation``)."""
+    disclosure_weight: float = 0.0
+    """Turn contexts that are not first-person statements score ``1 / (1 + w)`` of their fused score."""
 
     def __post_init__(self) -> None:
         """Reject weights and sizes that would make a search meaningless."""
@@ -103,6 +110,8 @@ class SearchRecipe:
             raise InvalidInputError(f"recipe {self.name!r}: session sizes must be >= 1")
         if self.activation_weight < 0 or self.usage_weight < 0:
             raise InvalidInputError(f"recipe {self.name!r}: activation and usage weights must be >= 0")
+        if self.disclosure_weight < 0:
+            raise InvalidInputError(f"recipe {self.name!r}: disclosure_weight must be >= 0")
 
     @property
     def weights(self) -> dict[str, float]:
@@ -200,6 +209,27 @@ HYBRID_MULTI_QUERY = replace(
     "list (weight 0.5).",
     question_weight=0.5,
 )
+HYBRID_DISCLOSURE_LIGHT = replace(
+    HYBRID_MULTI_QUERY,
+    name="hybrid_disclosure_light",
+    description="hybrid_multi_query, but turns that are not first-person statements (questions, "
+    "reactions) score 1/1.25 of their fused score.",
+    disclosure_weight=0.25,
+)
+HYBRID_DISCLOSURE = replace(
+    HYBRID_MULTI_QUERY,
+    name="hybrid_disclosure",
+    description="hybrid_multi_query, but turns that are not first-person statements (questions, "
+    "reactions) score 1/1.5 of their fused score.",
+    disclosure_weight=0.5,
+)
+HYBRID_DISCLOSURE_STRONG = replace(
+    HYBRID_MULTI_QUERY,
+    name="hybrid_disclosure_strong",
+    description="hybrid_multi_query, but turns that are not first-person statements (questions, "
+    "reactions) score half their fused score.",
+    disclosure_weight=1.0,
+)
 COGNITIVE = SearchRecipe(
     "cognitive",
     "Cognitive memory (facts, procedures): hybrid_keywords_k10, then blended with activation and "
@@ -217,10 +247,10 @@ COGNITIVE_PROCEDURES = replace(
     usage_weight=0.5,
 )
 
-DEFAULT_RECIPE = HYBRID_MULTI_QUERY.name
+DEFAULT_RECIPE = HYBRID_DISCLOSURE.name
 """The agent's conversation and archival search, and consultation's: the LoCoMo
 leave-one-conversation-out choice among presets whose search p95 is within 150 ms
-(``bench/locomo/loo.py``; README "Evaluation: LoCoMo")."""
+(``bench/locomo/loo.py``; README "Evaluation: LoCoMo"; every fold of run e046e1f3 chose it)."""
 
 RECIPES: dict[str, SearchRecipe] = {
     r.name: r
@@ -238,6 +268,9 @@ RECIPES: dict[str, SearchRecipe] = {
         HYBRID_SESSION_CONTEXT,
         HYBRID_STEMS,
         HYBRID_MULTI_QUERY,
+        HYBRID_DISCLOSURE_LIGHT,
+        HYBRID_DISCLOSURE,
+        HYBRID_DISCLOSURE_STRONG,
         COGNITIVE,
         COGNITIVE_PROCEDURES,
     )

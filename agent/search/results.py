@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from agent.search.recipes import RRF_K
@@ -102,6 +102,25 @@ def rrf_fuse(
     ]
     fused.sort(key=lambda f: (-f.score, f.best_rank, f.id))
     return fused
+
+
+def demote(fused: Sequence[Fused], ids: Iterable[str], weight: float) -> list[Fused]:
+    """``fused`` with the scores of ``ids`` divided by ``1 + weight``, re-sorted as ``rrf_fuse`` sorts.
+
+    The recipe's ``disclosure_weight``: ``ids`` are turn contexts that are not first-person
+    statements. Their ``scores`` keep ``rrf`` and gain the factor as ``disclosure``; a
+    weight of 0 or no ids returns the list as it was.
+    """
+    chosen = set(ids)
+    if weight <= 0 or not chosen:
+        return list(fused)
+    factor = 1.0 / (1.0 + weight)
+    out = [
+        replace(f, score=f.score * factor, scores={**f.scores, "disclosure": factor}) if f.id in chosen else f
+        for f in fused
+    ]
+    out.sort(key=lambda f: (-f.score, f.best_rank, f.id))
+    return out
 
 
 def words(text: str) -> list[str]:

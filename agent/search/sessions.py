@@ -59,11 +59,13 @@ async def session_lists(
     summary_lucene: str | None,
     fused: Sequence[tuple[str, float]],
     session_of: Mapping[str, str],
+    demoted: set[str] | None = None,
 ) -> list[list[tuple[str, float]]]:
     """One ranked ``(id, cosine)`` list per top session, best session first.
 
     ``session_of`` maps the first-stage hits of ``label`` to their session (the first-stage
     queries return it, so the votes cost no round trip); other hits (notes) do not vote.
+    The ids of the turns read whose ``disclosure`` flag is false are added to ``demoted``.
     """
     if recipe.session_source == "summaries":
         if summary_lucene is None:
@@ -93,6 +95,8 @@ async def session_lists(
         per_session=recipe.session_turns,
     )
     grouped: dict[str, list[tuple[str, float]]] = {session: [] for session in sessions}
+    if demoted is not None:
+        demoted.update(str(r["id"]) for r in rows if r.get("disclosure") is False)
     for r in rows:
         grouped[str(r["session_id"])].append((str(r["id"]), float(r["score"] or 0.0)))
     return [sorted(grouped[session], key=lambda hit: -hit[1]) for session in sessions]

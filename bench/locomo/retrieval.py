@@ -76,6 +76,9 @@ PRESETS: tuple[BenchPreset, ...] = (
     _archival("hybrid_session_context"),
     _archival("hybrid_stems"),
     _archival("hybrid_multi_query"),
+    _archival("hybrid_disclosure_light"),
+    _archival("hybrid_disclosure"),
+    _archival("hybrid_disclosure_strong"),
 )
 PRESETS_BY_NAME: dict[str, BenchPreset] = {p.name: p for p in PRESETS}
 KAG_DEFAULT = "KAG default"

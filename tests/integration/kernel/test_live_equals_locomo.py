@@ -40,7 +40,8 @@ DATE = re.compile(r"^\d{1,2}:\d{2} [ap]m on \d{1,2} [A-Z][a-z]+, \d{4}\. ")
 MEMORIES = """
 MATCH (m:Memory {learner_id: $l})
 OPTIONAL MATCH (m)-[:DERIVED_FROM]->(s:Message)
-RETURN m.kind AS kind, m.text AS text, m.session_id AS session, collect(s.content) AS sources, m.seq AS seq
+RETURN m.kind AS kind, m.text AS text, m.session_id AS session, collect(s.content) AS sources, m.seq AS seq,
+  m.disclosure AS disclosure
 ORDER BY seq
 """
 MESSAGES = "MATCH (m:Message {learner_id: $l}) RETURN m.role AS role, m.content AS content ORDER BY m.seq"
@@ -51,10 +52,10 @@ async def rows(resources: Resources, query: str, learner: str) -> list[dict]:
         return await (await session.run(query, {"l": learner})).data()
 
 
-def shape(memories: list[dict]) -> list[tuple[str, str, tuple[str, ...]]]:
-    """Kind, text without its date, and the contents it derives from, of every memory but summaries."""
+def shape(memories: list[dict]) -> list[tuple[str, str, tuple[str, ...], bool | None]]:
+    """Kind, text without its date, sources and disclosure flag of every memory but summaries."""
     return [
-        (m["kind"], DATE.sub("<date>. ", m["text"]), tuple(m["sources"]))
+        (m["kind"], DATE.sub("<date>. ", m["text"]), tuple(m["sources"]), m["disclosure"])
         for m in memories
         if m["kind"] not in {"summary", "raw_summary"}
     ]
@@ -98,6 +99,8 @@ async def test_a_live_session_and_the_locomo_ingest_build_the_same_memories(
         assert len(turn_contexts) == len(TURNS) == ingested.turn_contexts
         assert {m["session"] for m in turn_contexts} == {SID}
         assert all(DATE.match(m["text"]) for m in turn_contexts)
+        # Both paths judge each turn alike: statements "I/my" are disclosures, Ben's question is not.
+        assert [m["disclosure"] for m in turn_contexts] == [True, False, True, True]
         assert turn_contexts[1]["text"].endswith(f"(replying to {message_content(TURNS[0])})")
         assert [m["text"] for m in bench_memories if m["kind"] == TURN_KIND][0].startswith(SESSION.date_text)
     finally:

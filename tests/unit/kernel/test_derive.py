@@ -9,6 +9,7 @@ from agent.kernel.derive import (
     TURN_KIND,
     date_text,
     is_conversation_turn,
+    is_disclosure,
     turn_context_drafts,
     turn_context_id,
     turn_context_text,
@@ -70,6 +71,7 @@ def test_drafts_skip_tool_traffic_and_chain_replies_in_seq_order() -> None:
     assert drafts[0]["content"] == "1:56 pm on 8 May, 2023. Capital of France? (replying to Earlier turn)"
     assert drafts[1]["content"] == "1:56 pm on 8 May, 2023. Paris. (replying to Capital of France?)"
     assert drafts[1]["occurred_at"] == "2023-05-08T13:56:03+00:00"
+    assert [d["disclosure"] for d in drafts] == [False, False]  # a question, and no first person
     assert turn_context_drafts("s1", messages[2:4]) == []
 
 
@@ -80,3 +82,18 @@ def test_turn_of_takes_the_turn_back_out_of_its_context() -> None:
     assert turn_of(text) == "Why (again) is it NULL?"
     assert turn_of(turn_context_text(None, "Plain turn.")) == "Plain turn."
     assert turn_of("2026-01-01. kept as is") == "2026-01-01. kept as is"
+
+
+def test_a_disclosure_is_a_first_person_statement() -> None:
+    assert is_disclosure("I signed up for a pottery class yesterday.")
+    assert is_disclosure("Melanie: My kids loved the dinosaur exhibit!")  # a speaker prefix is fine
+    assert is_disclosure("we went camping in the mountains")  # any case
+    assert is_disclosure("Thanks! I'm off to swim. [shares a photo: a beach]")  # the annotation is not said
+    assert not is_disclosure("Where did you go camping?")  # a question, even with "you"
+    assert not is_disclosure("Did I tell you about my trip?")  # a question about oneself
+    assert not is_disclosure("Wow, that's great, Caroline!")  # a reaction: no first person
+    assert not is_disclosure("Nice pic? [shares a photo: me at the lake]")  # the question is what was said
+    assert not is_disclosure("")
+    assert not is_disclosure("   ")
+    # Words that merely contain a first-person word do not count.
+    assert not is_disclosure("Use the myriad options; it is a musical wedding.")

@@ -19,7 +19,7 @@ from agent.search.lucene import (
     scoped_query,
 )
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
-from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
+from agent.search.results import SearchHit, SearchPage, demote, keyword_rank, rrf_fuse
 
 
 def test_rrf_single_list_uses_k_plus_rank() -> None:
@@ -114,6 +114,37 @@ def test_multi_query_recipes_add_one_choice_each() -> None:
         SearchRecipe("negative", question_weight=-0.5)
 
 
+def test_disclosure_recipes_add_one_choice_to_multi_query() -> None:
+    multi = RECIPES["hybrid_multi_query"]
+    weights = [
+        RECIPES[n].disclosure_weight
+        for n in ("hybrid_disclosure_light", "hybrid_disclosure", "hybrid_disclosure_strong")
+    ]
+    assert multi.disclosure_weight == 0 and weights == [0.25, 0.5, 1.0]
+    for name in ("hybrid_disclosure_light", "hybrid_disclosure", "hybrid_disclosure_strong"):
+        assert replace(RECIPES[name], name="x", description="", disclosure_weight=0.0) == replace(
+            multi, name="x", description=""
+        )
+    with pytest.raises(InvalidInputError):
+        SearchRecipe("negative", disclosure_weight=-0.5)
+
+
+def test_demote_divides_the_flagged_hits_and_reorders() -> None:
+    ranked = {"vector": [("question", 0.9), ("statement", 0.8), ("note", 0.7)]}
+    fused = rrf_fuse(ranked, {"vector": 1.0}, k=10)
+    assert [f.id for f in fused] == ["question", "statement", "note"]
+    out = demote(fused, {"question"}, 0.5)
+    assert [f.id for f in out] == ["statement", "note", "question"]  # 1/11/1.5 < 1/13
+    by_id = {f.id: f for f in out}
+    assert math.isclose(by_id["question"].score, (1 / 11) / 1.5)
+    assert by_id["question"].scores["disclosure"] == pytest.approx(1 / 1.5)
+    assert by_id["question"].scores["rrf"] == pytest.approx(1 / 11)  # the fused score is kept
+    assert by_id["statement"] == fused[1]  # unflagged hits are untouched
+    # Weight 0 or nothing flagged: the same ranking.
+    assert demote(fused, {"question"}, 0.0) == fused
+    assert demote(fused, set(), 0.5) == fused
+
+
 def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
     assert set(RECIPES) == {
         "vector_only",
@@ -129,6 +160,9 @@ def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
         "hybrid_session_context",
         "hybrid_stems",
         "hybrid_multi_query",
+        "hybrid_disclosure_light",
+        "hybrid_disclosure",
+        "hybrid_disclosure_strong",
         "cognitive",
         "cognitive_procedures",
     }
