@@ -16,9 +16,10 @@ LLM from the message alone:
 
 Each turn context also records whether its turn is a **disclosure** (:func:`is_disclosure`):
 a first-person statement ("I signed up for a pottery class"), not a question and not a
-reaction without a speaker of its own. Search recipes with ``disclosure_weight`` rank the
-other turns lower (``agent.search.recipes``): what people say about themselves is what a
-memory of them is made of.
+reaction that speaks of no one. Search recipes with ``disclosure_weight`` rank the other
+turns lower (``agent.search.recipes``): what people say about themselves is what a memory
+of them is made of. Turn contexts derived before the flag existed get it from
+:func:`backfill_disclosure` (``kag kernel backfill``), read back out of their text.
 
 Only conversational turns are derived (:func:`is_conversation_turn`): user and
 assistant messages with text; never tool results, tool calls or the offline policy's
@@ -33,12 +34,13 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import neo4j
 
 from agent.graphdb.store import fetch
-from agent.kernel.derive_queries import PREVIOUS_MESSAGES
+from agent.kernel.derive_queries import PREVIOUS_MESSAGES, SET_DISCLOSURE, UNFLAGGED_TURN_CONTEXTS
 from agent.models.offline_reading import OFFLINE_BANNER
 
 if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
@@ -248,3 +250,47 @@ async def derive_turn_contexts(
     return await derive_recall_turn_contexts(
         stores, learner_id, [{"session_id": session_id, "messages": messages}]
     )
+
+
+BACKFILL_BATCH = 500
+"""Turn contexts flagged per write transaction by :func:`backfill_disclosure`."""
+
+
+def disclosed(text: str | None) -> bool:
+    """:func:`is_disclosure` of the turn inside a stored turn context's text."""
+    return is_disclosure(turn_of(text or ""))
+
+
+async def _unflagged(tx: neo4j.AsyncTransaction, learner_id: str | None, limit: int) -> list[dict[str, Any]]:
+    return await fetch(tx, UNFLAGGED_TURN_CONTEXTS, kind=TURN_KIND, learner_id=learner_id, limit=limit)
+
+
+async def _flag(tx: neo4j.AsyncTransaction, rows: list[dict[str, Any]]) -> int:
+    [row] = await fetch(tx, SET_DISCLOSURE, rows=rows, kind=TURN_KIND)
+    return int(row["flagged"])
+
+
+async def backfill_disclosure(
+    stores: MemoryStores, learner_id: str | None = None, *, batch: int = BACKFILL_BATCH
+) -> int:
+    """Flag the turn contexts that have no ``disclosure`` flag yet (one learner's, or everyone's).
+
+    The turn is read back out of the stored text (:func:`turn_of`) and judged as the worker
+    judges it when it derives (a turn longer than ``MAX_PART_CHARS`` is judged as stored, cut).
+    Idempotent: flagged memories are not read again, and a
+    second run flags nothing. Returns how many were flagged.
+    """
+    if batch < 1:
+        raise ValueError("batch must be >= 1")
+    flagged = 0
+    while True:
+        found = await stores.archival.read(partial(_unflagged, learner_id=learner_id, limit=batch))
+        if not found:
+            return flagged
+        rows = [
+            {"id": r["id"], "learner_id": r["learner_id"], "disclosure": disclosed(r["text"])} for r in found
+        ]
+        done = await stores.archival.write(partial(_flag, rows=rows))
+        flagged += done
+        if done == 0:  # another backfill flagged them first: stop rather than spin
+            return flagged

@@ -16,3 +16,20 @@ ORDER BY i, seq DESC
 """
 """For each of ``$message_ids`` (index ``i``): the learner's messages of its session just before it
 (newest first, ``$roles`` only, at most ``$limit``). One round trip for a whole recall run."""
+
+UNFLAGGED_TURN_CONTEXTS = """
+MATCH (m:Memory)
+WHERE m.kind = $kind AND m.disclosure IS NULL AND ($learner_id IS NULL OR m.learner_id = $learner_id)
+RETURN m.id AS id, m.learner_id AS learner_id, m.text AS text
+LIMIT $limit
+"""
+"""Turn contexts derived before the ``disclosure`` flag existed (of one learner, or of all)."""
+
+SET_DISCLOSURE = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id})
+WHERE m.learner_id = row.learner_id AND m.kind = $kind AND m.disclosure IS NULL
+SET m.disclosure = row.disclosure
+RETURN count(m) AS flagged
+"""
+"""Set the flag on those turn contexts (each still its learner's, still unflagged)."""

@@ -6,6 +6,8 @@
   ``KAG_KERNEL_IN_SERVER=false`` on the server, or with no server at all.
 - ``kag kernel stats``: the backlog (total, learners waiting) and, with ``--learner``,
   that learner's backlog and memory counts by type; JSON.
+- ``kag kernel backfill``: flag the turn contexts derived before the ``disclosure`` flag
+  existed (``agent.kernel.derive.backfill_disclosure``), for one learner or all; idempotent.
 - ``kag reflect``: reflection now, for one learner (``--learner``) or every active
   learner, at most ``--limit`` items each; JSON reports.
 """
@@ -118,6 +120,25 @@ def kernel_stats(learner_id: str | None) -> int:
                 out["learner_id"] = learner
                 out["memory"] = await kernel_status.memory_counts(kernel_stores(resources), learner)
         echo_json(out)
+        return 0
+
+    return run(work)
+
+
+@kernel_group.command("backfill")
+@click.option("--learner", "learner_id", default=None, metavar="ID", help="Only this learner's memories.")
+def kernel_backfill(learner_id: str | None) -> int:
+    """Flag turn contexts that have no disclosure flag yet (derived before it existed)."""
+
+    async def work(settings: Settings) -> int:
+        from agent.kernel.derive import backfill_disclosure
+        from agent.server.kernel_service import kernel_stores
+        from agent.validation import validate_learner_id
+
+        async with open_resources(settings) as resources:
+            learner = validate_learner_id(learner_id) if learner_id is not None else None
+            flagged = await backfill_disclosure(kernel_stores(resources), learner)
+        click.echo(f"flagged {flagged} turn context(s)")
         return 0
 
     return run(work)

@@ -1,4 +1,4 @@
-"""``kag kernel run|stats`` and ``kag reflect`` against the real services, run as a user runs them.
+"""``kag kernel run|stats|backfill`` and ``kag reflect`` against the real services, run as a user runs them.
 
 A subprocess each time (like ``test_cli.py``): messages logged through the kernel
 stream wait there until ``kag kernel run --once`` (or the running worker, stopped
@@ -127,6 +127,67 @@ async def test_reflect_one_learner_then_nothing_new(learner, resources: Resource
     assert second.returncode == 0 and json.loads(second.stdout)["reports"][0]["changed"] is False
 
 
+UNFLAG = """
+MATCH (m:Memory {learner_id: $l}) WHERE m.kind = 'turn_context' REMOVE m.disclosure
+RETURN count(m) AS n
+"""
+FLAGS = """
+MATCH (m:Memory {learner_id: $l}) WHERE m.kind = 'turn_context'
+RETURN m.id AS id, m.disclosure AS disclosure ORDER BY id
+"""
+
+
+async def cypher(resources: Resources, query: str, learner_id: str) -> list[dict]:
+    async with resources.neo4j.session(database=resources.database) as session:
+        return await (await session.run(query, {"l": learner_id})).data()
+
+
+async def test_backfill_flags_turn_contexts_derived_before_the_flag(learner, resources: Resources) -> None:
+    other = f"{learner}-other"
+    try:
+        for who in (learner, other):
+            await enqueue(resources, who)
+            assert kag("kernel", "run", "--once", "--learner", who).returncode == 0
+        written = await cypher(resources, FLAGS, learner)
+        # As the worker wrote them: the two first-person turns are disclosures, the reply is not.
+        assert [r["disclosure"] for r in written] == [True, False, True]
+        for who in (learner, other):  # as a deployment from before the flag has them
+            assert (await cypher(resources, UNFLAG, who))[0]["n"] == len(MESSAGES)
+
+        done = kag("kernel", "backfill", "--learner", learner)
+
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.strip() == f"flagged {len(MESSAGES)} turn context(s)"
+        assert await cypher(resources, FLAGS, learner) == written  # the flags the worker wrote
+        assert {r["disclosure"] for r in await cypher(resources, FLAGS, other)} == {None}  # only --learner
+        again = kag("kernel", "backfill", "--learner", learner)
+        assert again.returncode == 0 and again.stdout.strip() == "flagged 0 turn context(s)"
+    finally:
+        stores = MemoryStores.wire(resources)
+        await erase_learner(resources, other)
+        await resources.redis.delete(*stores.kernel.learner_keys(other))
+        await resources.redis.srem(stores.kernel.active_key, other)
+
+
+async def test_backfill_walks_one_learner_in_batches_or_every_learner(learner, resources: Resources) -> None:
+    from agent.kernel.derive import backfill_disclosure
+
+    stores = await enqueue(resources, learner)
+    assert kag("kernel", "run", "--once", "--learner", learner).returncode == 0
+    written = await cypher(resources, FLAGS, learner)
+    await cypher(resources, UNFLAG, learner)
+
+    assert await backfill_disclosure(stores, learner, batch=1) == len(MESSAGES)  # one per transaction
+    assert await cypher(resources, FLAGS, learner) == written
+    assert await backfill_disclosure(stores, learner) == 0
+
+    await cypher(resources, UNFLAG, learner)
+    assert await backfill_disclosure(stores) >= len(MESSAGES)  # every learner's (others may be due too)
+    assert await cypher(resources, FLAGS, learner) == written
+    with pytest.raises(ValueError):
+        await backfill_disclosure(stores, learner, batch=0)
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -135,6 +196,7 @@ async def test_reflect_one_learner_then_nothing_new(learner, resources: Resource
         ("reflect", "--learner", "not a learner!"),
         ("kernel", "run", "--learner", "someone"),
         ("kernel", "stats", "--learner", "../../etc"),
+        ("kernel", "backfill", "--learner", "../../etc"),
     ],
 )
 def test_bad_arguments_are_one_clear_error(args: tuple[str, ...]) -> None:
