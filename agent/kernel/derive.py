@@ -261,11 +261,12 @@ def disclosed(text: str | None) -> bool:
     return is_disclosure(turn_of(text or ""))
 
 
-async def _unflagged(tx: neo4j.AsyncTransaction, learner_id: str | None, limit: int) -> list[dict[str, Any]]:
-    return await fetch(tx, UNFLAGGED_TURN_CONTEXTS, kind=TURN_KIND, learner_id=learner_id, limit=limit)
-
-
-async def _flag(tx: neo4j.AsyncTransaction, rows: list[dict[str, Any]]) -> int:
+async def _flag_batch(tx: neo4j.AsyncTransaction, learner_id: str | None, limit: int) -> int:
+    """Read up to ``limit`` unflagged turn contexts and flag them, in one write transaction."""
+    found = await fetch(tx, UNFLAGGED_TURN_CONTEXTS, kind=TURN_KIND, learner_id=learner_id, limit=limit)
+    if not found:
+        return 0
+    rows = [{"id": r["id"], "learner_id": r["learner_id"], "disclosure": disclosed(r["text"])} for r in found]
     [row] = await fetch(tx, SET_DISCLOSURE, rows=rows, kind=TURN_KIND)
     return int(row["flagged"])
 
@@ -277,20 +278,12 @@ async def backfill_disclosure(
 
     The turn is read back out of the stored text (:func:`turn_of`) and judged as the worker
     judges it when it derives (a turn longer than ``MAX_PART_CHARS`` is judged as stored, cut).
-    Idempotent: flagged memories are not read again, and a
-    second run flags nothing. Returns how many were flagged.
+    Each batch is read and flagged in one write transaction. Idempotent: flagged memories
+    are not read again, and a second run flags nothing. Returns how many were flagged.
     """
     if batch < 1:
         raise ValueError("batch must be >= 1")
     flagged = 0
-    while True:
-        found = await stores.archival.read(partial(_unflagged, learner_id=learner_id, limit=batch))
-        if not found:
-            return flagged
-        rows = [
-            {"id": r["id"], "learner_id": r["learner_id"], "disclosure": disclosed(r["text"])} for r in found
-        ]
-        done = await stores.archival.write(partial(_flag, rows=rows))
+    while done := await stores.archival.write(partial(_flag_batch, learner_id=learner_id, limit=batch)):
         flagged += done
-        if done == 0:  # another backfill flagged them first: stop rather than spin
-            return flagged
+    return flagged
