@@ -39,6 +39,9 @@ CONSTRAINTS = (
 )
 RANGE_INDEXES = (
     "CREATE INDEX memory_learner IF NOT EXISTS FOR (n:Memory) ON (n.learner_id)",
+    # Search reads one session's memories (the ``session`` and ``context`` retrievers): without
+    # this it scans every memory of the learner once per session asked for.
+    "CREATE INDEX memory_learner_session IF NOT EXISTS FOR (n:Memory) ON (n.learner_id, n.session_id)",
     "CREATE INDEX message_learner IF NOT EXISTS FOR (n:Message) ON (n.learner_id)",
     "CREATE INDEX message_learner_session IF NOT EXISTS FOR (n:Message) ON (n.learner_id, n.session_id)",
 )

@@ -40,7 +40,7 @@ from agent.memory.records import (
 from agent.search.hybrid import HybridSearch, NotesSource, find_notes
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
-from agent.search.targets import memory_target
+from agent.search.targets import memory_target, turn_target
 from agent.validation import validate_learner_id, validate_text
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,7 @@ class ArchivalStore(Neo4jStore):
         """Same arguments as ``Neo4jStore``: driver, embeddings, database, backlog."""
         super().__init__(*args, **kwargs)
         self._search = HybridSearch(memory_target(self.names))
+        self._turns = HybridSearch(turn_target(self.names))
 
     # ----- writes -----
     async def insert(
@@ -257,6 +258,36 @@ class ArchivalStore(Neo4jStore):
         kinds: Sequence[str] | None = None,
     ) -> SearchPage:
         """Hybrid search of the learner's memories and summaries, one page at a time."""
+        return await self._page(self._search, learner_id, query, page, page_size, recipe, kinds)
+
+    async def search_turns(
+        self,
+        learner_id: str,
+        query: str,
+        *,
+        page: int = 0,
+        page_size: int = 5,
+        recipe: str | SearchRecipe = "hybrid_rrf",
+        kinds: Sequence[str] | None = None,
+    ) -> SearchPage:
+        """:meth:`search`, each turn context answered with the message it was derived from.
+
+        The messages are read in the search's own round trips (``turn_target``); a memory
+        without one (or the degraded search's hits, when Neo4j is down) comes as it is.
+        """
+        return await self._page(self._turns, learner_id, query, page, page_size, recipe, kinds)
+
+    async def _page(
+        self,
+        searcher: HybridSearch,
+        learner_id: str,
+        query: str,
+        page: int,
+        page_size: int,
+        recipe: str | SearchRecipe,
+        kinds: Sequence[str] | None,
+    ) -> SearchPage:
+        """One page from ``searcher``, or from Redis when Neo4j is down."""
         learner_id = validate_learner_id(learner_id)
         check_page(page, page_size)
         chosen = get_recipe(recipe)
@@ -266,7 +297,7 @@ class ArchivalStore(Neo4jStore):
         try:
             if self.degraded:
                 raise StoreUnavailableError("Neo4j", "marked down after a recent failure")
-            return await self._search_neo4j(learner_id, query, page, page_size, chosen, kinds)
+            return await self._search_neo4j(searcher, learner_id, query, page, page_size, chosen, kinds)
         except StoreUnavailableError as exc:
             if self.backlog is None or not is_neo4j_down(exc):
                 raise
@@ -284,6 +315,7 @@ class ArchivalStore(Neo4jStore):
 
     async def _search_neo4j(
         self,
+        searcher: HybridSearch,
         learner_id: str,
         query: str,
         page: int,
@@ -303,7 +335,7 @@ class ArchivalStore(Neo4jStore):
                 notes = await find_notes(tx, int(self.embeddings.dimension), cache_key)
                 if notes is None and recipe.fallback:
                     effective = RECIPES[recipe.fallback]
-            hits, more = await self._search.retrieve(
+            hits, more = await searcher.retrieve(
                 tx,
                 learner_id=learner_id,
                 query=text,

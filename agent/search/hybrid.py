@@ -46,6 +46,8 @@ from agent.search.targets import SearchTarget
 
 MAX_VECTOR_K = 5000
 NOTES_CACHE_SECONDS = 30.0
+HIT_META = ("session_id", "seq", "role", "turn_context")
+"""Hydrated fields a hit carries in its ``metadata`` (when present)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,11 @@ def not_disclosures(rows: Iterable[dict[str, Any]]) -> set[str]:
     in it: ``disclosure_weight`` leaves them as they are.
     """
     return {str(r["id"]) for r in rows if r.get("disclosure") is False}
+
+
+def hit_key(hit: dict[str, Any]) -> str:
+    """The ranked node's id of a hydrated ``hit`` (a ``Turn`` hit's id is its message's)."""
+    return str(hit.get("key") or hit["id"])
 
 
 def hit_sessions(rows: Iterable[dict[str, Any]]) -> dict[str, str]:
@@ -287,7 +294,7 @@ class HybridSearch:
             )
             lists["context"] = score_pairs(row["context"])
             demoted |= not_disclosures(row["context"])
-            hydrated = {hit["id"]: hit for hit in row["hits"]}
+            hydrated = {hit_key(hit): hit for hit in row["hits"]}
         # Conversational filler ranks lower (the recipe's ``disclosure_weight``); seeds and
         # session votes above were taken before, on relevance alone.
         fused = demote(rrf_fuse(lists, weights, k=recipe.rrf_k), demoted, recipe.disclosure_weight)
@@ -342,14 +349,14 @@ class HybridSearch:
             if query is None or not missing:
                 continue
             rows = await fetch(tx, query, ids=missing, learner_id=learner_id)
-            found.update({r["hit"]["id"]: r["hit"] for r in rows})
+            found.update({hit_key(r["hit"]): r["hit"] for r in rows})
             missing = [i for i in ids if i not in found]
         hits = []
         for f in chosen:
             row = found.get(f.id)
             if row is None:  # deleted between retrieval and hydration
                 continue
-            meta = {k: row[k] for k in ("session_id", "seq", "role") if row.get(k) is not None}
+            meta = {k: row[k] for k in HIT_META if row.get(k) is not None}
             meta["label"] = next((lb for lb in row["labels"] if lb != "Memory"), row["labels"][0])
             hits.append(
                 SearchHit(

@@ -146,16 +146,34 @@ HIT_FIELDS = {
     "tags: coalesce(n.tags, []), session_id: n.session_id, seq: n.seq, labels: labels(n)",
     "Message": "id: n.id, text: n.content, created_at: n.created_at, kind: 'message', tags: [], "
     "session_id: n.session_id, seq: n.seq, role: n.role, labels: labels(n)",
+    # A turn context answered with the message it was derived from (``m``, bound by
+    # ``TURN_SOURCE``); ``key`` is the ranked memory's id. Without the message, the memory.
+    "Turn": "key: n.id, id: coalesce(m.id, n.id), text: coalesce(m.content, n.text), "
+    "created_at: coalesce(m.created_at, n.created_at), "
+    "kind: CASE WHEN m IS NULL THEN n.kind ELSE 'message' END, "
+    "tags: CASE WHEN m IS NULL THEN coalesce(n.tags, []) ELSE [] END, "
+    "session_id: coalesce(m.session_id, n.session_id), seq: coalesce(m.seq, n.seq), role: m.role, "
+    "labels: CASE WHEN m IS NULL THEN labels(n) ELSE labels(m) END, "
+    "turn_context: CASE WHEN m IS NULL THEN null ELSE n.id END",
 }
-"""A search hit's fields (a Cypher map body over ``n``), per label."""
+"""A search hit's fields (a Cypher map body over ``n``), per label, and ``Turn`` (over ``n``
+and its message ``m``)."""
+TURN_SOURCE = """
+  OPTIONAL CALL (n) {
+    MATCH (n)-[:DERIVED_FROM]->(m:Message)
+    WHERE m.learner_id = $learner_id
+    RETURN m LIMIT 1
+  }
+"""
+"""Binds ``m``: the learner's message a memory ``n`` was derived from (null when none)."""
 HYDRATE_TEMPLATE = """
 UNWIND $ids AS id
 MATCH (n:{label} {{id: id}})
 WHERE n.learner_id = $learner_id
-RETURN {{{hit}}} AS hit
+{source}RETURN {{{hit}}} AS hit
 """
-"""The learner's ``{label}`` nodes with ``$ids``, each as a ``hit`` map; format with ``label``
-and its ``HIT_FIELDS``."""
+"""The learner's ``{label}`` nodes with ``$ids``, each as a ``hit`` map; format with ``label``,
+its ``HIT_FIELDS`` and ``source`` (empty, or ``TURN_SOURCE`` for ``Turn`` hits)."""
 # Zettelkasten notes belong to another module; read them defensively.
 NOTE_LABEL_EXISTS = "CALL db.labels() YIELD label WITH label WHERE label = 'Note' RETURN count(*) AS n"
 """Whether the database has a ``Note`` label at all."""
@@ -186,9 +204,12 @@ EXACT_BY_LABEL = {label: EXACT_TEMPLATE.format(label=label) for label in ("Memor
 RECENT_BY_LABEL = {label: RECENT_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
 """The learner's newest nodes, per label (when a query has nothing to match on)."""
 HYDRATE_BY_LABEL = {
-    label: HYDRATE_TEMPLATE.format(label=label, hit=HIT_FIELDS[label]) for label in ("Memory", "Message")
+    label: HYDRATE_TEMPLATE.format(label=label, hit=HIT_FIELDS[label], source="")
+    for label in ("Memory", "Message")
 }
 """The learner's nodes with ``$ids`` as ``hit`` maps, per label."""
+HYDRATE_TURN = HYDRATE_TEMPLATE.format(label="Memory", hit=HIT_FIELDS["Turn"], source=TURN_SOURCE)
+"""The learner's memories with ``$ids`` as ``Turn`` hits: each turn context as its message."""
 
 FIRST_STAGE_PARTS = ("vector", "fulltext", "question")
 """The first-stage retrievers ``FIRST_STAGE`` can run together, in the order they fuse."""
@@ -223,17 +244,22 @@ CALL (context) {{
   UNWIND $ids + [c IN context WHERE NOT c.id IN $ids | c.id] AS id
   MATCH (n:{label} {{id: id}})
   WHERE n.learner_id = $learner_id
-  RETURN collect({{{hit}}}) AS hits
+{source}  RETURN collect({{{hit}}}) AS hits
 }}
 RETURN context, hits
 """
 """``context``: the ``CONTEXT_*`` list (best first); ``hits``: the learner's ``{label}`` nodes
-among ``$ids`` and the context's ids, as ``hit`` maps. Format with ``label``, ``context``, ``hit``."""
+among ``$ids`` and the context's ids, as ``hit`` maps. Format with ``label``, ``context``, ``hit``
+and ``source`` (as ``HYDRATE_TEMPLATE``)."""
 CONTEXT_HYDRATE = {
-    label: CONTEXT_HYDRATE_TEMPLATE.format(label=label, context=context, hit=HIT_FIELDS[label])
+    label: CONTEXT_HYDRATE_TEMPLATE.format(label=label, context=context, hit=HIT_FIELDS[label], source="")
     for label, context in (("Memory", CONTEXT_MEMORY), ("Message", CONTEXT_MESSAGE))
 }
 """``CONTEXT_HYDRATE_TEMPLATE`` per label."""
+CONTEXT_HYDRATE_TURN = CONTEXT_HYDRATE_TEMPLATE.format(
+    label="Memory", context=CONTEXT_MEMORY, hit=HIT_FIELDS["Turn"], source=TURN_SOURCE
+)
+"""``CONTEXT_HYDRATE_TEMPLATE`` over memories, the page's hits as ``Turn`` hits."""
 
 # ----- the ``session`` retriever (``agent.search.sessions``) -----
 

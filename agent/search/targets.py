@@ -2,20 +2,23 @@
 
 ``memory_target`` (archival memories, turn contexts, session summaries) and
 ``message_target`` (recall messages) are the two that stores search through
-``agent.search.hybrid.HybridSearch``.
+``agent.search.hybrid.HybridSearch``; ``turn_target`` is ``memory_target`` with turn contexts
+answered by their messages (the default conversation search).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.graphdb.schema import SchemaNames
 from agent.search.queries import (
     CONTEXT_HYDRATE,
+    CONTEXT_HYDRATE_TURN,
     EXACT_BY_LABEL,
     EXPAND_MEMORY,
     EXPAND_MESSAGE,
     HYDRATE_BY_LABEL,
+    HYDRATE_TURN,
     RECENT_BY_LABEL,
 )
 
@@ -52,6 +55,15 @@ def memory_target(names: SchemaNames) -> SearchTarget:
         HYDRATE_BY_LABEL["Memory"],
         names.memory_fulltext,
     )
+
+
+def turn_target(names: SchemaNames) -> SearchTarget:
+    """Archival memories ranked as ``memory_target``, each turn context answered with its message.
+
+    Hits keep the ranked memory's id in ``key`` (``HIT_FIELDS["Turn"]``), so the conversation
+    search maps contexts to messages in the search's own round trips.
+    """
+    return replace(memory_target(names), context_query=CONTEXT_HYDRATE_TURN, hydrate_query=HYDRATE_TURN)
 
 
 def message_target(names: SchemaNames) -> SearchTarget:

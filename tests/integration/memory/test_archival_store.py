@@ -13,6 +13,7 @@ from agent.memory.archival import ArchivalStore
 from agent.memory.backlog import WriteBacklog
 from agent.memory.recall import RecallMessage, RecallStore
 from agent.resources import Resources
+from agent.search.queries import CONTEXT_HYDRATE, SESSION_MEMORIES
 from agent.search.recipes import RECIPES, SearchRecipe
 
 
@@ -100,6 +101,40 @@ async def test_setup_is_idempotent_and_records_the_model(
         "message_id_unique",
         "session_summary_id_unique",
     } <= constraints
+
+
+def _plan_details(plan: dict) -> list[str]:
+    """Every operator's details in an EXPLAIN plan, depth first."""
+    details = [str(plan.get("args", {}).get("Details", ""))]
+    for child in plan.get("children", []):
+        details += _plan_details(child)
+    return details
+
+
+async def test_session_reads_seek_the_learner_session_index(
+    stores: tuple[ArchivalStore, RecallStore], resources: Resources
+) -> None:
+    """The session and context retrievers seek one session's memories by index.
+
+    Through ``Memory(learner_id, session_id)``, not a scan of all the learner's memories per session.
+    """
+    params = {
+        "learner_id": "x",
+        "sessions": ["s"],
+        "embedding": [0.0] * 384,
+        "kinds": None,
+        "per_session": 5,
+        "seeds": ["a"],
+        "window": 1,
+        "ids": [],
+        "limit": 5,
+    }
+    seek = "RANGE INDEX n:Memory(learner_id, session_id)"
+    async with resources.neo4j.session(database=resources.database) as session:
+        for query, seeks in ((SESSION_MEMORIES, 1), (CONTEXT_HYDRATE["Memory"], 2)):
+            summary = await (await session.run("EXPLAIN " + query, params)).consume()
+            found = [d for d in _plan_details(summary.plan) if d.startswith(seek)]
+            assert len(found) == seeks, _plan_details(summary.plan)
 
 
 async def test_setup_refuses_embeddings_of_another_dimension(resources: Resources) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent.kernel.derive import turn_context_id
 from agent.kernel.worker import build_worker
 from agent.memory.erasure import erase_learner
@@ -11,16 +13,25 @@ from agent.resources import Resources
 from agent.search.conversation import search_conversation
 
 
+def conversation(learner_id: str, *texts: tuple[str, str]) -> list[RecallMessage]:
+    """``(role, text)`` turns as one session's messages, a second apart."""
+    at = "2023-05-08T13:56:0{}+00:00"
+    return [
+        RecallMessage(f"{learner_id}-{i}", role, text, at.format(i))
+        for i, (role, text) in enumerate(texts, 1)
+    ]
+
+
 async def test_messages_ranked_by_their_turn_contexts_and_read_your_writes(
     resources: Resources, learner_id: str
 ) -> None:
     stores = MemoryStores.wire(resources)
-    at = "2023-05-08T13:56:0{}+00:00"
-    messages = [
-        RecallMessage(f"{learner_id}-1", "user", "I adopted a grey kitten called Pixel.", at.format(0)),
-        RecallMessage(f"{learner_id}-2", "assistant", "What a lovely name!", at.format(1)),
-        RecallMessage(f"{learner_id}-3", "user", "My sister studies marine biology in Lisbon.", at.format(2)),
-    ]
+    messages = conversation(
+        learner_id,
+        ("user", "I adopted a grey kitten called Pixel."),
+        ("assistant", "What a lovely name!"),
+        ("user", "My sister studies marine biology in Lisbon."),
+    )
     try:
         await stores.recall.log_messages(learner_id, "s1", messages)
         fresh = await search_conversation(stores, learner_id, "kitten Pixel", recipe="hybrid_multi_query")
@@ -35,5 +46,42 @@ async def test_messages_ranked_by_their_turn_contexts_and_read_your_writes(
         assert f"{learner_id}-2" in [h.id for h in page.results]
         other = await search_conversation(stores, learner_id + "-x", "kitten Pixel", recipe="hybrid_rrf")
         assert other.results == []
+    finally:
+        await erase_learner(resources, learner_id)
+
+
+async def test_one_read_transaction_and_a_context_without_its_message_comes_as_it_is(
+    resources: Resources, learner_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stores = MemoryStores.wire(resources)
+    messages = conversation(
+        learner_id,
+        ("user", "I adopted a grey kitten called Pixel."),
+        ("user", "Pixel sleeps on my keyboard every night."),
+    )
+    try:
+        await stores.recall.log_messages(learner_id, "s1", messages)
+        await build_worker(resources, stores).drain(learner_id)
+        reads: list[bool] = []
+        for store in (stores.archival, stores.recall):
+            real = store._transaction
+
+            async def counted(work, write, real=real):  # noqa: ANN001, ANN202
+                reads.append(write)
+                return await real(work, write)
+
+            monkeypatch.setattr(store, "_transaction", counted)
+        page = await search_conversation(stores, learner_id, "Pixel kitten", recipe="hybrid_disclosure")
+        assert {h.id for h in page.results} == {m.id for m in messages}
+        assert all(h.metadata["turn_context"] == turn_context_id(h.id) for h in page.results)
+        assert reads == [False]  # the messages came with the search, not in a second transaction
+
+        async with resources.neo4j.session(database=resources.database) as session:
+            await session.run("MATCH (m:Message {id: $id}) DETACH DELETE m", id=messages[1].id)
+        page = await search_conversation(stores, learner_id, "Pixel kitten", recipe="hybrid_disclosure")
+        by_id = {h.id: h for h in page.results}
+        orphan = by_id[turn_context_id(messages[1].id)]  # its message is gone: the memory itself
+        assert orphan.kind == "turn_context" and "turn_context" not in orphan.metadata
+        assert by_id[messages[0].id].kind == "message"
     finally:
         await erase_learner(resources, learner_id)
