@@ -3,7 +3,8 @@
 Every kernel worker on the same Redis drains every active learner (the per-learner lock
 spreads them), so another process's worker may hold one of the bench's learners when the
 bench drains it: ``KernelWorker.drain`` then waits for the lock and can return with entries
-still pending. ``drain_all`` drains and re-checks the streams until they are empty.
+still pending. ``drain_all`` drains and re-checks the streams until they are empty, and
+``own_streams`` gives a bench streams no other worker drains.
 """
 
 from __future__ import annotations
@@ -14,6 +15,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.memory.stores import MemoryStores
+from agent.settings import Settings
+
+
+def own_streams(settings: Settings) -> dict[str, str]:
+    """Settings whose kernel streams only this bench's worker drains (same Neo4j server and database).
+
+    Every kernel worker on the shared Redis (a server, another bench) drains every learner of
+    its prefix, and a bench's worker would drain theirs: a test run's leftovers, say, counted
+    in the bench's lag and paid for in its turns. The prefix follows the Neo4j URI
+    (``Settings.kernel_prefix``), so the bench names the same server by another host name
+    and gets a prefix of its own.
+    """
+    if settings.neo4j_uri.startswith("bolt://127.0.0.1:"):
+        return {"neo4j_uri": settings.neo4j_uri.replace("bolt://127.0.0.1:", "bolt://localhost:", 1)}
+    return {}
 
 
 async def drain_all(

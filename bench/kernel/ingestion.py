@@ -43,7 +43,7 @@ from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
 from bench.kernel.cleanup import erase
-from bench.kernel.drained import drain_all
+from bench.kernel.drained import drain_all, own_streams
 from bench.kernel.timing import percentile, show_progress
 
 TOPICS = ("SQL joins", "recursion", "closures", "binary search", "decorators", "list slicing", "big O")
@@ -257,19 +257,6 @@ async def _backlog(stores: MemoryStores, learners: list[str]) -> tuple[int, floa
     return depth, age
 
 
-def _own_streams(settings: Settings) -> dict[str, str]:
-    """Settings whose kernel streams only this bench's worker drains (same Neo4j server and database).
-
-    Every kernel worker on the shared Redis (a server, another bench) drains every learner of
-    its prefix; one of them holding the bench's learners would make the measured pace theirs.
-    The prefix follows the Neo4j URI (``Settings.kernel_prefix``), so the bench names the same
-    server by another host name and gets a prefix of its own.
-    """
-    if settings.neo4j_uri.startswith("bolt://127.0.0.1:"):
-        return {"neo4j_uri": settings.neo4j_uri.replace("bolt://127.0.0.1:", "bolt://localhost:", 1)}
-    return {}
-
-
 async def run_ingestion(
     settings: Settings, config: IngestConfig, *, progress: bool | None = None
 ) -> IngestResult:
@@ -282,7 +269,7 @@ async def run_ingestion(
     if config.flush_seconds is not None:
         overrides["kernel_flush_seconds"] = config.flush_seconds
     resources = Resources(
-        dataclasses.replace(settings, ingest_mode="kernel", **_own_streams(settings), **overrides)
+        dataclasses.replace(settings, ingest_mode="kernel", **own_streams(settings), **overrides)
     )
     stores = MemoryStores.wire(resources)
     run = uuid.uuid4().hex[:8]

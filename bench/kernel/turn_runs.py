@@ -25,15 +25,15 @@ from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryKnobs, MemoryStores
 from agent.resources import Resources
 from agent.settings import Settings
-from bench.kernel.drained import drain_all
+from bench.kernel.drained import drain_all, own_streams
 from bench.kernel.turn_baseline import FILLER, QUERY, ScriptedModel, baseline_graph
 from bench.kernel.turn_report import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, Series
 from graphs.heartbeat import make_builder
 
 
 def settings_for(settings: Settings, mode: str) -> Settings:
-    """``settings`` with recall logging in ``mode`` (``kernel`` or ``sync``)."""
-    return dataclasses.replace(settings, ingest_mode=mode)
+    """``settings`` with recall logging in ``mode`` (``kernel`` or ``sync``), on the bench's own streams."""
+    return dataclasses.replace(settings, ingest_mode=mode, **own_streams(settings))
 
 
 class BaselineRun:

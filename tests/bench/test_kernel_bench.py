@@ -56,6 +56,15 @@ async def test_heartbeat_rows_kernel_and_sync_in_one_run(settings: Settings):
     assert sum(bool(re.match(rf"({NO_TOOL}|{TOOL})\s.*ms\s+\d+\.\dx$", ln)) for ln in cpu) == 6
 
 
+def test_the_heartbeat_bench_drains_streams_of_its_own(settings: Settings):
+    """No other worker drains the bench's learners, and the bench's worker drains no one else's."""
+    from bench.kernel.turn_runs import settings_for
+
+    own = settings_for(settings, "kernel")
+    assert own.kernel_prefix != settings.kernel_prefix
+    assert own.neo4j_database == settings.neo4j_database and own.ingest_mode == "kernel"
+
+
 async def test_the_per_node_pass_times_every_node_the_real_heartbeat_runs(settings: Settings):
     turns = 2
     timed = await node_times(
