@@ -1,4 +1,4 @@
-"""Shared fixtures: settings and unique learner ids."""
+"""Shared fixtures: settings and unique learner ids (remembered, so the services' suites erase them)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,13 @@ def settings() -> Settings:
     return Settings.from_env(google_api_key=None).with_overrides(google_api_key=None)
 
 
+LEARNERS: set[str] = set()
+"""Every learner id ``learner_id`` handed out in this session (``tests.sweep`` erases them at its end)."""
+
+
 @pytest.fixture
 def learner_id() -> str:
     """A fresh learner per test, so tests never see each other's data."""
-    return f"test-{uuid.uuid4()}"
+    learner = f"test-{uuid.uuid4()}"
+    LEARNERS.add(learner)
+    return learner

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import make_graph, redis_saver, resources, services_up  # noqa: F401 (fixtures)
+from tests.integration.conftest import (  # noqa: F401 (fixtures)
+    make_graph,
+    redis_saver,
+    resources,
+    services_up,
+    sweep_learners,
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import shutil
 import socket
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlparse
 
 import pytest
+from neo4j.exceptions import DriverError, Neo4jError
+from redis.exceptions import RedisError
 
+from agent.errors import KAGError
 from agent.resources import Resources
 from agent.settings import Settings
 from graphs.heartbeat import make_builder
+from tests.conftest import LEARNERS
 from tests.integration.private_neo4j import PrivateNeo4j
+from tests.sweep import sweep
 
 pytestmark = pytest.mark.integration
 
@@ -53,6 +59,19 @@ async def resources(settings: Settings) -> AsyncIterator[Resources]:
     bundle = Resources(settings)
     yield bundle
     await bundle.aclose()
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def sweep_learners(resources: Resources) -> AsyncIterator[None]:
+    """After the session: erase what its learners left in Neo4j and Redis (``tests.sweep``)."""
+    yield
+    try:
+        erased, keys = await sweep(resources, LEARNERS)
+    # A failed cleanup must not hide the session's results: it warns.
+    except (KAGError, Neo4jError, DriverError, RedisError, OSError) as exc:
+        warnings.warn(f"could not erase the test learners: {exc}", stacklevel=1)
+    else:
+        print(f"\n[sweep] erased {erased} test learners and {keys} other keys")
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ from langgraph_sdk.client import LangGraphClient
 from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
-from tests.integration.conftest import resources, services_up  # noqa: F401 (fixtures)
+from tests.integration.conftest import resources, services_up, sweep_learners  # noqa: F401 (fixtures)
 from tests.integration.langgraph_server import DevServer, Learner
 from tests.security.attack import (
     ASK_SECRET,
