@@ -6,15 +6,24 @@ reads or writes another's notes. ``agent.notes.store.NoteStore`` runs them.
 
 from __future__ import annotations
 
-FULLTEXT_INDEX = "note_fulltext"
-"""Full-text index over note text, description and concept."""
+FULLTEXT_INDEX = "note_learner_fulltext"
+"""Full-text index over note text, description and concept, and the learner's key.
+
+``learner_key`` is indexed beside the text, as for memories and messages, so Lucene itself
+keeps a query to one learner's notes. The index it replaces (``note_fulltext``) had no key:
+a query took the global top-k and then kept the learner's rows, so another learner's notes
+on the same words crowded the learner's own out.
+"""
+UNSCOPED_FULLTEXT_INDEX = "note_fulltext"
+"""The former, unscoped note index: dropped by the schema setup."""
 
 SCHEMA_STATEMENTS = (
     "CREATE CONSTRAINT note_id_unique IF NOT EXISTS FOR (n:Note) REQUIRE n.id IS UNIQUE",
     "CREATE INDEX note_learner_id IF NOT EXISTS FOR (n:Note) ON (n.learner_id)",
     "CREATE INDEX note_revision_note_id IF NOT EXISTS FOR (r:NoteRevision) ON (r.note_id)",
+    f"DROP INDEX {UNSCOPED_FULLTEXT_INDEX} IF EXISTS",
     f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS "
-    "FOR (n:Note) ON EACH [n.text, n.description, n.concept]",
+    "FOR (n:Note) ON EACH [n.text, n.description, n.concept, n.learner_key]",
 )
 """Constraint and indexes of the note graph (all ``IF NOT EXISTS``)."""
 
@@ -31,7 +40,7 @@ AWAIT_INDEX = "CALL db.awaitIndex($name, $timeout)"
 UPSERT_NOTE = """
 MERGE (l:Learner {id: $learner_id})
 MERGE (n:Note {id: $note.id})
-ON CREATE SET n += $note, n.seq = -1, n.version = 1
+ON CREATE SET n += $note, n.learner_key = $learner_key, n.seq = -1, n.version = 1
 WITH l, n, n.seq = -1 AS created
 FOREACH (_ IN CASE WHEN created THEN [1] ELSE [] END |
   SET l.note_seq = coalesce(l.note_seq, 0) + 1
@@ -40,6 +49,26 @@ MERGE (l)-[:HAS_NOTE]->(n)
 RETURN n.id AS id, created, n.seq AS seq, n.created_at AS created_at
 """
 """Create a note unless its id exists (idempotent MERGE); a new note gets the learner's next ``seq``."""
+
+KEYLESS_NOTE_LEARNERS = """
+MATCH (n:Note) WHERE n.learner_key IS NULL AND n.learner_id IS NOT NULL
+RETURN DISTINCT n.learner_id AS learner_id LIMIT $limit
+"""
+"""Learners with notes written before notes carried ``learner_key`` (a page of them)."""
+SET_NOTE_LEARNER_KEYS = """
+UNWIND $rows AS row
+MATCH (n:Note {learner_id: row.learner_id}) WHERE n.learner_key IS NULL
+SET n.learner_key = row.key
+RETURN count(n) AS keyed
+"""
+"""Give those learners' notes their key (``rows``: ``{learner_id, key}``); how many got one."""
+FULLTEXT_NOTES = """
+CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node, score
+WITH node, score WHERE node:Note AND node.learner_id = $learner_id
+RETURN node.id AS id, score
+"""
+"""The learner's notes by full text, best first; ``$lucene`` must carry the learner's key
+(``agent.search.lucene.scoped_query``), the ``learner_id`` test is a second guard."""
 
 COUNT_NOTES = "MATCH (n:Note {learner_id: $learner_id}) RETURN count(n) AS n"
 """How many notes a learner has."""

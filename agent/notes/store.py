@@ -9,7 +9,8 @@ Neo4j is down are parked in Redis (op ``notes.upsert``) and replayed when it is 
 Schema (all ``IF NOT EXISTS``, once per driver, database and index): a unique
 constraint on ``Note.id``, range indexes on ``Note.learner_id`` and
 ``NoteRevision.note_id``, a cosine vector index named after the embedding model
-(``index_name_for(provider, "note")``) and a full-text index. Every query filters by
+(``index_name_for(provider, "note")``) and a full-text index that carries each note's
+``learner_key``, so Lucene itself keeps a query to one learner. Every query filters by
 ``learner_id``: one learner never reads another's notes. The Cypher lives in
 ``agent.notes.queries``.
 """
@@ -27,7 +28,7 @@ import neo4j
 from redis.exceptions import RedisError
 
 from agent.errors import InvalidInputError, KAGError, StoreError
-from agent.graphdb.schema import ensure_schema
+from agent.graphdb.schema import ensure_schema, learner_key
 from agent.graphdb.store import Neo4jStore, fetch
 from agent.kernel.drain import draining
 from agent.memory.backlog import WriteBacklog
@@ -42,18 +43,23 @@ from agent.notes.queries import (
     EXACT_CANDIDATES,
     EXPAND_DEPTH_1,
     EXPAND_DEPTH_2,
+    FULLTEXT_INDEX,
+    FULLTEXT_NOTES,
     GET_NOTES,
     GET_REVISIONS,
+    KEYLESS_NOTE_LEARNERS,
     MERGE_LINKS,
     NEIGHBOURHOOD,
     NOTE_DEGREES,
     NOTE_EMBEDDINGS,
     SCHEMA_STATEMENTS,
+    SET_NOTE_LEARNER_KEYS,
     UPSERT_NOTE,
     VECTOR_INDEX,
     WRITE_REVISION,
 )
 from agent.resources import Resources
+from agent.search.lucene import scoped_query
 
 __all__ = ["COUNT_NOTES", "OP_UPSERT", "NoteStore", "note_id_for"]
 
@@ -61,6 +67,7 @@ log = logging.getLogger(__name__)
 
 OP_UPSERT = "notes.upsert"
 OVERSAMPLE = 20  # the vector index is global: fetch k*20, then keep this learner's
+KEY_BACKFILL_PAGE = 500  # learners per round when older notes get their learner key
 _INDEX_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 
 _BY_RESOURCES: weakref.WeakKeyDictionary[Resources, NoteStore] = weakref.WeakKeyDictionary()
@@ -121,9 +128,25 @@ class NoteStore(Neo4jStore):
         async def setup() -> None:
             for statement in (*SCHEMA_STATEMENTS, VECTOR_INDEX.format(name=index, dimension=dimension)):
                 await self.write(lambda tx, s=statement: fetch(tx, s))
+            await self.key_older_notes()
             await self.read(lambda tx: fetch(tx, AWAIT_INDEX, name=index, timeout=60))
 
         await ensure_schema(self.driver, self.database, setup, key=f"notes:{index}")
+
+    async def key_older_notes(self) -> None:
+        """Give notes written before they carried ``learner_key`` their key (idempotent).
+
+        Until then the scoped full-text index cannot see them; the key is a hash, so it is
+        computed here and written per learner, a page of learners at a time.
+        """
+        while True:
+            rows = await self.read(lambda tx: fetch(tx, KEYLESS_NOTE_LEARNERS, limit=KEY_BACKFILL_PAGE))
+            if not rows:
+                return
+            keys = [{"learner_id": r["learner_id"], "key": learner_key(str(r["learner_id"]))} for r in rows]
+            done = await self.write(lambda tx, k=keys: fetch(tx, SET_NOTE_LEARNER_KEYS, rows=k))
+            if not done[0]["keyed"]:
+                return  # nothing could be keyed (an id that is no string): never loop on it
 
     # ----- note writes (parked when Neo4j is down) -----
     async def upsert_notes(self, learner_id: str, notes: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -167,7 +190,10 @@ class NoteStore(Neo4jStore):
     async def _upsert(self, payload: dict[str, Any]) -> list[dict[str, Any]]:
         await self.ensure_schema()
         learner_id = payload["learner_id"]
-        statements = [(UPSERT_NOTE, {"learner_id": learner_id, "note": n}) for n in payload["notes"]]
+        key = learner_key(learner_id)
+        statements = [
+            (UPSERT_NOTE, {"learner_id": learner_id, "learner_key": key, "note": n}) for n in payload["notes"]
+        ]
         return [rows[0] for rows in await self.write(lambda tx: _rows(tx, statements))]
 
     # ----- reads -----
@@ -198,6 +224,22 @@ class NoteStore(Neo4jStore):
         if rows is not None and len(rows) >= total - len(exclude):
             return rows
         return await self.read(lambda tx: fetch(tx, EXACT_CANDIDATES, **params))
+
+    async def text_hits(
+        self, learner_id: str, query: str, *, k: int, prefixes: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The learner's top-``k`` notes by full text (``{id, score}``, best first).
+
+        Lucene itself is scoped to the learner's key, so other learners' notes never take
+        the places of this learner's. ``prefixes``: stems also matched as prefixes.
+        """
+        lucene = scoped_query(
+            None, query, key_field="learner_key", key=learner_key(learner_id), prefixes=prefixes or ()
+        )
+        if lucene is None:
+            return []
+        params = {"index": FULLTEXT_INDEX, "lucene": lucene, "learner_id": learner_id, "k": k}
+        return await self.read(lambda tx: fetch(tx, FULLTEXT_NOTES, **params))
 
     async def count_notes(self, learner_id: str) -> int:
         """How many notes the learner has."""

@@ -28,7 +28,7 @@ import neo4j
 
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
-from agent.search.lucene import query_terms, scoped_query
+from agent.search.lucene import scoped_query
 from agent.search.queries import (
     FIRST_STAGE,
     FULLTEXT_QUERY,
@@ -74,8 +74,8 @@ async def find_notes(tx: neo4j.AsyncTransaction, dimension: int, cache_key: int)
             if row["type"] == "VECTOR" and row["properties"] == ["embedding"]:
                 if int(row["dimension"] or 0) == dimension:
                     vector = row["name"]
-            elif row["type"] == "FULLTEXT":
-                fulltext = row["name"]
+            elif row["type"] == "FULLTEXT" and "learner_key" in row["properties"]:
+                fulltext = row["name"]  # scoped by the learner's key, as memories are
         source = NotesSource(vector, fulltext)
     _NOTES_CACHE[key] = (time.monotonic(), source)
     return source
@@ -316,16 +316,16 @@ class HybridSearch:
         vector: list[tuple[str, float]] = []
         if params["embedding"] is not None:
             vector = await self._vector(tx, notes.vector_index or "", NOTE_EXACT, NOTE_PROBE, params)
-        terms = query_terms(query)
+        lucene = scoped_query(None, query, key_field="learner_key", key=learner_key(params["learner_id"]))
         fulltext: list[tuple[str, float]] = []
-        if notes.fulltext_index and terms:
-            # Note indexes carry no learner key: oversample, then filter in Cypher.
+        if notes.fulltext_index and lucene:
+            # Lucene keeps to the learner's key: no other learner's note takes a place.
             rows = await fetch(
                 tx,
                 FULLTEXT_QUERY,
                 index=notes.fulltext_index,
-                lucene=" ".join(terms),
-                k=min(MAX_VECTOR_K, params["limit"] * params["oversample"]),
+                lucene=lucene,
+                k=params["limit"],
                 **_scope(params),
             )
             fulltext = score_pairs(rows)

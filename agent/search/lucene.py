@@ -50,11 +50,12 @@ def prefix_terms(stems: Sequence[str]) -> list[str]:
 
 
 def scoped_query(
-    field: str, text: str, *, key_field: str, key: str, prefixes: Sequence[str] = ()
+    field: str | None, text: str, *, key_field: str, key: str, prefixes: Sequence[str] = ()
 ) -> str | None:
     """``+key_field:key +field:(terms prefix*...)``, or None when ``text`` has no searchable term.
 
-    ``field`` and ``key_field`` are trusted identifiers; ``key`` must be a single
+    ``field`` and ``key_field`` are trusted identifiers; ``field`` None matches the terms in
+    any of the index's properties (``+key_field:key +(terms)``). ``key`` must be a single
     alphanumeric token (a learner key), which is asserted here. ``prefixes`` are
     stems matched as prefixes too (see ``prefix_terms``); they only add optional terms.
     """
@@ -63,10 +64,5 @@ def scoped_query(
     terms = query_terms(text)
     if not terms:
         return None
-    return f"+{key_field}:{key} +{field}:({' '.join(terms + prefix_terms(prefixes))})"
-
-
-def field_query(field: str, text: str) -> str | None:
-    """``field:(terms)`` for indexes without a learner key; None when nothing is searchable."""
-    terms = query_terms(text)
-    return f"{field}:({' '.join(terms)})" if terms else None
+    scope = f"{field}:" if field else ""
+    return f"+{key_field}:{key} +{scope}({' '.join(terms + prefix_terms(prefixes))})"

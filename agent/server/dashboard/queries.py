@@ -26,14 +26,6 @@ RETURN n {.id, .concept, .tags, .keywords, .description, .definition, .created_a
 """
 """Note cards for search hits, in any order (the caller keeps the ranking)."""
 
-FULLTEXT_NOTES = """
-CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $fetch}) YIELD node, score
-WHERE node.learner_id = $learner_id
-RETURN node.id AS id, score
-LIMIT $k
-"""
-"""Full-text hits among this learner's notes (the index is global: oversample, then filter)."""
-
 NOTE_DETAIL = """
 MATCH (n:Note {id: $id, learner_id: $learner_id})
 OPTIONAL MATCH (n)-[r:LINKS_TO]-(m:Note {learner_id: $learner_id})

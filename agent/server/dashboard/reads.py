@@ -14,13 +14,10 @@ from typing import Any
 from agent.errors import StoreError
 from agent.graphdb.store import Neo4jStore, check_text, fetch
 from agent.notes.concept_maps import note_concept_map
-from agent.notes.queries import FULLTEXT_INDEX
 from agent.notes.store import NoteStore
 from agent.resources import Resources
-from agent.search.lucene import prefix_terms, query_terms
 from agent.server.dashboard.queries import (
     ALL_NOTES_FULL,
-    FULLTEXT_NOTES,
     GRAPH_EDGES,
     LIST_NOTES,
     NOTE_DETAIL,
@@ -80,17 +77,13 @@ class DashboardReads(Neo4jStore):
             hits = []
         for rank, hit in enumerate(hits):
             ranked[hit["note"]["id"]] = ranked.get(hit["note"]["id"], 0.0) + 1.0 / (RRF_K + rank + 1)
-        terms = query_terms(query)
-        if terms:
+        try:
             stems = [w for w in query.split() if w.isalnum()]
-            lucene = " ".join(terms + prefix_terms(stems))
-            params = {"index": FULLTEXT_INDEX, "lucene": lucene, "learner_id": learner_id}
-            try:
-                rows = await self.read(lambda tx: fetch(tx, FULLTEXT_NOTES, **params, fetch=k * 20, k=k))
-            except StoreError:
-                rows = []
-            for rank, row in enumerate(rows):
-                ranked[row["id"]] = ranked.get(row["id"], 0.0) + 1.0 / (RRF_K + rank + 1)
+            rows = await notes.text_hits(learner_id, query, k=k, prefixes=stems)
+        except StoreError:
+            rows = []
+        for rank, row in enumerate(rows):
+            ranked[row["id"]] = ranked.get(row["id"], 0.0) + 1.0 / (RRF_K + rank + 1)
         if not ranked:
             return []
         ids = sorted(ranked, key=lambda i: -ranked[i])[:k]

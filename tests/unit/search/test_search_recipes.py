@@ -13,7 +13,6 @@ from agent.search.lucene import (
     MAX_TERM_CHARS,
     MAX_TERMS,
     escape_lucene,
-    field_query,
     prefix_terms,
     query_terms,
     scoped_query,
@@ -82,7 +81,9 @@ def test_scoped_query_cannot_escape_its_group() -> None:
     assert scoped_query("text", "***", key_field="learner_key", key="lkabc") is None
     with pytest.raises(ValueError):
         scoped_query("text", "x", key_field="learner_key", key="a b")
-    assert field_query("text", "joins") == "text:(joins)"
+    # Without a field the group matches any property of the index, still under the key.
+    lucene = scoped_query(None, ") OR learner_key:* (", key_field="learner_key", key="lkabc")
+    assert lucene == "+learner_key:lkabc +(or learner_key\\:\\*)"
 
 
 def test_prefix_terms_are_plain_stems_only() -> None:
