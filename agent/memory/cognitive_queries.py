@@ -118,9 +118,10 @@ CALL db.index.fulltext.queryNodes($index, $lucene, {{limit: $k}}) YIELD node, sc
 WITH node, score
 WHERE node.learner_id = $learner_id AND {FACT_VALID}
 RETURN node.id AS id, score
-ORDER BY score DESC LIMIT $limit
+ORDER BY score DESC, node.seq, node.id LIMIT $limit
 """
-"""Full-text top-k (Lucene scoped by learner key) of the learner's facts valid as asked."""
+"""Full-text top-k (Lucene scoped by learner key) of the learner's facts valid as asked (ties
+in the learner's order)."""
 FACT_RECENT = f"""
 MATCH (:Learner {{id: $learner_id}})-[:HAS_MEMORY]->(node:Fact)
 WHERE node.learner_id = $learner_id AND {FACT_VALID}

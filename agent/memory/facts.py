@@ -53,10 +53,11 @@ from agent.memory.fact_records import (
 from agent.memory.fact_rules import query_slots
 from agent.memory.records import ID
 from agent.search.hybrid import MAX_VECTOR_K, probe_choice
-from agent.search.lucene import scoped_query
+from agent.search.lucene import LuceneScope
 from agent.search.recipes import SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
 from agent.search.rewrite import keyword_query
+from agent.search.termstats import learner_weights
 from agent.validation import validate_learner_id, validate_text
 
 __all__ = ["OP_REMEMBER", "FactRecord", "FactStore"]
@@ -255,7 +256,8 @@ class FactStore(Neo4jStore):
         recipe = self.recipe
         embedding = await self.embed_query(query) if query else None
         text = keyword_query(query) if recipe.keyword_query else query
-        lucene = scoped_query("text", text, key_field="learner_key", key=learner_key(learner_id))
+        scope = LuceneScope(("text",), learner_key(learner_id))
+        words = scope.term_clauses(text)
         limit = recipe.candidates(0, k)
         slots = query_slots(query)
         params = {"learner_id": learner_id, "as_of": as_of, "history": history, "limit": limit}
@@ -271,9 +273,18 @@ class FactStore(Neo4jStore):
                 if rows is None:
                     rows = await fetch(tx, q.FACT_EXACT, embedding=embedding, **params)
                 lists["vector"] = pairs(rows)
-            if lucene is not None:
+            if words:
+                # Facts are memories: weighted by the learner's memories, as the archive's search.
                 index = self.names.memory_fulltext
-                rows = await fetch(tx, q.FACT_FULLTEXT, index=index, lucene=lucene, k=limit * 10, **params)
+                idf = await learner_weights(
+                    tx, scope, words, index=index, label="Memory", learner_id=learner_id
+                )
+                lucene = scope.query(words, idf)
+                rows = (
+                    []
+                    if lucene is None
+                    else await fetch(tx, q.FACT_FULLTEXT, index=index, lucene=lucene, k=limit * 10, **params)
+                )
                 lists["fulltext"] = pairs(rows)
             if slots:
                 predicates = sorted({p for _, p in slots})

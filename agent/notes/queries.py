@@ -17,13 +17,16 @@ on the same words crowded the learner's own out.
 UNSCOPED_FULLTEXT_INDEX = "note_fulltext"
 """The former, unscoped note index: dropped by the schema setup."""
 
+FULLTEXT_FIELDS = ("text", "description", "concept")
+"""The note properties ``FULLTEXT_INDEX`` holds beside ``learner_key``."""
+
 SCHEMA_STATEMENTS = (
     "CREATE CONSTRAINT note_id_unique IF NOT EXISTS FOR (n:Note) REQUIRE n.id IS UNIQUE",
     "CREATE INDEX note_learner_id IF NOT EXISTS FOR (n:Note) ON (n.learner_id)",
     "CREATE INDEX note_revision_note_id IF NOT EXISTS FOR (r:NoteRevision) ON (r.note_id)",
     f"DROP INDEX {UNSCOPED_FULLTEXT_INDEX} IF EXISTS",
     f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS "
-    "FOR (n:Note) ON EACH [n.text, n.description, n.concept, n.learner_key]",
+    f"FOR (n:Note) ON EACH [{', '.join(f'n.{f}' for f in (*FULLTEXT_FIELDS, 'learner_key'))}]",
 )
 """Constraint and indexes of the note graph (all ``IF NOT EXISTS``)."""
 
@@ -66,9 +69,11 @@ FULLTEXT_NOTES = """
 CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node, score
 WITH node, score WHERE node:Note AND node.learner_id = $learner_id
 RETURN node.id AS id, score
+ORDER BY score DESC, node.seq, node.id
 """
-"""The learner's notes by full text, best first; ``$lucene`` must carry the learner's key
-(``agent.search.lucene.scoped_query``), the ``learner_id`` test is a second guard."""
+"""The learner's notes by full text, best first (ties in the learner's order); ``$lucene`` must
+carry the learner's key (``agent.search.lucene.LuceneScope``), the ``learner_id`` test is a
+second guard."""
 
 COUNT_NOTES = "MATCH (n:Note {learner_id: $learner_id}) RETURN count(n) AS n"
 """How many notes a learner has."""

@@ -43,6 +43,7 @@ from agent.notes.queries import (
     EXACT_CANDIDATES,
     EXPAND_DEPTH_1,
     EXPAND_DEPTH_2,
+    FULLTEXT_FIELDS,
     FULLTEXT_INDEX,
     FULLTEXT_NOTES,
     GET_NOTES,
@@ -59,7 +60,8 @@ from agent.notes.queries import (
     WRITE_REVISION,
 )
 from agent.resources import Resources
-from agent.search.lucene import scoped_query
+from agent.search.lucene import LuceneScope
+from agent.search.termstats import learner_weights
 
 __all__ = ["COUNT_NOTES", "OP_UPSERT", "NoteStore", "note_id_for"]
 
@@ -231,15 +233,25 @@ class NoteStore(Neo4jStore):
         """The learner's top-``k`` notes by full text (``{id, score}``, best first).
 
         Lucene itself is scoped to the learner's key, so other learners' notes never take
-        the places of this learner's. ``prefixes``: stems also matched as prefixes.
+        the places of this learner's, and terms are weighted by the learner's own notes
+        (``agent.search.termstats``). ``prefixes``: stems also matched as prefixes.
         """
-        lucene = scoped_query(
-            None, query, key_field="learner_key", key=learner_key(learner_id), prefixes=prefixes or ()
-        )
-        if lucene is None:
+        scope = LuceneScope(FULLTEXT_FIELDS, learner_key(learner_id))
+        clauses = scope.term_clauses(query) + scope.prefix_clauses(prefixes or ())
+        if not clauses:
             return []
-        params = {"index": FULLTEXT_INDEX, "lucene": lucene, "learner_id": learner_id, "k": k}
-        return await self.read(lambda tx: fetch(tx, FULLTEXT_NOTES, **params))
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            idf = await learner_weights(
+                tx, scope, clauses, index=FULLTEXT_INDEX, label="Note", learner_id=learner_id
+            )
+            lucene = scope.query(clauses, idf)
+            if lucene is None:
+                return []
+            params = {"index": FULLTEXT_INDEX, "lucene": lucene, "learner_id": learner_id, "k": k}
+            return await fetch(tx, FULLTEXT_NOTES, **params)
+
+        return await self.read(work)
 
     async def count_notes(self, learner_id: str) -> int:
         """How many notes the learner has."""

@@ -10,8 +10,11 @@ top-k is global, so it is oversampled and, when the learner's share is short,
 replaced by an exact cosine scan over that learner's nodes. A learner with fewer
 candidates than asked for is scanned exactly at once, in the same query as the index
 (``PROBE_TEMPLATE``): the index could only come up short for them. Full-text queries are
-scoped in Lucene by the learner's key and filtered again in Cypher.
-Round trips: the vector probe and both full-text passes run as one query (``FIRST_STAGE``),
+scoped in Lucene by the learner's key and filtered again in Cypher, and weighted by the
+learner's own term statistics (``agent.search.termstats``: one more round trip), so no
+other learner's documents change which of the learner's hits rank first.
+Round trips: the term counts first (``TERM_STATS``), then the vector probe and both
+full-text passes as one query (``FIRST_STAGE``),
 which also gives each hit's session for the ``session`` votes; the context list comes with
 the page's hits hydrated (``CONTEXT_HYDRATE``). The ranking is the same as one query each.
 The Cypher lives in ``agent.search.queries``.
@@ -28,7 +31,7 @@ import neo4j
 
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
-from agent.search.lucene import scoped_query
+from agent.search.lucene import LuceneScope
 from agent.search.queries import (
     FIRST_STAGE,
     FULLTEXT_QUERY,
@@ -43,6 +46,7 @@ from agent.search.results import SearchHit, demote, rrf_fuse
 from agent.search.rewrite import keyword_query, stem_prefixes
 from agent.search.sessions import session_lists
 from agent.search.targets import SearchTarget
+from agent.search.termstats import learner_weights
 
 MAX_VECTOR_K = 5000
 NOTES_CACHE_SECONDS = 30.0
@@ -56,6 +60,8 @@ class NotesSource:
 
     vector_index: str | None
     fulltext_index: str | None
+    fulltext_fields: tuple[str, ...] = ()
+    """The text properties ``fulltext_index`` holds beside ``learner_key``."""
 
 
 _NOTES_CACHE: dict[tuple[int, int], tuple[float, NotesSource | None]] = {}
@@ -70,13 +76,15 @@ async def find_notes(tx: neo4j.AsyncTransaction, dimension: int, cache_key: int)
     source: NotesSource | None = None
     if (await fetch(tx, NOTE_LABEL_EXISTS))[0]["n"]:
         vector = fulltext = None
+        fields: tuple[str, ...] = ()
         for row in await fetch(tx, NOTE_INDEXES):
             if row["type"] == "VECTOR" and row["properties"] == ["embedding"]:
                 if int(row["dimension"] or 0) == dimension:
                     vector = row["name"]
             elif row["type"] == "FULLTEXT" and "learner_key" in row["properties"]:
                 fulltext = row["name"]  # scoped by the learner's key, as memories are
-        source = NotesSource(vector, fulltext)
+                fields = tuple(p for p in row["properties"] if p != "learner_key")
+        source = NotesSource(vector, fulltext, fields)
     _NOTES_CACHE[key] = (time.monotonic(), source)
     return source
 
@@ -234,21 +242,27 @@ class HybridSearch:
         weights = dict(recipe.weights)
         lists: dict[str, list[tuple[str, float]]] = {}
         text_query = keyword_query(query) if recipe.keyword_query else query
-        key = learner_key(learner_id)
-        prefixes = stem_prefixes(text_query) if recipe.stem_prefixes else ()
-        lucene = scoped_query(
-            self.target.text_field, text_query, key_field="learner_key", key=key, prefixes=prefixes
-        )
-        if embedding is None and lucene is None:  # nothing to match on: newest first
+        scope = LuceneScope((self.target.text_field,), learner_key(learner_id))
+        words = scope.term_clauses(text_query)
+        if embedding is None and not words:  # nothing to match on: newest first
             lists["recent"] = score_pairs(await fetch(tx, self.target.recent_query, **_scope(params)))
             weights = {"recent": 1.0}
-        question = scoped_query(self.target.text_field, query, key_field="learner_key", key=key)
+        keywords = words + scope.prefix_clauses(stem_prefixes(text_query) if recipe.stem_prefixes else ())
+        asked = scope.term_clauses(query)  # the whole question in full text too
+        wanted = (keywords if weights.get("fulltext") else []) + (asked if weights.get("question") else [])
+        summaries = weights.get("session") and recipe.session_source == "summaries"
+        if summaries and self.target.summaries_in_text_index:
+            wanted += words  # the session summaries' query reuses these weights
+        target = self.target
+        idf = await learner_weights(
+            tx, scope, wanted, index=target.fulltext_index, label=target.label, learner_id=learner_id
+        )
         first, session_of, demoted = await self._first_stage(
             tx,
             params,
             vector=embedding is not None and bool(weights.get("vector")),
-            lucene=lucene if weights.get("fulltext") else None,
-            question=question if weights.get("question") else None,  # the whole question in full text too
+            lucene=scope.query(keywords, idf) if weights.get("fulltext") else None,
+            question=scope.query(asked, idf) if weights.get("question") else None,
         )
         lists.update(first)
         if notes is not None and weights.get("notes"):
@@ -267,7 +281,8 @@ class HybridSearch:
                 embedding=embedding,
                 kinds=params["kinds"],
                 summary_index=self.target.summary_index,
-                summary_lucene=scoped_query("text", text_query, key_field="learner_key", key=key),
+                summary_text=text_query,
+                summary_weights=idf if self.target.summaries_in_text_index else None,
                 fused=[(f.id, f.score) for f in rrf_fuse(lists, weights, k=recipe.rrf_k)],
                 session_of=session_of,
                 demoted=demoted,
@@ -316,9 +331,16 @@ class HybridSearch:
         vector: list[tuple[str, float]] = []
         if params["embedding"] is not None:
             vector = await self._vector(tx, notes.vector_index or "", NOTE_EXACT, NOTE_PROBE, params)
-        lucene = scoped_query(None, query, key_field="learner_key", key=learner_key(params["learner_id"]))
         fulltext: list[tuple[str, float]] = []
-        if notes.fulltext_index and lucene:
+        lucene = None
+        if notes.fulltext_index and notes.fulltext_fields:
+            scope = LuceneScope(notes.fulltext_fields, learner_key(params["learner_id"]))
+            words = scope.term_clauses(query)
+            idf = await learner_weights(
+                tx, scope, words, index=notes.fulltext_index, label="Note", learner_id=params["learner_id"]
+            )
+            lucene = scope.query(words, idf)
+        if lucene:
             # Lucene keeps to the learner's key: no other learner's note takes a place.
             rows = await fetch(
                 tx,

@@ -5,14 +5,33 @@ a node label through ``str.format``; labels are our own constants (``Memory``,
 ``Message``, ``Note``), never user input, and are pre-formatted below.
 """
 
+# ----- the learner's own term statistics (``agent.search.termstats``) -----
+
+TERM_STATS_TEMPLATE = """
+MATCH (n:{label} {{learner_id: $learner_id}})
+WITH count(n) AS n
+UNWIND $queries AS q
+CALL (q) {{
+  CALL db.index.fulltext.queryNodes($index, q, {{limit: $cap}}) YIELD node
+  RETURN count(node) AS df
+}}
+RETURN n, collect({{query: q, df: df}}) AS dfs
+"""
+"""The learner's ``{label}`` count and, per query in ``$queries`` (each scoped to the learner's
+key), how many documents of ``$index`` match it (at most ``$cap``); format with ``label``."""
+TERM_STATS = {label: TERM_STATS_TEMPLATE.format(label=label) for label in ("Memory", "Message", "Note")}
+"""``TERM_STATS_TEMPLATE`` per label."""
+
 # ----- hybrid retrieval (``agent.search.hybrid``) -----
 
+# Full-text scores are sums of clause boosts (``agent.search.lucene``), so ties are common:
+# they are broken by the learner's own order (``seq``), never by Lucene's document order.
 FULLTEXT_QUERY = """
 CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node, score
 WITH node, score
 WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
 RETURN node.id AS id, score
-ORDER BY score DESC LIMIT $limit
+ORDER BY score DESC, node.seq, node.id LIMIT $limit
 """
 """Full-text (Lucene) top-k, filtered to the learner (and ``$kinds``)."""
 # The kind test comes first, inside CASE: the planner would otherwise read every node's
@@ -67,7 +86,7 @@ CALL () {{
   CALL db.index.fulltext.queryNodes($text_index, ${lucene}, {{limit: $text_k}}) YIELD node, score
   WITH node, score
   WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
-  WITH node, score ORDER BY score DESC LIMIT $limit
+  WITH node, score ORDER BY score DESC, node.seq, node.id LIMIT $limit
   RETURN collect({{
     id: node.id, score: score, session: node.session_id, disclosure: node.disclosure
   }}) AS {name}

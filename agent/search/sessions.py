@@ -22,11 +22,16 @@ from collections.abc import Mapping, Sequence
 
 import neo4j
 
+from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
+from agent.search.lucene import LuceneScope
 from agent.search.queries import SESSION_MEMORIES, SESSION_MESSAGES, TOP_SESSIONS
 from agent.search.recipes import SearchRecipe
+from agent.search.termstats import learner_weights
 
 MAX_SUMMARY_HITS = 2000
+SUMMARY_FIELD = "text"
+"""The summaries' property in their full-text index."""
 VOTE_DEPTH = 50
 VOTES = 3
 
@@ -56,7 +61,8 @@ async def session_lists(
     embedding: list[float],
     kinds: list[str] | None,
     summary_index: str,
-    summary_lucene: str | None,
+    summary_text: str,
+    summary_weights: Mapping[str, float] | None,
     fused: Sequence[tuple[str, float]],
     session_of: Mapping[str, str],
     demoted: set[str] | None = None,
@@ -66,15 +72,24 @@ async def session_lists(
     ``session_of`` maps the first-stage hits of ``label`` to their session (the first-stage
     queries return it, so the votes cost no round trip); other hits (notes) do not vote.
     The ids of the turns read whose ``disclosure`` flag is false are added to ``demoted``.
+    Summaries are matched on ``summary_text``, each term weighted by the learner's own
+    memories: ``summary_weights`` when the caller counted them in ``summary_index``, else here.
     """
     if recipe.session_source == "summaries":
-        if summary_lucene is None:
+        scope = LuceneScope((SUMMARY_FIELD,), learner_key(learner_id))
+        words = scope.term_clauses(summary_text)
+        if summary_weights is None:
+            summary_weights = await learner_weights(
+                tx, scope, words, index=summary_index, label="Memory", learner_id=learner_id
+            )
+        lucene = scope.query(words, summary_weights)
+        if lucene is None:
             return []
         rows = await fetch(
             tx,
             TOP_SESSIONS,
             index=summary_index,
-            lucene=summary_lucene,
+            lucene=lucene,
             k=MAX_SUMMARY_HITS,
             learner_id=learner_id,
             sessions=recipe.session_top,

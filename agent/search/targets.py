@@ -21,6 +21,7 @@ from agent.search.queries import (
     HYDRATE_TURN,
     RECENT_BY_LABEL,
 )
+from agent.search.sessions import SUMMARY_FIELD
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ class SearchTarget:
     hydrate_query: str
     summary_index: str
     """Full-text index over ``:SessionSummary`` text (the ``session`` retriever)."""
+
+    @property
+    def summaries_in_text_index(self) -> bool:
+        """Whether summaries are searched in ``fulltext_index`` and ``text_field`` (memories)."""
+        return (self.summary_index, self.text_field) == (self.fulltext_index, SUMMARY_FIELD)
 
 
 def memory_target(names: SchemaNames) -> SearchTarget:

@@ -15,7 +15,7 @@ import pytest
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
 from agent.memory.archival import ArchivalStore
-from agent.search.lucene import scoped_query
+from agent.search.lucene import LuceneScope
 from agent.search.queries import (
     CONTEXT_HYDRATE,
     CONTEXT_MEMORY,
@@ -55,8 +55,10 @@ async def test_first_stage_returns_what_each_retriever_returns_alone(
 ) -> None:
     await _remember(archival, learner_id, 12)
     key = learner_key(learner_id)
-    lucene = scoped_query("text", "garden tomatoes", key_field="learner_key", key=key, prefixes=["plant"])
-    question = scoped_query("text", QUERY, key_field="learner_key", key=key)
+    terms = LuceneScope(("text",), key)
+    words = terms.term_clauses("garden tomatoes") + terms.prefix_clauses(["plant"])
+    lucene = terms.query(words, {c: 1.0 + i for i, c in enumerate(words)})
+    question = terms.query(terms.term_clauses(QUERY), dict.fromkeys(terms.term_clauses(QUERY), 1.0))
     scope = {"learner_id": learner_id, "kinds": None, "limit": limit}
     vector = {"embedding": await archival.embed_query(QUERY), "index": archival.names.memory_vector, "k": 100}
     text = {"index": archival.names.memory_fulltext, "k": 100}

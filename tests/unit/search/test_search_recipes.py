@@ -1,4 +1,4 @@
-"""Recipes, RRF fusion maths, Lucene escaping and keyword scoring: no services."""
+"""Recipes, RRF fusion maths and keyword scoring: no services."""
 
 from __future__ import annotations
 
@@ -8,15 +8,6 @@ from dataclasses import replace
 import pytest
 
 from agent.errors import InvalidInputError
-from agent.search.lucene import (
-    LUCENE_SPECIAL,
-    MAX_TERM_CHARS,
-    MAX_TERMS,
-    escape_lucene,
-    prefix_terms,
-    query_terms,
-    scoped_query,
-)
 from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage, demote, keyword_rank, rrf_fuse
 
@@ -53,50 +44,6 @@ def test_rrf_custom_k_and_stable_ties() -> None:
     fused = rrf_fuse({"x": [("b", 1.0)], "y": [("a", 1.0)]}, {"x": 1.0, "y": 1.0}, k=1)
     assert [f.id for f in fused] == ["a", "b"]  # equal scores and ranks: by id
     assert fused[0].score == pytest.approx(0.5)
-
-
-@pytest.mark.parametrize("char", sorted(LUCENE_SPECIAL))
-def test_escape_lucene_escapes_every_special_character(char: str) -> None:
-    assert escape_lucene(f"a{char}b") == f"a\\{char}b"
-
-
-def test_escape_lucene_neutralises_operators() -> None:
-    assert escape_lucene("cats AND dogs OR NOT birds") == "cats and dogs or not birds"
-    assert escape_lucene("a && b || c") == "a \\&\\& b \\|\\| c"
-    assert escape_lucene("text:* OR learner_id:*") == "text\\:\\* or learner_id\\:\\*"
-
-
-def test_query_terms_drop_punctuation_and_cap_count() -> None:
-    assert query_terms("*  \\ ?? ' OR 1=1 //") == ["or", "1=1"]
-    assert query_terms("   ") == []
-    assert len(query_terms("word " * 500)) == MAX_TERMS
-
-
-def test_scoped_query_cannot_escape_its_group() -> None:
-    lucene = scoped_query("text", ") OR learner_key:* (", key_field="learner_key", key="lkabc")
-    # Lone parentheses are dropped; the rest is escaped inside the text group.
-    assert lucene == "+learner_key:lkabc +text:(or learner_key\\:\\*)"
-    lucene = scoped_query("text", "a)b", key_field="learner_key", key="lkabc")
-    assert lucene == "+learner_key:lkabc +text:(a\\)b)"
-    assert scoped_query("text", "***", key_field="learner_key", key="lkabc") is None
-    with pytest.raises(ValueError):
-        scoped_query("text", "x", key_field="learner_key", key="a b")
-    # Without a field the group matches any property of the index, still under the key.
-    lucene = scoped_query(None, ") OR learner_key:* (", key_field="learner_key", key="lkabc")
-    assert lucene == "+learner_key:lkabc +(or learner_key\\:\\*)"
-
-
-def test_prefix_terms_are_plain_stems_only() -> None:
-    assert prefix_terms(["Camp", "research", "a*b", "x:y", ""]) == ["camp*", "research*"]
-    assert len(prefix_terms(["w"] * (MAX_TERMS + 5))) == MAX_TERMS
-    assert prefix_terms(["x" * 10_000]) == ["x" * MAX_TERM_CHARS + "*"]
-    lucene = scoped_query("text", "camping trips", key_field="learner_key", key="lkabc", prefixes=["camp"])
-    assert lucene == "+learner_key:lkabc +text:(camping trips camp*)"
-    # Prefixes only add optional terms: without a searchable word there is still no query.
-    assert scoped_query("text", "???", key_field="learner_key", key="lkabc", prefixes=["camp"]) is None
-    # A prefix that is syntax cannot widen the scope.
-    lucene = scoped_query("text", "x", key_field="learner_key", key="lkabc", prefixes=[") OR learner_key:"])
-    assert lucene == "+learner_key:lkabc +text:(x)"
 
 
 def test_multi_query_recipes_add_one_choice_each() -> None:

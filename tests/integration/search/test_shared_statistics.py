@@ -1,0 +1,161 @@
+"""A learner's full-text ranking depends on that learner's documents only (real Neo4j).
+
+Lucene's BM25 takes document frequencies, the document count and the mean length over the
+whole index, i.e. over every learner. Before, learner B storing a word changed the scores of
+learner A's hits on it and could flip their order, so A could tell which words B wrote.
+Every full-text list now scores one-term range clauses boosted by A's own IDF
+(``agent.search.lucene``). Here B writes many documents, some long, on A's query words, and
+each of A's searches must return the same hits in the same order with the same raw score
+in every list: memories (the default recipe and a full-text-only one), messages, notes and
+facts. Each test fails on the BM25 form: B's writes move A's full-text scores.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from agent.clock import system_clock
+from agent.memory.erasure import erase_learner
+from agent.memory.recall import RecallMessage, RecallStore
+from agent.memory.stores import MemoryStores
+from agent.notes.store import NoteStore
+from agent.resources import Resources
+from agent.search.recipes import DEFAULT_RECIPE, SearchRecipe
+from agent.search.results import SearchPage
+
+FULLTEXT_ONLY = SearchRecipe("fulltext_only", "The full-text list alone.", vector_weight=0.0)
+CROWD = 40
+
+
+@dataclass
+class Tenants:
+    stores: MemoryStores
+    recall: RecallStore
+    notes: NoteStore
+    a: str
+    b: str
+    words: tuple[str, str, str]
+
+    @property
+    def query(self) -> str:
+        return " ".join(self.words)
+
+
+def _ranked(page: SearchPage) -> list[tuple[str, dict[str, float]]]:
+    """Each hit's id and its raw score per list, in order."""
+    return [(h.id, dict(h.scores)) for h in page.results]
+
+
+def _note(learner_id: str, text: str, embedding: list[float]) -> dict[str, Any]:
+    return {
+        "id": f"note_{uuid.uuid4().hex}",
+        "learner_id": learner_id,
+        "concept": text.split(":")[0],
+        "text": text,
+        "definition": text,
+        "keywords": [],
+        "tags": [],
+        "description": text[:300],
+        "embedding": embedding,
+        "embedding_model": "test",
+        "embedding_version": "test",
+        "created_at": system_clock().isoformat(),
+    }
+
+
+def _texts(words: tuple[str, str, str]) -> list[str]:
+    """A's documents: the query words at different frequencies, short and long."""
+    w1, w2, w3 = words
+    return [
+        f"Note one: {w1}.",
+        f"Note two: {w2} and a longer text that mentions {w2} again after many other words.",
+        f"Note three: {w1} with {w3}.",
+        f"Note four: {w3} on its own.",
+        "Note five: nothing to do with the question at all.",
+    ]
+
+
+@pytest.fixture
+async def tenants(resources: Resources, learner_id: str) -> AsyncIterator[Tenants]:
+    """Learner A's memories, messages, notes and facts on three rare words; B has none yet."""
+    stores = MemoryStores.wire(resources)
+    recall = RecallStore(resources.neo4j, resources.embeddings, database=resources.database)
+    notes = NoteStore.for_resources(resources)
+    await notes.ensure_schema()
+    await stores.facts.setup()
+    a, b = f"{learner_id}-a", f"{learner_id}-b"
+    words = tuple(f"{p}{uuid.uuid4().hex[:8]}" for p in ("qzx", "qwv", "qjk"))
+    texts = _texts(words)  # type: ignore[arg-type]
+    for text in texts:
+        await stores.archival.insert(a, text, session_id="sa")
+        await stores.facts.remember(a, text)
+    await recall.log_messages(
+        a, "sa", [RecallMessage(id=f"{a}-m{i}", role="user", content=t) for i, t in enumerate(texts)]
+    )
+    await notes.upsert_notes(a, [_note(a, t, await notes.embed_query(t)) for t in texts])
+    yield Tenants(stores, recall, notes, a, b, words)  # type: ignore[arg-type]
+    for learner in (a, b):
+        await erase_learner(resources, learner)
+
+
+async def _crowd(t: Tenants) -> None:
+    """B writes ``CROWD`` documents of each kind on A's words: frequent, repeated and long."""
+    w1, w2, w3 = t.words
+    filler = "a long passage of unrelated words " * 20
+    texts = [f"B {i}: {w2} {w2} {w1 if i % 2 else w3} {filler if i % 3 == 0 else ''}" for i in range(CROWD)]
+    await t.stores.archival.insert_many(t.b, [{"content": x, "session_id": "sb"} for x in texts])
+    for text in texts[:10]:
+        await t.stores.facts.remember(t.b, text)
+    await t.recall.log_messages(
+        t.b, "sb", [RecallMessage(id=f"{t.b}-m{i}", role="user", content=x) for i, x in enumerate(texts)]
+    )
+    embedding = await t.notes.embed_query(texts[0])
+    await t.notes.upsert_notes(t.b, [_note(t.b, x, embedding) for x in texts])
+
+
+async def _snapshot(t: Tenants) -> dict[str, Any]:
+    archival = t.stores.archival
+    return {
+        "default": _ranked(await archival.search(t.a, t.query, recipe=DEFAULT_RECIPE, page_size=10)),
+        "fulltext": _ranked(await archival.search(t.a, t.query, recipe=FULLTEXT_ONLY, page_size=10)),
+        "turns": _ranked(await archival.search_turns(t.a, t.query, recipe=DEFAULT_RECIPE, page_size=10)),
+        "messages": _ranked(await t.recall.search(t.a, t.query, recipe=DEFAULT_RECIPE, page_size=10)),
+        "notes": await t.notes.text_hits(t.a, t.query, k=10),
+        # Reading a fact raises its activation, which fact ranking blends in: compare the lists' scores.
+        "facts": {
+            h.id: h.scores.get("fulltext") for h in (await t.stores.facts.search(t.a, t.query, k=10)).results
+        },
+    }
+
+
+async def test_another_learners_words_do_not_move_a_learners_ranking(tenants: Tenants) -> None:
+    before = await _snapshot(tenants)
+    # A's own documents are found by full text, with distinct scores: there is an order to move.
+    fulltext = [scores["fulltext"] for _, scores in before["fulltext"]]
+    assert len(fulltext) >= 4 and len(set(fulltext)) >= 3  # memories and facts (both :Memory)
+    assert len(before["notes"]) == 4 and len(before["facts"]) >= 4
+    assert all(any("fulltext" in s for _, s in before[name]) for name in ("default", "messages"))
+    assert sum(score is not None for score in before["facts"].values()) >= 4
+    await _crowd(tenants)
+    after = await _snapshot(tenants)
+    for name in before:
+        assert after[name] == before[name], name
+
+
+async def test_a_learners_own_documents_set_the_weights(tenants: Tenants) -> None:
+    """The weights are live and the learner's own: A's new documents on a word lower its weight."""
+    archival, w1 = tenants.stores.archival, tenants.words[0]
+
+    async def note_one() -> float:
+        page = await archival.search(tenants.a, w1, recipe=FULLTEXT_ONLY, page_size=20)
+        return next(h.scores["fulltext"] for h in page.results if h.text.startswith("Note one"))
+
+    alone = await note_one()
+    for i in range(6):
+        await archival.insert(tenants.a, f"More of A: {w1} number {i}.", session_id="sa2")
+    assert await note_one() < alone
