@@ -37,6 +37,7 @@ from agent.memory.fact_records import utc_iso
 from agent.models.embeddings import MiniLMEmbeddings
 from agent.search.recipes import DEFAULT_RECIPE
 from agent.search.results import SearchHit, rrf_fuse
+from agent.search.termstats import shared_term_counts
 from agent.validation import validate_learner_id
 
 SOURCES = ("facts", "procedures", "archival", "recall")
@@ -223,10 +224,13 @@ async def blended_search(
     weights: dict[str, float] = {}
     found: dict[str, tuple[str, SearchHit]] = {}
     await _embed_once(stores, chosen.sources, query)
-    # The sources are independent reads: run them together (each keeps the plan's order).
-    per_source = await asyncio.gather(
-        *(_source_hits(stores, source, learner_id, query, chosen, as_of) for source in chosen.sources)
-    )
+    # The sources are independent reads: run them together (each keeps the plan's order),
+    # counting each full-text term of the learner's once (facts, procedures and archival
+    # all search the memories' index).
+    with shared_term_counts():
+        per_source = await asyncio.gather(
+            *(_source_hits(stores, source, learner_id, query, chosen, as_of) for source in chosen.sources)
+        )
     for source, hits in zip(chosen.sources, per_source, strict=True):
         lists[source] = [(h.id, h.score) for h in hits]
         weights[source] = LEAD_WEIGHT if source == chosen.lead else 1.0

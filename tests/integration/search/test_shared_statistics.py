@@ -12,6 +12,7 @@ facts. Each test fails on the BM25 form: B's writes move A's full-text scores.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -20,11 +21,14 @@ from typing import Any
 import pytest
 
 from agent.clock import system_clock
+from agent.memory import blend
+from agent.memory.blend import SOURCES, RetrievalPlan, blended_search
 from agent.memory.erasure import erase_learner
 from agent.memory.recall import RecallMessage, RecallStore
 from agent.memory.stores import MemoryStores
 from agent.notes.store import NoteStore
 from agent.resources import Resources
+from agent.search import termstats
 from agent.search.recipes import DEFAULT_RECIPE, SearchRecipe
 from agent.search.results import SearchPage
 
@@ -159,3 +163,30 @@ async def test_a_learners_own_documents_set_the_weights(tenants: Tenants) -> Non
     for i in range(6):
         await archival.insert(tenants.a, f"More of A: {w1} number {i}.", session_id="sa2")
     assert await note_one() < alone
+
+
+async def test_a_consultations_sources_count_each_term_once(
+    tenants: Tenants, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blended sources (facts, procedures, archival: one index) share their term counts."""
+    counted: list[str] = []
+    real_fetch = termstats.fetch
+
+    async def counting_fetch(tx: Any, query: str, **params: Any) -> list[dict[str, Any]]:
+        counted.extend(params["queries"])
+        return await real_fetch(tx, query, **params)
+
+    monkeypatch.setattr(termstats, "fetch", counting_fetch)
+    plan = RetrievalPlan("all_sources", SOURCES, k=10, page_size=10)
+
+    async def blended() -> tuple[set[str], list[str]]:
+        counted.clear()
+        hits = await blended_search(tenants.stores, tenants.a, tenants.query, plan)
+        return {h.id for h in hits}, list(counted)
+
+    shared, shared_counts = await blended()
+    monkeypatch.setattr(blend, "shared_term_counts", contextlib.nullcontext)
+    alone, alone_counts = await blended()
+    assert shared and shared == alone  # the same weights, so the same hits
+    assert len(shared_counts) == len(set(shared_counts)), "no term counted twice"
+    assert set(shared_counts) == set(alone_counts) and len(alone_counts) > len(shared_counts)
