@@ -9,17 +9,16 @@ fetches, and learner A's note must still come back from full text.
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import pytest
 
-from agent.clock import system_clock
 from agent.memory.stores import MemoryStores
 from agent.notes.queries import FULLTEXT_INDEX, UNSCOPED_FULLTEXT_INDEX
 from agent.notes.store import NoteStore
 from agent.resources import Resources
 from agent.search.recipes import SearchRecipe
 from agent.server.dashboard.reads import RRF_K, DashboardReads
+from tests.integration.notes.rows import note_row
 
 CROWD = 320
 """More than the hybrid search's global fetch (30 candidates x 10) and the dashboard's (k x 20)."""
@@ -32,23 +31,6 @@ NOTE_TEXT_ONLY = SearchRecipe(
 )
 
 
-def _note(learner_id: str, text: str, embedding: list[float]) -> dict[str, Any]:
-    return {
-        "id": f"note_{uuid.uuid4().hex}",
-        "learner_id": learner_id,
-        "concept": text.split(":")[0],
-        "text": text,
-        "definition": text,
-        "keywords": [],
-        "tags": [],
-        "description": text[:300],
-        "embedding": embedding,
-        "embedding_model": "test",
-        "embedding_version": "test",
-        "created_at": system_clock().isoformat(),
-    }
-
-
 @pytest.fixture
 async def crowded(resources: Resources, learner_id: str) -> tuple[str, str, str]:
     """A's one note on a rare word, and ``CROWD`` of B's notes that score higher on it."""
@@ -56,11 +38,11 @@ async def crowded(resources: Resources, learner_id: str) -> tuple[str, str, str]
     store = NoteStore.for_resources(resources)
     await store.ensure_schema()
     mine = f"Window functions: ranking rows with {word} over a partition of the table, step by step."
-    note = _note(learner_id, mine, await store.embed_query(mine))
+    note = note_row(learner_id, mine, await store.embed_query(mine))
     await store.upsert_note(learner_id, note)
     other = f"{learner_id}-other"
     theirs = await store.embed_query(f"{word} {word}")
-    await store.upsert_notes(other, [_note(other, f"{word} {word}: {i}", theirs) for i in range(CROWD)])
+    await store.upsert_notes(other, [note_row(other, f"{word} {word}: {i}", theirs) for i in range(CROWD)])
     return learner_id, word, note["id"]
 
 
@@ -89,7 +71,7 @@ async def test_notes_written_before_the_key_get_it_and_the_unscoped_index_is_gon
     store = NoteStore.for_resources(resources)
     await store.ensure_schema()
     word = f"zq{uuid.uuid4().hex[:8]}"
-    note = _note(learner_id, f"Older note: {word} from before the key.", [0.0] * 384)
+    note = note_row(learner_id, f"Older note: {word} from before the key.", [0.0] * 384)
     async with resources.neo4j.session(database=resources.database) as session:
         # As UPSERT_NOTE wrote notes before it set ``learner_key``.
         await (await session.run("CREATE (n:Note) SET n = $note", note=note)).consume()

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from agent.clock import system_clock
 from agent.memory import blend
 from agent.memory.blend import SOURCES, RetrievalPlan, blended_search
 from agent.memory.erasure import erase_learner
@@ -31,6 +30,7 @@ from agent.resources import Resources
 from agent.search import termstats
 from agent.search.recipes import DEFAULT_RECIPE, SearchRecipe
 from agent.search.results import SearchPage
+from tests.integration.notes.rows import note_row
 
 FULLTEXT_ONLY = SearchRecipe("fulltext_only", "The full-text list alone.", vector_weight=0.0)
 CROWD = 40
@@ -53,23 +53,6 @@ class Tenants:
 def _ranked(page: SearchPage) -> list[tuple[str, dict[str, float]]]:
     """Each hit's id and its raw score per list, in order."""
     return [(h.id, dict(h.scores)) for h in page.results]
-
-
-def _note(learner_id: str, text: str, embedding: list[float]) -> dict[str, Any]:
-    return {
-        "id": f"note_{uuid.uuid4().hex}",
-        "learner_id": learner_id,
-        "concept": text.split(":")[0],
-        "text": text,
-        "definition": text,
-        "keywords": [],
-        "tags": [],
-        "description": text[:300],
-        "embedding": embedding,
-        "embedding_model": "test",
-        "embedding_version": "test",
-        "created_at": system_clock().isoformat(),
-    }
 
 
 def _texts(words: tuple[str, str, str]) -> list[str]:
@@ -101,7 +84,7 @@ async def tenants(resources: Resources, learner_id: str) -> AsyncIterator[Tenant
     await recall.log_messages(
         a, "sa", [RecallMessage(id=f"{a}-m{i}", role="user", content=t) for i, t in enumerate(texts)]
     )
-    await notes.upsert_notes(a, [_note(a, t, await notes.embed_query(t)) for t in texts])
+    await notes.upsert_notes(a, [note_row(a, t, await notes.embed_query(t)) for t in texts])
     yield Tenants(stores, recall, notes, a, b, words)  # type: ignore[arg-type]
     for learner in (a, b):
         await erase_learner(resources, learner)
@@ -119,7 +102,7 @@ async def _crowd(t: Tenants) -> None:
         t.b, "sb", [RecallMessage(id=f"{t.b}-m{i}", role="user", content=x) for i, x in enumerate(texts)]
     )
     embedding = await t.notes.embed_query(texts[0])
-    await t.notes.upsert_notes(t.b, [_note(t.b, x, embedding) for x in texts])
+    await t.notes.upsert_notes(t.b, [note_row(t.b, x, embedding) for x in texts])
 
 
 async def _snapshot(t: Tenants) -> dict[str, Any]:
