@@ -57,7 +57,7 @@ from agent.search.lucene import LuceneScope
 from agent.search.recipes import SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
 from agent.search.rewrite import keyword_query
-from agent.search.termstats import learner_weights
+from agent.search.termstats import weighted_query
 from agent.validation import validate_learner_id, validate_text
 
 __all__ = ["OP_REMEMBER", "FactRecord", "FactStore"]
@@ -276,10 +276,9 @@ class FactStore(Neo4jStore):
             if words:
                 # Facts are memories: weighted by the learner's memories, as the archive's search.
                 index = self.names.memory_fulltext
-                idf = await learner_weights(
+                lucene = await weighted_query(
                     tx, scope, words, index=index, label="Memory", learner_id=learner_id
                 )
-                lucene = scope.query(words, idf)
                 rows = (
                     []
                     if lucene is None

@@ -61,7 +61,7 @@ from agent.notes.queries import (
 )
 from agent.resources import Resources
 from agent.search.lucene import LuceneScope
-from agent.search.termstats import learner_weights
+from agent.search.termstats import weighted_query
 
 __all__ = ["COUNT_NOTES", "OP_UPSERT", "NoteStore", "note_id_for"]
 
@@ -242,10 +242,9 @@ class NoteStore(Neo4jStore):
             return []
 
         async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-            idf = await learner_weights(
+            lucene = await weighted_query(
                 tx, scope, clauses, index=FULLTEXT_INDEX, label="Note", learner_id=learner_id
             )
-            lucene = scope.query(clauses, idf)
             if lucene is None:
                 return []
             params = {"index": FULLTEXT_INDEX, "lucene": lucene, "learner_id": learner_id, "k": k}

@@ -46,7 +46,7 @@ from agent.search.results import SearchHit, demote, rrf_fuse
 from agent.search.rewrite import keyword_query, stem_prefixes
 from agent.search.sessions import session_lists
 from agent.search.targets import SearchTarget
-from agent.search.termstats import learner_weights
+from agent.search.termstats import learner_weights, weighted_query
 
 MAX_VECTOR_K = 5000
 NOTES_CACHE_SECONDS = 30.0
@@ -336,10 +336,9 @@ class HybridSearch:
         if notes.fulltext_index and notes.fulltext_fields:
             scope = LuceneScope(notes.fulltext_fields, learner_key(params["learner_id"]))
             words = scope.term_clauses(query)
-            idf = await learner_weights(
+            lucene = await weighted_query(
                 tx, scope, words, index=notes.fulltext_index, label="Note", learner_id=params["learner_id"]
             )
-            lucene = scope.query(words, idf)
         if lucene:
             # Lucene keeps to the learner's key: no other learner's note takes a place.
             rows = await fetch(

@@ -88,6 +88,23 @@ async def learner_weights(
     return {c: idf(max(n, 1), df) for c, (n, df) in counted.items() if df}
 
 
+async def weighted_query(
+    tx: neo4j.AsyncTransaction,
+    scope: LuceneScope,
+    clauses: Sequence[str],
+    *,
+    index: str,
+    label: str,
+    learner_id: str,
+) -> str | None:
+    """``scope``'s Lucene query over ``clauses``, each boosted by :func:`learner_weights`.
+
+    None when no clause matches any of the learner's documents (nothing to search).
+    """
+    weights = await learner_weights(tx, scope, clauses, index=index, label=label, learner_id=learner_id)
+    return scope.query(clauses, weights)
+
+
 async def _count_shared(
     tx: neo4j.AsyncTransaction,
     shared: dict[tuple[str, str, str], asyncio.Future[Counted]],
