@@ -33,12 +33,17 @@ difference (turn − that search). Once every graph of a scenario has started, t
 heap is frozen out of the garbage collector's full passes, as the server's lifespan does
 (``agent.heap``); it is unfrozen when the measure ends.
 
+``--decompose`` adds two rows per scenario that are printed but never judged: the baseline
+on the KAG Redis saver and the heartbeat (kernel logging) on ``InMemorySaver``. Read beside
+the others, they split the heartbeat's ratio into what the durable checkpointer costs and
+what the heartbeat's own steps cost.
+
 Targets (issue 14), printed with PASS/MISS: a no-tool turn ≤ 2× the baseline (p95 ratio),
 and a tool turn's overhead beyond the search ≤ 20 ms p95. Then the compile-scaling table:
 ``compile_prompt`` + token count over queues of 10 … 2,000 messages.
 
     .venv/bin/python -m bench.heartbeat [--turns 200] [--tool-max-tokens 8192] [--no-sync-logging]
-        [--durability async|exit] [--per-node]
+        [--durability async|exit] [--per-node] [--decompose]
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from langchain_core.messages import (
     HumanMessage,
     ToolMessage,
 )
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Durability
 from tqdm import tqdm
 
@@ -66,6 +72,7 @@ from bench.kernel.turn_baseline import FILLER, QUERY, LoopingModel, ScriptedMode
 from bench.kernel.turn_report import (
     BASELINE,
     GRAPH_LABELS,
+    HEARTBEAT_INMEMORY,
     KERNEL,
     MESSAGES_PER_TURN,
     NO_TOOL,
@@ -116,12 +123,15 @@ async def measure(
     tool_max_tokens: int | None = None,
     display_window: int = Context().display_window,
     durability: Durability = "async",
+    decompose: bool = False,
 ) -> list[Series]:
     """Every scenario on the baseline and the heartbeat in each of ``modes``, turns interleaved.
 
     The no-tool turn runs at ``max_tokens``, the tool turn at ``tool_max_tokens`` (default:
     ``max_tokens``). ``display_window``: the heartbeat's ``Context.display_window``;
     ``durability``: the heartbeat's checkpoint mode (the baseline keeps LangGraph's default).
+    ``decompose``: two more rows per scenario, each graph on the other's checkpointer (the
+    baseline on the KAG Redis saver, the heartbeat with kernel logging on ``InMemorySaver``).
 
     Turn ``i`` runs on every graph before turn ``i + 1`` runs on any, so a change in the
     machine's load (2 shared cores) hits every row alike and the ratios stay comparable.
@@ -135,6 +145,20 @@ async def measure(
                 HeartbeatRun(base, mode, scenario, budget, saver, display_window, durability)
                 for mode in modes
             ]
+            if decompose:
+                runs += [
+                    BaselineRun(scenario, saver),
+                    HeartbeatRun(
+                        base,
+                        KERNEL,
+                        scenario,
+                        budget,
+                        InMemorySaver(),
+                        display_window,
+                        durability,
+                        label=HEARTBEAT_INMEMORY,
+                    ),
+                ]
             for run in runs:
                 await run.start()
             # As the server's lifespan does once it has loaded (agent.heap): every graph
@@ -210,6 +234,13 @@ def main(argv: list[str] | None = None) -> None:
         default=False,
         help="after the ratio run, a pass that times each heartbeat node (kernel logging)",
     )
+    parser.add_argument(
+        "--decompose",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also run the baseline on the KAG Redis saver and the heartbeat on InMemorySaver "
+        "(rows not judged: they split the ratio into checkpointer and graph)",
+    )
     parser.add_argument("--compile-scaling", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args(argv)
     settings = Settings.from_env()
@@ -223,6 +254,7 @@ def main(argv: list[str] | None = None) -> None:
             args.tool_max_tokens,
             args.display_window,
             args.durability,
+            args.decompose,
         )
     )
     print()

@@ -121,8 +121,8 @@ def archival_memory_search(query: str) -> str:
     return f"nothing stored about {query}"
 
 
-def baseline_graph(model: LoopingModel) -> Any:
-    """Model → tool → model, no memory management, on InMemorySaver."""
+def baseline_graph(model: LoopingModel, checkpointer: Any = None) -> Any:
+    """Model → tool → model, no memory management, on ``checkpointer`` (default: InMemorySaver)."""
 
     def think(state: BaselineState) -> dict:
         return {"messages": [model.invoke(state["messages"])]}
@@ -136,4 +136,4 @@ def baseline_graph(model: LoopingModel) -> Any:
     builder.add_edge(START, "think")
     builder.add_conditional_edges("think", route, ["act", END])
     builder.add_edge("act", "think")
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=checkpointer or InMemorySaver())

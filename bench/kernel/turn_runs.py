@@ -27,7 +27,7 @@ from agent.resources import Resources
 from agent.settings import Settings
 from bench.kernel.drained import drain_all, own_streams
 from bench.kernel.turn_baseline import FILLER, QUERY, ScriptedModel, baseline_graph
-from bench.kernel.turn_report import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, Series
+from bench.kernel.turn_report import BASELINE, BASELINE_REDIS, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, Series
 from graphs.heartbeat import make_builder
 
 
@@ -39,10 +39,14 @@ def settings_for(settings: Settings, mode: str) -> Settings:
 class BaselineRun:
     """The baseline graph on one scenario, one turn at a time."""
 
-    def __init__(self, scenario: str) -> None:
-        """A fresh thread on a fresh baseline graph."""
-        self.series = Series(scenario, BASELINE)
-        self.graph = baseline_graph(ScriptedModel(direct=scenario == NO_TOOL))
+    def __init__(self, scenario: str, saver: Any = None) -> None:
+        """A fresh thread on a fresh baseline graph, on InMemorySaver or on ``saver``.
+
+        On ``saver`` (the KAG Redis saver) it is a ``--decompose`` row, never judged.
+        """
+        label = BASELINE if saver is None else BASELINE_REDIS
+        self.series = Series(scenario, label, judged=saver is None)
+        self.graph = baseline_graph(ScriptedModel(direct=scenario == NO_TOOL), saver)
         self.cfg = {"configurable": {"thread_id": f"bench-base-{uuid.uuid4().hex[:8]}"}}
 
     async def start(self) -> None:
@@ -73,11 +77,13 @@ class HeartbeatRun:
         display_window: int,
         durability: Durability = "async",
         callbacks: list[Any] | None = None,
+        label: str | None = None,
     ) -> None:
         """A bundle over the run's clients with ``mode``'s settings, a fresh learner and thread.
 
         ``durability``: LangGraph's checkpoint mode for every turn (``"async"``, its default
-        and the server's, or ``"exit"``); ``callbacks``: handlers every turn runs with.
+        and the server's, or ``"exit"``); ``callbacks``: handlers every turn runs with;
+        ``label``: the row's name when it is not the product's (a ``--decompose`` row, never judged).
         """
         self.base, self.mode, self.scenario = base, mode, scenario
         self.bundle = Resources(
@@ -91,7 +97,7 @@ class HeartbeatRun:
         self.learner = f"bench-hb-{uuid.uuid4().hex[:10]}"
         self.ctx = Context(max_tokens=max_tokens, zettelkasten=False, display_window=display_window)
         self.knobs = MemoryKnobs.from_context(self.ctx)
-        self.series = Series(scenario, GRAPH_LABELS[mode])
+        self.series = Series(scenario, label or GRAPH_LABELS[mode], judged=label is None)
         self.graph = make_builder(self.bundle).compile(checkpointer=saver)
         self.cfg: dict[str, Any] = {"configurable": {"thread_id": self.learner}}
         if callbacks:

@@ -21,6 +21,7 @@ from bench.kernel.ingestion import EVENTS_PER_TURN, IngestConfig, run_ingestion
 from bench.kernel.learning import load_set, run_learning, small_set
 from bench.kernel.node_timer import node_times
 from bench.kernel.rag import CONSULT, SYSTEMS, default_path, run_rag
+from bench.kernel.turn_report import BASELINE_REDIS, HEARTBEAT_INMEMORY
 
 pytestmark = pytest.mark.integration
 
@@ -54,6 +55,34 @@ async def test_heartbeat_rows_kernel_and_sync_in_one_run(settings: Settings):
     assert sum("overhead p50" in ln and ("PASS" in ln or "MISS" in ln) for ln in lines) == 2
     cpu = lines[lines.index(next(ln for ln in lines if ln.startswith("CPU of the event loop"))) :]
     assert sum(bool(re.match(rf"({NO_TOOL}|{TOOL})\s.*ms\s+\d+\.\dx$", ln)) for ln in cpu) == 6
+
+
+async def test_decompose_runs_each_graph_on_the_other_checkpointer_and_judges_neither(settings: Settings):
+    turns = 2
+    series = await measure(settings, turns, 100_000, ("kernel",), decompose=True)
+    assert [(s.scenario, s.graph, s.judged) for s in series] == [
+        (scenario, graph, judged)
+        for scenario in SCENARIOS
+        for graph, judged in (
+            (BASELINE, True),
+            ("heartbeat, kernel logging", True),
+            (BASELINE_REDIS, False),
+            (HEARTBEAT_INMEMORY, False),
+        )
+    ]
+    for s in series:
+        assert len(s.times) == turns and all(t > 0 for t in s.times)
+        if "heartbeat" in s.graph:  # the InMemorySaver heartbeat logs through the kernel too
+            assert s.stored == MESSAGES_PER_TURN[s.scenario] * turns
+    lines = report(series, warmup=0)
+    for scenario in SCENARIOS:
+        for graph in (BASELINE_REDIS, HEARTBEAT_INMEMORY):
+            assert any(re.match(rf"{scenario}\s+{re.escape(graph)}\s+{turns}\s", ln) for ln in lines)
+    targets = [ln for ln in lines if "p95 ratio" in ln and "(target" in ln]
+    assert [ln.split(":")[0] for ln in targets] == ["no-tool turn, heartbeat, kernel logging"]
+    overhead = [ln for ln in lines if "overhead p50" in ln]
+    assert len(overhead) == 2
+    assert "(target <= 20 ms p95:" in overhead[0] and overhead[1].endswith("(not judged: a --decompose row)")
 
 
 def test_the_heartbeat_bench_drains_streams_of_its_own(settings: Settings):

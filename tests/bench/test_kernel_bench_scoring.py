@@ -26,6 +26,7 @@ from bench.kernel.learning_set import (
 )
 from bench.kernel.rag import CONSULT, Output, ProbeRow
 from bench.kernel.report import SNAPSHOT, load_results, rag_table
+from bench.kernel.turn_report import BASELINE_REDIS, HEARTBEAT_INMEMORY
 
 
 @pytest.mark.parametrize(
@@ -149,6 +150,25 @@ def test_the_heartbeat_report_puts_the_p95_ratio_last_and_judges_the_targets():
     overhead = next(ln for ln in lines if "overhead p50" in ln)
     assert "(target <= 20 ms p95: PASS)" in overhead  # 15 ms per turn beyond a 1 ms search
     assert any("40 of 40 recall messages" in ln for ln in lines)
+
+
+def test_the_heartbeat_report_prints_decompose_rows_but_judges_only_the_product():
+    ms = [t / 1000 for t in range(1, 21)]
+    series = [
+        Series(NO_TOOL, BASELINE, ms, [False] * 20),
+        Series(NO_TOOL, GRAPH_LABELS[KERNEL], [t * 3 for t in ms], [False] * 20),
+        Series(NO_TOOL, BASELINE_REDIS, [t * 2 for t in ms], [False] * 20, judged=False),
+        Series(NO_TOOL, HEARTBEAT_INMEMORY, [t * 1.5 for t in ms], [False] * 20, judged=False),
+        Series(TOOL, BASELINE, ms, [False] * 20),
+        Series(TOOL, HEARTBEAT_INMEMORY, [0.05] * 20, [False] * 20, [0.001] * 20, judged=False),
+    ]
+    lines = report(series, warmup=0)
+    rows = {ln[14:64].strip(): ln for ln in lines if ln.startswith(NO_TOOL + "  ")}
+    assert rows[BASELINE_REDIS].endswith("2.0x") and rows[HEARTBEAT_INMEMORY].endswith("1.5x")
+    targets = [ln for ln in lines if "(target <= 2x)" in ln]
+    assert targets == [f"no-tool turn, {GRAPH_LABELS[KERNEL]}: p95 ratio 3.0x (target <= 2x): MISS"]
+    [overhead] = [ln for ln in lines if "overhead p50" in ln]
+    assert overhead.endswith("(not judged: a --decompose row)") and "PASS" not in overhead
 
 
 def test_the_heartbeat_report_compares_the_first_and_last_turns_of_long_runs():
