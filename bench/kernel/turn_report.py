@@ -16,8 +16,8 @@ SCENARIOS = (NO_TOOL, TOOL)
 BASELINE = "baseline ReAct (InMemorySaver)"
 KERNEL, SYNC = "kernel", "sync"
 GRAPH_LABELS = {KERNEL: "heartbeat, kernel logging", SYNC: "heartbeat, --sync-logging (old)"}
-BASELINE_REDIS = "baseline ReAct (KAG Redis saver)"
-HEARTBEAT_INMEMORY = "heartbeat, kernel logging, InMemorySaver"
+BASELINE_REDIS = "baseline ReAct on the KAG Redis saver"
+HEARTBEAT_INMEMORY = "heartbeat on InMemorySaver"
 """The ``--decompose`` rows: each graph on the other one's checkpointer, so the table shows how
 much of the ratio the durable checkpointer makes and how much the heartbeat's own steps do."""
 NO_TOOL_TARGET = 2.0
