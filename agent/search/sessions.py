@@ -27,7 +27,7 @@ from agent.graphdb.store import fetch
 from agent.search.lucene import LuceneScope
 from agent.search.queries import SESSION_MEMORIES, SESSION_MESSAGES, TOP_SESSIONS
 from agent.search.recipes import SearchRecipe
-from agent.search.termstats import learner_weights
+from agent.search.termstats import weighted_query
 
 MAX_SUMMARY_HITS = 2000
 SUMMARY_FIELD = "text"
@@ -79,10 +79,11 @@ async def session_lists(
         scope = LuceneScope((SUMMARY_FIELD,), learner_key(learner_id))
         words = scope.term_clauses(summary_text)
         if summary_weights is None:
-            summary_weights = await learner_weights(
+            lucene = await weighted_query(
                 tx, scope, words, index=summary_index, label="Memory", learner_id=learner_id
             )
-        lucene = scope.query(words, summary_weights)
+        else:
+            lucene = scope.query(words, summary_weights)
         if lucene is None:
             return []
         rows = await fetch(

@@ -136,4 +136,4 @@ def baseline_graph(model: LoopingModel, checkpointer: Any = None) -> Any:
     builder.add_edge(START, "think")
     builder.add_conditional_edges("think", route, ["act", END])
     builder.add_edge("act", "think")
-    return builder.compile(checkpointer=checkpointer or InMemorySaver())
+    return builder.compile(checkpointer=InMemorySaver() if checkpointer is None else checkpointer)
