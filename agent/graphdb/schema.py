@@ -35,6 +35,7 @@ CONSTRAINTS = (
     "CREATE CONSTRAINT session_summary_id_unique IF NOT EXISTS FOR (n:SessionSummary) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT embedding_index_name_unique IF NOT EXISTS "
     "FOR (n:EmbeddingIndex) REQUIRE n.name IS UNIQUE",
+    "CREATE CONSTRAINT turn_sentence_id_unique IF NOT EXISTS FOR (n:TurnSentence) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT core_section_id_unique IF NOT EXISTS FOR (n:CoreSection) REQUIRE n.id IS UNIQUE",
 )
 RANGE_INDEXES = (
@@ -42,6 +43,7 @@ RANGE_INDEXES = (
     # Search reads one session's memories (the ``session`` and ``context`` retrievers): without
     # this it scans every memory of the learner once per session asked for.
     "CREATE INDEX memory_learner_session IF NOT EXISTS FOR (n:Memory) ON (n.learner_id, n.session_id)",
+    "CREATE INDEX turn_sentence_learner IF NOT EXISTS FOR (n:TurnSentence) ON (n.learner_id)",
     "CREATE INDEX message_learner IF NOT EXISTS FOR (n:Message) ON (n.learner_id)",
     "CREATE INDEX message_learner_session IF NOT EXISTS FOR (n:Message) ON (n.learner_id, n.session_id)",
 )
@@ -95,6 +97,8 @@ class SchemaNames:
 
     memory_vector: str
     message_vector: str
+    sentence_vector: str
+    """Over ``:TurnSentence`` (``agent.kernel.sentences``), read by the ``sentence`` retriever."""
     memory_fulltext: str = MEMORY_FULLTEXT
     message_fulltext: str = MESSAGE_FULLTEXT
 
@@ -104,6 +108,7 @@ def schema_names(embeddings: EmbeddingProvider) -> SchemaNames:
     return SchemaNames(
         memory_vector=index_name_for(embeddings, "memory"),
         message_vector=index_name_for(embeddings, "message"),
+        sentence_vector=index_name_for(embeddings, "sentence"),
     )
 
 
@@ -184,6 +189,7 @@ async def setup_schema(
             await _ddl(session, statement)
         await _vector_index(session, "Memory", names.memory_vector, embeddings)
         await _vector_index(session, "Message", names.message_vector, embeddings)
+        await _vector_index(session, "TurnSentence", names.sentence_vector, embeddings)
         await (await session.run(AWAIT_INDEXES, seconds=await_seconds)).consume()
     return names
 

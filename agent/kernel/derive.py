@@ -1,5 +1,7 @@
 """Write-time derivation: the ``turn_context`` archival memory of every conversational turn.
 
+(Their sentences come after, when the worker is idle: ``agent.kernel.sentences``.)
+
 The kernel worker calls :func:`derive_turn_contexts` after it commits a recall batch, so
 every live session gets the representation the default search recipe ranks (and the
 LoCoMo benchmark feeds its conversations through the same worker: no representation
@@ -41,6 +43,7 @@ import neo4j
 
 from agent.graphdb.store import fetch
 from agent.kernel.derive_queries import PREVIOUS_MESSAGES, SET_DISCLOSURE, UNFLAGGED_TURN_CONTEXTS
+from agent.kernel.sentences import mark_pending
 from agent.models.offline_reading import OFFLINE_BANNER
 
 if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
@@ -235,6 +238,8 @@ async def derive_recall_turn_contexts(
         for draft in turn_context_drafts(session_id, ordered, before)
     ]
     records = await stores.archival.insert_many(learner_id, drafts)
+    # Their sentences cost one more encode per turn: the worker derives them when idle.
+    await mark_pending(stores, learner_id)
     return len(records)
 
 

@@ -23,12 +23,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agent.errors import KAGError
 from agent.kernel.drain import EventConsumer, Hook, consumer_name, drain_learner
+from agent.kernel.sentences import derive_pending
 from agent.kernel.stream import KernelStream
 from agent.priority import background
 
@@ -45,6 +47,9 @@ CONCURRENT_LEARNERS = 2
 """Learners drained at once: one's Neo4j round trips overlap the other's embedding. More only
 oversubscribes the cores (each MiniLM encode already uses every intra-op thread): on the
 2-core bench machine 4 at once made each encode slower than 2 in turn."""
+
+DEFER_MAX_SECONDS = 30.0
+"""Deferred work (sentences) waits for empty streams, but never longer than this between rounds."""
 
 EARLY_FRACTION = 0.5
 """An idle worker drains a learner whose oldest event has waited this share of the flush interval."""
@@ -85,6 +90,12 @@ class WorkerStats:
     last_lag_seconds: float = 0.0
     max_lag_seconds: float = 0.0
     polls: int = 0
+    deferred: int = 0
+    """Items of deferred work done while idle (turn contexts split into sentences)."""
+
+
+Deferred = Callable[[str | None], Awaitable[int]]
+"""``work(learner_id or None)``: one round of deferred work (one learner's, or any); how much it did."""
 
 
 class KernelWorker:
@@ -101,8 +112,14 @@ class KernelWorker:
         flush_interval: float = 10.0,
         poll_interval: float = 0.25,
         claim_idle_ms: int = 0,
+        deferred: Sequence[Deferred] = (),
     ) -> None:
-        """Drain with ``routes`` (op -> store) and ``hooks`` (op -> derivations); see the module doc."""
+        """Drain with ``routes`` (op -> store) and ``hooks`` (op -> derivations); see the module doc.
+
+        ``deferred``: work the running worker does one round at a time when its streams are
+        empty (or every ``DEFER_MAX_SECONDS`` under load), and ``drain`` finishes for the
+        learners it drains.
+        """
         if not 1 <= batch_size <= 1000:
             raise ValueError("batch_size must be in 1..1000")
         self.stream = stream
@@ -113,6 +130,8 @@ class KernelWorker:
         self.flush_interval = flush_interval
         self.poll_interval = poll_interval
         self.claim_idle_ms = claim_idle_ms
+        self.deferred = list(deferred)
+        self._deferred_at = time.monotonic()
         self._stats = WorkerStats()
         self.running = False
 
@@ -127,7 +146,30 @@ class KernelWorker:
         for learner in learners:
             done = await self._drain_one(learner, wait=wait)
             applied += done
+            for work in self.deferred:  # on demand, the derived work is finished too
+                while await work(learner):
+                    pass
         return applied
+
+    async def _may_defer(self) -> bool:
+        """Whether deferred work may run now: the streams are empty, or it waited ``DEFER_MAX_SECONDS``.
+
+        While events wait, the cores are theirs (a burst of sessions saturates 2 cores); under a
+        load that never empties the streams, one round still runs that often, so it never starves.
+        """
+        if not self.deferred:
+            return False
+        starved = time.monotonic() - self._deferred_at >= DEFER_MAX_SECONDS
+        return starved or not await self.stream.depth()
+
+    async def idle_round(self) -> int:
+        """One round of each deferred work (any learner's); returns how much was done."""
+        self._deferred_at = time.monotonic()
+        done = 0
+        for work in self.deferred:
+            done += await work(None)
+        self._stats.deferred += done
+        return done
 
     async def _drain_one(self, learner_id: str, *, wait: float = 0.0, max_batches: int | None = None) -> int:
         result = await drain_learner(
@@ -212,6 +254,8 @@ class KernelWorker:
                     recounted = time.monotonic()
                     await self.stream.reconcile_depth()
                 applied = await self.poll()
+                if not applied and await self._may_defer():
+                    applied = await self.idle_round()
             except KAGError as exc:
                 log.warning("kernel worker poll failed, retrying: %s", exc)
                 applied = 0
@@ -232,6 +276,7 @@ class KernelWorker:
             "dead_lettered": s.dead,
             "stalls": s.stalls,
             "polls": s.polls,
+            "deferred": s.deferred,
             "last_lag_seconds": round(s.last_lag_seconds, 3),
             "max_lag_seconds": round(s.max_lag_seconds, 3),
             "throughput_per_s": round(s.applied / elapsed, 3),
@@ -266,5 +311,6 @@ def build_worker(
         stores.backlog.routes,
         hooks=stores.backlog.hooks,
         consumer=consumer,
+        deferred=[partial(derive_pending, stores)],
         **options,
     )

@@ -12,8 +12,10 @@ When Neo4j is down and a ``WriteBacklog`` is given, writes are parked in Redis
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import neo4j
@@ -327,6 +329,18 @@ class ArchivalStore(Neo4jStore):
         needs_vector = bool(text) and (recipe.vector_weight or recipe.notes_weight)
         embedding = await self.embed_query(text) if needs_vector else None
         cache_key = id(self.driver)
+        sentences = None
+        if embedding is not None and searcher.wants_sentences(recipe, kinds):
+            # Its own transaction, started now: Neo4j runs it beside the first stage's.
+            read = partial(
+                searcher.sentence_list,
+                learner_id=learner_id,
+                embedding=embedding,
+                recipe=recipe,
+                page=page,
+                page_size=page_size,
+            )
+            sentences = asyncio.ensure_future(self.read(read))
 
         async def work(tx: neo4j.AsyncTransaction) -> tuple[list[SearchHit], bool, SearchRecipe]:
             effective = recipe
@@ -345,10 +359,17 @@ class ArchivalStore(Neo4jStore):
                 page_size=page_size,
                 kinds=kinds,
                 notes=notes,
+                sentences=sentences,
             )
             return hits, more, effective
 
-        hits, more, effective = await self.read(work)
+        try:
+            hits, more, effective = await self.read(work)
+        finally:
+            if sentences is not None and not sentences.done():
+                sentences.cancel()  # the search failed before it needed the list
+            elif sentences is not None and not sentences.cancelled():
+                sentences.exception()  # retrieved: a failure the search did not need is not re-raised
         return SearchPage(
             results=hits,
             page=page,

@@ -112,7 +112,7 @@ RETURN size(few) AS candidates, few, indexed
 """``FACT_EXACT``'s candidates (the first ``$limit`` found, with their cosine: fewer means all
 of them) and, only when that is full, the vector index's top ``$k`` of the learner's valid
 facts: one round trip for a learner with few facts (``PROBE_TEMPLATE`` of search, for facts;
-read with ``agent.search.hybrid.probe_choice``)."""
+read with ``agent.search.probe.probe_choice``)."""
 FACT_FULLTEXT = f"""
 CALL db.index.fulltext.queryNodes($index, $lucene, {{limit: $k}}) YIELD node, score
 WITH node, score

@@ -1,6 +1,6 @@
 """Erase everything KAG stores for one learner (evaluation runs, right to erasure).
 
-Neo4j: notes and their revisions, memories and summaries, messages, the
+Neo4j: notes and their revisions, memories and summaries, messages and their sentences, the
 durable core memory sections, reminders, promoted sensory traces, the ``Learner`` node.
 Redis: core memory, the artifact stream, the write backlog, the recent-items cache and the
 sensory buffer. Shared indexes and other learners are untouched.
@@ -24,6 +24,7 @@ from agent.memory.queries import (
     DELETE_MEMORIES,
     DELETE_MESSAGES,
     DELETE_SENSORY_TRACES,
+    DELETE_SENTENCES,
 )
 from agent.memory.reminders import flag_key as reminder_flag_key
 from agent.memory.sensory import SensoryBuffer
@@ -43,6 +44,7 @@ async def erase_learner(resources: Resources, learner_id: str) -> None:
             DELETE_LEARNER_NOTES,
             DELETE_MEMORIES,
             DELETE_MESSAGES,
+            DELETE_SENTENCES,
             DELETE_REMINDERS,
             DELETE_SENSORY_TRACES,
             DELETE_CORE_SECTIONS,

@@ -52,8 +52,8 @@ from agent.memory.fact_records import (
 )
 from agent.memory.fact_rules import query_slots
 from agent.memory.records import ID
-from agent.search.hybrid import MAX_VECTOR_K, probe_choice
 from agent.search.lucene import LuceneScope
+from agent.search.probe import MAX_VECTOR_K, probe_choice
 from agent.search.recipes import SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
 from agent.search.rewrite import keyword_query

@@ -17,13 +17,16 @@ Round trips: the term counts first (``TERM_STATS``), then the vector probe and b
 full-text passes as one query (``FIRST_STAGE``),
 which also gives each hit's session for the ``session`` votes; the context list comes with
 the page's hits hydrated (``CONTEXT_HYDRATE``). The ranking is the same as one query each.
+The ``sentence`` list (``agent.search.sentences``) is read in a transaction of its own that the
+store starts beside this one (:meth:`HybridSearch.sentence_list`): Neo4j runs the two vector
+searches at once, so the list costs the search little wall time.
 The Cypher lives in ``agent.search.queries``.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +34,9 @@ import neo4j
 
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
+from agent.kernel.derive import TURN_KIND
 from agent.search.lucene import LuceneScope
+from agent.search.probe import probed, query_params, vector_k
 from agent.search.queries import (
     FIRST_STAGE,
     FULLTEXT_QUERY,
@@ -44,11 +49,11 @@ from agent.search.queries import (
 from agent.search.recipes import SearchRecipe
 from agent.search.results import SearchHit, demote, rrf_fuse
 from agent.search.rewrite import keyword_query, stem_prefixes
+from agent.search.sentences import SentenceList, read_sentence_list
 from agent.search.sessions import session_lists
 from agent.search.targets import SearchTarget
 from agent.search.termstats import learner_weights, weighted_query
 
-MAX_VECTOR_K = 5000
 NOTES_CACHE_SECONDS = 30.0
 HIT_META = ("session_id", "seq", "role", "turn_context")
 """Hydrated fields a hit carries in its ``metadata`` (when present)."""
@@ -113,36 +118,6 @@ def hit_sessions(rows: Iterable[dict[str, Any]]) -> dict[str, str]:
     return {str(r["id"]): str(r["session"]) for r in rows if r["session"] is not None}
 
 
-def _vector_k(params: dict[str, Any]) -> int:
-    """The vector index's top-k: the candidates wanted, oversampled (the top-k is global)."""
-    return min(MAX_VECTOR_K, params["limit"] * params["oversample"])
-
-
-def probe_choice(row: dict[str, Any], limit: int) -> list[dict[str, Any]] | None:
-    """The vector rows a probe row settles, or None when the exact scan must run after all.
-
-    A learner with fewer than ``limit`` candidates would come up short in the index's
-    top-k and end in the exact scan anyway: the probe finds out after ``limit`` nodes
-    and then holds that scan's result (the learner's few messages, no procedures yet).
-    None: the learner's hits were crowded out of the index's global top-k.
-    """
-    if row["candidates"] < limit:
-        return sorted(row["few"], key=lambda r: -r["score"])
-    if len(row["indexed"] or []) >= limit:
-        return list(row["indexed"])
-    return None
-
-
-async def _probed(
-    tx: neo4j.AsyncTransaction, row: dict[str, Any], exact: str, params: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """The vector list from a ``PROBE_TEMPLATE`` row: its exact scan, its index hits, or a new scan."""
-    rows = probe_choice(row, params["limit"])
-    if rows is None:
-        rows = await fetch(tx, exact, **_scope(params, embedding=True))
-    return rows
-
-
 def _candidates(ahead: Sequence[Any], recipe: SearchRecipe, start: int, page_size: int) -> list[str]:
     """The ids of ``ahead`` (fused before ``context``) that can still land on the page.
 
@@ -152,16 +127,6 @@ def _candidates(ahead: Sequence[Any], recipe: SearchRecipe, start: int, page_siz
     """
     lo = max(0, start - recipe.seeds * 2 * recipe.context_window)
     return [f.id for f in ahead[lo : start + page_size]]
-
-
-def _scope(params: dict[str, Any], *, embedding: bool = False) -> dict[str, Any]:
-    """The query parameters a retriever's Cypher reads: the embedding only for a cosine.
-
-    The driver packs the embedding (384 or 768 floats) in Python for every query it is sent
-    with, so the queries that do not read it do not get it.
-    """
-    scope = {k: params[k] for k in ("learner_id", "kinds", "limit")}
-    return scope | {"embedding": params["embedding"]} if embedding else scope
 
 
 class HybridSearch:
@@ -174,11 +139,11 @@ class HybridSearch:
     async def _vector(
         self, tx: neo4j.AsyncTransaction, index: str, exact: str, probe: str, params: dict[str, Any]
     ) -> list[tuple[str, float]]:
-        cosine = _scope(params, embedding=True)
+        cosine = query_params(params, embedding=True)
         if not index:
             return score_pairs(await fetch(tx, exact, **cosine))
-        [row] = await fetch(tx, probe, index=index, k=_vector_k(params), **cosine)
-        return score_pairs(await _probed(tx, row, exact, params))
+        [row] = await fetch(tx, probe, index=index, k=vector_k(params), **cosine)
+        return score_pairs(await probed(tx, row, exact, params))
 
     async def _first_stage(
         self,
@@ -200,18 +165,18 @@ class HybridSearch:
         parts = tuple(name for name, on in wanted.items() if on)
         found: dict[str, list[dict[str, Any]]] = {}
         if vector and not target.vector_index:  # no index: the exact scan
-            found["vector"] = await fetch(tx, target.exact_query, **_scope(params, embedding=True))
+            found["vector"] = await fetch(tx, target.exact_query, **query_params(params, embedding=True))
         if parts:
-            args = _scope(params, embedding="vector" in parts)
+            args = query_params(params, embedding="vector" in parts)
             if "vector" in parts:
-                args.update(index=target.vector_index, k=_vector_k(params))
+                args.update(index=target.vector_index, k=vector_k(params))
             if lucene is not None or question is not None:
                 oversample = params["oversample"] if params["kinds"] is not None else 1
                 args.update(text_index=target.fulltext_index, text_k=params["limit"] * oversample)
                 args.update(lucene=lucene, question=question)
             [row] = await fetch(tx, FIRST_STAGE[(target.label, parts)], **args)
             if "vector" in parts:
-                found["vector"] = await _probed(tx, row, target.exact_query, params)
+                found["vector"] = await probed(tx, row, target.exact_query, params)
             found.update({name: row[name] for name in ("fulltext", "question") if name in parts})
         session_of = hit_sessions(r for rows in found.values() for r in rows)
         demoted = not_disclosures(r for rows in found.values() for r in rows)
@@ -229,8 +194,14 @@ class HybridSearch:
         page_size: int,
         kinds: Sequence[str] | None,
         notes: NotesSource | None,
+        sentences: Awaitable[SentenceList] | None = None,
     ) -> tuple[list[SearchHit], bool]:
-        """Fused, hydrated hits for ``page``, and whether more pages exist."""
+        """Fused, hydrated hits for ``page``, and whether more pages exist.
+
+        ``sentences``: the ``sentence`` list (:meth:`sentence_list`), read by the caller in a
+        transaction of its own at the same time as this one (Neo4j runs the two vector
+        searches in parallel); awaited after the first stage, used when the recipe weights it.
+        """
         limit = recipe.candidates(page, page_size)
         params: dict[str, Any] = {
             "learner_id": learner_id,
@@ -245,7 +216,7 @@ class HybridSearch:
         scope = LuceneScope((self.target.text_field,), learner_key(learner_id))
         words = scope.term_clauses(text_query)
         if embedding is None and not words:  # nothing to match on: newest first
-            lists["recent"] = score_pairs(await fetch(tx, self.target.recent_query, **_scope(params)))
+            lists["recent"] = score_pairs(await fetch(tx, self.target.recent_query, **query_params(params)))
             weights = {"recent": 1.0}
         keywords = words + scope.prefix_clauses(stem_prefixes(text_query) if recipe.stem_prefixes else ())
         asked = scope.term_clauses(query)  # the whole question in full text too
@@ -265,6 +236,9 @@ class HybridSearch:
             question=scope.query(asked, idf) if weights.get("question") else None,
         )
         lists.update(first)
+        if sentences is not None and weights.get("sentence"):
+            lists["sentence"], flagged = await sentences
+            demoted |= flagged
         if notes is not None and weights.get("notes"):
             # Cosines of one model are comparable, so notes join the vector list; BM25
             # scores of different indexes are not, so note full-text hits rank apart.
@@ -292,7 +266,7 @@ class HybridSearch:
                 weights[f"session{rank}"] = weights["session"] / rank
         seeds = [f.id for f in rrf_fuse(lists, weights, k=recipe.rrf_k)[: recipe.seeds]]
         if seeds and weights.get("expand"):
-            rows = await fetch(tx, self.target.expand_query, seeds=seeds, **_scope(params))
+            rows = await fetch(tx, self.target.expand_query, seeds=seeds, **query_params(params))
             lists["expand"] = score_pairs(rows)
             demoted |= not_disclosures(rows)
         start = page * page_size
@@ -305,7 +279,7 @@ class HybridSearch:
                 seeds=seeds,
                 window=recipe.context_window,
                 ids=_candidates(rrf_fuse(lists, weights, k=recipe.rrf_k), recipe, start, page_size),
-                **_scope(params),
+                **query_params(params),
             )
             lists["context"] = score_pairs(row["context"])
             demoted |= not_disclosures(row["context"])
@@ -316,6 +290,26 @@ class HybridSearch:
         chosen = fused[start : start + page_size]
         hits = await self._hydrate(tx, learner_id, chosen, notes, hydrated)
         return hits, len(fused) > start + page_size
+
+    def wants_sentences(self, recipe: SearchRecipe, kinds: Sequence[str] | None) -> bool:
+        """Whether ``recipe`` reads the ``sentence`` list: it weights it, and turn contexts are searched."""
+        searched = kinds is None or TURN_KIND in kinds
+        return bool(recipe.sentence_weight and self.target.sentence_index and searched)
+
+    async def sentence_list(
+        self,
+        tx: neo4j.AsyncTransaction,
+        *,
+        learner_id: str,
+        embedding: list[float],
+        recipe: SearchRecipe,
+        page: int,
+        page_size: int,
+    ) -> SentenceList:
+        """The ``sentence`` list for this target (``agent.search.sentences.read_sentence_list``)."""
+        limit = recipe.candidates(page, page_size)
+        index = self.target.sentence_index
+        return await read_sentence_list(tx, index, learner_id, embedding, limit, recipe.oversample)
 
     async def _notes(
         self,
@@ -347,7 +341,7 @@ class HybridSearch:
                 index=notes.fulltext_index,
                 lucene=lucene,
                 k=params["limit"],
-                **_scope(params),
+                **query_params(params),
             )
             fulltext = score_pairs(rows)
         return vector, fulltext

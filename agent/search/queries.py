@@ -218,6 +218,11 @@ RETURN {
 """
 """The learner's notes with ``$ids``, each as a ``hit`` map (fields read defensively)."""
 
+SENTENCE_PROBE = PROBE_TEMPLATE.format(label="TurnSentence")
+"""``PROBE_TEMPLATE`` over one learner's turn sentences (``agent.kernel.sentences``; no ``kind``)."""
+SENTENCE_EXACT = EXACT_TEMPLATE.format(label="TurnSentence")
+"""``EXACT_TEMPLATE`` over one learner's turn sentences."""
+
 EXACT_BY_LABEL = {label: EXACT_TEMPLATE.format(label=label) for label in ("Memory", "Message")}
 """Exact cosine scan over one learner's nodes, per label (fallback for the vector index)."""
 RECENT_BY_LABEL = {label: RECENT_TEMPLATE.format(label=label) for label in ("Memory", "Message")}

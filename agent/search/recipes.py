@@ -15,6 +15,9 @@ Retrievers:
   by the fused hits they hold), each adding its own turns ranked by similarity (one list
   per session rank, weight / rank; see ``agent.search.sessions``).
 
+- ``sentence``: turn contexts ranked by the cosine of their best sentence (the
+  ``:TurnSentence`` index; ``agent.kernel.sentences``): a turn that names a thing in one
+  sentence among others ranks by that sentence.
 - ``question``: a second full-text pass with the whole question, fused as its own list
   (multi-query fusion: the keyword query finds the content words, the question its
   phrasing; BM25 gives its function words little weight).
@@ -27,9 +30,9 @@ without the flag (notes, summaries, the agent's own inserts) are left as they ar
 ``keyword_query`` sends only the query's content words to full text and ``stem_prefixes``
 also matches their light stems as prefixes (``camp*`` finds "camping"; see
 ``agent.search.rewrite``). The ``hybrid_keywords*``, ``hybrid_session*``, ``hybrid_stems``,
-``hybrid_multi_query`` and ``hybrid_disclosure*`` recipes were added for conversational memory (the LoCoMo
-benchmark, ``bench/locomo.py``), where each one adds a single choice to the previous so a
-results table shows its contribution.
+``hybrid_multi_query``, ``hybrid_disclosure*`` and ``hybrid_sentences*`` recipes were added for
+conversational memory (the LoCoMo benchmark, ``bench/locomo``), where each one adds a single
+choice to the previous so a results table shows its contribution.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ class SearchRecipe:
     """How much a memory's usage count lifts its fused score (``agent.memory.activation``)."""
     disclosure_weight: float = 0.0
     """Turn contexts that are not first-person statements score ``1 / (1 + w)`` of their fused score."""
+    sentence_weight: float = 0.0
+    """RRF weight of the ``sentence`` retriever: turn contexts by their best sentence (0 disables it)."""
 
     def __post_init__(self) -> None:
         """Reject weights and sizes that would make a search meaningless."""
@@ -124,6 +129,7 @@ class SearchRecipe:
             "notes": self.notes_weight,
             "session": self.session_weight,
             "question": self.question_weight,
+            "sentence": self.sentence_weight,
         }
 
     def candidates(self, page: int, page_size: int) -> int:
@@ -230,6 +236,27 @@ HYBRID_DISCLOSURE_STRONG = replace(
     "reactions) score half their fused score.",
     disclosure_weight=1.0,
 )
+HYBRID_SENTENCES_LIGHT = replace(
+    HYBRID_DISCLOSURE,
+    name="hybrid_sentences_light",
+    description="hybrid_disclosure + turn contexts ranked by their best sentence, fused as its own "
+    "list (weight 0.25).",
+    sentence_weight=0.25,
+)
+HYBRID_SENTENCES = replace(
+    HYBRID_SENTENCES_LIGHT,
+    name="hybrid_sentences",
+    description="hybrid_disclosure + turn contexts ranked by their best sentence, fused as its own "
+    "list (weight 0.35).",
+    sentence_weight=0.35,
+)
+HYBRID_SENTENCES_STRONG = replace(
+    HYBRID_SENTENCES_LIGHT,
+    name="hybrid_sentences_strong",
+    description="hybrid_disclosure + turn contexts ranked by their best sentence, fused as its own "
+    "list (weight 0.5).",
+    sentence_weight=0.5,
+)
 COGNITIVE = SearchRecipe(
     "cognitive",
     "Cognitive memory (facts, procedures): hybrid_keywords_k10, then blended with activation and "
@@ -247,10 +274,11 @@ COGNITIVE_PROCEDURES = replace(
     usage_weight=0.5,
 )
 
-DEFAULT_RECIPE = HYBRID_DISCLOSURE.name
+DEFAULT_RECIPE = HYBRID_SENTENCES.name
 """The agent's conversation and archival search, and consultation's: the LoCoMo
 leave-one-conversation-out choice among presets whose search p95 is within 150 ms
-(``bench/locomo/loo.py``; README "Evaluation: LoCoMo"; every fold of run e046e1f3 chose it)."""
+(``bench/locomo/loo.py``; README "Evaluation: LoCoMo": every fold of runs db2d3583 and 264d5bb5
+chose it, and a ``hybrid_sentences*`` recipe won every fold of 040ed9e2 and f0a0703d)."""
 
 RECIPES: dict[str, SearchRecipe] = {
     r.name: r
@@ -271,6 +299,9 @@ RECIPES: dict[str, SearchRecipe] = {
         HYBRID_DISCLOSURE_LIGHT,
         HYBRID_DISCLOSURE,
         HYBRID_DISCLOSURE_STRONG,
+        HYBRID_SENTENCES_LIGHT,
+        HYBRID_SENTENCES,
+        HYBRID_SENTENCES_STRONG,
         COGNITIVE,
         COGNITIVE_PROCEDURES,
     )

@@ -40,6 +40,8 @@ class SearchTarget:
     hydrate_query: str
     summary_index: str
     """Full-text index over ``:SessionSummary`` text (the ``session`` retriever)."""
+    sentence_index: str = ""
+    """Vector index over ``:TurnSentence`` (the ``sentence`` retriever); empty: the target has none."""
 
     @property
     def summaries_in_text_index(self) -> bool:
@@ -48,7 +50,7 @@ class SearchTarget:
 
 
 def memory_target(names: SchemaNames) -> SearchTarget:
-    """Archival memories and session summaries (``:Memory``)."""
+    """Archival memories and session summaries (``:Memory``); turn contexts also by their sentences."""
     return SearchTarget(
         "Memory",
         names.memory_vector,
@@ -60,6 +62,7 @@ def memory_target(names: SchemaNames) -> SearchTarget:
         CONTEXT_HYDRATE["Memory"],
         HYDRATE_BY_LABEL["Memory"],
         names.memory_fulltext,
+        names.sentence_vector,
     )
 
 

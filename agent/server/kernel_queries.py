@@ -25,12 +25,14 @@ CALL () {
   MATCH (m:Reminder {learner_id: $learner_id}) RETURN 'reminder' AS type, count(m) AS n
   UNION ALL
   MATCH (m:CoreSection {learner_id: $learner_id}) RETURN 'core_section' AS type, count(m) AS n
+  UNION ALL
+  MATCH (m:TurnSentence {learner_id: $learner_id}) RETURN 'turn_sentence' AS type, count(m) AS n
 }
 RETURN type, sum(n) AS n
 """
 """The learner's nodes by memory type: ``Memory`` nodes by label (insight, pattern, fact, procedure)
 or else their ``kind`` (memory, summary, raw_summary, episode, ...), then messages, notes,
-reminders and core sections."""
+reminders, core sections and turn sentences."""
 
 PING = "RETURN 1 AS ok"
 """Neo4j liveness for ``GET /kernel/health``."""

@@ -34,6 +34,7 @@ MEMORY_TYPES = (
     "note",
     "reminder",
     "core_section",
+    "turn_sentence",
     "insight",
     "pattern",
 )

@@ -79,6 +79,9 @@ PRESETS: tuple[BenchPreset, ...] = (
     _archival("hybrid_disclosure_light"),
     _archival("hybrid_disclosure"),
     _archival("hybrid_disclosure_strong"),
+    _archival("hybrid_sentences_light"),
+    _archival("hybrid_sentences"),
+    _archival("hybrid_sentences_strong"),
 )
 PRESETS_BY_NAME: dict[str, BenchPreset] = {p.name: p for p in PRESETS}
 KAG_DEFAULT = "KAG default"

@@ -7,7 +7,9 @@
 - ``kag kernel stats``: the backlog (total, learners waiting) and, with ``--learner``,
   that learner's backlog and memory counts by type; JSON.
 - ``kag kernel backfill``: flag the turn contexts derived before the ``disclosure`` flag
-  existed (``agent.kernel.derive.backfill_disclosure``), for one learner or all; idempotent.
+  existed (``agent.kernel.derive.backfill_disclosure``) and derive the sentences of those
+  derived before sentences existed (``agent.kernel.sentences.backfill_sentences``), for one
+  learner or all; idempotent.
 - ``kag reflect``: reflection now, for one learner (``--learner``) or every active
   learner, at most ``--limit`` items each; JSON reports.
 """
@@ -128,17 +130,21 @@ def kernel_stats(learner_id: str | None) -> int:
 @kernel_group.command("backfill")
 @click.option("--learner", "learner_id", default=None, metavar="ID", help="Only this learner's memories.")
 def kernel_backfill(learner_id: str | None) -> int:
-    """Flag turn contexts that have no disclosure flag yet (derived before it existed)."""
+    """Flag and split into sentences the turn contexts derived before flags and sentences existed."""
 
     async def work(settings: Settings) -> int:
         from agent.kernel.derive import backfill_disclosure
+        from agent.kernel.sentences import backfill_sentences
         from agent.server.kernel_service import kernel_stores
         from agent.validation import validate_learner_id
 
         async with open_resources(settings) as resources:
             learner = validate_learner_id(learner_id) if learner_id is not None else None
-            flagged = await backfill_disclosure(kernel_stores(resources), learner)
+            stores = kernel_stores(resources)
+            flagged = await backfill_disclosure(stores, learner)
+            turns, sentences = await backfill_sentences(stores, learner)
         click.echo(f"flagged {flagged} turn context(s)")
+        click.echo(f"derived {sentences} sentence(s) of {turns} turn context(s)")
         return 0
 
     return run(work)

@@ -2,12 +2,12 @@
 
 Both go through the product's ingestion: recall logging enqueues to the kernel stream,
 the kernel worker commits the messages and derives their ``turn_context`` memories
-(``agent.kernel.derive``). The live session is the heartbeat with a scripted model
-(speaker A's turns are the requests, speaker B's the answers); the LoCoMo ingest is
-``bench.locomo.ingest`` on the same turns (its per-session summary is written the way the
-heartbeat's archive step writes one, and is left out here: the live session is too short
-to evict). The only difference allowed is the date: a live turn is dated when it is said,
-a LoCoMo turn by its session.
+(``agent.kernel.derive``) and their sentences (``agent.kernel.sentences``). The live
+session is the heartbeat with a scripted model (speaker A's turns are the requests,
+speaker B's the answers); the LoCoMo ingest is ``bench.locomo.ingest`` on the same turns
+(its per-session summary is written the way the heartbeat's archive step writes one, and
+is left out here: the live session is too short to evict). The only difference allowed
+is the date: a live turn is dated when it is said, a LoCoMo turn by its session.
 """
 
 from __future__ import annotations
@@ -43,6 +43,12 @@ OPTIONAL MATCH (m)-[:DERIVED_FROM]->(s:Message)
 RETURN m.kind AS kind, m.text AS text, m.session_id AS session, collect(s.content) AS sources, m.seq AS seq,
   m.disclosure AS disclosure
 ORDER BY seq
+"""
+SENTENCES = """
+MATCH (s:TurnSentence {learner_id: $l})
+MATCH (m:Memory {id: split(s.id, '~')[0]})
+RETURN s.text AS text, s.session_id AS session, s.disclosure AS disclosure
+ORDER BY m.seq, toInteger(split(s.id, '~')[1])
 """
 MESSAGES = "MATCH (m:Message {learner_id: $l}) RETURN m.role AS role, m.content AS content ORDER BY m.seq"
 
@@ -103,6 +109,17 @@ async def test_a_live_session_and_the_locomo_ingest_build_the_same_memories(
         assert [m["disclosure"] for m in turn_contexts] == [True, False, True, True]
         assert turn_contexts[1]["text"].endswith(f"(replying to {message_content(TURNS[0])})")
         assert [m["text"] for m in bench_memories if m["kind"] == TURN_KIND][0].startswith(SESSION.date_text)
+        # The turn sentences (``agent.kernel.sentences``): the same on both paths, each with its speaker.
+        live_sentences = await rows(resources, SENTENCES, live)
+        assert live_sentences == await rows(resources, SENTENCES, bench)
+        assert [(s["text"], s["disclosure"]) for s in live_sentences] == [
+            ("Ana: I finally signed up for the pottery class downtown.", True),
+            ("Ben: What made you pick pottery?", False),
+            ("Ana: My grandmother made bowls, and I want to learn it too.", True),
+            ("Ana: [shares a photo: a clay bowl]", True),
+            ("Ben: Send me a photo of your first bowl!", True),
+        ]
+        assert {s["session"] for s in live_sentences} == {SID}
     finally:
         await erase_learner(resources, live)
         await erase_learner(resources, bench)

@@ -77,6 +77,19 @@ def test_disclosure_recipes_add_one_choice_to_multi_query() -> None:
         SearchRecipe("negative", disclosure_weight=-0.5)
 
 
+def test_sentence_recipes_add_one_choice_to_the_disclosure_recipe() -> None:
+    base = RECIPES["hybrid_disclosure"]
+    names = ("hybrid_sentences_light", "hybrid_sentences", "hybrid_sentences_strong")
+    assert base.sentence_weight == 0 and base.weights["sentence"] == 0
+    assert [RECIPES[n].weights["sentence"] for n in names] == [0.25, 0.35, 0.5]
+    for name in names:
+        assert replace(RECIPES[name], name="x", description="", sentence_weight=0.0) == replace(
+            base, name="x", description=""
+        )
+    with pytest.raises(InvalidInputError):
+        SearchRecipe("negative", sentence_weight=-0.5)
+
+
 def test_demote_divides_the_flagged_hits_and_reorders() -> None:
     ranked = {"vector": [("question", 0.9), ("statement", 0.8), ("note", 0.7)]}
     fused = rrf_fuse(ranked, {"vector": 1.0}, k=10)
@@ -111,6 +124,9 @@ def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
         "hybrid_disclosure_light",
         "hybrid_disclosure",
         "hybrid_disclosure_strong",
+        "hybrid_sentences_light",
+        "hybrid_sentences",
+        "hybrid_sentences_strong",
         "cognitive",
         "cognitive_procedures",
     }

@@ -1,0 +1,200 @@
+"""Write-time derivation: the ``:TurnSentence`` nodes of every conversational turn.
+
+A turn context (``agent.kernel.derive``) embeds a whole turn with its date and the turn it
+replies to, so one vector stands for everything the turn says. A turn that names a thing
+in passing ("Caroline: Thanks! I'm reading Dune right now. How was camping?") scores low
+for a question about that thing ("What books has Caroline read?"): the other sentences
+dilute the vector. Each sentence of the turn is therefore embedded on its own as well
+(fine-grained retrieval units: Chen et al. 2023, "Dense X Retrieval"), and the search's
+``sentence`` retriever ranks turn contexts by their best sentence
+(``SearchRecipe.sentence_weight``).
+
+- **Sentences** are split at ``.``, ``!`` or ``?`` followed by white space; sentences of
+  fewer than :data:`MIN_WORDS` words ("Wow!", "Thanks so much.") are left out.
+- **Attribution**: a turn stored as ``"Name: text"`` (a transcript's speaker label: the
+  LoCoMo ingest, imported conversations) keeps that label on every sentence, as the turn
+  itself carries it; a turn without a label (a live learner's message) gives plain sentences.
+- **Ids**: ``<turn context id>~<n>``, so a sentence hit maps back to its turn context without
+  a round trip (:func:`turn_of_sentence`), and deriving a batch twice writes nothing new.
+
+The kernel worker writes them after the turn contexts: deriving those marks the learner
+(:func:`mark_pending`), and the worker's idle rounds split the marked learners' new turn
+contexts (:func:`derive_pending`), so a burst of sessions pays these encodes after it, not
+during it; ``KernelWorker.drain`` (tests, benches) finishes them on demand. The same code for
+live sessions and for the LoCoMo benchmark. They are their own label, not
+``:Memory``, so archival search, reflection and decay never see them (``GET /kernel/stats``
+counts them apart, as ``turn_sentence``); erasure deletes them with the learner, and
+:func:`backfill_sentences` (``kag kernel backfill``) derives them for older turn contexts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent.graphdb.store import fetch
+from agent.memory.queries import TURN_CONTEXTS_WITHOUT_SENTENCES, WRITE_SENTENCES
+
+if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
+    from agent.memory.stores import MemoryStores
+
+MIN_WORDS = 4
+"""Sentences shorter than this say too little to rank a turn on their own ("Thanks!", "Wow, so
+cool."); chosen against keeping every sentence by leave one conversation out on LoCoMo (README)."""
+MAX_SENTENCES = 12
+"""Sentences kept per turn (the first ones): a pasted essay does not flood the index."""
+SEPARATOR = "~"
+_SPLIT = re.compile(r"(?<=[.!?])\s+")
+_LABEL = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): (?=\S)")
+
+
+def speaker_label(turn: str) -> str:
+    """The turn's ``"Name: "`` speaker label (up to three capitalised words), or ``""``."""
+    found = _LABEL.match(turn)
+    return found.group(0) if found else ""
+
+
+def sentences(turn: str) -> list[str]:
+    """The turn's sentences of at least :data:`MIN_WORDS` words, each with the turn's speaker label."""
+    label = speaker_label(turn)
+    body = turn[len(label) :].strip()
+    kept = [s.strip() for s in _SPLIT.split(body) if len(s.split()) >= MIN_WORDS]
+    return [f"{label}{s}" for s in kept[:MAX_SENTENCES]]
+
+
+def sentence_id(turn_context_id: str, n: int) -> str:
+    """The ``n``-th sentence's id: ``<turn context id>~<n>``."""
+    return f"{turn_context_id}{SEPARATOR}{n}"
+
+
+def turn_of_sentence(sentence_node_id: str) -> str:
+    """The turn context id a sentence id belongs to (the inverse of :func:`sentence_id`)."""
+    return sentence_node_id.rsplit(SEPARATOR, 1)[0]
+
+
+def sentence_rows(turn_drafts: Sequence[Mapping[str, Any]], turns: Sequence[str]) -> list[dict[str, Any]]:
+    """Per turn context draft (``turns[i]`` is draft ``i``'s turn): its id and its sentences' rows.
+
+    ``[{id, rows: [{id, text, session_id, disclosure, occurred_at}]}]``: what ``WRITE_SENTENCES``
+    stores, but the embeddings. A turn without a long enough sentence has no rows.
+    """
+    out = []
+    for draft, turn in zip(turn_drafts, turns, strict=True):
+        ctx = str(draft["memory_id"])
+        rows = [
+            {
+                "id": sentence_id(ctx, n),
+                "text": text,
+                "session_id": draft.get("session_id"),
+                "disclosure": draft.get("disclosure"),
+                "occurred_at": draft.get("occurred_at"),
+            }
+            for n, text in enumerate(sentences(turn))
+        ]
+        out.append({"id": ctx, "rows": rows})
+    return out
+
+
+async def write_sentences(
+    stores: MemoryStores, learner_id: str, turn_drafts: Sequence[Mapping[str, Any]], turns: Sequence[str]
+) -> int:
+    """Embed and store the sentences of the learner's turn contexts (idempotent); returns how many.
+
+    One embedding call and one write transaction. Derived data: on a Neo4j error the
+    exception propagates and the worker redelivers the batch (nothing is parked).
+    """
+    per_turn = sentence_rows(turn_drafts, turns)
+    rows = [row for turn in per_turn for row in turn["rows"]]
+    if not per_turn:
+        return 0
+    vectors = await stores.archival.embed_documents([r["text"] for r in rows]) if rows else []
+    model = stores.archival.embeddings.model_name
+    for row, vector in zip(rows, vectors, strict=True):
+        row["embedding"], row["embedding_model"] = vector, model
+
+    async def work(tx: Any) -> int:
+        [out] = await fetch(tx, WRITE_SENTENCES, learner_id=learner_id, turns=per_turn)
+        return int(out["written"])
+
+    await stores.archival.write(work)
+    return len(rows)
+
+
+BACKFILL_BATCH = 200
+"""Turn contexts read, split, embedded and written per round by :func:`backfill_sentences`."""
+IDLE_BATCH = 50
+"""Turn contexts per round of the worker's idle pass (:func:`derive_pending`): one round is one
+embedding call, and events that arrive meanwhile wait for it."""
+
+
+def pending_key(stores: MemoryStores) -> str:
+    """The Redis set of learners whose newest turn contexts may still lack their sentences."""
+    return f"{stores.kernel.prefix}:kernel:sentences-pending"
+
+
+async def mark_pending(stores: MemoryStores, learner_id: str) -> None:
+    """Note that ``learner_id`` has turn contexts to split (the worker's idle pass does it)."""
+    await stores.kernel.redis.sadd(pending_key(stores), learner_id)
+
+
+async def derive_round(stores: MemoryStores, learner_id: str | None, limit: int) -> tuple[int, int]:
+    """One round: up to ``limit`` turn contexts without sentences, split, embedded, written.
+
+    The turn is its message's text or, when the message is gone, the turn read back out of
+    the stored text (``agent.kernel.derive.turn_of``). Returns (turn contexts, sentences).
+    """
+    from agent.kernel.derive import TURN_KIND, turn_of  # derive imports this module
+
+    found = await stores.archival.read(
+        lambda tx: fetch(
+            tx, TURN_CONTEXTS_WITHOUT_SENTENCES, kind=TURN_KIND, learner_id=learner_id, limit=limit
+        )
+    )
+    by_learner: dict[str, list[dict[str, Any]]] = {}
+    for row in found:
+        by_learner.setdefault(str(row["learner_id"]), []).append(row)
+    written = 0
+    for owner, rows in by_learner.items():
+        drafts = [{**r, "memory_id": r["id"]} for r in rows]
+        texts = [r["content"] if r["content"] is not None else turn_of(r["text"] or "") for r in rows]
+        written += await write_sentences(stores, owner, drafts, texts)
+    return len(found), written
+
+
+async def derive_pending(stores: MemoryStores, learner_id: str | None = None, limit: int = IDLE_BATCH) -> int:
+    """One round of the worker's deferred pass: sentences for a learner marked pending.
+
+    ``learner_id`` None: any marked learner. A learner with nothing left is unmarked. Returns
+    how many turn contexts the round split (0: nothing pending).
+    """
+    key = pending_key(stores)
+    learner = learner_id if learner_id is not None else await stores.kernel.redis.srandmember(key)
+    if learner is None:
+        return 0
+    learner = learner.decode() if isinstance(learner, bytes) else str(learner)
+    turns, _ = await derive_round(stores, learner, limit)
+    if turns < limit:  # all done (a write that lands later marks the learner again)
+        await stores.kernel.redis.srem(key, learner)
+    return turns
+
+
+async def backfill_sentences(
+    stores: MemoryStores, learner_id: str | None = None, *, batch: int = BACKFILL_BATCH
+) -> tuple[int, int]:
+    """Derive the sentences of turn contexts that have none yet (one learner's, or everyone's).
+
+    For turn contexts stored before sentences existed, or not split yet (``sentences`` unset).
+    Each round reads ``batch`` of them, embeds their sentences in one call and writes each
+    learner's in one transaction; a written turn context is marked, so a second run does
+    nothing. Returns (turn contexts, sentences).
+    """
+    if batch < 1:
+        raise ValueError("batch must be >= 1")
+    turns_done = sentences_done = 0
+    while True:
+        turns, written = await derive_round(stores, learner_id, batch)
+        if not turns:
+            return turns_done, sentences_done
+        turns_done += turns
+        sentences_done += written
