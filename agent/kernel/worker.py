@@ -146,10 +146,17 @@ class KernelWorker:
         for learner in learners:
             done = await self._drain_one(learner, wait=wait)
             applied += done
-            for work in self.deferred:  # on demand, the derived work is finished too
-                while await work(learner):
-                    pass
+            await self._finish_deferred(learner)
         return applied
+
+    async def _finish_deferred(self, learner_id: str) -> None:
+        """``drain``'s deferred work for one learner, to the end (an outage leaves it marked for later)."""
+        try:
+            for work in self.deferred:
+                while done := await work(learner_id):
+                    self._stats.deferred += done
+        except KAGError as exc:  # the drain itself stands: the learner stays marked
+            log.warning("deferred work for a learner postponed: %s", exc)
 
     async def _may_defer(self) -> bool:
         """Whether deferred work may run now: the streams are empty, or it waited ``DEFER_MAX_SECONDS``.
