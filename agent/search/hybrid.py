@@ -292,8 +292,13 @@ class HybridSearch:
         return hits, len(fused) > start + page_size
 
     def wants_sentences(self, recipe: SearchRecipe, kinds: Sequence[str] | None) -> bool:
-        """Whether ``recipe`` reads the ``sentence`` list: it weights it, and turn contexts are searched."""
-        searched = kinds is None or TURN_KIND in kinds
+        """Whether ``recipe`` reads the ``sentence`` list: it weights it, and the search ranks turn contexts.
+
+        Only a search that asks for turn contexts by kind (the conversation search, the LoCoMo
+        presets: where the list was chosen) reads it; a search over every kind (``kinds`` None:
+        the archival tool, consultation) does not pay for its second read.
+        """
+        searched = kinds is not None and TURN_KIND in kinds
         return bool(recipe.sentence_weight and self.target.sentence_index and searched)
 
     async def sentence_list(
