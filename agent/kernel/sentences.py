@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent.graphdb.store import fetch
-from agent.memory.queries import TURN_CONTEXTS_WITHOUT_SENTENCES, WRITE_SENTENCES
+from agent.kernel.derive_queries import TURN_CONTEXTS_WITHOUT_SENTENCES, WRITE_SENTENCES
 
 if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
     from agent.memory.stores import MemoryStores
@@ -105,9 +105,9 @@ async def write_sentences(
     exception propagates and the worker redelivers the batch (nothing is parked).
     """
     per_turn = sentence_rows(turn_drafts, turns)
-    rows = [row for turn in per_turn for row in turn["rows"]]
     if not per_turn:
         return 0
+    rows = [row for turn in per_turn for row in turn["rows"]]
     vectors = await stores.archival.embed_documents([r["text"] for r in rows]) if rows else []
     model = stores.archival.embeddings.model_name
     for row, vector in zip(rows, vectors, strict=True):

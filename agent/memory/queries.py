@@ -175,33 +175,6 @@ DELETE_MEMORIES = "MATCH (n:Memory {learner_id: $learner_id}) DETACH DELETE n"
 """Erasure: the learner's memories and summaries."""
 DELETE_MESSAGES = "MATCH (n:Message {learner_id: $learner_id}) DETACH DELETE n"
 """Erasure: the learner's messages."""
-WRITE_SENTENCES = """
-UNWIND $turns AS turn
-MATCH (m:Memory {id: turn.id})
-WHERE m.learner_id = $learner_id
-SET m.sentences = size(turn.rows)
-WITH turn
-UNWIND turn.rows AS row
-MERGE (s:TurnSentence {id: row.id})
-  ON CREATE SET s.learner_id = $learner_id, s.text = row.text, s.embedding = row.embedding,
-    s.embedding_model = row.embedding_model, s.session_id = row.session_id,
-    s.disclosure = row.disclosure, s.occurred_at = row.occurred_at
-RETURN count(CASE WHEN s.learner_id = $learner_id THEN 1 END) AS written
-"""
-"""The sentences of the learner's turn contexts (``agent.kernel.sentences``), each once (ids come
-from the turn context's id, so a redelivered batch creates nothing), and on each turn context
-how many it has (``sentences``: 0 too, so a backfill never reads it again). A turn context that
-is not in Neo4j yet (parked) gets neither: the backfill derives them once it lands."""
-TURN_CONTEXTS_WITHOUT_SENTENCES = """
-MATCH (m:Memory)
-WHERE m.kind = $kind AND m.sentences IS NULL AND ($learner_id IS NULL OR m.learner_id = $learner_id)
-WITH m LIMIT $limit
-OPTIONAL MATCH (m)-[:DERIVED_FROM]->(msg:Message)
-WHERE msg.learner_id = m.learner_id
-RETURN m.id AS id, m.learner_id AS learner_id, m.session_id AS session_id, m.disclosure AS disclosure,
-  m.occurred_at AS occurred_at, m.text AS text, head(collect(msg.content)) AS content
-"""
-"""Turn contexts derived before sentences existed (one learner's, or all), with their message's text."""
 DELETE_SENTENCES = "MATCH (n:TurnSentence {learner_id: $learner_id}) DETACH DELETE n"
 """Erasure: the learner's turn sentences (``agent.kernel.sentences``)."""
 DELETE_LEARNER = "MATCH (n:Learner {id: $learner_id}) DETACH DELETE n"

@@ -16,10 +16,11 @@ import neo4j
 
 from agent.context import Context
 from agent.graphdb.store import fetch
-from agent.kernel.derive import derive_recall_turn_contexts
+from agent.kernel.derive import TURN_KIND, derive_recall_turn_contexts
 from agent.kernel.events import OP_RECALL
+from agent.kernel.sentences import mark_pending
 from agent.kernel.stream import KernelStream
-from agent.memory.archival import ArchivalStore
+from agent.memory.archival import OP_INSERT, ArchivalStore
 from agent.memory.backlog import WriteBacklog
 from agent.memory.cognitive_queries import LINK_PENDING_EPISODES
 from agent.memory.core import CoreLimits, CoreMemoryStore
@@ -149,7 +150,14 @@ class MemoryStores:
 
             await stores.facts.write(link)
 
+        async def landed_turn_contexts(learner_id: str, payloads: Sequence[dict[str, Any]]) -> None:
+            # Turn contexts parked while Neo4j was down land here: the idle pass splits them.
+            items = (item for p in payloads for item in p.get("items") or [p])
+            if any(item.get("kind") == TURN_KIND for item in items):
+                await mark_pending(stores, learner_id)
+
         # Write-time derivation, for every session (the LoCoMo ingest goes through it too).
+        backlog.add_hook(OP_INSERT, "sentences", landed_turn_contexts)
         backlog.add_hook(OP_RECALL, "pending_links", pending_links)
         backlog.add_hook(OP_RECALL, "turn_contexts", turn_contexts)
         backlog.add_hook(OP_RECALL, "episodes", episodes)

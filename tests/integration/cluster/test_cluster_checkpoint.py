@@ -75,9 +75,28 @@ def _review_graph() -> StateGraph:
     return builder
 
 
+def _threads_on_every_master(saver: AsyncRedisSaver, per_master: int) -> list[str]:
+    """Random thread ids, ``per_master`` in distinct slots on each master.
+
+    Random ids alone miss a master now and then; drawing until each master has its
+    share keeps the test about the saver, not about luck.
+    """
+    masters = {node.name for node in saver.client.get_primaries()}
+    chosen: dict[str, list[str]] = {name: [] for name in masters}
+    slots: set[int] = set()
+    while any(len(ids) < per_master for ids in chosen.values()):
+        tid = f"cl-{uuid.uuid4().hex[:8]}"
+        key = saver.ns_set_key(tid)
+        slot, node = saver.client.keyslot(key), saver.client.get_node_from_key(key).name
+        if slot not in slots and len(chosen[node]) < per_master:
+            slots.add(slot)
+            chosen[node].append(tid)
+    return [tid for ids in zip(*chosen.values(), strict=True) for tid in ids]
+
+
 async def test_threads_in_many_slots_interrupt_resume_prune_copy_and_delete(asaver: AsyncRedisSaver) -> None:
     graph = _review_graph().compile(checkpointer=asaver)
-    threads = [f"cl-{i}-{uuid.uuid4().hex[:6]}" for i in range(12)]
+    threads = _threads_on_every_master(asaver, per_master=4)
     slots = {asaver.client.keyslot(asaver.ns_set_key(t)) for t in threads}
     nodes = {asaver.client.get_node_from_key(asaver.ns_set_key(t)).name for t in threads}
     assert len(slots) == 12 and len(nodes) == 3, "the threads should cover every master"

@@ -16,6 +16,7 @@ import uuid
 from agent.kernel.derive import TURN_KIND, derive_turn_contexts, turn_context_id
 from agent.kernel.sentences import backfill_sentences, pending_key
 from agent.kernel.worker import build_worker
+from agent.memory.archival import OP_INSERT
 from agent.memory.erasure import erase_learner, owned_nodes
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
@@ -200,3 +201,21 @@ async def test_the_running_worker_splits_turns_when_idle_then_forgets_the_learne
         stop.set()
         await task
         await erase_learner(resources, learner_id)
+
+
+async def test_turn_contexts_replayed_from_the_backlog_mark_their_learner(
+    resources: Resources, learner_id: str
+) -> None:
+    """A turn context parked while Neo4j was down lands later: its learner is marked for the idle pass."""
+    stores = MemoryStores.wire(resources)
+    [hook] = stores.backlog.hooks[OP_INSERT]
+    key = pending_key(stores)
+    try:
+        await hook(learner_id, [{"learner_id": learner_id, "items": [{"kind": "memory", "text": "a note"}]}])
+        assert not await resources.redis.sismember(key, learner_id), "other memories mark nothing"
+        await hook(
+            learner_id, [{"learner_id": learner_id, "items": [{"kind": TURN_KIND, "text": "Ana: hi"}]}]
+        )
+        assert await resources.redis.sismember(key, learner_id)
+    finally:
+        await resources.redis.srem(key, learner_id)
