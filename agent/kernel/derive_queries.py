@@ -61,7 +61,10 @@ WHERE m.kind = $kind AND m.sentences IS NULL AND ($learner_id IS NULL OR m.learn
 WITH m LIMIT $limit
 OPTIONAL MATCH (m)-[:DERIVED_FROM]->(msg:Message)
 WHERE msg.learner_id = m.learner_id
+WITH m, head(collect(msg)) AS msg
 RETURN m.id AS id, m.learner_id AS learner_id, m.session_id AS session_id, m.disclosure AS disclosure,
-  m.occurred_at AS occurred_at, m.text AS text, head(collect(msg.content)) AS content
+  m.occurred_at AS occurred_at, m.text AS text, msg.content AS content,
+  msg.embedding AS content_embedding, msg.embedding_model AS content_model
 """
-"""Turn contexts derived before sentences existed (one learner's, or all), with their message's text."""
+"""Turn contexts not split yet (one learner's, or all), with their message's text and its vector
+(a one-sentence turn's sentence is the message's text: its vector is reused, not encoded again)."""

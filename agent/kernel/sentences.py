@@ -97,21 +97,31 @@ def sentence_rows(turn_drafts: Sequence[Mapping[str, Any]], turns: Sequence[str]
 
 
 async def write_sentences(
-    stores: MemoryStores, learner_id: str, turn_drafts: Sequence[Mapping[str, Any]], turns: Sequence[str]
+    stores: MemoryStores,
+    learner_id: str,
+    turn_drafts: Sequence[Mapping[str, Any]],
+    turns: Sequence[str],
+    known: Mapping[str, Sequence[float]] | None = None,
 ) -> int:
     """Embed and store the sentences of the learner's turn contexts (idempotent); returns how many.
 
-    One embedding call and one write transaction. Derived data: on a Neo4j error the
-    exception propagates and the worker redelivers the batch (nothing is parked).
+    ``known``: vectors already computed by this embedding model, by text (a one-sentence
+    message's own vector); those sentences are not encoded again. One embedding call for
+    the rest and one write transaction. Derived data: on a Neo4j error the exception
+    propagates and the worker redelivers the batch (nothing is parked).
     """
     per_turn = sentence_rows(turn_drafts, turns)
     if not per_turn:
         return 0
+    known = known or {}
     rows = [row for turn in per_turn for row in turn["rows"]]
-    vectors = await stores.archival.embed_documents([r["text"] for r in rows]) if rows else []
+    fresh = [r for r in rows if r["text"] not in known]
+    vectors = iter(await stores.archival.embed_documents([r["text"] for r in fresh]) if fresh else [])
     model = stores.archival.embeddings.model_name
-    for row, vector in zip(rows, vectors, strict=True):
-        row["embedding"], row["embedding_model"] = vector, model
+    for row in rows:
+        reused = known.get(row["text"])
+        row["embedding"] = list(reused) if reused is not None else next(vectors)
+        row["embedding_model"] = model
 
     async def work(tx: Any) -> int:
         [out] = await fetch(tx, WRITE_SENTENCES, learner_id=learner_id, turns=per_turn)
@@ -158,8 +168,24 @@ async def derive_round(stores: MemoryStores, learner_id: str | None, limit: int)
     for owner, rows in by_learner.items():
         drafts = [{**r, "memory_id": r["id"]} for r in rows]
         texts = [r["content"] if r["content"] is not None else turn_of(r["text"] or "") for r in rows]
-        written += await write_sentences(stores, owner, drafts, texts)
+        written += await write_sentences(stores, owner, drafts, texts, message_vectors(stores, rows))
     return len(found), written
+
+
+def message_vectors(stores: MemoryStores, rows: Sequence[Mapping[str, Any]]) -> dict[str, Sequence[float]]:
+    """The turns' message vectors by message text, where this embedding model made them.
+
+    A turn of one sentence (with its speaker label, if any) splits into the message's own
+    text, which recall already embedded. Short learner turns are often that ("can you explain
+    recursion again?"): every sentence of the kernel bench's turns; 1.6% of LoCoMo's, whose
+    turns run longer.
+    """
+    model = stores.archival.embeddings.model_name
+    return {
+        str(r["content"]): r["content_embedding"]
+        for r in rows
+        if r.get("content") is not None and r.get("content_embedding") and r.get("content_model") == model
+    }
 
 
 async def derive_pending(stores: MemoryStores, learner_id: str | None = None, limit: int = IDLE_BATCH) -> int:

@@ -219,3 +219,45 @@ async def test_turn_contexts_replayed_from_the_backlog_mark_their_learner(
         assert await resources.redis.sismember(key, learner_id)
     finally:
         await resources.redis.srem(key, learner_id)
+
+
+async def test_a_one_sentence_turn_reuses_its_message_vector(resources: Resources, learner_id: str) -> None:
+    """A turn that is one sentence is split into its message's own text: recall's vector is kept.
+
+    The learner's question is one sentence and is not encoded a second time; the reply's
+    kept sentence differs from its message ("Sure thing." is too short) and is encoded.
+    """
+    stores = MemoryStores.wire(resources)
+    encoded: list[str] = []
+    embed = stores.archival.embed_documents
+
+    async def spy(texts: list[str]) -> list[list[float]]:
+        encoded.extend(texts)
+        return await embed(texts)
+
+    stores.archival.embed_documents = spy  # type: ignore[method-assign]
+    question = "Ana: Can you explain recursion again?"
+    reply = "Ben: Sure thing. Recursion is a function calling itself on smaller input."
+    at = "2023-05-08T13:56:0{}+00:00"
+    messages = [
+        RecallMessage(f"{learner_id}-1", "user", question, at.format(0)),
+        RecallMessage(f"{learner_id}-2", "assistant", reply, at.format(1)),
+    ]
+    worker = build_worker(resources, stores)
+    try:
+        await stores.recall.log_messages(learner_id, "s1", messages)
+        await worker.drain(learner_id)
+        stored = {r["text"]: r["embedding"] for r in await sentence_rows(resources, learner_id)}
+        kept = "Ben: Recursion is a function calling itself on smaller input."
+        assert set(stored) == {question, kept}
+        async with resources.neo4j.session(database=resources.database) as session:
+            result = await session.run(
+                "MATCH (m:Message {id: $id, learner_id: $l}) RETURN m.embedding AS e",
+                {"id": f"{learner_id}-1", "l": learner_id},
+            )
+            [row] = await result.data()
+        assert stored[question] == row["e"], "the question's sentence keeps its message's vector"
+        assert question not in encoded and kept in encoded
+        assert math.isclose(sum(x * x for x in stored[kept]), 1.0, rel_tol=1e-4)
+    finally:
+        await erase_learner(resources, learner_id)
