@@ -11,7 +11,7 @@ a slot of its own, so unrelated facts never retire each other.
 | goal        | learner                   | my goal is, my new goal, my goal now, I reached my … goal  |
 | tool        | the language or purpose   | I write (all) my <Lang> in X, I switched/changed from X to |
 |             | (``learner`` if none)     | Y, I use X for <purpose>                                  |
-| job         | learner                   | I work as/at, my job is, I'm employed as                  |
+| job         | learner                   | I (now) work (part-time) as/at, my job is, I'm employed as |
 | study       | learner                   | I study, I'm studying, I'm a … student, I major in        |
 | level       | learner                   | I'm a (complete) beginner/intermediate/advanced, my level  |
 | name        | learner                   | my name is, call me, I'm <Capitalised name>               |
@@ -73,7 +73,11 @@ _SWITCHED = re.compile(
     re.I,
 )
 _USE_FOR = re.compile(r"\bi\s+(?:now\s+)?use\s+(.+?)\s+for\s+(?:my\s+|all\s+my\s+)?([\w+#-]+)", re.I)
-_JOB = re.compile(r"\bi\s+work\s+(?:as|at)\b|\bmy\s+job\s+is\b|\bi(?:'m| am)\s+employed\s+as\b", re.I)
+_JOB = re.compile(
+    r"\bi\s+(?:(?:now|currently|also|still)\s+)?work\s+(?:(?:part|full)[- ]time\s+|remotely\s+)?(?:as|at)\b"
+    r"|\bmy\s+job\s+is\b|\bi(?:'m| am)\s+employed\s+as\b",
+    re.I,
+)
 _STUDY = re.compile(
     r"\bi\s+study\b|\bi(?:'m| am)\s+studying\b|\bi\s+major\s+in\b"
     r"|\bi(?:'m| am)\s+an?\s+(?:[\w-]+\s+){0,3}student\b",

@@ -21,6 +21,9 @@ from agent.memory.fact_rules import fact_slot, is_fact_statement, replaced_value
         ("I use RStudio for R.", ("r", "tool")),
         ("I use DBeaver for SQL queries.", ("sql", "tool")),
         ("I work as a nurse at the city hospital.", ("learner", "job")),
+        ("I work part-time at a bookshop on weekends, so I study in the evenings.", ("learner", "job")),
+        ("Actually, I quit the bookshop and now I work at a coffee shop near campus.", ("learner", "job")),
+        ("I currently work full-time as a data analyst.", ("learner", "job")),
         ("I'm a second-year nursing student.", ("learner", "study")),
         ("I'm a complete beginner.", ("learner", "level")),
         ("My name is Linh.", ("learner", "name")),
@@ -38,6 +41,7 @@ def test_known_slots(text: str, slot: tuple[str, str]) -> None:
         "For my thesis I analyse survey data with R and the tidyverse.",
         "I keep my scripts in a GitHub repository called survey-thesis.",
         "I got stuck on the names_to argument.",
+        "I work hard at SQL every evening.",  # working at something is no job
         "",
         "   ",
     ],
