@@ -30,6 +30,7 @@ from agent.heartbeat.text_protocol import parse_text_reply
 from agent.heartbeat.tool_runner import run_tool_calls
 from agent.heartbeat.wiring import Wiring
 from agent.heartbeat.working_memory import compile_prompt, eviction_cut, pressure
+from agent.memory.message_kinds import CALL_MARK
 from agent.memory.recall import LogResult, RecallMessage
 from agent.memory.stores import MemoryKnobs
 from agent.models.offline_policy import is_policy_reply
@@ -38,8 +39,6 @@ from agent.validation import learner_hash, validate_request, validate_request_co
 
 log = logging.getLogger("kag.heartbeat")
 SUMMARY_NAME = "recursive_summary"
-
-CALL_MARK = "[calls "  # how a tool call is rendered in recall storage
 
 
 def run_context(runtime: Runtime[Context]) -> Context:

@@ -12,10 +12,11 @@ from langgraph.runtime import Runtime
 
 from agent.context import Context
 from agent.errors import KAGError
-from agent.heartbeat.nodes import CALL_MARK, emit, run_context, session_id, split_summary
+from agent.heartbeat.nodes import emit, run_context, session_id, split_summary
 from agent.heartbeat.state import HeartbeatState
 from agent.heartbeat.summarizer import role_of
 from agent.heartbeat.wiring import Wiring
+from agent.memory.message_kinds import CALL_MARK
 from agent.tracing import trace_config
 
 log = logging.getLogger("kag.heartbeat")

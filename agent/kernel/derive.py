@@ -44,6 +44,7 @@ import neo4j
 from agent.graphdb.store import fetch
 from agent.kernel.derive_queries import PREVIOUS_MESSAGES, SET_DISCLOSURE, UNFLAGGED_TURN_CONTEXTS
 from agent.kernel.sentences import mark_pending
+from agent.memory.message_kinds import CALL_MARK
 from agent.models.offline_reading import OFFLINE_BANNER
 
 if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
@@ -52,8 +53,6 @@ if TYPE_CHECKING:  # the kernel worker imports this module; stores import the ke
 TURN_KIND = "turn_context"
 """The archival ``kind`` of a derived turn context."""
 TURN_ROLES = ("user", "assistant")
-CALL_MARK = "[calls "
-"""How the heartbeat renders a tool call in recall storage (``agent.heartbeat.nodes.CALL_MARK``)."""
 EMPTY = "(empty)"
 """The heartbeat's content for a message without text."""
 MAX_PART_CHARS = 3800

@@ -33,7 +33,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent.errors import InvalidInputError
+from agent.kernel.derive import TURN_KIND, turn_context_id
 from agent.memory.fact_records import utc_iso
+from agent.memory.message_kinds import is_bookkeeping
 from agent.models.embeddings import MiniLMEmbeddings
 from agent.search.recipes import DEFAULT_RECIPE
 from agent.search.results import SearchHit, rrf_fuse
@@ -141,17 +143,40 @@ def _time(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-CALL_MARK = "[calls "
-"""How the heartbeat renders a tool call in recall storage (``agent.heartbeat.nodes``)."""
-
-
 def _bookkeeping(hit: SearchHit) -> bool:
     """A tool result or a rendered tool call: how memory was used, not what the learner said."""
-    return hit.metadata.get("role") == "tool" or hit.text.lstrip().startswith(CALL_MARK)
+    return is_bookkeeping(hit.metadata.get("role"), hit.text)
 
 
 def _same_text(text: str) -> str:
     return " ".join(text.casefold().split())
+
+
+FACT_MIN_WORDS = 3
+"""A fact this long or longer swallows a message or turn context that contains its text."""
+
+
+def repeats(found: dict[str, SearchHit]) -> set[str]:
+    """Ids of hits that repeat another hit's memory, so each statement takes one slot.
+
+    - A statement stored as a fact is the same memory as its message and as the message's
+      turn context (the date and the turn it replies to around it): keep the fact only. The
+      offline rules store a sentence of the message, so a message that contains the fact's
+      text (of ``FACT_MIN_WORDS`` words or more) counts too.
+    - A turn context is its message with the date around it: when both are found, keep the
+      message (it has the time as ``created_at``).
+    """
+    stated = [_same_text(h.text) for h in found.values() if h.kind == "fact"]
+    stated = [t for t in stated if len(t.split()) >= FACT_MIN_WORDS]
+    messages = {turn_context_id(h.id) for h in found.values() if h.kind == "message"}
+    copies = set()
+    for i, hit in found.items():
+        if hit.kind == "fact":
+            continue
+        text = _same_text(hit.text)
+        if any(fact == text or fact in text for fact in stated) or hit.kind == TURN_KIND and i in messages:
+            copies.add(i)
+    return copies
 
 
 async def _source_hits(
@@ -236,14 +261,9 @@ async def blended_search(
         weights[source] = LEAD_WEIGHT if source == chosen.lead else 1.0
         for hit in hits:
             found.setdefault(hit.id, (source, hit))
-    # A statement stored as a fact is the same memory as its message: keep the fact only.
-    stated = {_same_text(h.text) for _, h in found.values() if h.kind == "fact"}
+    copies = repeats({i: hit for i, (_, hit) in found.items()})
     for source, hits_of in lists.items():
-        lists[source] = [
-            (i, score)
-            for i, score in hits_of
-            if found[i][1].kind == "fact" or _same_text(found[i][1].text) not in stated
-        ]
+        lists[source] = [(i, score) for i, score in hits_of if i not in copies]
     facts = getattr(stores, "facts", None)
     if chosen.expand_depth and facts is not None and "facts" in chosen.sources:
         seeds = [i for i, _ in lists.get("facts", [])[:EXPAND_SEEDS]]

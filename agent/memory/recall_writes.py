@@ -2,9 +2,13 @@
 
 ``RecallStore.log_messages`` enqueues; the kernel worker (or a replay) calls
 ``apply_backlog_batch`` with consecutive logged batches: one ownership read, one
-embedding call for every new message, then one ``UNWIND`` write per session under the
-learner's lock (``seq`` assigned there, ``NEXT`` chain relinked). Message ids are
-MERGE keys, so a redelivered batch writes nothing.
+embedding call for every new message but tool bookkeeping, then one ``UNWIND`` write per
+session under the learner's lock (``seq`` assigned there, ``NEXT`` chain relinked).
+Message ids are MERGE keys, so a redelivered batch writes nothing.
+
+Tool results and rendered tool calls (``agent.memory.message_kinds``) are stored, chained
+and found by full text, but get no vector: every reader drops them (``blended_search``,
+the turn contexts), and a tool's output can be long (the most expensive encode of a turn).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from agent.errors import InvalidInputError
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import Neo4jStore, fetch
 from agent.kernel.events import OP_RECALL
+from agent.memory.message_kinds import is_bookkeeping
 from agent.memory.queries import (
     CREATE_MESSAGES,
     CREATE_MESSAGES_ATTENDED,
@@ -70,10 +75,11 @@ class RecallWriter(Neo4jStore):
                 fresh_groups.append((learner_id, session_id, fresh))
         if not fresh_groups:
             return 0
-        vectors = iter(await self.embed_documents([m["content"] for _, _, f in fresh_groups for m in f]))
+        said = [m for _, _, f in fresh_groups for m in f if not is_bookkeeping(m["role"], m["content"])]
+        vectors = iter(await self.embed_documents([m["content"] for m in said]) if said else [])
         created = 0
         for learner_id, session_id, fresh in fresh_groups:
-            embedded = [next(vectors) for _ in fresh]
+            embedded = [None if is_bookkeeping(m["role"], m["content"]) else next(vectors) for m in fresh]
             created += await self._write_session(learner_id, session_id, fresh, embedded)
         return created
 
@@ -82,14 +88,14 @@ class RecallWriter(Neo4jStore):
         learner_id: str,
         session_id: str,
         fresh: list[dict[str, Any]],
-        embeddings: list[list[float]],
+        embeddings: list[list[float] | None],
     ) -> int:
         base_row = {
             "learner_id": learner_id,
             "learner_key": learner_key(learner_id),
             "session_id": session_id,
-            "embedding_model": self.embeddings.model_name,
         }
+        model = self.embeddings.model_name
 
         async def work(tx: neo4j.AsyncTransaction) -> int:
             now = self.now_iso()
@@ -108,7 +114,8 @@ class RecallWriter(Neo4jStore):
                     seq = max(seq, message_seq)
                 row = {k: v for k, v in message.items() if v is not None and k != "attended"}
                 links.extend({**t, "message_id": message["id"]} for t in message.get("attended") or ())
-                rows.append({**row, **base_row, "seq": message_seq, "embedding": vector})
+                vector_row = {"embedding": vector, "embedding_model": model} if vector is not None else {}
+                rows.append({**row, **base_row, "seq": message_seq, **vector_row})
             if not rows:
                 return 0
             # Attended sensory items are promoted by the same statement (no extra round trip).

@@ -81,7 +81,6 @@ from agent.models.offline_cognition import (
     reminder_actions,
     reminder_mentions,
 )
-from agent.models.offline_reading import CALL_MARK as CALL_MARK
 from agent.models.offline_reading import LEARNER_ROLES as LEARNER_ROLES
 from agent.models.offline_reading import (
     OFFLINE_BANNER,

@@ -23,11 +23,11 @@ from typing import Any
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
 from agent.heartbeat.slots import read_slots
+from agent.memory.message_kinds import CALL_MARK
 from agent.text import QUERY_STOP_WORDS, light_stem
 
 OFFLINE_BANNER = "[offline policy, not an LLM]"
 
-CALL_MARK = "[calls "  # how the heartbeat renders a tool call in recall storage
 LEARNER_ROLES = frozenset({"user", "human"})  # recall storage says "user", LangChain "human"
 
 _QUESTION_WORDS = re.compile(

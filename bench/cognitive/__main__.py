@@ -39,6 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="directory for the JSON and markdown results")
     parser.add_argument("--keep", action="store_true", help="keep the learners' data (default: erase it)")
+    parser.add_argument(
+        "--no-drain",
+        action="store_true",
+        help="never drain the kernel worker between sessions: probes see the Redis tail (reads-your-writes)",
+    )
 
 
 def models_for(choice: str) -> list[str]:
@@ -65,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                 baseline=not args.no_baseline,
                 model=model,
                 keep=args.keep,
+                drain=not args.no_drain,
             )
             print(f"== cognitive suite, model {model} ==", flush=True)
             asyncio.run(run_and_report(config, args.out, dataset=dataset, echo=_echo))

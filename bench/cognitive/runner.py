@@ -10,6 +10,10 @@ Used by ``python -m bench.cognitive``, ``kag eval cognitive`` and the tests. For
    message; every request carries ``session_id`` = the scenario's session id, and the
    last of a session ``end_session: true``. Ingestion is the product's own path: the
    chat model decides which tools to call (the offline policy by default, so no LLM);
+   Sessions are days apart: before each session after the first, the kernel worker
+   drains the learner (``KernelWorker.drain``), as the server's worker would have done
+   within its flush interval; with ``drain=False`` the probes see what the Redis tail
+   serves before any drain (reads-your-writes), the state of a search inside a session;
 3. the custom stream events of each request are kept: ``{"phase": "reminder", ...}``
    events are the reminder firings of that turn, and the others (with the output
    ``memory_state``) feed the metacognition figures (``bench.cognitive.metacognition``);
@@ -35,6 +39,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.clock import ManualClock
 from agent.context import Context
+from agent.kernel.worker import build_worker
 from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
@@ -63,6 +68,8 @@ class CognitiveConfig:
     """``offline`` (the offline policy, MiniLM: no LLM) or ``gemini`` (settings from the environment)."""
     keep: bool = False
     """Keep the learners' data instead of erasing it."""
+    drain: bool = True
+    """Drain the kernel worker before each later session (the days between sessions)."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
 
     @property
@@ -285,10 +292,13 @@ async def run_scenario(
     )  # shares the run's clients: never closed here
     graph = make_builder(bundle).compile(checkpointer=InMemorySaver())
     stores = MemoryStores.wire(bundle)
+    worker = build_worker(bundle, stores)
     result = ScenarioResult(scenario, learner)
     started = time.perf_counter()
     try:
-        for session in scenario.sessions:
+        for number, session in enumerate(scenario.sessions):
+            if config.drain and number:
+                await worker.drain(learner)
             for turn, text in enumerate(session.learner):
                 clock.set(session.message_time(turn))
                 result.turns.append(await send(graph, learner, session, turn, text))

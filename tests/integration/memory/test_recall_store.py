@@ -145,3 +145,47 @@ async def test_duplicate_ids_in_one_batch_and_validation(recall: RecallStore, le
         await recall.log_messages(learner_id, "", [dup])
     with pytest.raises(InvalidInputError):
         await recall.log_messages(learner_id, "s", [RecallMessage(id="x", role="user", content="y" * 70_000)])
+
+
+async def test_tool_bookkeeping_is_stored_and_found_by_full_text_but_not_embedded(
+    recall: RecallStore, learner_id: str, resources: Resources
+) -> None:
+    """Tool results and rendered tool calls keep their place in the chain, without a vector."""
+    msgs = [
+        RecallMessage(id=f"{learner_id}-b0", role="user", content="What did we say about window functions?"),
+        RecallMessage(
+            id=f"{learner_id}-b1",
+            role="assistant",
+            content="[calls archival_memory_search({'query': 'window'})]",
+        ),
+        RecallMessage(id=f"{learner_id}-b2", role="tool", content="1 memory: window functions rank rows"),
+        RecallMessage(
+            id=f"{learner_id}-b3", role="assistant", content="Window functions rank rows in a frame."
+        ),
+    ]
+    assert (await recall.log_messages(learner_id, "tools", msgs)).count == 4
+    async with resources.neo4j.session(database=resources.database) as session:
+        result = await session.run(
+            "MATCH (m:Message {learner_id: $l}) RETURN m.id AS id, m.embedding IS NOT NULL AS vector, "
+            "m.embedding_model AS model ORDER BY m.seq",
+            l=learner_id,
+        )
+        rows = await result.data()
+    assert [(r["id"][-2:], r["vector"]) for r in rows] == [
+        ("b0", True),
+        ("b1", False),
+        ("b2", False),
+        ("b3", True),
+    ]
+    assert [r["model"] for r in rows] == [
+        resources.embeddings.model_name,
+        None,
+        None,
+        resources.embeddings.model_name,
+    ]
+    assert len(await next_links(resources, learner_id)) == 3  # the chain runs through them
+    page = await recall.search(learner_id, "window functions rank rows", recipe="fulltext_only")
+    assert f"{learner_id}-b2" in {h.id for h in page.results}
+    vector = await recall.search(learner_id, "window functions rank rows", recipe="vector_only")
+    assert {h.id for h in vector.results} <= {f"{learner_id}-b0", f"{learner_id}-b3"}
+    assert vector.results

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from agent.heartbeat.nodes import CALL_MARK as HEARTBEAT_CALL_MARK
 from agent.kernel.derive import (
     CALL_MARK,
     MAX_PART_CHARS,
@@ -34,7 +33,6 @@ def test_only_what_someone_said_is_a_turn() -> None:
     assert not is_conversation_turn("assistant", f"{OFFLINE_BANNER} Here is what I found")
     assert not is_conversation_turn("user", "  ")
     assert not is_conversation_turn("assistant", "(empty)")
-    assert CALL_MARK == HEARTBEAT_CALL_MARK  # the heartbeat's rendering of a tool call
 
 
 def test_text_has_the_date_the_turn_and_the_turn_it_replies_to() -> None:

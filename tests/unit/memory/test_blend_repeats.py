@@ -1,0 +1,43 @@
+"""One statement, one slot: the blend drops a fact's message and a message's turn context."""
+
+from __future__ import annotations
+
+from agent.kernel.derive import TURN_KIND, turn_context_id
+from agent.memory.blend import repeats
+from agent.search.results import SearchHit
+
+
+def hit(i: str, kind: str, text: str) -> SearchHit:
+    return SearchHit(id=i, text=text, score=0.0, created_at=None, kind=kind)
+
+
+def by_id(*hits: SearchHit) -> dict[str, SearchHit]:
+    return {h.id: h for h in hits}
+
+
+def test_a_fact_keeps_its_slot_and_its_message_and_turn_context_give_theirs_up() -> None:
+    said = "I scored 54 out of 100 on the first statistics quiz. Hypothesis testing killed me."
+    found = by_id(
+        hit("f1", "fact", "I scored 54 out of 100 on the first statistics quiz."),
+        hit("m1", "message", said),
+        hit(turn_context_id("m1"), TURN_KIND, f"8:00 pm on 5 January, 2026. {said}"),
+        hit("m3", "message", "Third quiz done, I got 86 out of 100!"),
+        hit(
+            turn_context_id("m3"),
+            TURN_KIND,
+            "8:00 pm on 2 February, 2026. Third quiz done, I got 86 out of 100!",
+        ),
+        hit("m4", "message", "How have my statistics quiz scores changed over the term?"),
+    )
+    assert repeats(found) == {"m1", turn_context_id("m1"), turn_context_id("m3")}
+
+
+def test_what_is_not_a_copy_stays() -> None:
+    found = by_id(
+        hit("f1", "fact", "I agree."),  # too short to stand for a message that contains it
+        hit("m1", "message", "I agree. Joins still confuse me though."),
+        hit("f2", "fact", "I live in Hanoi."),
+        hit("f3", "fact", "I live in Hanoi."),  # facts never drop facts (versions keep their validity)
+        hit("ctx-9", TURN_KIND, "1:00 pm on 2 May, 2026. A turn whose message was not found."),
+    )
+    assert repeats(found) == set()
