@@ -141,6 +141,13 @@ def report(series: list[Series], warmup: int) -> list[str]:
             f"{pct(s.searches, 0.95) * 1e3:.1f} ms; overhead p50 {pct(over, 0.5) * 1e3:.1f} / p95 "
             f"{pct(over, 0.95) * 1e3:.1f} ms ({judged})"
         )
+    if TOOL in baselines and any(s.scenario == TOOL and s.searches for s in runs):
+        # What the framework alone costs here: the target is read against it.
+        floor = baselines[TOOL]
+        lines.append(
+            f"{'for reference: ' + BASELINE:<{W - 14}} (a no-op tool, no search) p50 "
+            f"{pct(floor, 0.5) * 1e3:.1f} / p95 {pct(floor, 0.95) * 1e3:.1f} ms per whole turn"
+        )
     lines += cpu_lines(runs)
     lines += ["", "Thread growth: p50 ms of the first and the last 50 turns (archive turns left out)"]
     for s in runs:

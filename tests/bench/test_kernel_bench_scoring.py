@@ -149,6 +149,9 @@ def test_the_heartbeat_report_puts_the_p95_ratio_last_and_judges_the_targets():
     assert any("no-tool turn" in ln and "3.0x (target <= 2x): MISS" in ln for ln in lines)
     overhead = next(ln for ln in lines if "overhead p50" in ln)
     assert "(target <= 20 ms p95: PASS)" in overhead  # 15 ms per turn beyond a 1 ms search
+    # The baseline's own tool turn is printed beside the target (1..20 ms, nearest rank: p50 11, p95 20).
+    [floor] = [ln for ln in lines if ln.startswith("for reference: ")]
+    assert BASELINE in floor and floor.endswith("p50 11.0 / p95 20.0 ms per whole turn")
     assert any("40 of 40 recall messages" in ln for ln in lines)
 
 
