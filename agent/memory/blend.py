@@ -28,6 +28,7 @@ Every hit's ``metadata["store"]`` names its source and ``scores["blend"]`` its f
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -162,19 +163,24 @@ def repeats(found: dict[str, SearchHit]) -> set[str]:
     - A statement stored as a fact is the same memory as its message and as the message's
       turn context (the date and the turn it replies to around it): keep the fact only. The
       offline rules store a sentence of the message, so a message that contains the fact's
-      text (of ``FACT_MIN_WORDS`` words or more) counts too.
+      text as whole words (``FACT_MIN_WORDS`` words or more) counts too.
     - A turn context is its message with the date around it: when both are found, keep the
       message (it has the time as ``created_at``).
     """
     stated = [_same_text(h.text) for h in found.values() if h.kind == "fact"]
-    stated = [t for t in stated if len(t.split()) >= FACT_MIN_WORDS]
+    # Whole words only: "I like tea" is not stated by "I like teaching kids".
+    patterns = [
+        re.compile(rf"(?<!\w){re.escape(t)}(?!\w)")
+        for t in dict.fromkeys(stated)
+        if len(t.split()) >= FACT_MIN_WORDS
+    ]
     messages = {turn_context_id(h.id) for h in found.values() if h.kind == "message"}
     copies = set()
     for i, hit in found.items():
         if hit.kind == "fact":
             continue
         text = _same_text(hit.text)
-        if any(fact == text or fact in text for fact in stated) or hit.kind == TURN_KIND and i in messages:
+        if any(p.search(text) for p in patterns) or hit.kind == TURN_KIND and i in messages:
             copies.add(i)
     return copies
 

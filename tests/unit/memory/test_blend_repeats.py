@@ -39,5 +39,7 @@ def test_what_is_not_a_copy_stays() -> None:
         hit("f2", "fact", "I live in Hanoi."),
         hit("f3", "fact", "I live in Hanoi."),  # facts never drop facts (versions keep their validity)
         hit("ctx-9", TURN_KIND, "1:00 pm on 2 May, 2026. A turn whose message was not found."),
+        hit("f4", "fact", "I like tea"),
+        hit("m5", "message", "I like teaching kids on weekends."),  # the fact's words, but not whole
     )
     assert repeats(found) == set()
