@@ -49,6 +49,17 @@ def category_table(result: LocomoResult, k: int = 10) -> str:
     return markdown_table(header, rows, numeric_from=1)
 
 
+CEILING_NOTE = (
+    "R@50 bounds what re-ranking the first 50 hits can bring into the top 10: "
+    "evidence beyond rank 50 needs a better first stage."
+)
+
+
+def ceiling_table(result: LocomoResult) -> str:
+    """Recall@50 per category with the note on what it bounds (the re-ranking ceiling)."""
+    return f"{CEILING_NOTE}\n\n{category_table(result, k=50)}"
+
+
 def loo_table(loo: LooResult, unconstrained: LooResult | None = None) -> str:
     """Leave-one-conversation-out: per held-out fold the preset chosen on the others and its score.
 
@@ -125,7 +136,8 @@ def markdown_report(result: LocomoResult) -> str:
         f"# LoCoMo retrieval benchmark ({result.created_at}, run {result.config.run_id})\n\n"
         f"Dataset: `{result.config.path}`. {summary_line(result)}.\n\n"
         f"Metric: evidence recall@k, honest turn budget (bench/locomo/scoring.py).\n\n"
-        f"{preset_table(result)}\n\n{loo_part}{category_table(result)}\n\n## Presets\n{presets}\n\n"
+        f"{preset_table(result)}\n\n{loo_part}{category_table(result)}\n\n{ceiling_table(result)}\n\n"
+        f"## Presets\n{presets}\n\n"
         f"## Data warnings\n{warnings}\n"
     )
 
@@ -163,6 +175,7 @@ async def run_and_report(
     if loo is not None:
         echo(loo_table(loo, result.leave_one_out(budget_ms=math.inf)))
     echo(category_table(result))
+    echo(ceiling_table(result))
     for warning in result.dataset.warnings:
         echo(f"data warning: {warning}")
     if out_dir is not None:

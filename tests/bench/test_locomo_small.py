@@ -66,6 +66,9 @@ async def test_small_slice_scores_every_preset_and_finds_an_exact_phrase(
         assert (
             "| recall:fulltext_only |" in markdown and f"| KAG default ({kag_default().recipe}) |" in markdown
         )
+        # The re-ranking ceiling: R@50 per category, never below R@10 (a deeper budget only adds).
+        r10, r50 = (_category_row(markdown, k, kag_default().recipe) for k in (10, 50))
+        assert len(r10) == len(r50) >= 1 and all(b >= a for a, b in zip(r10, r50, strict=True))
 
         # Falsifiable: a phrase that occurs verbatim in one ingested turn is found by full text.
         turn = max(conversation.turns, key=lambda t: len(set(t.text.split())))
@@ -147,3 +150,11 @@ async def test_a_reuse_run_scores_the_kept_learners_without_ingesting(resources:
             )
     finally:
         await erase_learner(resources, learner)
+
+
+def _category_row(markdown: str, k: int, recipe: str) -> list[float]:
+    """The KAG default's cells of the markdown's "R@k by category" table."""
+    lines = markdown.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(f"| R@{k} by category"))
+    row = next(ln for ln in lines[start:] if ln.startswith(f"| KAG default ({recipe}) |"))
+    return [float(c) for c in row.strip("|").split("|")[1:]]
