@@ -149,15 +149,7 @@ def report(series: list[Series], warmup: int) -> list[str]:
             f"{pct(floor, 0.5) * 1e3:.1f} / p95 {pct(floor, 0.95) * 1e3:.1f} ms per whole turn"
         )
     lines += cpu_lines(runs)
-    lines += ["", "Thread growth: p50 ms of the first and the last 50 turns (archive turns left out)"]
-    for s in runs:
-        turns = list(zip(s.times, s.archived, strict=True))
-        if len(turns) >= 2 * GROWTH_WINDOW:
-            first, last = (
-                pct([t for t, archived in part if not archived], 0.5)
-                for part in (turns[:GROWTH_WINDOW], turns[-GROWTH_WINDOW:])
-            )
-            lines.append(f"{s.scenario:<14}{s.graph:<{W}}{first * 1e3:>9.1f}{last * 1e3:>9.1f}")
+    lines += growth_lines(runs)
     lines += ["", "Targets (issue 14)"]
     for s in runs:
         if s.scenario == NO_TOOL and s.graph != BASELINE and s.judged:
@@ -176,6 +168,25 @@ def report(series: list[Series], warmup: int) -> list[str]:
                 + (f"; worker {_worker_line(s.worker)}" if s.worker else "")
             )
     return lines
+
+
+def growth_lines(runs: list[Series]) -> list[str]:
+    """p50 of the first and the last ``GROWTH_WINDOW`` turns per graph, or why there are none."""
+    head = f"Thread growth: p50 ms of the first and the last {GROWTH_WINDOW} turns (archive turns left out)"
+    rows = []
+    for s in runs:
+        turns = list(zip(s.times, s.archived, strict=True))
+        if len(turns) >= 2 * GROWTH_WINDOW:
+            first, last = (
+                pct([t for t, archived in part if not archived], 0.5)
+                for part in (turns[:GROWTH_WINDOW], turns[-GROWTH_WINDOW:])
+            )
+            rows.append(f"{s.scenario:<14}{s.graph:<{W}}{first * 1e3:>9.1f}{last * 1e3:>9.1f}")
+    if not rows:
+        most = max((len(s.times) for s in runs), default=0)
+        needs = 2 * GROWTH_WINDOW
+        rows.append(f"not shown: it needs {needs} measured turns per graph, this run measured {most}")
+    return ["", head, *rows]
 
 
 def cpu_lines(runs: list[Series]) -> list[str]:

@@ -26,7 +26,7 @@ from bench.kernel.learning_set import (
 )
 from bench.kernel.rag import CONSULT, Output, ProbeRow
 from bench.kernel.report import SNAPSHOT, load_results, rag_table
-from bench.kernel.turn_report import BASELINE_REDIS, HEARTBEAT_INMEMORY
+from bench.kernel.turn_report import BASELINE_REDIS, HEARTBEAT_INMEMORY, growth_lines
 
 
 @pytest.mark.parametrize(
@@ -194,3 +194,14 @@ def test_the_notebook_snapshot_loads_and_has_every_part():
     data = load_results(SNAPSHOT)
     assert set(data["parts"]) == {"ingestion", "consult", "learning", "rag"}
     assert "| kernel: consult_memory |" in rag_table(data)
+
+
+def test_thread_growth_rows_need_two_windows_and_say_so_when_missing():
+    short = [Series(NO_TOOL, BASELINE, [0.01] * 97, [False] * 97)]
+    lines = growth_lines(short)
+    assert lines[-1] == "not shown: it needs 100 measured turns per graph, this run measured 97"
+    grows = [0.01] * 50 + [0.03] * 50
+    archived = [False] * 99 + [True]  # an archive turn stays out of the last window's p50
+    rows = growth_lines([Series(NO_TOOL, BASELINE, [*grows[:-1], 9.0], archived)])
+    first, last = (float(x) for x in rows[-1].split()[-2:])
+    assert (first, last) == (10.0, 30.0)
