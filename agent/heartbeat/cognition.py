@@ -49,7 +49,7 @@ from agent.errors import KAGError
 from agent.heartbeat.effort import (
     EFFORT,
     appraisal_rounds,
-    classify,
+    classify_offline,
     evaluate,
     has_structured_output,
     new_effort,
@@ -175,9 +175,8 @@ def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, 
         ctx = Context.coerce(runtime.context)
         wired = wiring()
         learner_id, request = state["learner_id"], state["request"]
-        intent, method = await classify(
-            wired.resources.chat_model, request, config=trace_config(learner_id, "appraise", 0)
-        )
+        # Local, never a model call: a turn that needs no tool asks the model once (think).
+        intent, method = classify_offline(request), "local"
         budget = step_budget(intent, ctx.max_steps)
         plan: RetrievalPlan = EFFORT[intent].plan
         effort = new_effort(intent, method, budget, plan.name)
@@ -318,7 +317,7 @@ def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, 
     async def finish(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
         """Report the effort, answer (``base`` finish), clear the slots, consolidate episodes."""
         wired = wiring()
-        effort = {**new_effort("simple_recall", "rules", 0, ""), **(state.get("effort") or {})}
+        effort = {**new_effort("simple_recall", "local", 0, ""), **(state.get("effort") or {})}
         effort.pop("message_checked", None)
         held = state.get("slots") or []
         effort["retrieved"] = [i for i in effort["retrieved"] if any(s["id"] == i for s in held)]

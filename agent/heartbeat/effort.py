@@ -28,9 +28,11 @@ Intents (issue 13): ``simple_recall``, ``computation``, ``temporal_comparison``,
 |   |                           | numbers ("12 * 3", "40%")                                           |
 | 7 | simple_recall             | anything else                                                       |
 
-**With an LLM** (``classify``) the model picks the intent through
-``with_structured_output``. The offline policy and LangChain's fake chat models have no
-structured output, so they (and any failure or timeout) fall back to the rules.
+**One model call per turn** (design § 10): the intent never costs a model call, with or
+without an LLM. The local classifier decides it before the first think step, so a turn that
+needs no tool asks the model once, as a minimal ReAct agent does; a tool turn twice. (Asking
+the LLM for the intent through structured output cost a second round trip and its tokens on
+every turn, before any memory work.)
 
 **Budgets** (``EFFORT``): the run's step budget is ``min(Context.max_steps, max_steps)``
 and counts every step of the request: the model-free appraisal rounds (plan → search →
@@ -49,25 +51,18 @@ when at least ``USED_OVERLAP`` (0.5) of its content words occur in the answer.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
-from pydantic import BaseModel, Field
 
 from agent.heartbeat.slots import Slot
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
 from agent.models.offline_policy import OfflinePolicyModel, is_question
 from agent.search.results import SearchHit
 from agent.text import is_stop_word, light_stem
-
-log = logging.getLogger("kag.heartbeat.effort")
 
 Intent = Literal[
     "simple_recall",
@@ -84,8 +79,6 @@ COMPLEX_INTENTS: frozenset[str] = frozenset(
 """Intents that run plan → search → evaluate sufficiency before the first think step."""
 MAX_ROUNDS = 2
 """Appraisal search rounds at most: the first, and one widened re-query (self-correction)."""
-CLASSIFY_TIMEOUT_SECONDS = 15.0
-"""An LLM classification slower than this falls back to the rules."""
 
 
 @dataclass(frozen=True)
@@ -171,22 +164,6 @@ def classify_offline(text: str) -> str:
     return "simple_recall"
 
 
-class IntentChoice(BaseModel):
-    """The structured answer an LLM gives when asked for a request's intent."""
-
-    intent: Intent = Field(description="The kind of effort the learner's request needs.")
-
-
-CLASSIFY_INSTRUCTIONS = """Classify the learner's request for a tutor with long-term memory.
-Pick exactly one intent:
-- simple_recall: one fact or past statement, a greeting, or a statement to remember;
-- computation: arithmetic or counting over numbers;
-- temporal_comparison: when something happened, what changed, the order of events;
-- multi_source_synthesis: a summary or comparison that needs several memories;
-- contradiction_resolution: which version of a fact is current (something changed);
-- procedural: how to do something, the steps the learner practised."""
-
-
 def has_structured_output(model: BaseChatModel | None) -> bool:
     """False for the offline policy and LangChain's fake chat models (they only replay text)."""
     if model is None or isinstance(model, OfflinePolicyModel):
@@ -194,25 +171,6 @@ def has_structured_output(model: BaseChatModel | None) -> bool:
     return not any(
         cls.__module__.startswith("langchain_core.language_models.fake") for cls in type(model).__mro__
     )
-
-
-async def classify(
-    model: BaseChatModel | None, text: str, *, config: RunnableConfig | None = None
-) -> tuple[str, str]:
-    """``(intent, method)``: the LLM's structured choice (``"llm"``), else the rules (``"rules"``)."""
-    if not has_structured_output(model):
-        return classify_offline(text), "rules"
-    try:
-        runnable = model.with_structured_output(IntentChoice)  # type: ignore[union-attr]
-        prompt = [SystemMessage(content=CLASSIFY_INSTRUCTIONS), HumanMessage(content=text)]
-        choice = await asyncio.wait_for(runnable.ainvoke(prompt, config), CLASSIFY_TIMEOUT_SECONDS)
-        intent = choice.get("intent") if isinstance(choice, Mapping) else getattr(choice, "intent", None)
-        if intent in INTENTS:
-            return str(intent), "llm"
-        log.warning("intent classifier returned %r; using the rules", intent)
-    except Exception as exc:  # noqa: BLE001 - classification must never fail a request
-        log.warning("intent classification failed (%s); using the rules", type(exc).__name__)
-    return classify_offline(text), "rules"
 
 
 def step_budget(intent: str, max_steps: int) -> int:

@@ -7,7 +7,7 @@ from the measuring loop: ``bench.concurrency`` and the tests use the models too.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, get_args, get_origin
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -15,17 +15,18 @@ from langchain_core.messages import (
     AnyMessage,
     BaseMessage,
     HumanMessage,
-    SystemMessage,
     ToolMessage,
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
+from pydantic.fields import FieldInfo
 
-from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, classify_offline
+from agent.heartbeat.tokens import count_messages
 
 FILLER = "We went through another worked example of joins, step by step, with a small table. " * 4
 QUERY = "joins example"
@@ -35,11 +36,15 @@ class LoopingModel(BaseChatModel):
     """Scripted by the last message: a question → one search call; a tool result → an answer.
 
     A summarisation request (the archive node's prompt) gets a fixed short summary, so the
-    script never desynchronises when auto-archive calls the model.
+    script never desynchronises when auto-archive calls the model. Every call is counted,
+    with its tokens (prompt in, reply out, by the product's own count), so the bench reports
+    model calls and tokens per turn beside the baseline's.
     """
 
     tool_name: str = "archival_memory_search"
     calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
 
     @property
     def _llm_type(self) -> str:
@@ -49,53 +54,72 @@ class LoopingModel(BaseChatModel):
         """Tools are ignored: the script decides."""
         return self
 
+    def with_structured_output(self, schema: Any, **kwargs: Any) -> Runnable:
+        """Answer like a provider's structured output: one counted call, a valid ``schema``.
+
+        Every field gets its default, or a value of its type (the request's text for a
+        string), so a caller that asks for structured output costs a call and never falls
+        back through a parse error.
+        """
+
+        def answer(prompt: Any) -> Any:
+            messages = prompt if isinstance(prompt, list) else [HumanMessage(content=str(prompt))]
+            values = {name: _value_of(info, messages[-1].text) for name, info in schema.model_fields.items()}
+            reply = schema(**values)
+            self._count(messages, AIMessage(content=reply.model_dump_json()))
+            return reply
+
+        return RunnableLambda(answer)
+
+    def _count(self, messages: list[BaseMessage], reply: AIMessage) -> None:
+        self.calls += 1
+        self.input_tokens += count_messages(messages)
+        self.output_tokens += count_messages([reply])
+
+    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
+        last = messages[-1]
+        if _summarising(last):
+            return AIMessage(content="The learner practised SQL joins with worked examples.")
+        if isinstance(last, ToolMessage):
+            return AIMessage(content=f"Answer {self.calls}: {FILLER}")
+        call = {"name": self.tool_name, "args": {"query": QUERY}, "id": f"c{self.calls}", "type": "tool_call"}
+        return AIMessage(content="", tool_calls=[call])
+
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        self.calls += 1
-        last = messages[-1]
-        if isinstance(last, HumanMessage) and last.text.startswith("Summarise the conversation"):
-            reply = AIMessage(content="The learner practised SQL joins with worked examples.")
-        elif isinstance(last, ToolMessage):
-            reply = AIMessage(content=f"Answer {self.calls}: {FILLER}")
-        else:
-            call = {
-                "name": self.tool_name,
-                "args": {"query": QUERY},
-                "id": f"c{self.calls}",
-                "type": "tool_call",
-            }
-            reply = AIMessage(content="", tool_calls=[call])
+        reply = self._reply(messages)
+        self._count(messages, reply)
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
-class ScriptedModel(LoopingModel):
-    """``LoopingModel`` that can answer directly (``direct``) and answers the intent classifier.
+def _summarising(message: BaseMessage) -> bool:
+    return isinstance(message, HumanMessage) and message.text.startswith("Summarise the conversation")
 
-    The heartbeat asks a chat model for the request's intent through structured output
-    (``agent.heartbeat.effort.classify``); this model answers that call with the offline
-    rules' intent as an ``IntentChoice`` tool call, so the classifier costs one scripted call
-    and never falls back through a parse error.
-    """
+
+def _value_of(info: FieldInfo, text: str) -> Any:
+    """A field's default, else a value of its annotated type."""
+    if not info.is_required():
+        return info.get_default(call_default_factory=True)
+    kind = info.annotation
+    choices = get_args(kind) if get_origin(kind) is Literal else ()
+    if choices:
+        return choices[0]
+    return {str: text[:200], int: 0, float: 0.0, bool: False}.get(
+        kind, [] if get_origin(kind) is list else None
+    )
+
+
+class ScriptedModel(LoopingModel):
+    """``LoopingModel`` that can answer directly (``direct``): the no-tool turn."""
 
     direct: bool = False
     """Answer every request without a tool call (the no-tool turn)."""
 
-    def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> ChatResult:
-        first, last = messages[0], messages[-1]
-        if isinstance(first, SystemMessage) and first.text == CLASSIFY_INSTRUCTIONS:
-            self.calls += 1
-            args = {"intent": classify_offline(last.text)}
-            call = {"name": "IntentChoice", "args": args, "id": f"i{self.calls}", "type": "tool_call"}
-            return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))])
-        summarising = isinstance(last, HumanMessage) and last.text.startswith("Summarise the conversation")
-        if self.direct and not summarising:
-            self.calls += 1
-            reply = AIMessage(content=f"Answer {self.calls}: {FILLER}")
-            return ChatResult(generations=[ChatGeneration(message=reply)])
-        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
+        if self.direct and not _summarising(messages[-1]):
+            return AIMessage(content=f"Answer {self.calls + 1}: {FILLER}")
+        return super()._reply(messages)
 
     async def _agenerate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any

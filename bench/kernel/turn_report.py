@@ -47,6 +47,10 @@ class Series:
     """Per tool turn: seconds of the same archival search, timed directly after the turn."""
     cpu: list[float] = field(default_factory=list)
     """Per turn: CPU seconds of the event loop's thread (``time.thread_time``) during the turn."""
+    calls: list[int] = field(default_factory=list)
+    """Per turn: chat model calls (think steps, summaries, structured output: every call)."""
+    tokens: list[int] = field(default_factory=list)
+    """Per turn: tokens the model was sent and answered, by the product's own count."""
     stored: int | None = None
     """Recall messages of the learner in Neo4j once the run (and the kernel worker) finished."""
     worker: dict[str, Any] = field(default_factory=dict)
@@ -64,6 +68,8 @@ class Series:
             archived=self.archived[warmup:],
             searches=self.searches[warmup:],
             cpu=self.cpu[warmup:],
+            calls=self.calls[warmup:],
+            tokens=self.tokens[warmup:],
         )
 
     def plain(self) -> list[float]:
@@ -93,6 +99,31 @@ W = 50
 """Width of the graph column."""
 GROWTH_WINDOW = 50
 """Turns at each end of a run compared by the thread-growth lines (runs of at least 100 turns)."""
+
+
+def model_call_lines(runs: list[Series]) -> list[str]:
+    """Model calls and tokens per turn of each judged heartbeat, beside the baseline's (design § 10)."""
+
+    def mean(values: list[int]) -> float:
+        return sum(values) / len(values) if values else 0.0
+
+    def per_turn(graph: str, field_name: str) -> dict[str, float]:
+        return {s.scenario: mean(getattr(s, field_name)) for s in runs if s.graph == graph and s.judged}
+
+    base = per_turn(BASELINE, "calls")
+    lines = []
+    for graph in dict.fromkeys(s.graph for s in runs if s.judged and s.graph != BASELINE and s.calls):
+        calls, tokens = per_turn(graph, "calls"), per_turn(graph, "tokens")
+        base_tokens = per_turn(BASELINE, "tokens")
+        lines += [
+            "",
+            f"{graph}: model calls per turn: no-tool {calls.get(NO_TOOL, 0):.1f}, tool "
+            f"{calls.get(TOOL, 0):.1f} (baseline ReAct: no-tool {base.get(NO_TOOL, 0):.1f}, tool "
+            f"{base.get(TOOL, 0):.1f}); tokens per turn: no-tool {tokens.get(NO_TOOL, 0):.0f}, tool "
+            f"{tokens.get(TOOL, 0):.0f} (baseline: {base_tokens.get(NO_TOOL, 0):.0f}, "
+            f"{base_tokens.get(TOOL, 0):.0f})",
+        ]
+    return lines
 
 
 def report(series: list[Series], warmup: int) -> list[str]:
@@ -149,6 +180,7 @@ def report(series: list[Series], warmup: int) -> list[str]:
             f"{pct(floor, 0.5) * 1e3:.1f} / p95 {pct(floor, 0.95) * 1e3:.1f} ms per whole turn"
         )
     lines += cpu_lines(runs)
+    lines += model_call_lines(runs)
     lines += growth_lines(runs)
     lines += ["", "Targets (issue 14)"]
     for s in runs:

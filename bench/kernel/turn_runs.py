@@ -12,7 +12,7 @@ import dataclasses
 import gc
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from langchain_core.messages import HumanMessage
@@ -36,6 +36,15 @@ def settings_for(settings: Settings, mode: str) -> Settings:
     return dataclasses.replace(settings, ingest_mode=mode, **own_streams(settings))
 
 
+@contextlib.contextmanager
+def model_usage(model: ScriptedModel, series: Series) -> Iterator[None]:
+    """Record the model calls and tokens of one turn in ``series``."""
+    calls, tokens = model.calls, model.input_tokens + model.output_tokens
+    yield
+    series.calls.append(model.calls - calls)
+    series.tokens.append(model.input_tokens + model.output_tokens - tokens)
+
+
 class BaselineRun:
     """The baseline graph on one scenario, one turn at a time."""
 
@@ -46,7 +55,8 @@ class BaselineRun:
         """
         label = BASELINE if saver is None else BASELINE_REDIS
         self.series = Series(scenario, label, judged=saver is None)
-        self.graph = baseline_graph(ScriptedModel(direct=scenario == NO_TOOL), saver)
+        self.model = ScriptedModel(direct=scenario == NO_TOOL)
+        self.graph = baseline_graph(self.model, saver)
         self.cfg = {"configurable": {"thread_id": f"bench-base-{uuid.uuid4().hex[:8]}"}}
 
     async def start(self) -> None:
@@ -55,7 +65,9 @@ class BaselineRun:
     async def turn(self, i: int) -> None:
         """One timed turn."""
         t0, c0 = time.perf_counter(), time.thread_time()
-        await self.graph.ainvoke({"messages": [HumanMessage(content=f"Question {i}: {FILLER}")]}, self.cfg)
+        question = {"messages": [HumanMessage(content=f"Question {i}: {FILLER}")]}
+        with model_usage(self.model, self.series):
+            await self.graph.ainvoke(question, self.cfg)
         self.series.times.append(time.perf_counter() - t0)
         self.series.cpu.append(time.thread_time() - c0)
         self.series.archived.append(False)
@@ -86,9 +98,10 @@ class HeartbeatRun:
         ``label``: the row's name when it is not the product's (a ``--decompose`` row, never judged).
         """
         self.base, self.mode, self.scenario = base, mode, scenario
+        self.model = ScriptedModel(direct=scenario == NO_TOOL)
         self.bundle = Resources(
             settings_for(base.settings, mode),
-            chat_model=ScriptedModel(direct=scenario == NO_TOOL),
+            chat_model=self.model,
             embeddings=base.embeddings,
             neo4j_driver=base.neo4j,
             redis_client=base.redis,
@@ -118,7 +131,8 @@ class HeartbeatRun:
         """One timed turn; on a tool turn, then the same search timed directly."""
         t0, c0 = time.perf_counter(), time.thread_time()
         request = {"learner_id": self.learner, "request": f"Question {i}: {FILLER}"}
-        out = await self.graph.ainvoke(request, self.cfg, context=self.ctx, durability=self.durability)
+        with model_usage(self.model, self.series):
+            out = await self.graph.ainvoke(request, self.cfg, context=self.ctx, durability=self.durability)
         self.series.times.append(time.perf_counter() - t0)
         self.series.cpu.append(time.thread_time() - c0)
         count = out["memory_state"].get("archive_attempts", 0)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Literal
 
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel
 
-from agent.heartbeat.effort import CLASSIFY_INSTRUCTIONS, IntentChoice, classify_offline
 from bench.heartbeat import BASELINE, GRAPH_LABELS, KERNEL, NO_TOOL, TOOL, ScriptedModel, Series, report
 from bench.kernel.learning import load_set, small_set
 from bench.kernel.learning_score import matches, score
@@ -120,16 +121,38 @@ def test_a_contradiction_is_resolved_only_without_the_old_value_shown_as_current
     assert ProbeRow("x", "L1", "q", [["a"]], None).resolved(CONSULT) is None
 
 
-def test_the_scripted_model_answers_the_classifier_and_answers_directly_when_told():
+def test_the_scripted_model_counts_calls_and_tokens_and_answers_structured_output():
     model = ScriptedModel(direct=True)
-    question = "How do I do a left join?"
-    choice = model.with_structured_output(IntentChoice).invoke(
-        [SystemMessage(content=CLASSIFY_INSTRUCTIONS), HumanMessage(content=question)]
-    )
-    assert choice.intent == classify_offline(question)
     reply = model.invoke([HumanMessage(content="Question 1")])
     assert reply.text.startswith("Answer") and not reply.tool_calls
+    assert model.calls == 1 and model.input_tokens > 0 and model.output_tokens > 0
+    tokens = model.input_tokens + model.output_tokens
+    # Structured output like a provider's: a valid instance, and one more counted call.
+    choice = model.with_structured_output(_Choice).invoke([HumanMessage(content="How do I join?")])
+    assert choice == _Choice(kind="recall", text="How do I join?", tags=[], score=0.5)
+    assert model.calls == 2 and model.input_tokens + model.output_tokens > tokens
     assert ScriptedModel().invoke([HumanMessage(content="Question 1")]).tool_calls
+
+
+class _Choice(BaseModel):
+    kind: Literal["recall", "compute"]
+    text: str
+    tags: list[str]
+    score: float = 0.5
+
+
+def test_the_report_prints_model_calls_and_tokens_per_turn_beside_the_baseline():
+    series = [
+        Series(NO_TOOL, BASELINE, [0.01] * 4, [False] * 4, calls=[1] * 4, tokens=[100] * 4),
+        Series(NO_TOOL, GRAPH_LABELS[KERNEL], [0.02] * 4, [False] * 4, calls=[1, 1, 2, 1], tokens=[300] * 4),
+        Series(TOOL, BASELINE, [0.01] * 4, [False] * 4, calls=[2] * 4, tokens=[200] * 4),
+        Series(TOOL, GRAPH_LABELS[KERNEL], [0.03] * 4, [False] * 4, calls=[2] * 4, tokens=[600] * 4),
+    ]
+    line = next(x for x in report(series, warmup=0) if "model calls per turn" in x)
+    assert line == (
+        "heartbeat, kernel logging: model calls per turn: no-tool 1.2, tool 2.0 "
+        "(baseline ReAct: no-tool 1.0, tool 2.0); tokens per turn: no-tool 300, tool 600 (baseline: 100, 200)"
+    )
 
 
 def test_the_heartbeat_report_puts_the_p95_ratio_last_and_judges_the_targets():

@@ -1,15 +1,8 @@
-"""Adaptive effort: the offline classification rules, budgets, structured output with an LLM."""
+"""Adaptive effort: the local classification rules, budgets, sufficiency and used slots."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from langchain_core.language_models import BaseChatModel
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import RunnableLambda
 
 from agent.heartbeat.effort import (
     COMPLEX_INTENTS,
@@ -19,7 +12,6 @@ from agent.heartbeat.effort import (
     SUFFICIENCY_THRESHOLD,
     USED_OVERLAP,
     appraisal_rounds,
-    classify,
     classify_offline,
     content_stems,
     evaluate,
@@ -31,9 +23,7 @@ from agent.heartbeat.effort import (
 )
 from agent.heartbeat.slots import make_slot
 from agent.memory.blend import PLANS
-from agent.models.offline_policy import OfflinePolicyModel
 from agent.search.results import SearchHit
-from tests.scripted_models import scripted
 
 RULES_TABLE = [
     # simple recall (the catch-all)
@@ -120,56 +110,6 @@ def test_widen_searches_more():
     assert wide.k > plan.k and wide.include_history and wide.expand_depth > plan.expand_depth
     assert set(wide.sources) == {"facts", "procedures", "archival", "recall"}
     assert wide.name != plan.name
-
-
-class _StructuredModel(BaseChatModel):
-    """A chat model whose structured output returns a fixed intent (or raises)."""
-
-    answer: Any = None
-    calls: list = []
-
-    @property
-    def _llm_type(self) -> str:
-        return "structured-test"
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="x"))])
-
-    def with_structured_output(self, schema, **kwargs):  # noqa: ANN001
-        def run(prompt):
-            self.calls.append(prompt)
-            if isinstance(self.answer, Exception):
-                raise self.answer
-            return schema(intent=self.answer) if isinstance(self.answer, str) else self.answer
-
-        return RunnableLambda(run)
-
-
-async def test_an_llm_classifies_with_structured_output():
-    model = _StructuredModel(answer="computation", calls=[])
-    intent, method = await classify(model, "Where did I live before Hanoi?")
-    assert (intent, method) == ("computation", "llm")
-    assert model.calls and "Where did I live before Hanoi?" in model.calls[0][-1].content
-
-
-async def test_llm_failures_fall_back_to_the_rules():
-    broken = _StructuredModel(answer=RuntimeError("quota"), calls=[])
-    assert await classify(broken, "Where did I live before Hanoi?") == ("temporal_comparison", "rules")
-    odd = _StructuredModel(answer={"intent": "poetry"}, calls=[])
-    assert await classify(odd, "How do I write a LEFT JOIN?") == ("procedural", "rules")
-
-
-async def test_offline_and_fake_models_use_the_rules_without_being_called():
-    scripted_model = scripted("must not be consumed")
-    assert await classify(scripted_model, "Actually, I moved to Hanoi") == (
-        "contradiction_resolution",
-        "rules",
-    )
-    assert scripted_model.prompts == []
-    generic = GenericFakeChatModel(messages=iter([AIMessage(content="nope")]))
-    assert await classify(generic, "hello") == ("simple_recall", "rules")
-    assert await classify(OfflinePolicyModel(), "When did I move?") == ("temporal_comparison", "rules")
-    assert await classify(None, "hello") == ("simple_recall", "rules")
 
 
 def _hit(i: int, text: str, score: float = 0.5, **meta):
