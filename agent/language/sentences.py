@@ -1,0 +1,74 @@
+"""Sentence boundaries of learner text, by ``pysbd`` (rule-based, no model, no download).
+
+``pysbd`` (Sadvilkar and Neumann 2020, "PySBD: Pragmatic Sentence Boundary Disambiguation")
+keeps code names ("functools.wraps"), version numbers ("3.11.2"), abbreviations ("e.g.",
+"Dr."), decimals and URLs inside their sentence. Lines are split first: a learner's line
+break ends a sentence (a list of steps, a pasted error), which ``pysbd`` would join.
+
+Three repairs join two of its pieces back, by the shape of the text at the cut, not by a
+word list: no white space at the cut (``"path?x=1"``, ``"[a-z]+.py$"``); the next piece starts
+with a digit (``"approx. 2.7"``, ``"Ch. 3"``); or it starts in lower case after a word of at
+most :data:`SHORT_WORD` letters and a full stop (``"Tue. and Thu."``).
+Measured on ``bench/cognitive/sets/segmentation.json`` by ``python -m bench.language``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import pysbd
+
+SHORT_WORD = 3
+"""A word this short before a full stop followed by lower case is an abbreviation ("Tue.", "pp.")."""
+_SHORT_END = re.compile(rf"(?<![^\W\d_])[^\W\d_]{{1,{SHORT_WORD}}}\.$")
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> pysbd.Segmenter:
+    """One segmenter per process (building it compiles its rules)."""
+    return pysbd.Segmenter(language="en", clean=False, char_span=False)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, stripped, in order (no empty ones)."""
+    if not isinstance(text, str):
+        return []
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.strip():
+            out.extend(_repaired(_segmenter().segment(line)))
+    return out
+
+
+def _joins(before: str, after: str) -> bool:
+    """True when the cut between two ``pysbd`` pieces is not a sentence boundary (module docstring)."""
+    head, nxt = before.rstrip(), after.lstrip()
+    if not head or not nxt:
+        return True
+    if before == head:  # no white space at the cut
+        return True
+    return nxt[0].isdigit() or (nxt[0].islower() and _SHORT_END.search(head) is not None)
+
+
+def _repaired(pieces: list[str]) -> list[str]:
+    """``pysbd``'s pieces (with their white space) joined where the cut is not a boundary, stripped."""
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and _joins(merged[-1], piece):
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    return [m.strip() for m in merged if m.strip()]
+
+
+def sentence_spans(text: str) -> list[tuple[int, str]]:
+    """``(start offset, sentence)`` per sentence of ``text``, offsets into ``text``."""
+    spans: list[tuple[int, str]] = []
+    at = 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence, at)
+        start = at if start < 0 else start
+        spans.append((start, sentence))
+        at = start + len(sentence)
+    return spans

@@ -1,0 +1,1 @@
+"""Benches of the language layer (``agent.language``): segmentation and the exemplar knobs."""
