@@ -4,7 +4,7 @@ The design's heartbeat has the steps receive → monitor → (archive) → compi
 act. Appraisal belongs to receiving a request and reporting belongs to the answering
 think step, so each runs as a phase inside that step rather than as a step of its own.
 Every step costs a checkpoint and the runtime's bookkeeping, and ``bench.heartbeat``
-measures that cost per turn (README, "Where the budget goes").
+measures that cost per turn (docs/evaluation/heartbeat.md, "Where the budget goes").
 
 ``then(schema, first, second, when)`` builds the step. ``second`` sees the state with
 ``first``'s update applied through the schema's reducers, as a separate step would. The
@@ -62,7 +62,7 @@ def merge_updates(
     return out
 
 
-def _caller(phase: Phase) -> Callable[..., Any]:
+def caller(phase: Phase) -> Callable[..., Any]:
     """Call ``phase`` with the keyword arguments it declares (read once, when the step is built)."""
     wanted = {name for name in inspect.signature(phase).parameters if name in ("config", "runtime")}
 
@@ -81,7 +81,7 @@ def then(
 ) -> Phase:
     """A node running ``first``, then ``second`` on the updated state (only if ``when`` says so)."""
     merge = reducers(schema)
-    call_first, call_second = _caller(first), _caller(second)
+    call_first, call_second = caller(first), caller(second)
 
     async def step(state: dict, config: RunnableConfig, runtime: Runtime) -> dict:
         update = await call_first(state, config, runtime)

@@ -80,7 +80,7 @@ class MemoryKnobs:
 
 @dataclass(frozen=True, eq=False)
 class MemoryStores:
-    """Every memory store over one resources bundle (README "Cognitive memory" maps the six types).
+    """Every memory store over one resources bundle (docs/cognitive-memory.md maps the six types).
 
     Core memory is Redis over Neo4j; archival, recall, facts (semantic), procedures,
     reminders (prospective) and consolidated episodes are Neo4j; the sensory buffer is

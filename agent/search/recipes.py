@@ -277,8 +277,8 @@ COGNITIVE_PROCEDURES = replace(
 DEFAULT_RECIPE = HYBRID_SENTENCES.name
 """The agent's conversation and archival search, and consultation's: the LoCoMo
 leave-one-conversation-out choice among presets whose search p95 is within 150 ms
-(``bench/locomo/loo.py``; README "Evaluation: LoCoMo": every fold of runs db2d3583 and 264d5bb5
-chose it, and a ``hybrid_sentences*`` recipe won every fold of 040ed9e2 and f0a0703d)."""
+(``bench/locomo/loo.py``; docs/evaluation/locomo.md, "Latest results": it won every fold of
+two runs, and a ``hybrid_sentences*`` recipe won every fold of two more)."""
 
 RECIPES: dict[str, SearchRecipe] = {
     r.name: r

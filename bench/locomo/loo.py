@@ -61,7 +61,7 @@ class Fold:
 
 @dataclass(frozen=True)
 class LooResult:
-    """Every fold, and the summary the README reports."""
+    """Every fold, and the summary docs/evaluation/locomo.md reports."""
 
     folds: list[Fold]
     budget_ms: float

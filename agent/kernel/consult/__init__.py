@@ -1,4 +1,4 @@
-"""Consultation: the memory kernel answers a query with a brief, on demand (README "Memory kernel").
+"""Consultation: the memory kernel answers a query with a brief, on demand (docs/kernel.md).
 
 ``consult(resources, learner_id, request)`` is the one entry point (the HTTP route, the
 ``consult_memory`` tool); ``graphs/consult.py`` runs the same steps as a served graph.
