@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml scripts/mermaid-validate/package-lock.json agent/server
 	@$(PY) -m pip install -q --upgrade pip uv
 	@echo "[install] resolving and installing (uv; torch comes with sentence-transformers)"
 	@$(VENV)/bin/uv pip install --python $(PY) -q -e '.[dev]' || $(PY) -m pip install -q -e '.[dev]'
+	@echo "[install] MiniLM exported to ONNX once, checked against sentence-transformers (agent.models.onnx_export)"
+	@$(PY) -m agent.models.onnx_export \
+	  || echo "[install] WARNING: no checked ONNX export; the install goes on and KAG encodes with torch" >&2
 	@$(PY) -m ipykernel install --user --name kag --display-name "KAG (.venv)" >/dev/null
 	@echo "[install] mermaid's own parser (npm) for concept-map validation"
 	@command -v npm >/dev/null || { echo "npm is missing: apt-get install nodejs npm" >&2; exit 1; }

@@ -8,7 +8,8 @@ that runs inside ``background()`` (the worker's poll loop and every task it star
 its CPU-bound calls to ``BACKGROUND_THREADS`` dedicated threads whose scheduling priority
 is lowered (``nice`` ``BACKGROUND_NICE``, a per-thread setting on Linux). Torch's OpenMP
 team is per calling thread and inherits that priority, so the encode still uses every
-idle core but gives them up to a turn at once. Everything else (a turn's query
+idle core but gives them up to a turn at once (the ONNX Runtime embedder runs these calls
+on a session of their own, ``agent.models.onnx_encoder``). Everything else (a turn's query
 embedding, a drain called directly by a test) runs in the default executor at normal
 priority, as before.
 
@@ -41,12 +42,14 @@ BACKGROUND_THREADS = 2
 (Python) overlaps the other's encode (torch), as with the default executor before."""
 
 _IN_BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("kag_background", default=False)
+_THREAD = threading.local()
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
 
 
 def _lower_priority() -> None:
-    """Thread initializer: raise this thread's nice value (Linux: per thread)."""
+    """Thread initializer: mark this thread as background and raise its nice value (Linux: per thread)."""
+    _THREAD.background = True
     try:
         tid = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + BACKGROUND_NICE)
@@ -80,6 +83,15 @@ def background() -> Iterator[None]:
 def in_background() -> bool:
     """True inside ``background()``."""
     return _IN_BACKGROUND.get()
+
+
+def on_background_thread() -> bool:
+    """True on one of the low-priority threads (where ``run_cpu`` sends background work).
+
+    The executor does not carry the caller's context into its threads, so code running
+    there (the embedder choosing its background session) asks the thread, not the context.
+    """
+    return getattr(_THREAD, "background", False)
 
 
 async def run_cpu(fn: Callable[..., T], *args: object) -> T:

@@ -18,6 +18,7 @@ import difflib
 import hashlib
 import logging
 import os
+import sys
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -63,6 +64,7 @@ _ENV = {
     "kernel_in_server": "KAG_KERNEL_IN_SERVER",
     "reflection_interval_seconds": "KAG_REFLECTION_INTERVAL_SECONDS",
     "embed_threads": "KAG_EMBED_THREADS",
+    "embed_onnx_path": "KAG_EMBED_ONNX_PATH",
 }
 _KINDS: dict[str, type] = {
     "langsmith_tracing": bool,
@@ -260,7 +262,13 @@ class Settings:
     embed_threads: int = 0
     """Torch intra-op threads of the offline MiniLM model (KAG_EMBED_THREADS, 0..64; 0: torch's
     default, one per core). 1 helps on a machine oversubscribed by other processes, where OpenMP
-    teams stall each other; on a quiet machine the worker's batches gain from every core."""
+    teams stall each other; on a quiet machine the worker's batches gain from every core.
+    With the ONNX export (``agent.models.onnx_encoder``) it sets the foreground session's
+    intra-op threads; the kernel worker's background session always has one."""
+    embed_onnx_path: str = ""
+    """The offline MiniLM model exported to ONNX by ``make install`` (KAG_EMBED_ONNX_PATH); empty:
+    ``<environment>/share/kag/all-MiniLM-L6-v2.onnx`` (``onnx_model_path``). Missing or unchecked:
+    MiniLM runs on sentence-transformers (torch) instead, with one warning."""
 
     def __post_init__(self) -> None:
         """Validate every field; errors name the environment variable."""
@@ -311,6 +319,13 @@ class Settings:
             return "kag"
         digest = hashlib.sha256(f"{self.neo4j_uri}|{self.neo4j_database}".encode()).hexdigest()
         return f"kag-{digest[:8]}"
+
+    @property
+    def onnx_model_path(self) -> Path:
+        """Where the ONNX export of the offline MiniLM model is (or goes): explicit, else in the venv."""
+        if self.embed_onnx_path:
+            return Path(self.embed_onnx_path).expanduser()
+        return Path(sys.prefix) / "share" / "kag" / "all-MiniLM-L6-v2.onnx"
 
     @property
     def offline(self) -> bool:

