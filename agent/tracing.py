@@ -23,6 +23,7 @@ from typing import Any
 
 import langsmith
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
 
 from agent.settings import Settings
 from agent.validation import learner_hash
@@ -47,10 +48,15 @@ def run_metadata(learner_id: str, phase: str, step: int | None = None) -> dict[s
 def trace_config(
     learner_id: str, phase: str, step: int | None = None, *, run_name: str | None = None
 ) -> RunnableConfig:
-    """Config for a model or tool call made by ``phase``: metadata, tags and run name."""
+    """Config for a model or tool call made by ``phase``: metadata, tags and run name.
+
+    Tagged ``langgraph.constants.TAG_NOSTREAM``: no internal model call streams its tokens to a
+    client's ``messages`` stream (the heartbeat relays the answer itself,
+    ``agent.heartbeat.chat_stream``).
+    """
     return {
         "metadata": run_metadata(learner_id, phase, step),
-        "tags": ["kag", f"kag:{phase}"],
+        "tags": ["kag", f"kag:{phase}", TAG_NOSTREAM],
         "run_name": run_name or phase,
     }
 

@@ -14,6 +14,9 @@ sufficiency into working memory slots), and a ``think`` step that answers then f
 fires reminders into the slots, ``act`` turns search results into slots. The tools are
 the MemGPT memory tools, the note tools and the cognitive memory tools (facts,
 procedures, reminders).
+Input is ``request`` or the chat convention's ``messages`` (``agent.heartbeat.chat_input``);
+a client's ``messages`` stream carries the learner's message and the answer only
+(``agent.heartbeat.chat_stream``), and ``values`` carry the conversation (``messages``).
 ``graph`` is what ``langgraph.json`` serves as ``kag``; tests build their own
 with ``make_builder(Resources(..., chat_model=fake))``.
 """
@@ -27,6 +30,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.context import Context
 from agent.heartbeat.archiving import make_archive_node
+from agent.heartbeat.chat_stream import display_only
 from agent.heartbeat.cognition import make_cognitive_nodes
 from agent.heartbeat.nodes import make_nodes
 from agent.heartbeat.phases import then
@@ -100,6 +104,8 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
         input_schema=HeartbeatInput,
         output_schema=HeartbeatOutput,
     )
+    # A chat client's message stream shows the display channel only, never the queue or the prompt.
+    nodes = {name: display_only(node) for name, node in nodes.items()}
     add_bound_nodes(builder, nodes)  # every node acts for the authenticated learner only
     builder.add_edge(START, "receive")
     builder.add_edge("receive", "monitor")

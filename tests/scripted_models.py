@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
 
 
 class ScriptedChatModel(FakeMessagesListChatModel):
@@ -25,6 +29,24 @@ class ScriptedChatModel(FakeMessagesListChatModel):
         return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
+class StreamingScriptedChatModel(ScriptedChatModel):
+    """A ``ScriptedChatModel`` that streams, as a provider does.
+
+    Its text goes word by word, then each tool call as a tool-call chunk (a reply may hold text
+    before its tool call).
+    """
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs) -> Iterator[ChatGenerationChunk]:  # noqa: ANN001
+        reply = self._generate(messages, stop=stop, run_manager=run_manager, **kwargs).generations[0].message
+        for piece in re.findall(r"\s*\S+\s*?(?=\s|$)|\s+$", reply.text):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
+        for index, tool_call in enumerate(getattr(reply, "tool_calls", [])):
+            chunk = {"name": tool_call["name"], "args": json.dumps(tool_call["args"]), "id": tool_call["id"]}
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content="", tool_call_chunks=[{**chunk, "index": index}])
+            )
+
+
 def call(name: str, i: int = 0, **args: Any) -> AIMessage:
     """An assistant message that calls one tool."""
     return AIMessage(
@@ -33,7 +55,8 @@ def call(name: str, i: int = 0, **args: Any) -> AIMessage:
     )
 
 
-def scripted(*responses: BaseMessage | str) -> ScriptedChatModel:
-    """A scripted model; strings become plain assistant answers."""
+def scripted(*responses: BaseMessage | str, streaming: bool = False) -> ScriptedChatModel:
+    """A scripted model; strings become plain assistant answers. ``streaming``: it streams."""
     msgs = [AIMessage(content=r) if isinstance(r, str) else r for r in responses]
-    return ScriptedChatModel(responses=msgs, prompts=[], bound_tools=[])
+    cls = StreamingScriptedChatModel if streaming else ScriptedChatModel
+    return cls(responses=msgs, prompts=[], bound_tools=[])

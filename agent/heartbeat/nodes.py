@@ -17,10 +17,13 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.runnables import RunnableConfig
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 from agent.context import Context
 from agent.errors import StoreUnavailableError
+from agent.heartbeat.chat_input import learner_message
+from agent.heartbeat.chat_stream import AnswerRelay, stream_reply
 from agent.heartbeat.cognition import sense_request, sense_tool_outputs
 from agent.heartbeat.effort import think_limit
 from agent.heartbeat.prompts import FORCE_FINAL, SIMPLE_RETRY
@@ -35,7 +38,7 @@ from agent.memory.recall import LogResult, RecallMessage
 from agent.memory.stores import MemoryKnobs
 from agent.models.offline_policy import is_policy_reply
 from agent.tracing import trace_config
-from agent.validation import learner_hash, validate_request, validate_request_context
+from agent.validation import learner_hash, validate_request_context
 
 log = logging.getLogger("kag.heartbeat")
 SUMMARY_NAME = "recursive_summary"
@@ -72,11 +75,6 @@ def _with_id(message: AnyMessage) -> AnyMessage:
     if not message.id:
         message.id = str(uuid.uuid4())
     return message
-
-
-def _fresh_id(message: AnyMessage) -> AnyMessage:
-    """A copy with a new id: a reused id would replace a queued message and dedupe in recall."""
-    return message.model_copy(update={"id": str(uuid.uuid4())})
 
 
 def split_summary(queue: list[AnyMessage]) -> tuple[str, list[AnyMessage]]:
@@ -166,9 +164,14 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
     """
 
     async def receive(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
-        """Validate input, bind the learner, load core memory, sense and enqueue the request."""
+        """Validate input, bind the learner, load core memory, sense and enqueue the request.
+
+        The request is the input's ``request``, else the chat client's message already in
+        ``messages`` (``agent.heartbeat.chat_input``), which keeps its id and is not appended again.
+        """
         learner_id = state["learner_id"]  # bound to the authenticated learner (agent.identity)
-        request = validate_request(state.get("request"))
+        message = learner_message(state)
+        request = message.text
         # The request context is client input too: checked before anything is written.
         state = {**state, "context": validate_request_context(state.get("context"))}
         ctx = run_context(runtime)
@@ -186,7 +189,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             for turn in state.get("context", {}).get("session_history", [])[-50:]:
                 cls = HumanMessage if turn.get("role") == "user" else AIMessage
                 seed.append(cls(content=str(turn.get("content", "")), id=str(uuid.uuid4())))
-        human = HumanMessage(content=request, id=str(uuid.uuid4()))
+        human = message.human()
 
         async def sense_and_log() -> LogResult:
             attended = await sense_request(stores, learner_id, request, state["context"])
@@ -201,10 +204,13 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             learner=learner_hash(learner_id),
             queue_size=len(state.get("fifo_queue", [])) + 1,
         )
+        # A chat client's message stands before the seeded history: rewrite a new thread's display.
+        restart = [RemoveMessage(id=REMOVE_ALL_MESSAGES)] if seed and message.pending else []
         return {
+            "request": request,
             "context": state["context"],
             "learner_id": learner_id,
-            "messages": [*seed, human],
+            "messages": [*restart, *seed, human],
             "fifo_queue": [*seed, human],
             "core_memory": core,
             "step": 0,
@@ -231,8 +237,12 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         emit(runtime, "compile", pressure=round(value, 4), messages=len(prompt), forced_final=force)
         return {"prompt": prompt, "pressure": value}
 
-    async def think(state: HeartbeatState, runtime: Runtime[Context]) -> dict:
-        """One model call; the last allowed step gets no tools and must answer."""
+    async def think(state: HeartbeatState, config: RunnableConfig, runtime: Runtime[Context]) -> dict:
+        """One model call; the last allowed step gets no tools and must answer.
+
+        The answer streams to a chat client as the model writes it, under the id it is stored
+        under; tool calls never do (``agent.heartbeat.chat_stream``).
+        """
         ctx = run_context(runtime)
         wired = wiring()
         resources = wired.resources
@@ -243,15 +253,15 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             model = model.bind_tools(list(wired.tools))
         # The prompt is not checkpointed: a run resumed between compile and think rebuilds it.
         prompt = state.get("prompt") or _prompt(state, ctx, FORCE_FINAL if force else "")
-        reply = await model.ainvoke(prompt, trace_config(state["learner_id"], "think", step))
+        relay = AnswerRelay(config, text_protocol=ctx.tool_protocol == "text")
+        reply = await stream_reply(model, prompt, trace_config(state["learner_id"], "think", step), relay)
         counters = {"model_calls": 1}
         if not reply.text.strip() and not getattr(reply, "tool_calls", None):
             log.warning("empty model response; retrying once with a simpler prompt")
             last = next((m for m in reversed(state["fifo_queue"]) if isinstance(m, HumanMessage)), None)
             simple = [SystemMessage(content=SIMPLE_RETRY), *([last] if last else [])]
-            reply = await resources.chat_model.ainvoke(
-                simple, trace_config(state["learner_id"], "think", step, run_name="think-retry")
-            )
+            retry = trace_config(state["learner_id"], "think", step, run_name="think-retry")
+            reply = await stream_reply(resources.chat_model, simple, retry, relay)
             counters = {"model_calls": 2, "empty_retries": 1}
             if not reply.text.strip():
                 reply = AIMessage(content="I could not produce an answer this time; please rephrase.")
@@ -259,8 +269,9 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             reply = parse_text_reply(reply)
         if force and getattr(reply, "tool_calls", None):
             reply = AIMessage(content=reply.text or "I ran out of steps before I could finish.", id=reply.id)
-        reply = _fresh_id(reply)
         calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", [])]
+        # A new id for every step: a reused one would replace a queued message and dedupe in recall.
+        reply = reply.model_copy(update={"id": str(uuid.uuid4()) if calls else relay.finish(reply.text)})
         emit(runtime, "think", step=step, tool_calls=calls, forced_final=force)
         return {"fifo_queue": [reply], "step": step, "counters": counters}
 
@@ -356,7 +367,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
             "request": "",
             "messages": display_update(
                 state.get("messages") or [],
-                AIMessage(content=answer.text, id=f"answer-{answer.id}"),
+                AIMessage(content=answer.text, id=answer.id),  # the id its streamed chunks had
                 ctx.display_window,
             ),
             "response": answer.text,

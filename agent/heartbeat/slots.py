@@ -36,9 +36,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
+from typing_extensions import TypedDict  # typing.TypedDict has no JSON schema on Python < 3.12
 
 from agent.search.results import SearchHit
 

@@ -14,6 +14,11 @@ checkpoint of a thread's thousandth turn is no larger than its fiftieth. The ful
 conversation stays in recall storage (``conversation_search``) and in the thread's
 earlier checkpoints.
 
+``request`` is the run's request as a client sent it. It lives for one run only
+(``UntrackedValue``, never checkpointed), so a run that failed cannot leave a stale request
+that a later run without one would serve again. Chat clients send ``messages`` instead
+(``agent.heartbeat.chat_input``).
+
 ``slots`` is working memory proper (issue 13): the request's task slots, merged by
 ``agent.heartbeat.slots.merge_slots`` (dedupe by id, at most 20, lowest relevance
 evicted first, a clear sentinel). ``appraise`` starts a fresh set for each request and
@@ -25,13 +30,15 @@ ids, fired reminders. ``finish`` copies it into ``memory_state["effort"]``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict  # typing.TypedDict has no JSON schema on Python < 3.12
 
 from agent.heartbeat.slots import Slot, merge_slots
+from agent.identity import LocalLearnerId
 
 
 def merge_sections(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
@@ -60,15 +67,25 @@ class RequestContext(TypedDict, total=False):
     """When true, the Zettelkasten notes of the session are written after the answer."""
 
 
-class HeartbeatInput(TypedDict):
-    """What a client sends for one request."""
+class HeartbeatInput(TypedDict, total=False):
+    """What a client sends for one request: ``request``, or the chat convention's ``messages``.
 
-    learner_id: NotRequired[str]
+    Every key is optional (``total=False``); a run needs ``request`` or a ``messages`` list whose
+    last message is the learner's, and when both are sent ``request`` is served.
+    """
+
+    learner_id: LocalLearnerId
     """A UUID or slug; required when run directly. Under the LangGraph server the
     authenticated user is the learner and this field is ignored (so it may be omitted)."""
     request: str
-    """What the learner wants: non-empty, at most 32 KB."""
-    context: NotRequired[RequestContext]
+    """What the learner wants: non-empty, at most 32 KB. When ``messages`` is sent too, this is
+    what the tutor answers, and it takes the place of the last human message there."""
+    messages: list[AnyMessage]
+    """The LangGraph chat convention (Agent Chat UI, Studio's chat mode, the SDK): the learner's
+    new message, e.g. ``[{"type": "human", "content": [{"type": "text", "text": "…"}]}]`` or
+    ``[{"role": "user", "content": "hello"}]``. The last human message's text (a string or text
+    blocks, at most 32 KB) is the request; it joins the conversation once, as sent."""
+    context: RequestContext
     """Optional context: current concept, session history, session id, end_session."""
 
 
@@ -133,7 +150,7 @@ class EffortReport(TypedDict, total=False):
 
 
 class HeartbeatOutput(TypedDict):
-    """What a client receives: the design's output schema."""
+    """What a client receives: the design's output schema, and the conversation for chat clients."""
 
     response: str
     """The final answer of this request."""
@@ -141,6 +158,9 @@ class HeartbeatOutput(TypedDict):
     """Zettelkasten artifacts produced by this request (end of session)."""
     memory_state: MemoryState
     """Working-memory figures after this request."""
+    messages: list[AnyMessage]
+    """The conversation as the learner sees it (requests and final answers), so a chat client's
+    ``values`` events carry it through the run."""
 
 
 class HeartbeatState(TypedDict):
@@ -148,8 +168,9 @@ class HeartbeatState(TypedDict):
 
     learner_id: str
     """Owner of this thread's memory."""
-    request: str
-    """The request being served."""
+    request: Annotated[str, UntrackedValue]
+    """The run's ``request`` input, for this run only (never checkpointed); ``receive`` puts the
+    request it serves here, whichever input it came from."""
     context: RequestContext
     """Request context of the current request."""
     messages: Annotated[list[AnyMessage], add_messages]

@@ -18,6 +18,7 @@ import pytest
 from langchain_core.callbacks import CallbackManager
 from langchain_core.messages import HumanMessage
 from langchain_core.tracers.langchain import LangChainTracer, wait_for_all_tracers
+from langgraph.constants import TAG_NOSTREAM
 
 from agent import tracing
 from agent.models.offline_policy import OfflinePolicyModel
@@ -131,7 +132,7 @@ def test_metadata_scrub_and_trace_config():
     assert scrubbed == {"owner": hashed, "user_id": hashed, "thread_id": "t-1", "step": 2}
     config = tracing.trace_config("ada", "act", 3)
     assert config["metadata"] == {"learner_hash": learner_hash("ada"), "phase": "act", "step": 3}
-    assert config["tags"] == ["kag", "kag:act"]
+    assert config["tags"] == ["kag", "kag:act", TAG_NOSTREAM], "internal calls never stream to a client"
     assert json.dumps(config).find('"ada"') == -1
 
 
