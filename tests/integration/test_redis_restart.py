@@ -8,6 +8,7 @@ all go stale. The shared Neo4j is used as usual, with a fresh learner per test.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import time
 import uuid
@@ -15,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import redis.asyncio.retry
 from langchain_core.messages import HumanMessage
 
 from agent.checkpoint import AsyncRedisSaver
@@ -22,7 +24,7 @@ from agent.context import Context
 from agent.errors import StoreUnavailableError
 from agent.memory.core import CoreMemoryStore
 from agent.models.offline_policy import OfflinePolicyModel
-from agent.redis_retry import retry_budget
+from agent.redis_retry import RETRIES, retry_budget
 from agent.resources import Resources
 from graphs.heartbeat import make_builder
 from tests.private_redis import PrivateRedis
@@ -110,17 +112,29 @@ async def test_stale_pooled_connections_are_replaced(private_redis: PrivateRedis
 
 
 async def test_a_redis_that_stays_down_is_a_clear_error_within_the_budget(
-    private_redis: PrivateRedis,
+    private_redis: PrivateRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The client waits out its whole retry budget, and no more, before the clear error.
+
+    The waits are counted, not timed: redis-py's retry sleeps through ``redis.asyncio.retry.sleep``,
+    which records each backoff (and yields) instead of sleeping, so a loaded machine cannot
+    stretch or shrink what is measured. Every connection attempt still goes to the dead server.
+    """
     low, high = retry_budget()
+    slept: list[float] = []
+
+    async def backoff(seconds: float) -> None:
+        slept.append(seconds)
+        await asyncio.sleep(0)
+
     async with AsyncRedisSaver.from_conn_string(private_redis.url) as saver:
         await saver.setup()
         private_redis.stop(signal.SIGKILL)
-        started = time.monotonic()
+        monkeypatch.setattr(redis.asyncio.retry, "sleep", backoff)
         with pytest.raises(StoreUnavailableError, match="Redis is unreachable"):
             await saver.aget_tuple({"configurable": {"thread_id": "gone"}})
-        took = time.monotonic() - started
-    assert low <= took <= high + 5
+    assert len(slept) == RETRIES  # one backoff before each retry
+    assert low <= sum(slept) <= high
 
 
 async def test_a_redis_that_keeps_loading_says_so(private_redis: PrivateRedis) -> None:
