@@ -18,10 +18,11 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 
-from agent.checkpoint import listing, ops
+from agent.checkpoint import erase, listing, migrate, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
 from agent.checkpoint.cluster import AsyncClusterSender, async_cluster_client, cluster_url, is_cluster_client
 from agent.checkpoint.coalesce import Coalescer
+from agent.checkpoint.erase import Adopt
 from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, run_async
 from agent.redis_retry import async_client
@@ -95,7 +96,7 @@ class AsyncRedisSaver(RedisCheckpointBase):
 
     async def setup(self) -> None:
         """Check the server version, load the Lua scripts, record the layout version."""
-        await run_async(ops.setup(self), self._send)
+        await run_async(migrate.setup(self), self._send)
 
     async def _send(self, batch: ops.Batch) -> list[Any]:
         if self._cluster_send is not None:
@@ -164,6 +165,15 @@ class AsyncRedisSaver(RedisCheckpointBase):
         Not ``DeltaChannel``-aware: pruned ancestors are gone for delta replay.
         """
         await run_async(ops.delete_threads(self, thread_ids, strategy, keep=keep), self._send)
+
+    async def aerase_owner(
+        self, owner: str, *, adopt: Adopt | None = None, channels: Sequence[str] = ()
+    ) -> list[str]:
+        """Delete the threads ``owner`` owns and unowned ones ``adopt`` gives them; return their ids.
+
+        ``adopt`` reads the root-namespace values of ``channels``; see ``agent.checkpoint.erase``.
+        """
+        return await run_async(erase.erase_owner(self, owner, adopt, channels), self._send)
 
     # ---- sync bridge (runs the coroutine on the saver's loop) ------------------------
     def _bridge(self, coro: Any) -> Any:

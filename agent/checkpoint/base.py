@@ -13,9 +13,9 @@ Redis Cluster: every key of one thread carries the hash tag ``{T}``, so a thread
 keys share one slot, and every per-checkpoint value is a *field* of a per-namespace
 hash, so each Lua script and MULTI/EXEC gets all its keys (a fixed handful per
 namespace) through ``KEYS``. The prefix-wide keys (``P:meta``, ``P:threads``,
-``P:run:R``) are written by separate, idempotent commands: before the thread's
-transaction on a write (a crash leaves a harmless stale member, never data nobody can
-find), after it on a delete.
+``P:run:R``, ``P:owned:L``, ``P:unowned``) are written by separate, idempotent
+commands: before the thread's transaction on a write (a crash leaves a harmless stale
+member, never data nobody can find), after it on a delete.
 
 =============================  ======  ==============================================
 key                            type    content
@@ -26,6 +26,10 @@ key                            type    content
 ``P:{T}:ns``                   set     every ``N`` used by thread ``T``
 ``P:{T}:owner``                string  the learner who first wrote the thread
                                        (``agent.checkpoint.owners``)
+``P:owned:L``                  set     every ``T`` a write with principal ``L``
+                                       touched: the owner index erasure reads
+                                       (``agent.checkpoint.erase``)
+``P:unowned``                  set     every ``T`` written without a principal
 ``P:{T}:n:N:idx``              zset    checkpoint ids, all score 0: lexicographic
                                        order is creation order (uuid6 ids)
 ``P:{T}:n:N:c``                hash    ``CID`` -> the checkpoint row: an ASCII header
@@ -60,8 +64,8 @@ writes ride in the same round trip (and MULTI/EXEC) as the thread's commands.
 TTL (``ttl`` seconds, off by default): every key a write touches gets EXPIRE; with
 ``refresh_on_read`` reads re-arm the namespace's keys. A thread that is neither
 written nor (with ``refresh_on_read``) read for ``ttl`` seconds expires as a whole.
-``P:threads`` and ``P:{T}:owner`` never expire; stale ``threads`` members are harmless
-(their namespace set is gone).
+``P:threads``, ``P:{T}:owner`` and the owner indexes never expire; stale members are
+harmless (their namespace set is gone).
 
 History (``keep`` checkpoints per namespace, off by default): every step writes a new
 version of each channel it changed, whole, so an active thread grows by every turn's
@@ -276,6 +280,14 @@ class RedisCheckpointBase(BaseCheckpointSaver[str]):
             self.write_fields_key(thread_id, checkpoint_ns),
             self.blobs_key(thread_id, checkpoint_ns),
         ]
+
+    def owned_key(self, owner: str) -> str:
+        """Set of the threads written with principal ``owner`` (prefix-wide, like ``threads``)."""
+        return f"{self.key_prefix}:owned:{q(owner)}"
+
+    def unowned_key(self) -> str:
+        """Set of the threads written without a principal (prefix-wide)."""
+        return f"{self.key_prefix}:unowned"
 
     def run_key(self, run_id: str) -> str:
         """Set of the checkpoints one run wrote (prefix-wide)."""

@@ -206,18 +206,29 @@ return #order
 )
 
 # KEYS: namespace set, owner, then five keys per namespace. ARGV: mode ("delete" |
-# "keep"), how many to keep, T, then the encoded namespaces in KEYS order.
+# "keep"), how many to keep, T, guard, then the encoded namespaces in KEYS order.
 # "delete" removes every key of the thread; "keep" keeps the newest K checkpoints per
 # namespace (ids are time-ordered), their writes, and only the blobs they reference.
-# Returns {0, namespaces} when the thread has a namespace the caller did not pass (it
-# re-reads and retries), else {1, [run, member, ...]}: the run-set members to remove.
+# The guard makes erasure's ownership check and delete one step: "" checks nothing,
+# "=L" needs owner L, "~L" owner L or none (agent.checkpoint.erase).
+# Returns {2, {}} when the guard refuses (nothing changed), {0, namespaces} when the
+# thread has a namespace the caller did not pass (it re-reads and retries), else
+# {1, [run, member, ...]}: the run-set members to remove.
 DELETE_THREAD = LuaScript(
     "delete_thread",
     _COMMON
     + """
-local keep, K, T = ARGV[1] == 'keep', tonumber(ARGV[2]), ARGV[3]
+local keep, K, T, guard = ARGV[1] == 'keep', tonumber(ARGV[2]), ARGV[3], ARGV[4]
+if guard ~= '' then
+  local owner = redis.call('GET', KEYS[2])
+  if owner then
+    if owner ~= string.sub(guard, 2) then return {2, {}} end
+  elseif string.sub(guard, 1, 1) == '=' then
+    return {2, {}}
+  end
+end
 local known = {}
-for i = 4, #ARGV do known[ARGV[i]] = true end
+for i = 5, #ARGV do known[ARGV[i]] = true end
 local nss = redis.call('SMEMBERS', KEYS[1])
 for _, N in ipairs(nss) do
   if not known[N] then return {0, nss} end
@@ -232,8 +243,8 @@ local function forget(N, ids, rows)
     end
   end
 end
-for g = 4, #ARGV do
-  local N, b = ARGV[g], 2 + (g - 4) * 5
+for g = 5, #ARGV do
+  local N, b = ARGV[g], 2 + (g - 5) * 5
   local idx, rows_h, wp, wf, blobs = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5]
   if keep then
     local ids = redis.call('ZRANGE', idx, 0, -(K + 1))

@@ -10,6 +10,9 @@ crash leaves every thread wholly in one layout and a rerun finishes the job. Lay
 never ran on a cluster, so the transaction may mix old and new keys. A lock key keeps
 two processes from migrating the same prefix at once; the loser is told to retry.
 ``run:R`` members (``T:N:CID``) and ``threads`` are the same in both layouts.
+
+``setup()`` (every saver calls it) lives here too: it checks the server, migrates, loads
+the scripts and builds the owner index once (``agent.checkpoint.owners.build_index``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import struct
 from typing import Any
 
 from agent.checkpoint.base import LAYOUT_VERSION, RedisCheckpointBase, uq
+from agent.checkpoint.lua import ALL_SCRIPTS
+from agent.checkpoint.owners import build_index
 from agent.checkpoint.requests import Batch, Op
 from agent.errors import StoreError
 
@@ -84,3 +89,22 @@ def _migrate_thread(saver: RedisCheckpointBase, qt: str) -> Op:
         cmds += [("PEXPIRE", k, ttl) for k in new_keys]
     cmds += [("DEL", k) for k in drop]
     yield Batch(cmds, transaction=True)
+
+
+def setup(saver: RedisCheckpointBase) -> Op:
+    """Check the server, migrate layout 1, load the scripts, record the layout, index owners."""
+    (info,) = yield Batch([("INFO", "server")])
+    (layout,) = yield Batch([("HGET", saver.meta_key(), "layout")])
+    version = str(info.get("redis_version", "0"))
+    if tuple(int(p) for p in version.split(".")[:2]) < (6, 2):
+        raise StoreError(f"Redis >= 6.2 is required for the checkpoint saver, found {version}")
+    if layout is not None and layout.decode() == "1":
+        yield from migrate_layout1(saver)
+    elif layout is not None and layout.decode() != LAYOUT_VERSION:
+        raise StoreError(
+            f"{saver.meta_key()} records key layout {layout.decode()}, this saver writes "
+            f"{LAYOUT_VERSION}; use another key_prefix or migrate"
+        )
+    yield Batch([("SCRIPT", "LOAD", s.source) for s in ALL_SCRIPTS])
+    yield Batch([("HSETNX", saver.meta_key(), "layout", LAYOUT_VERSION)])
+    yield from build_index(saver)

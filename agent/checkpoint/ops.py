@@ -21,7 +21,6 @@ from langgraph.checkpoint.base import (
 )
 
 from agent.checkpoint.base import (
-    LAYOUT_VERSION,
     RedisCheckpointBase,
     Target,
     blob_field,
@@ -40,7 +39,6 @@ from agent.checkpoint.codec import (
     split_row,
 )
 from agent.checkpoint.lua import (
-    ALL_SCRIPTS,
     DELETE_CHECKPOINTS,
     DELETE_THREAD,
     FETCH,
@@ -48,8 +46,7 @@ from agent.checkpoint.lua import (
     PUT_WRITES,
     LuaScript,
 )
-from agent.checkpoint.migrate import migrate_layout1
-from agent.checkpoint.owners import claim, owner_key, raise_owned, visible
+from agent.checkpoint.owners import claim, index_write, owner_key, raise_owned, visible
 from agent.checkpoint.requests import Batch, Emit, Op
 from agent.errors import InvalidInputError, StoreError
 
@@ -68,7 +65,8 @@ def trim_due(count: int, keep: int | None) -> bool:
     return keep is not None and count > keep + max(10, keep // 10)
 
 
-def _call(script: LuaScript, keys: Sequence[str], *args: Any) -> tuple[Any, ...]:
+def script_call(script: LuaScript, keys: Sequence[str], *args: Any) -> tuple[Any, ...]:
+    """An EVALSHA of ``script`` with its ``KEYS`` and ``ARGV``."""
     return ("EVALSHA", script.sha, len(keys), *keys, *args)
 
 
@@ -84,7 +82,7 @@ def fetch_command(saver: RedisCheckpointBase, t: Target, mode: str, *rest: Any, 
     """The FETCH script call (see ``agent.checkpoint.lua``) for ``t``."""
     ttl = saver.ttl if saver.ttl and saver.refresh_on_read else 0
     keys = [*saver.ns_keys(t.thread_id, t.checkpoint_ns), saver.ns_set_key(t.thread_id)]
-    return _call(FETCH, keys, ttl, mode, int(blobs), *rest)
+    return script_call(FETCH, keys, ttl, mode, int(blobs), *rest)
 
 
 @dataclass
@@ -152,7 +150,8 @@ def put(
     run = q(str(run_id)) if run_id else ""
     parent = t.checkpoint_id or ""
     row = encode_row(cid, saver.dump([body, meta]), parent, run, refs)
-    index: list[tuple[Any, ...]] = [("SADD", saver.threads_key(), q(tid))]
+    principal = saver.principal(config)
+    index: list[tuple[Any, ...]] = [("SADD", saver.threads_key(), q(tid)), index_write(saver, principal, tid)]
     if run_id:
         run_key = saver.run_key(str(run_id))
         index += [("SADD", run_key, saver.run_member(tid, ns, cid)), *_expire(saver, [run_key])]
@@ -163,8 +162,8 @@ def put(
         saver.index_key(tid, ns),
         saver.ns_set_key(tid),
     ]
-    args = [saver.principal(config) or "", saver.ttl or 0, cid, row, q(ns), *_flat(blobs)]
-    (count,) = yield Batch([_call(PUT, keys, *args)], index=index)
+    args = [principal or "", saver.ttl or 0, cid, row, q(ns), *_flat(blobs)]
+    (count,) = yield Batch([script_call(PUT, keys, *args)], index=index)
     if count == -1:
         raise_owned(tid)
     if trim_due(count, saver.keep):  # the history is bounded: drop the oldest past ``keep``
@@ -200,13 +199,14 @@ def put_writes(
         args += ["set" if idx < 0 else "nx", write_field(task_id, idx), packed]
     if args:
         keys = (saver.packed_writes_key(tid, ns), saver.write_fields_key(tid, ns), owner_key(saver, tid))
-        principal = saver.principal(config) or ""
-        (done,) = yield Batch([_call(PUT_WRITES, keys, principal, saver.ttl or 0, cid, *args)])
+        principal = saver.principal(config)
+        call = script_call(PUT_WRITES, keys, principal or "", saver.ttl or 0, cid, *args)
+        (done,) = yield Batch([call], index=[index_write(saver, principal, tid)])
         if done == -1:
             raise_owned(tid)
 
 
-def _thread_keys(saver: RedisCheckpointBase, tid: str, nss: Sequence[str]) -> list[str]:
+def thread_keys(saver: RedisCheckpointBase, tid: str, nss: Sequence[str]) -> list[str]:
     """Namespace set, owner, then five keys per (encoded) namespace: DELETE_THREAD's KEYS."""
     keys = [saver.ns_set_key(tid), owner_key(saver, tid)]
     for n in nss:
@@ -259,12 +259,12 @@ def _apply_delete(saver: RedisCheckpointBase, todo: list[str], mode: str, keep: 
         calls = []
         for tid, members in zip(todo, nss, strict=True):
             names_ns = sorted(n.decode() for n in members)
-            keys = _thread_keys(saver, tid, names_ns)
-            calls.append(_call(DELETE_THREAD, keys, mode, keep, q(tid), *names_ns))
+            keys = thread_keys(saver, tid, names_ns)
+            calls.append(script_call(DELETE_THREAD, keys, mode, keep, q(tid), "", *names_ns))
         replies = yield Batch(calls)
         retry = []
         for tid, (ok, data) in zip(todo, replies, strict=True):
-            if ok:
+            if ok == 1:
                 runs += [(data[i].decode(), data[i + 1]) for i in range(0, len(data), 2)]
             else:
                 retry.append(tid)
@@ -309,7 +309,7 @@ def delete_for_runs(saver: RedisCheckpointBase, run_ids: Sequence[Any]) -> Op:
         for n, cids in sorted(by_ns.items()):
             keys += saver.ns_keys(tid, uq(n))
             args += [n, len(cids), *cids]
-        calls.append(_call(DELETE_CHECKPOINTS, keys, *args))
+        calls.append(script_call(DELETE_CHECKPOINTS, keys, *args))
     left = (yield Batch(calls)) if calls else []
     emptied = [uq(qt) for qt, n in zip(threads, left, strict=True) if n == 0]
     after = [("DEL", k) for k in run_keys] + [("SREM", saver.threads_key(), q(t)) for t in emptied]
@@ -346,6 +346,7 @@ def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
     ]
     got = yield Batch(reads)
     index: list[tuple[Any, ...]] = [("SADD", saver.threads_key(), q(dst))]
+    index.append(index_write(saver, saver.principal(None), dst))
     cmds: list[tuple[Any, ...]] = []
     keys = [saver.ns_set_key(dst)]
     for k, ns in enumerate(nss):
@@ -382,21 +383,3 @@ def copy_thread(saver: RedisCheckpointBase, source: Any, target: Any) -> Op:
         cmds.append(("SADD", saver.ns_set_key(dst), q(ns)))
         keys += saver.ns_keys(dst, ns)
     yield Batch(cmds + _expire(saver, keys), transaction=True, index=index)
-
-
-def setup(saver: RedisCheckpointBase) -> Op:
-    """Check the server, migrate layout 1, load the scripts, record the layout version."""
-    (info,) = yield Batch([("INFO", "server")])
-    (layout,) = yield Batch([("HGET", saver.meta_key(), "layout")])
-    version = str(info.get("redis_version", "0"))
-    if tuple(int(p) for p in version.split(".")[:2]) < (6, 2):
-        raise StoreError(f"Redis >= 6.2 is required for the checkpoint saver, found {version}")
-    if layout is not None and layout.decode() == "1":
-        yield from migrate_layout1(saver)
-    elif layout is not None and layout.decode() != LAYOUT_VERSION:
-        raise StoreError(
-            f"{saver.meta_key()} records key layout {layout.decode()}, this saver writes "
-            f"{LAYOUT_VERSION}; use another key_prefix or migrate"
-        )
-    yield Batch([("SCRIPT", "LOAD", s.source) for s in ALL_SCRIPTS])
-    yield Batch([("HSETNX", saver.meta_key(), "layout", LAYOUT_VERSION)])

@@ -16,12 +16,20 @@ Python, tests, the server's own housekeeping) nothing is checked.
 
 Threads written before owners were recorded have none; the first learner who
 writes to one claims it.
+
+Every write also lists the thread in an owner index (``index_write``): ``P:owned:L``
+for principal ``L``, ``P:unowned`` without one. The index is prefix-wide (another
+Redis Cluster slot), so it is written before the thread's script, like ``P:threads``;
+erasure (``agent.checkpoint.erase``) reads it instead of scanning every thread. Local
+runs (the CLI, notebooks) name their learner with ``owned_config``, so their threads
+are owned and indexed exactly like the server's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import quote, unquote
 
 from langchain_core.runnables import RunnableConfig
 
@@ -39,6 +47,17 @@ def config_principal(config: RunnableConfig | None) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
+def owned_config(thread_id: str, learner_id: str) -> RunnableConfig:
+    """The config of a local run for ``learner_id``: its checkpoints record them as the owner."""
+    return {"configurable": {"thread_id": thread_id, AUTH_USER_KEY: learner_id}}
+
+
+def index_write(saver: Any, principal: str | None, thread_id: str) -> tuple[str, str, str]:
+    """The owner-index command of a write: ``SADD P:owned:L T`` (or ``P:unowned``)."""
+    key = saver.owned_key(principal) if principal is not None else saver.unowned_key()
+    return ("SADD", key, quote(thread_id, safe=""))  # as ``base.q``
+
+
 def owner_key(saver: Any, thread_id: str) -> str:
     """Where the owner of ``thread_id`` is recorded."""
     return f"{saver.thread_base(thread_id)}:owner"
@@ -51,7 +70,8 @@ def claim(saver: Any, thread_id: str, config: RunnableConfig | None) -> Op:
         return
     key = owner_key(saver, thread_id)
     # SET NX then GET in one MULTI/EXEC: whoever holds the key after it is the owner.
-    _, owner = yield Batch([("SET", key, principal, "NX"), ("GET", key)], transaction=True)
+    index = [index_write(saver, principal, thread_id)]
+    _, owner = yield Batch([("SET", key, principal, "NX"), ("GET", key)], transaction=True, index=index)
     if owner is not None and _text(owner) != principal:
         raise_owned(thread_id)
 
@@ -77,3 +97,34 @@ def visible(saver: Any, thread_ids: list[str], config: RunnableConfig | None) ->
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+INDEX_FIELD = "owners"
+"""``P:meta`` field set once the owner index covers the threads written before it existed."""
+
+
+def build_index(saver: Any) -> Op:
+    """Index the threads written before the owner index existed (once per prefix, idempotent).
+
+    ``setup()`` runs it: every ``threads`` member goes to its owner's index, or to
+    ``P:unowned``. Writes meanwhile index themselves; two processes doing it at once
+    only repeat idempotent SADDs.
+    """
+    (done,) = yield Batch([("HGET", saver.meta_key(), INDEX_FIELD)])
+    if done is not None:
+        return
+    cursor: Any = 0
+    while True:
+        ((cursor, members),) = yield Batch([("SSCAN", saver.threads_key(), cursor, "COUNT", 1000)])
+        if members:
+            owners = yield Batch([("GET", owner_key(saver, unquote(_text(m)))) for m in members])
+            key = saver.unowned_key
+            yield Batch(
+                [
+                    ("SADD", saver.owned_key(_text(o)) if o is not None else key(), m)
+                    for m, o in zip(members, owners, strict=True)
+                ]
+            )
+        if int(cursor) == 0:
+            break
+    yield Batch([("HSET", saver.meta_key(), INDEX_FIELD, "1")])

@@ -25,9 +25,10 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from redis.cluster import RedisCluster
 
-from agent.checkpoint import listing, ops
+from agent.checkpoint import erase, listing, migrate, ops
 from agent.checkpoint.base import DEFAULT_PREFIX, RedisCheckpointBase, require_bytes_client
 from agent.checkpoint.cluster import SyncClusterSender, cluster_url, is_cluster_client, sync_cluster_client
+from agent.checkpoint.erase import Adopt
 from agent.checkpoint.owners import Principal
 from agent.checkpoint.transport import iter_async, iter_sync, run_async, run_sync
 from agent.redis_retry import sync_client
@@ -79,7 +80,7 @@ class RedisSaver(RedisCheckpointBase):
 
     def setup(self) -> None:
         """Check the server version, load the Lua scripts, record the layout version."""
-        run_sync(ops.setup(self), self._send)
+        run_sync(migrate.setup(self), self._send)
 
     def _send(self, batch: ops.Batch) -> list[Any]:
         if self._cluster_send is not None:
@@ -149,6 +150,12 @@ class RedisSaver(RedisCheckpointBase):
         """``keep_latest``: the newest ``keep`` checkpoints per namespace survive; ``delete``: all go."""
         run_sync(ops.delete_threads(self, thread_ids, strategy, keep=keep), self._send)
 
+    def erase_owner(
+        self, owner: str, *, adopt: Adopt | None = None, channels: Sequence[str] = ()
+    ) -> list[str]:
+        """Delete every thread ``owner`` owns (and unowned ones ``adopt`` gives them); see ``erase``."""
+        return run_sync(erase.erase_owner(self, owner, adopt, channels), self._send)
+
     # ---- async API over the same ops; each round trip runs in a worker thread -------
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Async :meth:`get_tuple`."""
@@ -207,3 +214,9 @@ class RedisSaver(RedisCheckpointBase):
     ) -> None:
         """Async :meth:`prune`."""
         await run_async(ops.delete_threads(self, thread_ids, strategy, keep=keep), self._asend)
+
+    async def aerase_owner(
+        self, owner: str, *, adopt: Adopt | None = None, channels: Sequence[str] = ()
+    ) -> list[str]:
+        """Async :meth:`erase_owner`."""
+        return await run_async(erase.erase_owner(self, owner, adopt, channels), self._asend)

@@ -1,22 +1,37 @@
-"""Erase everything KAG stores for one learner (evaluation runs, right to erasure).
+"""Erase everything KAG stores for one learner: one function for the CLI, the dashboard and the API.
 
-Neo4j: notes and their revisions, memories and summaries, messages and their sentences, the
-durable core memory sections, reminders, promoted sensory traces, the ``Learner`` node.
-Redis: core memory, the artifact stream, the write backlog, the recent-items cache and the
-sensory buffer. Shared indexes and other learners are untouched.
+What goes, per store:
+
+- **server** (inside the LangGraph server only; the caller passes ``server``): the
+  learner's threads with their runs, and their LangGraph Store items;
+- **redis**: every checkpoint and pending write of every thread the learner wrote, on the
+  server or locally (CLI, notebooks), with the owner records and indexes
+  (``agent.memory.erasure_redis``); core memory, the kernel stream and its entries, the
+  artifact stream, the write backlog, consultation and recent-item caches, the reminder
+  flag, the sensory buffer, and the learner's place in the shared sets;
+- **neo4j**: notes and their revisions, memories and summaries, messages and their
+  sentences, reminders, promoted sensory traces, the durable core memory and the
+  ``Learner`` node. Shared indexes and other learners are untouched.
+
+Every store is attempted even when another is down. If any part fails,
+``ErasureIncompleteError`` names what is left in which store (and why) and carries the
+report of what did go; nothing says "erased" while data remains. Every step is
+idempotent, so running the erasure again once the store is back finishes the job.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+import neo4j
 from redis.exceptions import RedisError
 
-from agent.errors import StoreUnavailableError
+from agent.errors import KAGError, StoreError
 from agent.graphdb.store import fetch
-from agent.memory.backlog import WriteBacklog
 from agent.memory.cognitive_queries import DELETE_REMINDERS
-from agent.memory.core import CoreMemoryStore
+from agent.memory.erasure_redis import erase_checkpoints, erase_keys
 from agent.memory.queries import (
     COUNT_OWNED,
     DELETE_CORE_SECTIONS,
@@ -26,61 +41,145 @@ from agent.memory.queries import (
     DELETE_SENSORY_TRACES,
     DELETE_SENTENCES,
 )
-from agent.memory.reminders import flag_key as reminder_flag_key
-from agent.memory.sensory import SensoryBuffer
-from agent.notes.artifacts import stream_key as artifact_stream_key
 from agent.notes.queries import DELETE_LEARNER_NOTES
 from agent.notes.store import NoteStore
 from agent.resources import Resources
 from agent.validation import validate_learner_id
 
+ServerRecords = Callable[[str], Awaitable[dict[str, int]]]
+"""Deletes the server's own records of a learner (threads, runs, Store items); returns counts."""
 
-async def erase_learner(resources: Resources, learner_id: str) -> None:
-    """Delete the learner's Neo4j nodes and Redis keys."""
+NEO4J_DELETES = {
+    "notes": DELETE_LEARNER_NOTES,
+    "memories": DELETE_MEMORIES,
+    "messages": DELETE_MESSAGES,
+    "sentences": DELETE_SENTENCES,
+    "reminders": DELETE_REMINDERS,
+    "sensory_traces": DELETE_SENSORY_TRACES,
+    "core_sections": DELETE_CORE_SECTIONS,
+    "learner": DELETE_LEARNER,
+}
+"""Report name -> erasure query, in the order they run (one write transaction)."""
+
+LEFT = {
+    "server": "the learner's server threads, runs and Store items",
+    "redis": (
+        "checkpoints of the learner's threads, core memory, kernel and artifact streams, caches, "
+        "reminder flag and sensory buffer"
+    ),
+    "redis keys": "core memory, kernel and artifact streams, caches, reminder flag and sensory buffer",
+    "neo4j": "notes, memories, messages, sentences, reminders, traces, core memory and the Learner node",
+}
+"""What a store still holds when its step fails."""
+
+FAILURES = (KAGError, RedisError, OSError, neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
+"""A store being down or refusing: the other stores are still erased, then the error is raised."""
+
+
+@dataclass
+class ErasureReport:
+    """What one erasure removed per store, and what it could not."""
+
+    learner_id: str
+    removed: dict[str, dict[str, int]] = field(default_factory=dict)
+    left: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """True when every store was erased."""
+        return not self.left
+
+    def lines(self) -> list[str]:
+        """One line per store: what went (counts), or what is left and why."""
+        out = []
+        for store, counts in self.removed.items():
+            shown = ", ".join(f"{n} {what}" for what, n in counts.items()) or "nothing"
+            out.append(f"{store}: removed {shown}")
+        out += [f"{store}: LEFT {what}" for store, what in self.left.items()]
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON for the API: ``{learner_id, erased, removed, left}``."""
+        return {
+            "learner_id": self.learner_id,
+            "erased": self.complete,
+            "removed": self.removed,
+            "left": self.left,
+        }
+
+
+class ErasureIncompleteError(StoreError):
+    """A store was down or failed: what is left is named; running the erasure again finishes it."""
+
+    def __init__(self, report: ErasureReport) -> None:
+        """Name every store with data left, and why."""
+        self.report = report
+        left = "; ".join(f"{store}: {what}" for store, what in report.left.items())
+        super().__init__(
+            f"erasure of {report.learner_id} is incomplete, still stored: {left}. "
+            "Run the erasure again once the store is back."
+        )
+
+
+async def erase_learner(
+    resources: Resources, learner_id: str, *, server: ServerRecords | None = None
+) -> ErasureReport:
+    """Delete everything stored for the learner, everywhere (see the module doc); return the report.
+
+    ``server``: the server's records (inside the LangGraph server). Raises
+    ``ErasureIncompleteError`` (with the report) when any store kept data.
+    """
     learner_id = validate_learner_id(learner_id)
+    report = ErasureReport(learner_id)
+    if server is not None:
+        await _step(report, "server", lambda: server(learner_id))
+    # Redis before Neo4j: the kernel stream's deferred writes go before the nodes they would write.
+    checkpoints = lambda: _count("threads", erase_checkpoints(resources, learner_id))  # noqa: E731
+    threads = await _step(report, "redis", checkpoints)
+    if threads is not None:
+        keys = await _step(report, "redis keys", lambda: _count("keys", erase_keys(resources, learner_id)))
+        if keys is not None:
+            report.removed["redis"] = threads | keys
+            del report.removed["redis keys"]
+        else:
+            report.left["redis"] = report.left.pop("redis keys")
+    await _step(report, "neo4j", lambda: _erase_neo4j(resources, learner_id))
+    if not report.complete:
+        raise ErasureIncompleteError(report)
+    return report
 
-    async def erase(tx: Any) -> None:
-        for query in (
-            DELETE_LEARNER_NOTES,
-            DELETE_MEMORIES,
-            DELETE_MESSAGES,
-            DELETE_SENTENCES,
-            DELETE_REMINDERS,
-            DELETE_SENSORY_TRACES,
-            DELETE_CORE_SECTIONS,
-            DELETE_LEARNER,
-        ):
-            await fetch(tx, query, learner_id=learner_id)
 
-    # One write transaction through the stores' access path (errors mapped in one place).
-    await NoteStore.for_resources(resources).write(erase)
-    backlog = WriteBacklog(resources.redis, prefix=resources.settings.kernel_prefix, auto_replay=False)
-    await CoreMemoryStore(resources.redis).clear(learner_id)
-    await SensoryBuffer(resources.redis).clear(learner_id)
-    keys = [
-        artifact_stream_key(learner_id),
-        *backlog.kernel.learner_keys(learner_id),
-        backlog.recent_key("archival", learner_id),
-        backlog.recent_key("recall", learner_id),
-        reminder_flag_key(learner_id),
-    ]
+async def _step(
+    report: ErasureReport, store: str, work: Callable[[], Awaitable[dict[str, int]]]
+) -> dict[str, int] | None:
+    """Run one store's erasure into ``report``; a failure is recorded as what is left."""
     try:
-        # Idempotency keys and cached consultations: the learner's hash tag, one slot.
-        pattern = backlog.kernel.key(learner_id, "*").replace("{", "\\{").replace("}", "\\}")
-        keys += [k async for k in resources.redis.scan_iter(match=pattern, count=1000)]
-        # Entries erased before the worker applied them leave the global depth count.
-        pending = await backlog.kernel.depth(learner_id)
-        # One key per command: the keys sit in different Redis Cluster slots.
-        async with resources.redis.pipeline(transaction=False) as pipe:
-            for key in dict.fromkeys(keys):
-                pipe.delete(key)
-            pipe.srem(backlog.learners_key, learner_id)
-            pipe.srem(backlog.kernel.active_key, learner_id)
-            if pending:
-                pipe.decrby(backlog.kernel.depth_key, pending)
-            await pipe.execute()
-    except (RedisError, OSError) as exc:
-        raise StoreUnavailableError("Redis", str(exc)) from exc
+        counts = await work()
+    except FAILURES as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        report.left[store] = f"{LEFT[store]} ({reason})"
+        report.removed.pop(store, None)
+        return None
+    report.removed[store] = counts
+    return counts
+
+
+async def _count(name: str, work: Awaitable[int]) -> dict[str, int]:
+    return {name: await work}
+
+
+async def _erase_neo4j(resources: Resources, learner_id: str) -> dict[str, int]:
+    """Every node of the learner, in one write transaction; returns nodes deleted per kind."""
+
+    async def erase(tx: Any) -> dict[str, int]:
+        counts = {}
+        for name, query in NEO4J_DELETES.items():
+            result = await tx.run(query, {"learner_id": learner_id})
+            counts[name] = (await result.consume()).counters.nodes_deleted
+        return counts
+
+    # Through the stores' access path: retries and errors mapped in one place.
+    return await NoteStore.for_resources(resources).write(erase)
 
 
 async def owned_nodes(resources: Resources, learner_id: str) -> int:

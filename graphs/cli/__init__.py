@@ -3,6 +3,7 @@
 - ``kag chat``: talk to the tutor on one thread (stdin); ``/end`` writes the session's notes.
 - ``kag ask QUESTION``: one request through the heartbeat, printed as JSON.
 - ``kag memory show|edit``: a learner's core memory.
+- ``kag erase LEARNER``: delete everything stored for a learner (asks for the id; ``--yes``).
 - ``kag notes list|show|export``: a learner's Zettelkasten notes (export: Obsidian Markdown).
 - ``kag search QUERY``: archival memory or past conversations.
 - ``kag smoke``: one round trip through Neo4j, Redis, embeddings and the model.
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING
 import click
 
 from graphs.cli.common import ExpectedFailure, get_console, load_settings, run
+from graphs.cli.erase import erase_command
 from graphs.cli.kernel import kernel_group, reflect_command
 from graphs.cli.memory import memory_group, search_command
 from graphs.cli.notes import notes_group
@@ -65,6 +67,7 @@ cli.add_command(search_command)
 cli.add_command(demo_command)
 cli.add_command(kernel_group)
 cli.add_command(reflect_command)
+cli.add_command(erase_command)
 
 
 @cli.command("smoke")

@@ -3,6 +3,8 @@
 Each opens one ``Resources`` bundle and one Redis checkpoint saver
 (``agent.checkpoint.AsyncRedisSaver``), so a thread survives between commands:
 ``kag ask --thread T`` and ``kag chat --thread T`` continue the same conversation.
+Every run names its learner as the threads' owner (``owned_config``), so another
+learner's thread is refused and ``kag erase`` finds every thread the learner wrote.
 """
 
 from __future__ import annotations
@@ -50,7 +52,11 @@ async def run_request(
     """Stream one request through ``graph``, printing every phase if asked; return the output."""
     from rich.markup import escape
 
-    config = {"configurable": {"thread_id": thread_id}}
+    from agent.checkpoint.owners import owned_config
+    from agent.validation import validate_learner_id
+
+    # The learner owns the thread's checkpoints, as on the server: erasure finds them by owner.
+    config = owned_config(thread_id, validate_learner_id(learner_id))
     output: dict = {}
     payload = {
         "learner_id": learner_id,
@@ -77,11 +83,15 @@ async def run_request(
 async def heartbeat(settings: Settings) -> AsyncIterator[Any]:
     """The heartbeat graph compiled with the Redis checkpoint saver, for one command."""
     from agent.checkpoint import AsyncRedisSaver
+    from agent.checkpoint.base import DEFAULT_PREFIX
     from graphs.heartbeat import make_builder
 
+    # The server's prefix (KAG_CHECKPOINT_PREFIX) too: one store of threads, one erasure.
+    prefix = settings.checkpoint_prefix or DEFAULT_PREFIX
+    keep = settings.checkpoint_keep or None
     async with (
         open_resources(settings) as resources,
-        AsyncRedisSaver.from_conn_string(settings.redis_url, keep=settings.checkpoint_keep or None) as saver,
+        AsyncRedisSaver.from_conn_string(settings.redis_url, key_prefix=prefix, keep=keep) as saver,
     ):
         await saver.setup()
         yield make_builder(resources).compile(checkpointer=saver, name="kag")

@@ -68,15 +68,29 @@ def _point(state: dict[str, Any]) -> dict[str, Any] | None:
     return {"step": step, "pressure": round(float(value), 4), "at": state.get("created_at")}
 
 
-async def delete_threads(learner_id: str) -> int:
-    """Delete every thread the learner owns (the server deletes their checkpoints too)."""
+async def erase_server_records(learner_id: str) -> dict[str, int]:
+    """The server's records of the learner: threads with their runs, and Store items.
+
+    ``agent.memory.erasure.erase_learner``'s ``server`` step inside this server. Store items
+    live under namespaces that start with the learner (``agent.server.auth`` forces that).
+    """
     client = server_client()
-    deleted = 0
     try:
-        while batch := await owned_threads(client, learner_id, PAGE):
-            for thread in batch:
-                await client.threads.delete(thread["thread_id"])
-                deleted += 1
+        threads = await _delete_threads(client, learner_id)
+        items = 0
+        while found := (await client.store.search_items([learner_id], limit=PAGE)).get("items"):
+            for item in found:
+                await client.store.delete_item(item["namespace"], key=item["key"])
+                items += 1
     finally:
         await client.aclose()
+    return {"threads": threads, "store_items": items}
+
+
+async def _delete_threads(client: LangGraphClient, learner_id: str) -> int:
+    deleted = 0
+    while batch := await owned_threads(client, learner_id, PAGE):
+        for thread in batch:
+            await client.threads.delete(thread["thread_id"])
+            deleted += 1
     return deleted

@@ -150,8 +150,9 @@ def test_put_is_one_script_call_with_blobs_only_for_new_versions(saver: RedisSav
     )
     batch = next(op)
     assert isinstance(batch, ops.Batch) and not batch.transaction  # the script is atomic
-    # the prefix-wide index is written apart from the thread's single-slot script call
-    assert batch.index == [("SADD", saver.threads_key(), "t")]
+    # the prefix-wide indexes are written apart from the thread's single-slot script call;
+    # a write without a principal lists the thread as unowned (``agent.checkpoint.erase``)
+    assert batch.index == [("SADD", saver.threads_key(), "t"), ("SADD", saver.unowned_key(), "t")]
     keys, (principal, ttl, cid, row, ns, *blobs) = _put_call(batch)
     assert keys == [
         f"{saver.thread_base('t')}:owner",
@@ -176,11 +177,15 @@ def test_put_is_one_script_call_with_blobs_only_for_new_versions(saver: RedisSav
 def test_writes_name_the_principal_that_claims_the_thread(saver: RedisSaver) -> None:
     config = {"configurable": {"thread_id": "t", "checkpoint_id": "c", "langgraph_auth_user_id": "ada"}}
     checkpoint = {"v": 1, "id": "c2", "ts": "now", "channel_values": {}, "channel_versions": {}}
-    _, (principal, *_) = _put_call(next(ops.put(saver, config, checkpoint, {}, {})))
+    batch = next(ops.put(saver, config, checkpoint, {}, {}))
+    _, (principal, *_) = _put_call(batch)
     assert principal == "ada"
+    assert ("SADD", saver.owned_key("ada"), "t") in batch.index  # the owner index erasure reads
     op = ops.put_writes(saver, config, [("a", 1)], "task")
-    ((_, _, nkeys, *rest),) = next(op).commands
+    writes = next(op)
+    ((_, _, nkeys, *rest),) = writes.commands
     assert rest[nkeys - 1] == f"{saver.thread_base('t')}:owner" and rest[nkeys] == "ada"
+    assert writes.index == [("SADD", saver.owned_key("ada"), "t")]
     with pytest.raises(ThreadOwnedError):
         op.send([-1])
 
@@ -277,7 +282,7 @@ def test_every_batch_of_put_and_delete_is_single_slot_apart_from_its_index(saver
     batch = next(ops.put(saver, config, checkpoint, {}, {"a": "1"}))
     keys, _ = _put_call(batch)
     assert {_slot(k) for k in keys} == {q("t{1}")}
-    assert [c[1] for c in batch.index] == [saver.threads_key(), saver.run_key("r1")]
+    assert [c[1] for c in batch.index] == [saver.threads_key(), saver.unowned_key(), saver.run_key("r1")]
     op = ops.delete_threads(saver, ["t{1}"], "delete")
     (read,) = next(op).commands
     (script,) = op.send([[b""]]).commands  # one (root) namespace
