@@ -140,7 +140,12 @@ embedding call, and events that arrive meanwhile wait for it."""
 
 def pending_key(stores: MemoryStores) -> str:
     """The Redis set of learners whose newest turn contexts may still lack their sentences."""
-    return f"{stores.kernel.prefix}:kernel:sentences-pending"
+    return pending_set_key(stores.kernel.prefix)
+
+
+def pending_set_key(prefix: str) -> str:
+    """:func:`pending_key` for a kernel key ``prefix`` (erasure removes the learner from it)."""
+    return f"{prefix}:kernel:sentences-pending"
 
 
 async def mark_pending(stores: MemoryStores, learner_id: str) -> None:

@@ -31,7 +31,7 @@ from starlette.responses import JSONResponse, Response
 from agent.errors import CoreMemoryLimitError, InvalidInputError, KAGError, StoreUnavailableError
 from agent.memory.backlog import WriteBacklog
 from agent.memory.core import CoreLimits, CoreMemoryStore
-from agent.memory.erasure import erase_learner
+from agent.memory.erasure import ErasureIncompleteError, erase_learner
 from agent.resources import Resources, default_resources
 from agent.server.dashboard import cognitive, threads
 from agent.server.dashboard.export import export_zip
@@ -204,12 +204,15 @@ async def export(request: Request) -> Response:
 
 @api
 async def erase(request: Request) -> Response:
-    """Erase the learner everywhere: Neo4j, Redis, and their threads and checkpoints."""
+    """Erase the learner everywhere (``erase_learner``): the per-store report, or 503 naming what is left."""
     learner_id = learner_of(request)
     body = await json_body(request, limit=1024)
     if body.get("confirm") != CONFIRMATION:
         raise InvalidInputError(f'confirm the erasure with {{"confirm": "{CONFIRMATION}"}}')
-    deleted = await threads.delete_threads(learner_id)
-    await erase_learner(default_resources(), learner_id)
-    log.warning("dashboard: learner %s erased their data (%d threads)", learner_id, deleted)
-    return reply({"erased": True, "threads_deleted": deleted})
+    try:
+        report = await erase_learner(default_resources(), learner_id, server=threads.erase_server_records)
+    except ErasureIncompleteError as exc:  # a store is down: say what is left, never "erased"
+        log.warning("dashboard: erasure of learner %s is incomplete: %s", learner_id, exc)
+        return reply({"detail": str(exc), **exc.report.as_dict()}, 503)
+    log.warning("dashboard: learner %s erased their data: %s", learner_id, "; ".join(report.lines()))
+    return reply(report.as_dict())
