@@ -93,7 +93,7 @@ class ErasureReport:
         """One line per store: what went (counts), or what is left and why."""
         out = []
         for store, counts in self.removed.items():
-            shown = ", ".join(f"{n} {what}" for what, n in counts.items()) or "nothing"
+            shown = ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
             out.append(f"{store}: removed {shown}")
         out += [f"{store}: LEFT {what}" for store, what in self.left.items()]
         return out
