@@ -20,10 +20,15 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
+from pydantic.json_schema import SkipJsonSchema
 
 from agent.validation import acting_learner
 
 BOUND_MARK = "__kag_bound_learner__"
+LocalLearnerId = SkipJsonSchema[str]
+"""Type of a graph input's ``learner_id``: local runs (CLI, notebooks, tests) name the learner
+with it, but it stays out of the JSON schemas the server publishes (Studio's input form, the
+MCP tool list), since a served run's learner is the token's and another id is refused."""
 Node = Callable[..., Awaitable[Any]]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import ipaddress
 import logging
 import os
 import sys
@@ -65,6 +66,8 @@ _ENV = {
     "reflection_interval_seconds": "KAG_REFLECTION_INTERVAL_SECONDS",
     "embed_threads": "KAG_EMBED_THREADS",
     "embed_onnx_path": "KAG_EMBED_ONNX_PATH",
+    "studio_anonymous": "KAG_STUDIO_ANONYMOUS",
+    "server_url": "LANGGRAPH_API_URL",
 }
 _KINDS: dict[str, type] = {
     "langsmith_tracing": bool,
@@ -77,6 +80,7 @@ _KINDS: dict[str, type] = {
     "kernel_in_server": bool,
     "reflection_interval_seconds": int,
     "embed_threads": int,
+    "studio_anonymous": bool,
 }
 INGEST_MODES = ("kernel", "sync")
 
@@ -270,6 +274,12 @@ class Settings:
     ``<environment>/share/kag/all-MiniLM-L6-v2.onnx`` (``onnx_model_path``). Missing or unchecked:
     MiniLM runs on sentence-transformers (torch) instead, with one warning."""
 
+    studio_anonymous: bool = False
+    """Let LangGraph Studio in without a token (KAG_STUDIO_ANONYMOUS), as ``langgraph dev``'s
+    ``langgraph-studio-user``; honoured only on a loopback bind (``studio_anonymous_allowed``)."""
+    server_url: str = ""
+    """The URL the LangGraph server serves on (LANGGRAPH_API_URL, set by ``langgraph dev`` itself)."""
+
     def __post_init__(self) -> None:
         """Validate every field; errors name the environment variable."""
         uri = urlparse(self.neo4j_uri)
@@ -319,6 +329,16 @@ class Settings:
             return "kag"
         digest = hashlib.sha256(f"{self.neo4j_uri}|{self.neo4j_database}".encode()).hexdigest()
         return f"kag-{digest[:8]}"
+
+    @property
+    def studio_anonymous_allowed(self) -> bool:
+        """True when Studio may come in without a token: asked for, and the server binds loopback only."""
+        host = urlparse(self.server_url).hostname or ""
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        return self.studio_anonymous and loopback
 
     @property
     def onnx_model_path(self) -> Path:

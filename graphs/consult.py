@@ -21,7 +21,7 @@ from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from agent.context import Context
-from agent.identity import add_bound_nodes
+from agent.identity import LocalLearnerId, add_bound_nodes
 from agent.kernel.consult.models import ConsultRequest, parse_request
 from agent.kernel.consult.service import (
     ConsultDeps,
@@ -47,8 +47,8 @@ def _last(_: Any, new: Any) -> Any:
 class ConsultInput(TypedDict):
     """What a caller passes."""
 
-    learner_id: NotRequired[str]
-    """The learner; under the server, the authenticated user (a different id is refused)."""
+    learner_id: NotRequired[LocalLearnerId]
+    """The learner of a local run; under the server, the authenticated user (a different id is refused)."""
     request: dict[str, Any]
     """``{query, context?, max_results?, include_insights?, topic_filters?}``; no ``learner_id``."""
 

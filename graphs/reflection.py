@@ -21,7 +21,8 @@ from typing import Annotated, Any, NotRequired
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from agent.identity import add_bound_nodes
+from agent.context import Context
+from agent.identity import LocalLearnerId, add_bound_nodes
 from agent.kernel.reflection.reports import DEFAULT_LIMIT, STEPS, check_limit
 from agent.kernel.reflection.run import STEP_FUNCTIONS, invalidate
 from agent.kernel.reflection.store import ReflectionStore
@@ -37,10 +38,10 @@ def _merge(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, 
 
 
 class ReflectionInput(TypedDict):
-    """What a run takes (the learner comes from auth; a ``learner_id`` here must match it)."""
+    """What a run takes (the learner is the authenticated one)."""
 
-    learner_id: NotRequired[str]
-    """The learner; under the server, the authenticated one (``agent.identity``)."""
+    learner_id: NotRequired[LocalLearnerId]
+    """The learner of a local run; under the server, the authenticated one (``agent.identity``)."""
     limit: NotRequired[int]
     """Batch bound per step, 10-100 (default 50)."""
 
@@ -96,7 +97,9 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
         run_step.__doc__ = f"The {name} step of reflection (``agent.kernel.reflection``)."
         return run_step
 
-    builder = StateGraph(ReflectionState, input_schema=ReflectionInput, output_schema=ReflectionOutput)
+    builder = StateGraph(
+        ReflectionState, context_schema=Context, input_schema=ReflectionInput, output_schema=ReflectionOutput
+    )
     add_bound_nodes(builder, {name: node(name) for name in STEPS})  # authenticated learner only
     builder.add_edge(START, STEPS[0])
     for a, b in zip(STEPS, STEPS[1:], strict=False):

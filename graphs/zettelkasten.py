@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from agent.context import Context
-from agent.identity import add_bound_nodes
+from agent.identity import LocalLearnerId, add_bound_nodes
 from agent.notes.models import DEFAULT_TAG_VOCABULARY, Artifact, NoteDraft
 from agent.notes.pipeline import (
     PipelineConfig,
@@ -55,8 +55,8 @@ class TranscriptTurn(TypedDict):
 class ZettelkastenInput(TypedDict):
     """What the heartbeat passes at session end."""
 
-    learner_id: str
-    """The learner (UUID or slug)."""
+    learner_id: NotRequired[LocalLearnerId]
+    """The learner of a local run (UUID or slug); under the server, the authenticated one."""
     transcript: list[TranscriptTurn]
     """The session's turns, oldest first."""
     current_concept: NotRequired[str | None]

@@ -41,6 +41,7 @@ from agent.server.dashboard.routes import dashboard_routes
 from agent.server.guard import ServerGuard
 from agent.server.kernel_routes import kernel_routes
 from agent.server.kernel_service import kernel_lifespan
+from agent.settings import Settings
 
 log = logging.getLogger("kag.server")
 
@@ -57,6 +58,14 @@ async def lifespan(_: Starlette) -> AsyncIterator[None]:
         yield
 
 
+def studio_anonymous() -> bool:
+    """Whether LangGraph Studio may come in without a token (``Settings.studio_anonymous_allowed``)."""
+    allowed = Settings.from_env().studio_anonymous_allowed
+    if allowed:
+        log.warning("KAG_STUDIO_ANONYMOUS: Studio comes in without a token (loopback server)")
+    return allowed
+
+
 async def thread_owned(_: Request, exc: Exception) -> JSONResponse:
     """A thread id that holds another learner's checkpoints: 409, nothing written."""
     return JSONResponse({"detail": str(exc)}, status_code=409)
@@ -71,7 +80,10 @@ def build_app() -> Starlette:
     """
     return Starlette(
         routes=[*dashboard_routes(), *kernel_routes()],
-        middleware=[Middleware(ServerGuard, tokens=server_token_table), Middleware(DashboardAssets)],
+        middleware=[
+            Middleware(ServerGuard, tokens=server_token_table, studio_anonymous=studio_anonymous),
+            Middleware(DashboardAssets),
+        ],
         exception_handlers={ThreadOwnedError: thread_owned},
         lifespan=lifespan,
     )

@@ -1,8 +1,9 @@
 """Per-learner auth for the LangGraph server (``langgraph.json`` → ``auth.path``).
 
-Authentication: ``Authorization: Bearer <token>``; the token table
-(``agent.server.tokens``) names the learner, who becomes the request's identity.
-No header, a malformed one or an unknown token is a 401. With no token table at
+Authentication: ``Authorization: Bearer <token>`` or ``X-Api-Key: <token>``
+(``agent.server.credentials``); the token table (``agent.server.tokens``) names the
+learner, who becomes the request's identity. No header, a malformed one, two
+different tokens in the two headers or an unknown token is a 401. With no token table at
 all the server is *closed*: every API request gets a 401 whose message names
 ``KAG_AUTH_TOKENS`` (secure by default; there is no anonymous mode). The table
 is read (through ``Settings``) at the first request, not when this module is
@@ -37,13 +38,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langgraph_sdk import Auth
 
 from agent.errors import ConfigError, InvalidInputError
-from agent.server.guard import IDENTITY_FIELDS, writes_identity
+from agent.server.body_policy import IDENTITY_FIELDS, context_refusal, update_writes_identity
+from agent.server.credentials import CredentialError, header_values, presented_token
 from agent.server.tokens import TOKENS_FILE_VAR, TOKENS_VAR, TokenTable
 from agent.settings import Settings
 from agent.validation import validate_learner_id
@@ -51,22 +53,21 @@ from agent.validation import validate_learner_id
 log = logging.getLogger("kag.auth")
 NOT_CONFIGURED = (
     f"KAG auth is not configured: set {TOKENS_VAR}='token:learner-id,...' or {TOKENS_FILE_VAR}=tokens.json "
-    "for the server, then send 'Authorization: Bearer <token>'."
+    "for the server, then send 'Authorization: Bearer <token>' or 'X-Api-Key: <token>'."
 )
 MISCONFIGURED = f"KAG auth is misconfigured ({TOKENS_VAR}/{TOKENS_FILE_VAR}); see the server log."
 SYSTEM_ASSISTANTS = {"created_by": "system"}
 
 
-def bearer_token(authorization: str | None) -> str:
-    """The token of an ``Authorization: Bearer <token>`` header (401 otherwise)."""
-    scheme, _, token = (authorization or "").strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+def request_token(authorization: str | None, headers: Mapping[bytes, bytes] | None = None) -> str:
+    """The token of the ``Authorization: Bearer`` or ``X-Api-Key`` header (401 otherwise)."""
+    from_headers, api_key = header_values((headers or {}).items())
+    try:
+        return presented_token(authorization if authorization is not None else from_headers, api_key)
+    except CredentialError as exc:
         raise Auth.exceptions.HTTPException(
-            status_code=401,
-            detail="missing or malformed Authorization header; expected 'Bearer <token>'",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    return token.strip()
+            status_code=401, detail=exc.detail, headers={"WWW-Authenticate": "Bearer"}
+        ) from None
 
 
 def check_run_identity(run: dict[str, Any], identity: str) -> None:
@@ -76,7 +77,8 @@ def check_run_identity(run: dict[str, Any], identity: str) -> None:
       send your own);
     - ``command.update`` writing an identity field (``learner_id``) → 403, whatever
       the ``goto``;
-    - ``context`` or ``config.configurable`` naming ``learner_id`` → 403.
+    - ``context`` or ``config.configurable`` naming ``learner_id`` → 403;
+    - an invalid request ``context`` in the input or the command's update → 422.
 
     Defence in depth: every node re-binds the learner to the authenticated user
     (``agent.identity``), so a run that got past this would still be refused.
@@ -92,21 +94,19 @@ def check_run_identity(run: dict[str, Any], identity: str) -> None:
         if claimed != identity:
             raise _forbidden("the input's learner_id is not the authenticated learner; omit it")
     command = kwargs.get("command")
-    if isinstance(command, dict) and _update_writes_identity(command.get("update")):
+    if isinstance(command, dict) and update_writes_identity(command.get("update")):
         raise _forbidden("run commands may not update learner_id")
+    # A bad request context is refused before the run writes its input to the thread
+    # (a stored one would fail every later run on the thread).
+    update = command.get("update") if isinstance(command, dict) else None
+    for values in (payload, update):
+        refused = context_refusal(values)
+        if refused is not None:
+            raise Auth.exceptions.HTTPException(status_code=refused.status, detail=refused.detail)
     configurable = (kwargs.get("config") or {}).get("configurable")
     for name, value in (("context", kwargs.get("context")), ("config.configurable", configurable)):
         if isinstance(value, dict) and IDENTITY_FIELDS & set(value):
             raise _forbidden(f"{name} may not carry learner_id")
-
-
-def _update_writes_identity(update: Any) -> bool:
-    """``Command.update`` is a dict, or a list of ``[key, value]`` pairs."""
-    if isinstance(update, list):
-        return any(
-            isinstance(item, (list, tuple)) and item and item[0] in IDENTITY_FIELDS for item in update
-        ) or writes_identity(update)
-    return writes_identity(update)
 
 
 def _forbidden(detail: str) -> Auth.exceptions.HTTPException:
@@ -160,8 +160,10 @@ def build_auth(table: TokenTable | LazyTokenTable) -> Auth:
     auth = Auth()
 
     @auth.authenticate
-    async def authenticate(authorization: str | None = None) -> Auth.types.MinimalUserDict:
-        """Map the bearer token to its learner."""
+    async def authenticate(
+        authorization: str | None = None, headers: dict[bytes, bytes] | None = None
+    ) -> Auth.types.MinimalUserDict:
+        """Map the request's token (bearer or API key) to its learner."""
         try:
             table = tokens.get()
         except ConfigError as exc:
@@ -169,7 +171,7 @@ def build_auth(table: TokenTable | LazyTokenTable) -> Auth:
             raise Auth.exceptions.HTTPException(status_code=503, detail=MISCONFIGURED) from None
         if not table.configured:
             raise Auth.exceptions.HTTPException(status_code=401, detail=NOT_CONFIGURED)
-        learner = table.learner_for(bearer_token(authorization))
+        learner = table.learner_for(request_token(authorization, headers))
         if learner is None:
             raise Auth.exceptions.HTTPException(
                 status_code=401, detail="invalid token", headers={"WWW-Authenticate": "Bearer"}

@@ -8,19 +8,30 @@ Route policy (the note and README list every route):
 - ``/internal/*`` (``debug/thread`` dumps a thread's raw record, ``truncate`` wipes
   every tenant's threads) and ``/deploy*`` (runs the deploy CLI): **404 for
   everyone**, token or not. No learner may see or wipe the server's records.
-- ``/metrics``: a valid bearer token is required (it carries queue and worker
-  counts that are nobody's business but an operator's).
+- ``GET /threads/{id}/storage``: 404 (the runtime reports checkpoint storage only
+  for its built-in checkpointer and answered 501 for KAG's).
+- ``/metrics``: a valid token is required (``Authorization: Bearer`` or
+  ``X-Api-Key``, ``agent.server.credentials``); it carries queue and worker counts
+  that are nobody's business but an operator's.
 - ``/ok``, ``/info``, ``/openapi.json``, ``/docs``: public. They return liveness,
   versions and the API schema: no thread, run, store item or learner data.
-- ``POST /threads/{id}/state`` and ``POST /threads`` (whose ``supersteps`` seed a
-  new thread's state): refused (403) when they write an identity field
-  (``learner_id``). The auth handlers never see these values, so the guard reads
-  the body here; every node also re-binds the learner (``agent.identity``).
+- LangGraph Studio's header ``x-auth-scheme: langsmith`` makes ``langgraph dev`` let
+  a caller in without a token. It is honoured only when ``KAG_STUDIO_ANONYMOUS=true``
+  and the server binds a loopback address (``Settings.studio_anonymous_allowed``);
+  otherwise the header is removed, so Studio (or any page that sends it) needs a
+  token like every client, and a request without one gets a 401 saying so.
 - **Every request body** is limited to ``MAX_BODY_BYTES`` (1 MiB; a run's
   ``request`` text is itself limited to 32 KB by ``agent.validation``): a larger
   ``content-length`` gets 413 before a byte is read, and a body streamed without
   one (chunked) is counted chunk by chunk and cut off with 413 as soon as it
   passes the limit, so the guard never holds more than the limit.
+- The body of every ``POST``/``PUT``/``PATCH``/``DELETE`` is read here (within the
+  limit) and parsed safely (``agent.server.json_body``: deep or malformed-encoding
+  JSON, out-of-range numbers: 422 with a one-line reason, never a 5xx); then the
+  per-route refusals of ``agent.server.body_policy`` apply (identity writes in
+  state updates, streaming-protocol commands, MCP tool calls).
+- WebSocket frames of the streaming protocol get the same command refusals, as an
+  error frame; the socket stays open.
 - Everything else goes on to the server's own auth (``agent.server.auth``).
 """
 
@@ -31,6 +42,9 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from agent.server.body_policy import PROTOCOL_SOCKET, command_refusal, refusal
+from agent.server.credentials import scope_token
+from agent.server.json_body import BodyRefusedError, parse_body
 from agent.server.tokens import TokenTable
 
 Scope = MutableMapping[str, Any]
@@ -39,82 +53,167 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-IDENTITY_FIELDS = frozenset({"learner_id"})
-"""State fields that select whose memory a graph uses: no client may write them."""
 CLOSED = re.compile(r"^/(internal|deploy)(/|$)")
+NOT_SERVED = re.compile(r"^/threads/[^/]+/storage/?$")
 NEEDS_TOKEN = re.compile(r"^/metrics/?$")
-STATE_UPDATE = re.compile(r"^/threads/[^/]+/state/?$")
-THREAD_CREATE = re.compile(r"^/threads/?$")
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+STUDIO_HEADER = (b"x-auth-scheme", b"langsmith")
+STUDIO_NEEDS_TOKEN = (
+    "LangGraph Studio needs a token on this server: add the header 'Authorization: Bearer <token>' "
+    "(or 'X-Api-Key: <token>') to Studio's connection, or set KAG_STUDIO_ANONYMOUS=true on a "
+    "server bound to 127.0.0.1"
+)
+NO_STORAGE = "checkpoint storage is not reported by this server (it uses KAG's Redis checkpointer)"
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body the server accepts, on every route (1 MiB)."""
-MAX_STATE_BODY = MAX_BODY_BYTES
 TOO_LARGE = (
     f"request body is larger than {MAX_BODY_BYTES} bytes (1 MiB), the server's limit; "
     "a run's request text is limited to 32 KB: store long material with archival_memory_insert"
 )
 
 
-def writes_identity(values: Any) -> bool:
-    """True when a state update (a dict, or a list of them) writes an identity field."""
-    if isinstance(values, dict):
-        return bool(IDENTITY_FIELDS & set(values))
-    if isinstance(values, list):
-        return any(writes_identity(v) for v in values)
-    return False
-
-
 class ServerGuard:
-    """Closes internal routes, protects ``/metrics`` and refuses identity writes."""
+    """Closes internal routes, protects ``/metrics``, gates Studio and refuses unsafe bodies."""
 
-    def __init__(self, app: ASGIApp, tokens: Callable[[], TokenTable] = TokenTable.from_env) -> None:
-        """Wrap ``app``; ``tokens`` is read on first use (no side effect at import)."""
+    def __init__(
+        self,
+        app: ASGIApp,
+        tokens: Callable[[], TokenTable] = TokenTable.from_env,
+        studio_anonymous: Callable[[], bool] = lambda: False,
+    ) -> None:
+        """Wrap ``app``; ``tokens`` and ``studio_anonymous`` are read on first use, not at import."""
         self.app = app
         self._tokens_factory = tokens
         self._tokens: TokenTable | None = None
+        self._studio_factory = studio_anonymous
+        self._studio: bool | None = None
 
     @property
     def tokens(self) -> TokenTable:
-        """The bearer token table (the same one ``agent.server.auth`` uses)."""
+        """The token table (the same one ``agent.server.auth`` uses)."""
         if self._tokens is None:
             self._tokens = self._tokens_factory()
         return self._tokens
 
+    @property
+    def studio_anonymous(self) -> bool:
+        """Whether Studio's tokenless header is honoured (explicit setting and a loopback bind)."""
+        if self._studio is None:
+            self._studio = bool(self._studio_factory())
+        return self._studio
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Apply the route policy, then hand over to the server."""
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
         prefix = scope.get("root_path", "")
         if prefix and path.startswith(prefix):
             path = path[len(prefix) :] or "/"
+        if scope["type"] == "websocket":
+            scope = self._studio_scope(scope) or _without_studio_header(scope)
+            if PROTOCOL_SOCKET.match(path):
+                receive = _filtered_frames(receive, send)
+            await self.app(scope, receive, send)
+            return
         if CLOSED.match(path):
             await _reply(send, 404, "Not Found")
             return
+        if NOT_SERVED.match(path):
+            await _reply(send, 404, NO_STORAGE)
+            return
+        studio = self._studio_scope(scope)
+        if studio is None:
+            await _reply(send, 401, STUDIO_NEEDS_TOKEN, bearer=True)
+            return
+        scope = studio
         if NEEDS_TOKEN.match(path) and not self._authenticated(scope):
-            await _reply(send, 401, "a valid bearer token is required", bearer=True)
+            await _reply(send, 401, "a valid token is required", bearer=True)
             return
         declared = _content_length(scope)
         if declared is not None and declared > MAX_BODY_BYTES:
             await _reply(send, 413, TOO_LARGE)
             return
-        if scope.get("method") == "POST" and (STATE_UPDATE.match(path) or THREAD_CREATE.match(path)):
-            body = await _read_body(receive)
-            if body is None:
-                await _reply(send, 413, TOO_LARGE)
-                return
-            if _identity_update(body):
-                await _reply(send, 403, "thread state updates and supersteps may not write learner_id")
-                return
-            receive = _replay(body, receive)
-            await self.app(scope, receive, send)
+        method = scope.get("method", "")
+        if method not in BODY_METHODS:
+            await _BodyLimit(self.app, MAX_BODY_BYTES)(scope, receive, send)
             return
-        await _BodyLimit(self.app, MAX_BODY_BYTES)(scope, receive, send)
+        body = await _read_body(receive)
+        if body is None:
+            await _reply(send, 413, TOO_LARGE)
+            return
+        try:
+            refused = refusal(method, path, parse_body(body))
+        except BodyRefusedError as exc:
+            refused = exc
+        if refused is not None:
+            await _reply(send, refused.status, refused.detail)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    def _studio_scope(self, scope: Scope) -> Scope | None:
+        """``scope`` as the server may see it: Studio's header kept, removed, or None (refuse: 401).
+
+        With anonymous Studio allowed the request passes unchanged. Otherwise a request
+        carrying a token loses the header (the token's learner is then the caller) and
+        one without a token is refused.
+        """
+        headers = scope.get("headers") or []
+        if STUDIO_HEADER not in [(name.lower(), value.strip().lower()) for name, value in headers]:
+            return scope
+        if self.studio_anonymous:
+            return scope
+        if scope["type"] == "http" and scope_token(headers) is None:
+            return None
+        return _without_studio_header(scope)
 
     def _authenticated(self, scope: Scope) -> bool:
-        header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
-        scheme, _, token = header.strip().partition(" ")
-        return scheme.lower() == "bearer" and self.tokens.learner_for(token.strip()) is not None
+        token = scope_token(scope.get("headers") or [])
+        return token is not None and self.tokens.learner_for(token) is not None
+
+
+def _without_studio_header(scope: Scope) -> Scope:
+    headers = [(n, v) for n, v in scope.get("headers") or [] if n.lower() != STUDIO_HEADER[0]]
+    return {**scope, "headers": headers}
+
+
+def _filtered_frames(receive: Receive, send: Send) -> Receive:
+    """The socket's frames, minus refused protocol commands (answered with an error frame)."""
+
+    async def filtered() -> Message:
+        while True:
+            message = await receive()
+            if message.get("type") != "websocket.receive":
+                return message
+            text = message.get("text")
+            raw = text.encode("utf-8", "surrogatepass") if text is not None else message.get("bytes") or b""
+            command: Any = None
+            try:
+                if len(raw) > MAX_BODY_BYTES:
+                    raise BodyRefusedError(413, TOO_LARGE)
+                command = parse_body(raw)
+                refused = command_refusal(command)
+            except BodyRefusedError as exc:
+                refused = exc
+            if refused is None:
+                return message
+            await send({"type": "websocket.send", "text": _error_frame(command, refused)})
+
+    return filtered
+
+
+def _error_frame(command: Any, refused: BodyRefusedError) -> str:
+    """The streaming protocol's error envelope for a refused command (with the HTTP status)."""
+    return json.dumps(
+        {
+            "type": "error",
+            "id": command.get("id") if isinstance(command, dict) else None,
+            "error": "permission_denied" if refused.status == 403 else "invalid_argument",
+            "status": refused.status,
+            "message": refused.detail,
+        }
+    )
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -166,31 +265,13 @@ class _BodyLimit:
         await self.app(scope, counted_receive, guarded_send)
 
 
-def _identity_update(body: bytes) -> bool:
-    """A state update's ``values``, or a new thread's ``supersteps[].updates[].values``."""
-    try:
-        payload = json.loads(body or b"{}")
-    except ValueError:
-        return False  # the server answers malformed JSON itself
-    if not isinstance(payload, dict):
-        return False
-    updates = [
-        update.get("values")
-        for step in payload.get("supersteps") or []
-        if isinstance(step, dict)
-        for update in step.get("updates") or []
-        if isinstance(update, dict)
-    ]
-    return writes_identity(payload.get("values")) or writes_identity(updates)
-
-
 async def _read_body(receive: Receive) -> bytes | None:
     chunks, size = [], 0
     while True:
         message = await receive()
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_STATE_BODY:
+        if size > MAX_BODY_BYTES:
             return None
         chunks.append(chunk)
         if not message.get("more_body"):

@@ -33,33 +33,18 @@ from agent.kernel.reflection.reports import DEFAULT_LIMIT, check_limit
 from agent.resources import default_resources
 from agent.server import kernel_status
 from agent.server.dashboard.api import api, reply
-from agent.server.dashboard.learner import learner_of
+from agent.server.dashboard.learner import IDENTITY_REFUSED, learner_of, names_identity, names_learner
 from agent.server.kernel_service import current_service, kernel_stores
 
 PREFIX = "/kernel"
 MAX_KERNEL_BODY = 64 * 1024
 """The largest body a kernel route reads (a consult query is short; the server's own limit is 1 MiB)."""
-IDENTITY_REFUSED = "the learner comes from the bearer token: omit learner_id"
 _REFLECTING: set[str] = set()
 """Learners whose reflection runs in this process right now."""
 
 
 class TooLargeError(InvalidInputError):
     """The request body is over ``MAX_KERNEL_BODY``."""
-
-
-def names_identity(value: Any) -> bool:
-    """True when a JSON value carries a ``learner_id`` key at any depth (iterative: no recursion limit)."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            if "learner_id" in item:
-                return True
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
 
 
 async def kernel_body(request: Request) -> dict[str, Any]:
@@ -71,7 +56,7 @@ async def kernel_body(request: Request) -> dict[str, Any]:
             raise TooLargeError(f"request body is larger than {MAX_KERNEL_BODY} bytes")
     try:
         value = json.loads(bytes(raw) or b"{}")
-    except (ValueError, RecursionError):  # malformed, not UTF-8, or nested too deeply
+    except (ValueError, RecursionError):  # malformed or not UTF-8 (the server guard bounds the depth)
         raise InvalidInputError("the body must be a JSON object") from None
     if not isinstance(value, dict):
         raise InvalidInputError("the body must be a JSON object")
@@ -83,7 +68,7 @@ def kernel(handler: Any) -> Any:
 
     async def checked(request: Request) -> Response:
         learner_of(request)  # 401 before anything is read
-        if "learner_id" in request.query_params:
+        if names_learner(request):
             return reply({"detail": IDENTITY_REFUSED}, 403)
         try:
             return await handler(request)

@@ -52,7 +52,10 @@ def server_config(workdir: Path) -> Path:
         path, _, attr = spec.rpartition(":")
         return f"{(REPO / path).resolve()}:{attr}"
 
-    config["graphs"] = {name: absolute(spec) for name, spec in config["graphs"].items()}
+    config["graphs"] = {
+        name: {**spec, "path": absolute(spec["path"])} if isinstance(spec, dict) else absolute(spec)
+        for name, spec in config["graphs"].items()
+    }
     config["checkpointer"]["path"] = absolute(config["checkpointer"]["path"])
     config["auth"]["path"] = absolute(config["auth"]["path"])
     if "app" in config.get("http", {}):

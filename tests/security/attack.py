@@ -20,11 +20,13 @@ from langgraph_sdk.errors import APIStatusError
 from agent.memory.core import CoreMemoryStore
 from agent.resources import Resources
 
-SECRET = "Remember that my locker code is 4711."
+SECRET_VALUE = "quokkazephyr"
+"""Alice's locker code: a word that cannot occur in an id, a hash or a timestamp (letters past ``f``)."""
+SECRET = f"Remember that my locker code is {SECRET_VALUE}."
 ASK_SECRET = "What do you know about my locker code?"
-SECRET_VALUE = "4711"
-BOB_SECRET = "Remember that my locker code is 9902."
-BOB_VALUE = "9902"
+BOB_VALUE = "wombatjuniper"
+"""Bob's locker code, as distinctive as alice's."""
+BOB_SECRET = f"Remember that my locker code is {BOB_VALUE}."
 STUDIO_USER = "langgraph-studio-user"
 """Who LangGraph Studio is under ``langgraph dev`` (``x-auth-scheme: langsmith``)."""
 MARKER = "bob was here"
@@ -158,8 +160,29 @@ def contains(fp: dict[str, Any], text: str) -> bool:
     return text in dump(fp)
 
 
-SECRET_PATTERN = re.compile(r"(?<![0-9A-Za-z-])4711(?![0-9A-Za-z-])")
-"""The locker code as a word: not inside a hex id, a UUID group or a longer number."""
+SECRET_PATTERN = re.compile(rf"(?<![0-9A-Za-z]){SECRET_VALUE}(?![0-9A-Za-z])", re.IGNORECASE)
+"""Alice's locker code as a word (any case)."""
+ID_LIKE_KEY = re.compile(r"(^|_)(id|ids|hash|digest|key|etag|at|ts|time|timestamp|created|updated)$")
+"""Keys whose values are ids, hashes or times, never text a learner wrote."""
+
+
+def text_fields(value: Any) -> str:
+    """The text fields of a JSON value, one per line: strings under keys that are not ids or times.
+
+    Isolation assertions look here rather than at a whole dump, so a planted secret is
+    looked for where text is, not in ids, hashes and timestamps.
+    """
+    texts: list[str] = []
+    pending: list[tuple[str, Any]] = [("", value)]
+    while pending:
+        key, item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend((str(k), v) for k, v in item.items())
+        elif isinstance(item, (list, tuple)):
+            pending.extend((key, v) for v in item)
+        elif isinstance(item, str) and not ID_LIKE_KEY.search(key.lower()):
+            texts.append(item)
+    return "\n".join(texts)
 
 
 def has_secret(text: Any) -> bool:

@@ -105,12 +105,12 @@ async def test_a_lone_surrogate_in_the_request_is_refused_by_name(
 
     response = _raw(server, bob, f"/threads/{thread_id}/runs/wait", body)
 
-    # The server's strict JSON parser refuses it before any run exists (4xx); were it ever to
-    # let one through, the heartbeat's validate_request names the field instead.
+    # The server guard's JSON check refuses it by name before any run exists (422); were it ever
+    # to let one through, the heartbeat's validate_request names the field instead.
     answer = response.text
     assert "UnicodeEncodeError" not in answer, answer[:2000]
     if 400 <= response.status_code < 500:
-        assert "Invalid JSON" in answer, answer[:2000]
+        assert response.status_code == 422 and "unpaired surrogate" in answer, answer[:2000]
     else:
         assert "request" in answer and "not valid Unicode" in answer, answer[:2000]
     await _unchanged(resources, bob.learner_id, before)

@@ -3,8 +3,9 @@
 Alice owns a note, a core memory section and an ``ARTIFACT_READY`` event that all
 carry her locker code. Every dashboard endpoint is tried anonymously (401), with a
 bad token (401) and as bob, also with every way a request could try to name alice
-(query, header, body, path): bob gets his own (empty) view or a 404, never a byte
-of hers. The page shell is public and carries a strict Content-Security-Policy.
+(query, header, body, path): a request that names a learner is refused (403), any
+other gets bob his own (empty) view or a 404, never a byte of hers. The page shell
+is public and carries a strict Content-Security-Policy.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 
 from agent.memory.core import CoreMemoryStore
 from agent.resources import Resources
+from agent.server.dashboard.learner import IDENTITY_REFUSED
 from agent.server.dashboard.routes import dashboard_routes
 from tests.integration.dashboard.seed import seed_note
 from tests.security.attack import SECRET_VALUE, has_secret
@@ -124,8 +126,11 @@ async def test_alice_sees_her_own_data(http, server, alice_dashboard) -> None:
 IMPERSONATION = [
     ({}, {}),
     ({"learner_id": "ALICE"}, {}),
-    ({"learner": "ALICE", "user": "ALICE"}, {"X-Learner-Id": "ALICE", "X-Forwarded-User": "ALICE"}),
+    ({"learner": "ALICE", "user": "ALICE"}, {"X-Forwarded-User": "ALICE"}),
+    ({}, {"X-Learner-Id": "ALICE"}),
+    ({}, {"Learner-Id": "ALICE"}),
 ]
+"""Query parameters and headers naming alice; ``learner_id`` and ``*Learner-Id`` are refused (403)."""
 
 
 @pytest.mark.parametrize("params, extra_headers", IMPERSONATION)
@@ -135,20 +140,22 @@ async def test_bob_sees_none_of_alices_data_on_any_endpoint(
     alice, bob = server.learners["alice"], server.learners["bob"]
     params = {k: alice.learner_id for k in params}
     headers = {**bearer(bob), **{k: alice.learner_id for k in extra_headers}}
+    names_alice = "learner_id" in params or any(h.endswith("Learner-Id") for h in extra_headers)
     for method, path, _ in endpoints(alice_dashboard["note_id"]):
         if method == "POST" or path.endswith("/live"):
             continue
         response = await http.get(path, params=params or None, headers=headers)
         expected = 404 if path.endswith(alice_dashboard["note_id"]) else 200
+        expected = 403 if names_alice else expected
         assert response.status_code == expected, (path, response.status_code, response.text[:300])
         body = response.text
-        if path.endswith("/export"):
+        if path.endswith("/export") and response.status_code == 200:
             with zipfile.ZipFile(io.BytesIO(response.content)) as files:
                 body = "\n".join(files.read(n).decode() for n in files.namelist())
         assert not has_secret(body), (path, body[:300])
         assert alice_dashboard["note_id"] not in body and alice.learner_id not in body, (path, body[:300])
     me = await http.get("/dashboard/api/me", params=params or None, headers=headers)
-    assert me.json() == {"learner_id": bob.learner_id}
+    assert me.json() == ({"detail": IDENTITY_REFUSED} if names_alice else {"learner_id": bob.learner_id})
 
 
 async def read_live(
@@ -195,11 +202,15 @@ async def test_bob_cannot_write_or_erase_alices_memory(
         headers=bearer(bob),
         json={"old": goals, "new": "bob was here", "learner_id": alice.learner_id},
     )
+    assert edit.status_code == 403 and "omit learner_id" in edit.json()["detail"], edit.text
+    edit = await http.post(
+        "/dashboard/api/memory/current_goals", headers=bearer(bob), json={"old": goals, "new": "bob was here"}
+    )
     assert edit.status_code == 422 and "not found" in edit.json()["detail"], edit.text  # bob's own section
     refused = await http.post(
         "/dashboard/api/erase", headers=bearer(bob), json={"learner_id": alice.learner_id}
     )
-    assert refused.status_code == 422 and "DELETE" in refused.json()["detail"]
+    assert refused.status_code == 403 and "omit learner_id" in refused.json()["detail"]
     assert await CoreMemoryStore(resources.redis).read(alice.learner_id) == before
     note = await http.get(f"/dashboard/api/notes/{alice_dashboard['note_id']}", headers=bearer(alice))
     assert note.status_code == 200

@@ -1,7 +1,7 @@
 """The kernel routes (``/kernel/*``) under attack: bob after alice's memory, and hostile bodies.
 
-Alice's facts hold her code 4711, Bob's his 9902. Bob (or nobody) tries every kernel
-route with the ways a request could name alice (query, body, nested body, headers,
+Alice's facts hold her code, Bob's his (distinctive words). Bob (or nobody) tries every
+kernel route with the ways a request could name alice (query, body, nested body, headers,
 path), with oversized, chunked, malformed, deeply nested and non-UTF-8 bodies, with
 wrong types, and with injection strings (Cypher, Lucene, template placeholders, NUL).
 Every attempt gets a clear 4xx or Bob's own view, never a byte of Alice's; the
@@ -20,11 +20,10 @@ import pytest
 from agent.memory.facts import FactStore
 from agent.resources import Resources
 from agent.server.kernel_routes import MAX_KERNEL_BODY, kernel_routes
-from tests.security.attack import SECRET_VALUE, has_secret
+from tests.security.attack import BOB_VALUE, SECRET_VALUE, has_secret
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
-BOB_VALUE = "9902"
 KERNEL_ROUTES = {("POST", "/kernel/consult"), ("GET", "/kernel/stats"), ("POST", "/kernel/reflect")}
 KERNEL_ROUTES |= {("GET", "/kernel/health")}
 INJECTIONS = [
@@ -92,24 +91,27 @@ async def test_injection_strings_reach_only_bobs_memory(http, server, kernel_see
 
 
 @pytest.mark.parametrize(
-    ("method", "path", "params", "body", "headers"),
+    ("method", "path", "params", "body", "headers", "status"),
     [
-        ("GET", "/kernel/stats", {}, None, {"X-Learner-Id": "ALICE", "X-Forwarded-User": "ALICE"}),
-        ("GET", "/kernel/stats", {"learner": "ALICE", "user": "ALICE"}, None, {}),
-        ("POST", "/kernel/consult", {"learner": "ALICE"}, {"query": "bike lock code"}, {"X-User": "ALICE"}),
-        ("POST", "/kernel/reflect", {"user": "ALICE"}, {}, {"X-Learner-Id": "ALICE"}),
+        ("GET", "/kernel/stats", {}, None, {"X-Forwarded-User": "ALICE"}, 200),
+        ("GET", "/kernel/stats", {"learner": "ALICE", "user": "ALICE"}, None, {}, 200),
+        ("POST", "/kernel/consult", {"learner": "ALICE"}, {"query": "bike lock"}, {"X-User": "ALICE"}, 200),
+        ("GET", "/kernel/stats", {}, None, {"X-Learner-Id": "ALICE"}, 403),
+        ("POST", "/kernel/reflect", {"user": "ALICE"}, {}, {"X-Learner-Id": "ALICE"}, 403),
+        ("POST", "/kernel/consult", {}, {"query": "bike lock code"}, {"Learner-Id": "ALICE"}, 403),
     ],
 )
-async def test_other_ways_of_naming_alice_get_bobs_own_view(
-    http, server, kernel_seeded, method, path, params, body, headers
+async def test_other_ways_of_naming_alice_get_bobs_own_view_or_a_403(
+    http, server, kernel_seeded, method, path, params, body, headers, status
 ) -> None:
+    """A header that names a learner is refused like ``learner_id``; other names are ignored."""
     alice_id = kernel_seeded["alice"]
     params = {k: alice_id for k in params}
     headers = {**bearer(server.learners["bob"]), **{k: alice_id for k in headers}}
     response = await http.request(method, path, params=params, json=body, headers=headers)
-    assert response.status_code == 200, response.text[:300]
+    assert response.status_code == status, response.text[:300]
     assert_clean(response, alice_id)
-    if path != "/kernel/consult":
+    if status == 200 and path != "/kernel/consult":
         assert kernel_seeded["bob"] in response.text, "bob gets his own view"
 
 

@@ -1,8 +1,8 @@
 """Runs that try to choose whose memory they use: input, command, context, config, assistants.
 
 Every attack is bob's, on his own thread (or a stateless run), after the fixtures
-proved that alice's thread and memory hold her locker code 4711. Each one must be
-refused, or run as bob only, and must neither show bob 4711 nor write anything for
+proved that alice's thread and memory hold her locker code. Each one must be
+refused, or run as bob only, and must neither show bob her code nor write anything for
 alice.
 """
 

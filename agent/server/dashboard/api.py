@@ -13,13 +13,13 @@ Routes (all under ``/dashboard/api``, all behind the bearer auth of the API):
 - ``GET export``: the notes as Markdown files in a zip;
 - ``POST erase`` (``{"confirm": "DELETE"}``): erase the learner everywhere.
 
-Errors are JSON ``{"detail": ...}``: bad input 422, unknown note 404, a store down 503.
+Errors are JSON ``{"detail": ...}``: no token 401, a named learner (query, body or
+header) 403, bad input 422, unknown note 404, a store down 503.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import weakref
 from collections.abc import Awaitable, Callable
@@ -35,8 +35,15 @@ from agent.memory.erasure import ErasureIncompleteError, erase_learner
 from agent.resources import Resources, default_resources
 from agent.server.dashboard import cognitive, threads
 from agent.server.dashboard.export import export_zip
-from agent.server.dashboard.learner import NotAuthenticatedError, learner_of
+from agent.server.dashboard.learner import (
+    IDENTITY_REFUSED,
+    NotAuthenticatedError,
+    learner_of,
+    names_identity,
+    names_learner,
+)
 from agent.server.dashboard.reads import DashboardReads
+from agent.server.json_body import NOT_JSON, BodyRefusedError, parse_body
 
 log = logging.getLogger("kag.dashboard")
 Handler = Callable[[Request], Awaitable[Response]]
@@ -52,12 +59,22 @@ def reply(data: Any, status: int = 200) -> JSONResponse:
 
 
 def api(handler: Handler) -> Handler:
-    """Map KAG's errors to JSON statuses (the message is the store's own, clear one)."""
+    """Refuse a request that names a learner (403); map KAG's errors to JSON statuses.
+
+    The learner is always the token's: ``learner_id`` in the query, a ``Learner-Id``-like
+    header or ``learner_id`` anywhere in a JSON body is refused after authentication
+    (401 first), like the ``/kernel`` routes, never silently served as the caller.
+    """
 
     @functools.wraps(handler)
     async def wrapped(request: Request) -> Response:
         try:
+            learner_of(request)
+            if names_learner(request) or names_identity(parse_body(await request.body())):
+                return reply({"detail": IDENTITY_REFUSED}, 403)
             return await handler(request)
+        except BodyRefusedError as exc:
+            return reply({"detail": exc.detail}, exc.status)
         except NotAuthenticatedError as exc:
             return reply({"detail": str(exc)}, 401)
         except (CoreMemoryLimitError, InvalidInputError) as exc:
@@ -91,11 +108,10 @@ async def json_body(request: Request, limit: int = MAX_EDIT_BODY) -> dict[str, A
     raw = await request.body()
     if len(raw) > limit:
         raise InvalidInputError(f"request body is larger than {limit} bytes")
-    try:
-        value = json.loads(raw or b"{}")
-    except ValueError:
-        raise InvalidInputError("the body must be a JSON object") from None
-    if not isinstance(value, dict):
+    value = parse_body(raw)  # bounded depth, no RecursionError (BodyRefusedError: 422)
+    if value is None:
+        value = {}
+    if value is NOT_JSON or not isinstance(value, dict):
         raise InvalidInputError("the body must be a JSON object")
     return value
 

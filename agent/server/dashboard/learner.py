@@ -2,15 +2,46 @@
 
 The LangGraph server authenticates custom routes with KAG's bearer auth
 (``http.enable_custom_route_auth``); the request's user is the token's learner.
-No query string, path or body value can choose another learner.
+No query string, path or body value can choose another learner: a request that
+names one (``learner_id`` in the query or the JSON body, at any depth, or a
+``Learner-Id``-like header) is refused with 403 rather than silently served as the
+caller (``names_learner``, used by the dashboard and the ``/kernel`` routes alike).
 """
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 from starlette.requests import HTTPConnection
 
 from agent.errors import InvalidInputError
 from agent.validation import validate_learner_id
+
+IDENTITY_REFUSED = "the learner comes from the token: omit learner_id (query, body and headers)"
+_LEARNER_HEADER = re.compile(r"^(x-)?(kag-)?learner(-id)?$")
+"""Header names that would name a learner (``Learner-Id``, ``X-Learner-Id``, ``X-KAG-Learner`` ...)."""
+
+
+def names_identity(value: Any) -> bool:
+    """True when a JSON value carries a ``learner_id`` key at any depth (iterative: no recursion limit)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            if "learner_id" in item:
+                return True
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
+def names_learner(request: HTTPConnection) -> bool:
+    """True when the query string or a header names a learner (the body is checked where it is read)."""
+    if "learner_id" in request.query_params:
+        return True
+    return any(_LEARNER_HEADER.match(name.lower().replace("_", "-")) for name in request.headers)
 
 
 class NotAuthenticatedError(InvalidInputError):

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from agent.server.guard import ServerGuard, writes_identity
+from agent.server.body_policy import writes_identity
+from agent.server.guard import ServerGuard
 from agent.server.tokens import TokenTable
 
 TABLE = TokenTable.from_env({"KAG_AUTH_TOKENS": "token-ada-123:learner-ada"})
