@@ -10,7 +10,7 @@ leave-one-out over them (``python -m bench.language --loo``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -44,17 +44,24 @@ def encode(texts: Sequence[str], provider: EmbeddingProvider | None = None) -> n
 class ExemplarClassifier:
     """Label a text by its nearest labelled exemplars (module docstring)."""
 
-    def __init__(self, exemplars: Mapping[str, Sequence[str]], *, k: int = TOP_K) -> None:
-        """``exemplars``: label -> sentences; encoded on first use."""
+    def __init__(
+        self,
+        exemplars: Mapping[str, Sequence[str]],
+        *,
+        k: int = TOP_K,
+        embed: Callable[[Sequence[str]], np.ndarray] = encode,
+    ) -> None:
+        """``exemplars``: label -> sentences; encoded by ``embed`` on first use."""
         self.labels = [label for label, texts in exemplars.items() for _ in texts]
         self.texts = [text for texts in exemplars.values() for text in texts]
         self.k = k
+        self.embed = embed
         self._vectors: np.ndarray | None = None
 
     def vectors(self) -> np.ndarray:
         """The exemplars' vectors (encoded once)."""
         if self._vectors is None:
-            self._vectors = encode(self.texts)
+            self._vectors = self.embed(self.texts)
         return self._vectors
 
     def scores(self, vector: np.ndarray, *, skip: int | None = None) -> dict[str, float]:
@@ -68,7 +75,7 @@ class ExemplarClassifier:
 
     def classify(self, text: str, *, vector: np.ndarray | None = None) -> tuple[str, float]:
         """``(best label, its score)``."""
-        found = self.scores(encode([text])[0] if vector is None else vector)
+        found = self.scores(self.embed([text])[0] if vector is None else vector)
         label = max(found, key=found.__getitem__)
         return label, found[label]
 

@@ -24,6 +24,20 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "What was the learner's score on the last quiz?",
         "Remind me to revise loops tomorrow.",
         "Thanks, that helps.",
+        "I practise the piano every day.",
+        "What does the learner do for fun?",
+        "What subject does the learner study at university?",
+        "What went wrong when I installed pandas?",
+        "What broke when I merged the branch?",
+        "What's my name again?",
+        "What is my tutor called?",
+        "What did I get stuck on in the last exercise?",
+        "Please save my notes.",
+        "Let's do ORDER BY today.",
+        "I practised fractions yesterday.",
+        "My exam is next month.",
+        "Can we start with SELECT statements?",
+        "I find decorators confusing.",
     ),
     "computation": (
         "How many hours has the learner studied in total this week?",
@@ -36,6 +50,9 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "Add up the minutes I practised each day.",
         "What is the difference between my first and last score?",
         "How many cards do I review per month at 30 a day?",
+        "what is 45 / 9",
+        "How many lessons did we do?",
+        "what's 3.5 times 4",
     ),
     "temporal_comparison": (
         "How have the learner's grades changed over the semester?",
@@ -50,6 +67,11 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "Show the timeline of my quiz results.",
         "What changed in the learner's study routine?",
         "Did the learner's rating go up or down over time?",
+        "When did I begin my French course?",
+        "How has my target changed since January?",
+        "Where was I working before the bakery?",
+        "What notebook app did I use earlier?",
+        "Which grades did I get, from first to last?",
     ),
     "multi_source_synthesis": (
         "Summarise what the learner knows about probability.",
@@ -62,13 +84,26 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "What has the learner learned about German grammar?",
         "Which concepts in statistics does the learner already grasp?",
         "Recap all the sorting algorithms I've studied.",
+        "What are all the topics I want to cover?",
+        "Compare arrays and linked lists from what I wrote.",
+        "What are all my plans for this year?",
+        "List all the projects I have.",
+        "Which Spanish tenses have I learned so far?",
     ),
     "contradiction_resolution": (
         "Where does the learner live?",
         "What is the learner's job?",
         "Which editor does the learner use for Java?",
-        "What does the learner study?",
         "What is the learner's current goal?",
+        "Actually, I'm living in Porto these days.",
+        "Do I still take notes on paper?",
+        "Actually, I switched to tea.",
+        "I no longer study at night.",
+        "What is my current editor?",
+        "What is my main aim at the moment?",
+        "What's my job right now?",
+        "I don't work at the bank anymore.",
+        "Is the learner still using Excel?",
         "Where am I living now?",
         "Which language is the learner learning at the moment?",
         "What device does the learner study on?",
@@ -80,7 +115,6 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "What is the learner working towards right now?",
         "What phone does the learner use for flashcards?",
         "Where does the learner work these days?",
-        "What is the learner's major?",
         "How many hours a week does the learner have for practice?",
     ),
     "procedural": (
@@ -94,6 +128,9 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "Which steps does the learner take to clean a dataset?",
         "How does the learner approach a proof by induction?",
         "Tell me my process for writing a cover letter in French.",
+        "Walk me through the steps.",
+        "how to merge two dictionaries in python",
+        "How does the learner factor a polynomial?",
     ),
 }
 """Requests to a tutor with memory, by the effort they call for (``agent.heartbeat.effort``)."""
@@ -149,6 +186,8 @@ ASPECTS: dict[str, tuple[str, ...]] = {
         "My employer is a bank in Lagos.",
         "I was hired as an accountant last week.",
         "I drive for a delivery company to pay the bills.",
+        "I work at a hospital as a nurse on night shifts.",
+        "Now I teach English at a primary school.",
         "I started my new position as a lab technician.",
     ),
     "study": (
@@ -159,7 +198,7 @@ ASPECTS: dict[str, tuple[str, ...]] = {
         "I'm doing a master's in public health.",
         "Chemistry is my degree subject.",
         "I enrolled in a law programme this autumn.",
-        "I'm studying medicine at the University of Hue.",
+        "I'm studying medicine at university.",
     ),
     "device": (
         "I do my homework on a laptop.",
@@ -236,3 +275,31 @@ ASPECTS: dict[str, tuple[str, ...]] = {
 }
 """What a statement is about: single-valued things about the learner (a new one retires the
 old), and ``other`` (facts that pile up, or that belong to a thing the learner named)."""
+
+CHANGE_DIRECTION: dict[str, tuple[str, ...]] = {
+    "up": (
+        "The deadline was postponed by a week.",
+        "They pushed the exam back two days.",
+        "The course was extended by a month.",
+        "My score went up by ten points.",
+        "The budget was raised by 100 dollars.",
+        "Two more people joined, so the group grew by two.",
+        "The meeting got delayed by an hour.",
+        "My rating increased by 50.",
+        "We added three extra lessons.",
+        "The exam is a week later than planned.",
+    ),
+    "down": (
+        "The deadline was brought forward by a week.",
+        "They moved the exam two days earlier.",
+        "The course was shortened by a month.",
+        "My score dropped by ten points.",
+        "The budget was cut by 100 dollars.",
+        "Two people left, so the group shrank by two.",
+        "The meeting is an hour sooner now.",
+        "My rating fell by 50.",
+        "We lost three lessons.",
+        "The exam is a week earlier than planned.",
+    ),
+}
+"""Which way a change stated as a difference goes ("by a week": later or earlier)."""

@@ -2,7 +2,8 @@
 
 KAG uses it when no ``GOOGLE_API_KEY`` is set, because no model weights can be
 fetched on an offline machine. It exercises the real tool loop with a fixed,
-documented policy, applied sentence by sentence to the latest learner message.
+documented policy, applied sentence by sentence to the latest learner message (sentences from
+the language layer, ``agent.language.sentences``: "functools.wraps" stays in its sentence).
 
 **Cognitive rules first** (``agent.models.offline_cognition``, rules C1–C6, when the
 cognitive tools are bound): fired reminders in WORKING MEMORY are resolved and
@@ -70,6 +71,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agent.language.sentences import sentence_spans, split_sentences
 from agent.models.offline_cognition import (
     CognitivePlanner,
     Sentence,
@@ -96,7 +98,6 @@ from agent.text import QUERY_STOP_WORDS
 POLICY_VERSION = "kag-offline-policy/3"
 SEARCH_TOOLS = ("archival_memory_search", "conversation_search")
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _GOAL = re.compile(
     r"\b(i want to|i'd like to|i would like to|my goal|my goals|my next step|"
     r"i need to (learn|master|understand)|"
@@ -188,7 +189,7 @@ def plan_actions(
     core memory ``core`` answers (rule 4) plans no search.
     """
     core = core or {}
-    found = [(m.start(), m.group().strip()) for m in _SENTENCE.finditer(text) if m.group().strip()]
+    found = sentence_spans(text)
     texts = [sentence for _, sentence in found]
     procedures, consumed = procedure_actions(texts, [text[start:] for start, _ in found], available)
     sentences = [_classify(sentence, core) for sentence in texts]
@@ -336,7 +337,7 @@ class OfflinePolicyModel(BaseChatModel):
             *reminder_mentions(messages, results),
             *(
                 _core_quote(*found)
-                for raw in _SENTENCE.findall(request)
+                for raw in split_sentences(request)
                 if not overrides_core(raw, available | {name for name, _ in made})
                 and (found := answer_from_core(raw, core))
             ),
