@@ -18,16 +18,16 @@ async def test_second_learner_sees_nothing_of_the_first(
     dashboard_server, browser, resources: Resources
 ) -> None:
     ana, ben = dashboard_server.learners["ana"], dashboard_server.learners["ben"]
-    secret = await seed_note(resources, ana.learner_id, "ana private concept", "Only ana may read this 7341.")
-    await CoreMemoryStore(resources.redis).append(ana.learner_id, "user_profile", "ana lives in Hue 7341")
+    secret = await seed_note(resources, ana.learner_id, "ana private concept", "Only ana reads: tamarind.")
+    await CoreMemoryStore(resources.redis).append(ana.learner_id, "user_profile", "ana lives on tamarind st")
     login(browser, dashboard_server.url, ben.token)
     for route in ("#/graph", "#/memory", "#/facts", "#/notes", f"#/note/{secret}"):
         view = open_page(browser, route)
-        assert "7341" not in view.text and "ana private" not in view.text, (route, view.text[:500])
+        assert "tamarind" not in view.text and "ana private" not in view.text, (route, view.text[:500])
     assert browser.find_element(By.ID, "view").text.strip() == "No such note."
     open_page(browser, "#/graph")
     assert browser.execute_script("return window.__kagGraph") is None, "ben has no notes to draw"
-    assert "7341" not in browser.page_source
+    assert "tamarind" not in browser.page_source
 
 
 async def test_erasure_behind_confirmation_empties_every_page(

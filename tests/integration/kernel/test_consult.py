@@ -84,13 +84,13 @@ async def test_a_repeat_is_served_from_the_cache_until_the_learner_writes(rig: R
 
 
 async def test_one_learner_never_sees_another_learners_memory(rig: Rig, resources: Resources) -> None:
-    secret = "My locker code is purple-elephant-4242."
+    secret = "My locker code is purple-elephant-marzipan."
     await remember(rig, rig.b, secret, concept="personal.secrets")
     await run(
         resources,
         "CREATE (:Memory:Insight {id: $id, learner_id: $b, text: $t, concept: 'personal.secrets', "
         "evidence_count: 3, confidence: 0.9, activation: 5.0, created_at: '2026-01-01T00:00:00+00:00'})",
-        id=f"ins-{uuid.uuid4().hex}", b=rig.b, t="purple-elephant-4242 is the locker code",
+        id=f"ins-{uuid.uuid4().hex}", b=rig.b, t="purple-elephant-marzipan is the locker code",
     )  # fmt: skip
     await run(
         resources,
@@ -108,7 +108,7 @@ async def test_one_learner_never_sees_another_learners_memory(rig: Rig, resource
     ):
         seen = await consult(rig.deps, rig.a, body)
         text = json.dumps(seen.model_dump()).lower()
-        assert "4242" not in text and "secrets" not in text and "change the" not in text
+        assert "marzipan" not in text and "secrets" not in text and "change the" not in text
         assert all(f["text"] == "I enjoy hiking on weekends." for f in seen.relevant_facts)
         assert not seen.insights and not seen.patterns and not seen.proactive_alerts
 

@@ -1,12 +1,14 @@
 """The kernel's HTTP face end to end: ``/kernel/*`` on a real ``langgraph dev``, real Neo4j and Redis.
 
-Two learners with bearer tokens. Bob's memory holds his locker code (9902), Alice's
-hers (4711). Through every kernel route Alice's token reaches Alice's data only:
-her consultation brief never carries Bob's code, her stats count her nodes, her
-reflection leaves Bob's nodes exactly as they were. A ``learner_id`` in the body or
-the query is refused (403), no token is a 401. The server runs the kernel worker
-(``KAG_KERNEL_IN_SERVER`` default) and its reflection cron is pushed to midnight
-(``KAG_REFLECTION_INTERVAL_SECONDS=86400``) so it cannot touch Bob mid-test
+Two learners with bearer tokens. Bob's memory holds his locker code, Alice's hers:
+distinctive words that cannot occur in an id, a hash or a timestamp, looked for in the
+responses' text fields (``text_fields``), so no random hex id can fail or pass a check.
+Through every kernel route Alice's token reaches Alice's data only: her consultation
+brief never carries Bob's code, her stats count her nodes, her reflection leaves Bob's
+nodes exactly as they were. A ``learner_id`` in the body or the query is refused (403),
+no token is a 401. The server runs the kernel worker (``KAG_KERNEL_IN_SERVER`` default)
+and its reflection cron is pushed to midnight (``KAG_REFLECTION_INTERVAL_SECONDS=86400``)
+so it cannot touch Bob mid-test
 (``test_kernel_routes_cron.py`` proves the cron itself).
 """
 
@@ -24,12 +26,13 @@ from agent.resources import Resources
 from agent.server.kernel_service import kernel_stores
 from agent.server.kernel_status import memory_counts
 from tests.integration.langgraph_server import DevServer, Learner, serving
-from tests.security.attack import dump, footprint
+from tests.security.attack import BOB_VALUE, SECRET_VALUE, dump, footprint, text_fields
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
-ALICE_FACTS = ["My locker code is 4711.", "I'm confused by recursion in Python."]
-BOB_FACTS = ["My locker code is 9902.", "I'm struggling with SQL joins.", "I keep getting joins wrong."]
+ALICE_CODE, BOB_CODE = SECRET_VALUE, BOB_VALUE
+ALICE_FACTS = [f"My locker code is {ALICE_CODE}.", "I'm confused by recursion in Python."]
+BOB_FACTS = [f"My locker code is {BOB_CODE}.", "I'm struggling with SQL joins.", "I get joins wrong."]
 ROUTES = [
     ("POST", "/kernel/consult"),
     ("GET", "/kernel/stats"),
@@ -87,15 +90,15 @@ async def test_consult_brief_comes_from_the_callers_memory_only(server: DevServe
     query = {"query": "What is my locker code?", "max_results": 10}
 
     bobs = await as_bob.http.post("/kernel/consult", json=query)
-    assert "9902" in dump(bobs), "control: Bob's own consultation finds his code"
+    assert BOB_CODE in text_fields(bobs), "control: Bob's own consultation finds his code"
     alices = await as_alice.http.post("/kernel/consult", json=query)
 
     assert set(alices) >= {"request_id", "synthesized_brief", "relevant_facts", "insights", "confidence"}
-    assert "4711" in dump(alices), "control: Alice's own consultation finds her code"
-    assert "9902" not in dump(alices) and bob.learner_id not in dump(alices)
-    assert "4711" not in dump(bobs) and alice.learner_id not in dump(bobs)
+    assert ALICE_CODE in text_fields(alices), "control: Alice's own consultation finds her code"
+    assert BOB_CODE not in text_fields(alices) and bob.learner_id not in dump(alices)
+    assert ALICE_CODE not in text_fields(bobs) and alice.learner_id not in dump(bobs)
     again = await as_alice.http.post("/kernel/consult", json=query)
-    assert again["cached"] is True and "9902" not in dump(again), "the cache is per learner too"
+    assert again["cached"] is True and BOB_CODE not in text_fields(again), "the cache is per learner too"
 
 
 async def test_stats_count_the_callers_nodes_and_only_numbers_across_learners(
@@ -123,13 +126,13 @@ async def test_reflect_runs_for_the_caller_and_leaves_the_other_learner_untouche
 ) -> None:
     alice, bob = server.learners["alice"], server.learners["bob"]
     bob_before = await footprint(resources, bob.learner_id)
-    assert "9902" in dump(bob_before), "control: Bob's memory holds his code"
+    assert BOB_CODE in text_fields(bob_before), "control: Bob's memory holds his code"
 
     done = await alice.client(server.url).http.post("/kernel/reflect", json={"limit": 20})
 
     assert done["learner_id"] == alice.learner_id and done["report"]["learner_id"] == alice.learner_id
     assert done["report"]["changed"] is True, "Alice's unscanned facts were reflected"
-    assert bob.learner_id not in dump(done) and "9902" not in dump(done)
+    assert bob.learner_id not in dump(done) and BOB_CODE not in text_fields(done)
     assert await footprint(resources, bob.learner_id) == bob_before, "Alice's reflection changed Bob's memory"
     again = await alice.client(server.url).http.post("/kernel/reflect", json={})
     assert again["report"]["changed"] is False, "a run with nothing new changes nothing"
@@ -162,7 +165,7 @@ async def test_a_learner_id_in_the_body_or_query_is_refused(
     response = await http.request(method, path, json=body, headers=bearer(alice))
     assert response.status_code == 403, response.text
     assert "omit learner_id" in response.json()["detail"]
-    assert "9902" not in response.text
+    assert BOB_CODE not in text_fields(response.json())
 
 
 BAD_HEADERS = [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}]
@@ -176,7 +179,7 @@ async def test_no_or_a_bad_token_is_401(
     body = {"query": "locker code"} if method == "POST" else None
     response = await http.request(method, path, json=body, headers=headers)
     assert response.status_code == 401, response.text
-    assert "4711" not in response.text and "9902" not in response.text
+    assert ALICE_CODE not in response.text and BOB_CODE not in response.text
 
 
 async def test_sdk_raises_for_refusals(server: DevServer) -> None:
