@@ -22,11 +22,12 @@ from agent.notes.store import COUNT_NOTES
 from agent.resources import Resources
 from agent.validation import learner_hash
 from tests.integration.langgraph_server import DevServer, Learner, serving
+from tests.security.attack import SECRET_VALUE, text_fields
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
 GOAL = "My name is Ada and my goal is to learn Rust"
-SECRET = "Remember that my locker code is 4711."
+SECRET = f"Remember that my locker code is {SECRET_VALUE}."
 ASK_SECRET = "What do you know about my locker code?"
 STEP = ["monitor", "compile", "think", "act"]
 # The offline policy stores the name as a fact, then pins the goal in core memory, then answers.
@@ -137,8 +138,8 @@ async def test_a_learner_never_sees_another_learners_threads_or_memory(server: D
     thread_a = (await as_ada.threads.create())["thread_id"]
     await as_ada.runs.wait(thread_a, "kag", input={"request": SECRET})
     own = await as_ada.runs.wait(thread_a, "kag", input={"request": ASK_SECRET})
-    assert "4711" in own["response"], "the owner finds the fact, so the probes below mean something"
-    await as_ada.store.put_item(("notes",), "locker", {"code": "4711"})
+    assert SECRET_VALUE in own["response"], "the owner finds the fact, so the probes below mean something"
+    await as_ada.store.put_item(("notes",), "locker", {"code": SECRET_VALUE})
 
     # Through the API: threads, runs, state, store.
     for probe in (
@@ -152,7 +153,7 @@ async def test_a_learner_never_sees_another_learners_threads_or_memory(server: D
     assert thread_a not in [t["thread_id"] for t in await as_bob.threads.search(limit=1000)]
     assert thread_a in [t["thread_id"] for t in await as_ada.threads.search(limit=1000)]
     assert (await as_bob.store.search_items(("notes",)))["items"] == []
-    assert (await as_ada.store.search_items(("notes",)))["items"][0]["value"] == {"code": "4711"}
+    assert (await as_ada.store.search_items(("notes",)))["items"][0]["value"] == {"code": SECRET_VALUE}
     try:  # the namespace is forced under Bob's own: (bob, ada, notes) holds nothing
         spoofed = await as_bob.store.get_item((ada.learner_id, "notes"), "locker")
     except APIStatusError as err:
@@ -160,7 +161,9 @@ async def test_a_learner_never_sees_another_learners_threads_or_memory(server: D
     else:
         assert spoofed is None
     studio = get_client(url=server.url, headers={"x-auth-scheme": "langsmith"})
-    assert thread_a not in [t["thread_id"] for t in await studio.threads.search(limit=1000)]
+    with pytest.raises(APIStatusError) as err:  # anonymous Studio needs KAG_STUDIO_ANONYMOUS
+        await studio.threads.search(limit=1000)
+    assert err.value.status_code == 401
 
     # Naming Ada in the body is refused before the run exists.
     thread_b = (await as_bob.threads.create())["thread_id"]
@@ -171,7 +174,7 @@ async def test_a_learner_never_sees_another_learners_threads_or_memory(server: D
     seen = await stream_run(as_bob, thread_b, "kag", {"request": ASK_SECRET})
     acts = [event for event in seen["custom"] if event["phase"] == "act"]
     assert acts and "archival_memory_search" in acts[0]["tools"], "B's question must reach the search tool"
-    assert "4711" not in str(acts) and "4711" not in seen["values"][-1]["response"]
+    assert SECRET_VALUE not in text_fields(acts) and SECRET_VALUE not in seen["values"][-1]["response"]
     assert (await as_bob.threads.get_state(thread_b))["values"]["learner_id"] == bob.learner_id
 
 
