@@ -1,7 +1,7 @@
 """Fixtures of the attack suite: one real ``langgraph dev`` for the whole suite.
 
-Learners: ``alice`` (the victim, who stores a locker code 4711), ``bob`` (the
-attacker, with his own locker code 9902 so a search that runs is visible) and a
+Learners: ``alice`` (the victim, who stores her locker code, a distinctive word),
+``bob`` (the attacker, with his own locker code so a search that runs is visible) and a
 Studio client (``x-auth-scheme: langsmith``, no token). Everything they write in
 Neo4j and Redis is removed afterwards.
 """
@@ -136,7 +136,7 @@ async def alice_thread(as_alice: LangGraphClient, resources: Resources, alice: L
 
 @pytest.fixture(scope="session")
 async def bob_thread(as_bob: LangGraphClient, alice_thread: str) -> str:
-    """Bob's own thread, with his own locker code (so a search that runs shows 9902)."""
+    """Bob's own thread, with his own locker code (so a search that runs shows it)."""
     thread_id = (await as_bob.threads.create())["thread_id"]
     await as_bob.runs.wait(thread_id, "kag", input={"request": BOB_SECRET})
     own = await as_bob.runs.wait(thread_id, "kag", input={"request": ASK_SECRET})
