@@ -354,7 +354,12 @@ def quote_result(name: str | None, data: Any, args: Mapping[str, Any]) -> str | 
             return f"no fact about '{query}' is on record"
         when = f"as of {args['as_of']}" if args.get("as_of") else "current"
         since = f" (since {str(fact['valid_from'])[:10]})" if fact.get("valid_from") else ""
-        return f'{when} fact: "{str(fact["text"])[:400]}"{since}'
+        was = [
+            f'was "{str(h.get("text"))[:200]}" until {str(h["was_until"])[:10]}'
+            for h in hits
+            if isinstance(h, Mapping) and h.get("was_until") and h is not fact
+        ]
+        return f'{when} fact: "{str(fact["text"])[:400]}"{since}' + "".join(f"; {w}" for w in was[:2])
     if name == "recall_procedure" and isinstance(hits, list):
         if not hits:
             return f"no saved procedure matched '{args.get('query', '')}'"
