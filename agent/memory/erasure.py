@@ -21,6 +21,7 @@ idempotent, so running the erasure again once the store is back finishes the job
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,8 @@ from agent.notes.queries import DELETE_LEARNER_NOTES
 from agent.notes.store import NoteStore
 from agent.resources import Resources
 from agent.validation import validate_learner_id
+
+log = logging.getLogger(__name__)
 
 ServerRecords = Callable[[str], Awaitable[dict[str, int]]]
 """Deletes the server's own records of a learner (threads, runs, Store items); returns counts."""
@@ -73,7 +76,8 @@ LEFT = {
 """What a store still holds when its step fails."""
 
 FAILURES = (KAGError, RedisError, OSError, neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
-"""A store being down or refusing: the other stores are still erased, then the error is raised."""
+"""A store being down or refusing. Any failure leaves its store's part named in the error, the
+other stores are still erased; failures other than these are also logged with their traceback."""
 
 
 @dataclass
@@ -155,7 +159,9 @@ async def _step(
     """Run one store's erasure into ``report``; a failure is recorded as what is left."""
     try:
         counts = await work()
-    except FAILURES as exc:
+    except Exception as exc:  # noqa: BLE001 - every store is still attempted; the error names this one
+        if not isinstance(exc, FAILURES):  # not a store refusing: a bug, so its traceback is logged
+            log.exception("erasure: the %s step failed unexpectedly", store)
         reason = " ".join(str(exc).split()) or type(exc).__name__
         report.left[store] = f"{LEFT[store]} ({reason})"
         report.removed.pop(store, None)

@@ -35,7 +35,7 @@ def test_kag_help_lists_every_command():
     assert KAG.exists(), "the kag console script is not installed in this venv"
     done = subprocess.run([str(KAG), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    for command in ("chat", "ask", "memory", "notes", "search", "smoke", "demo", "eval", "serve"):
+    for command in ("chat", "ask", "memory", "notes", "search", "smoke", "demo", "eval", "serve", "erase"):
         assert command in done.stdout
 
 
@@ -110,7 +110,8 @@ def test_ask_passes_concept_thread_learner_and_end_session(fake_heartbeat):
         "request": "What is a join?",
         "context": {"session_id": "t1", "end_session": True, "current_concept": "sql.joins"},
     }
-    assert config == {"configurable": {"thread_id": "t1"}}
+    # the learner owns the thread's checkpoints, so ``kag erase`` finds them (agent.checkpoint.erase)
+    assert config == {"configurable": {"thread_id": "t1", "langgraph_auth_user_id": "ada"}}
     assert json.loads(result.output[result.output.index("{\n") :])["response"] == "echo What is a join?"
 
 
