@@ -160,7 +160,9 @@ class OnnxEncoder:
         Texts are batched by token length (as sentence-transformers does) so short ones are
         not padded to a long neighbour.
         """
-        encodings = self._tokenizer_().encode_batch(list(texts))
+        tokenizer = self._tokenizer_()
+        # One text (a query) skips the batch call's hand-off to the tokenizer's thread pool.
+        encodings = [tokenizer.encode(texts[0])] if len(texts) == 1 else tokenizer.encode_batch(list(texts))
         session = self._session(background=on_background_thread())
         order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
         out = np.empty((len(encodings), 0), dtype=np.float32)
