@@ -2,9 +2,11 @@
 
 A statement about the learner is not a question (no "?", no question or auxiliary verb
 first), not a request (please, let's, tell/show/give me, explain, here is how …, or a
-reminder request), and speaks in the first person or reports a result ("71 out of 100",
-"86%", "scored"). These are English grammar's closed classes (question and auxiliary
-verbs, first-person pronouns), not a vocabulary of topics or verbs.
+reminder request), and either speaks in the first person, carries a number or a duration
+("it came back 7.0", "postponed by a week": an event that changes a value), or states a
+single-valued aspect of the learner by similarity ("Got hired as a data analyst",
+``agent.language.statements.aspect``). The closed classes (question and auxiliary verbs,
+first-person pronouns) are English grammar's, not a vocabulary of topics or verbs.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import re
 
 from agent.language.reminders import is_reminder_request
+from agent.language.statements import aspect
+from agent.language.when import duration
 
 _QUESTION_START = re.compile(
     r"^\s*(?:what|where|when|who|whom|whose|which|why|how|can|could|would|will|shall|should|do|does|"
@@ -39,4 +43,6 @@ def is_statement(text: str) -> bool:
         return False
     if _REQUEST.search(text) or is_reminder_request(text):
         return False
-    return bool(_FIRST_PERSON.search(text) or _RESULT.search(text))
+    if _FIRST_PERSON.search(text) or _RESULT.search(text) or re.search(r"\d", text) or duration(text):
+        return True
+    return aspect(text) is not None

@@ -188,6 +188,9 @@ ASPECTS: dict[str, tuple[str, ...]] = {
         "I drive for a delivery company to pay the bills.",
         "I work at a hospital as a nurse on night shifts.",
         "Now I teach English at a primary school.",
+        "These days I teach biology at a high school.",
+        "I quit the bank and work in a pharmacy now.",
+        "I'm a software engineer at a startup.",
         "I started my new position as a lab technician.",
     ),
     "study": (
@@ -199,6 +202,9 @@ ASPECTS: dict[str, tuple[str, ...]] = {
         "Chemistry is my degree subject.",
         "I enrolled in a law programme this autumn.",
         "I'm studying medicine at university.",
+        "I transferred into history after my first year.",
+        "I switched my major to statistics.",
+        "Economics is officially my major now.",
     ),
     "device": (
         "I do my homework on a laptop.",
@@ -271,6 +277,12 @@ ASPECTS: dict[str, tuple[str, ...]] = {
         "I can study ten hours a week.",
         "I love the subjunctive.",
         "I analyse survey data for my thesis.",
+        "I retook the test and got a better score.",
+        "My mock exam came back with 6.5.",
+        "I want to learn 15 new words a day.",
+        "The teacher moved our quiz to Monday.",
+        "My rating went up after the course.",
+        "I do 30 minutes of drills every morning.",
     ),
 }
 """What a statement is about: single-valued things about the learner (a new one retires the
