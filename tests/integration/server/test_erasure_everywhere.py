@@ -3,12 +3,12 @@
 A real ``langgraph dev`` (its checkpoints under a unique prefix), real Redis and Neo4j,
 the offline policy. Each of two learners plants a distinctive word through: ``kag chat``
 with ``/end`` (a subprocess, checkpointing under the server's prefix), a server run of
-the tutor, the dashboard's core-memory edit, a consultation through ``/kernel/consult``,
-a heartbeat run and a Zettelkasten run in plain Python with the Redis checkpointer and
-no owner in their config (a notebook's way), and a reminder. The first learner then
-uses the dashboard's "Delete my data"; a scan of every Redis key (name and value, every
-type) and every Neo4j node and relationship property finds neither their word nor their
-id, while the second learner's word is still there.
+the tutor, the dashboard's core-memory edit, a consultation (``/kernel/consult``),
+reflection (``/kernel/reflect``), a heartbeat run and a Zettelkasten run in plain Python
+with the Redis checkpointer and no owner in their config (a notebook's way), and a
+reminder. The first learner then uses the dashboard's "Delete my data"; a scan of every
+Redis key (name and value, every type) and every Neo4j node and relationship property
+finds neither their word nor their id, while the second learner's word is still there.
 """
 
 from __future__ import annotations
@@ -69,6 +69,8 @@ async def plant(dev: DevServer, resources: Resources, learner: Learner, word: st
         assert edited.status_code == 200, edited.text
         consulted = await api.post("/kernel/consult", json={"query": f"What is my cat {word} called?"})
         assert consulted.status_code == 200, consulted.text
+        reflected = await api.post("/kernel/reflect", json={})  # patterns and insights from what was said
+        assert reflected.status_code == 200, reflected.text
 
     async with AsyncRedisSaver.from_conn_string(resources.settings.redis_url, key_prefix=dev.prefix) as saver:
         await saver.setup()
