@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from agent.memory.erasure import erase_learner
 from agent.resources import Resources
 
+LEARNERS: set[str] = set()
+"""Every learner id the ``learner_id`` fixture handed out in this session: the ones ``sweep`` erases."""
 LEARNER_ID = re.compile(r"test-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 """A ``learner_id`` fixture's id (``test-<uuid4>``), alone or at the start of a variant."""
 TEST_LEARNERS = """

@@ -4,19 +4,27 @@ The kernel is this interpreter (the venv's python), through a kernel spec writte
 to a temporary ``JUPYTER_PATH``: it does not depend on which kernels (``kag`` from
 ``make install``, or a ``python3`` spec that runs whatever ``python`` is on PATH)
 happen to be registered. Notebooks run on an in-memory copy; files are not touched.
+
+One kernel runs them all, one after the other: a kernel's start and its first imports
+(the embedder's among them) cost 20-30 s here, paid once instead of once per notebook.
+Each notebook starts from an empty namespace (``%reset -f``), so a notebook that relies
+on a name it does not define itself still fails; modules stay imported.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = sorted(ROOT.glob("*.ipynb"))
 KERNEL = "kag-notebook-test"
 CELL_TIMEOUT_S = 300
 
@@ -34,22 +42,38 @@ def kernel_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {"JUPYTER_PATH": str(root), "KAG_NOTEBOOK_SMALL": "1", "MPLBACKEND": "Agg"}
 
 
+@pytest.fixture(scope="module")
+async def kernel(kernel_env: dict[str, str]) -> AsyncIterator[AsyncKernelManager]:
+    """One running kernel (in notebooks/, with ``kernel_env``) for every notebook of the module."""
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in kernel_env.items():
+            patch.setenv(key, value)
+        manager = AsyncKernelManager(kernel_name=KERNEL)
+        await manager.start_kernel(cwd=str(ROOT))
+        try:
+            yield manager
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+
+async def run(nb: nbformat.NotebookNode, kernel: AsyncKernelManager) -> nbformat.NotebookNode:
+    """Execute ``nb`` on ``kernel`` (raises CellExecutionError on the first failing cell)."""
+    client = NotebookClient(
+        nb, km=kernel, timeout=CELL_TIMEOUT_S, resources={"metadata": {"path": str(ROOT)}}
+    )
+    return await client.async_execute()
+
+
 def test_there_are_notebooks():
     assert any(p.name == "01_ablations.ipynb" for p in NOTEBOOKS)
 
 
+@pytest.mark.integration  # the notebooks' pipelines write to the real Neo4j and Redis
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs_without_errors(path: Path, kernel_env: dict[str, str], monkeypatch):
-    for key, value in kernel_env.items():
-        monkeypatch.setenv(key, value)
+async def test_notebook_runs_without_errors(path: Path, kernel: AsyncKernelManager):
+    await run(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%reset -f")]), kernel)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        kernel_name=KERNEL,
-        timeout=CELL_TIMEOUT_S,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()  # raises CellExecutionError on the first failing cell
+    await run(nb, kernel)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert errors == []
     ran = [c for c in nb.cells if c.cell_type == "code"]

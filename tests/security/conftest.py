@@ -1,4 +1,4 @@
-"""Fixtures of the attack suite: one real ``langgraph dev`` for the whole suite.
+"""Fixtures of the attack suite: the session's real ``langgraph dev`` (shared with other suites).
 
 Learners: ``alice`` (the victim, who stores her locker code, a distinctive word),
 ``bob`` (the attacker, with his own locker code so a search that runs is visible) and a
@@ -8,75 +8,38 @@ Neo4j and Redis is removed afterwards.
 
 from __future__ import annotations
 
-import asyncio
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
-from tests.integration.conftest import resources, services_up, sweep_learners  # noqa: F401 (fixtures)
 from tests.integration.langgraph_server import DevServer, Learner
 from tests.security.attack import (
     ASK_SECRET,
     BOB_SECRET,
     BOB_VALUE,
     SECRET,
-    STUDIO_USER,
     footprint,
     has_secret,
 )
+from tests.service_fixtures import ServerView
 
 
-async def _studio_nodes(resources: Resources) -> set[str]:  # noqa: F811
-    records, _, _ = await resources.neo4j.execute_query(
-        "MATCH (n) WHERE n.learner_id = $l OR (n:Learner AND n.id = $l) RETURN elementId(n) AS id",
-        l=STUDIO_USER,
-        database_=resources.database,
-    )
-    return {r["id"] for r in records}
+@pytest.fixture(scope="session", autouse=True)
+def security_services(services_up: None, sweep_learners: None) -> None:
+    """Every attack needs the services, and its learners are erased after the session."""
 
 
 @pytest.fixture(scope="session")
-async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources) -> AsyncIterator[DevServer]:  # noqa: F811
-    """The suite's server; its checkpoints, the learners' data and Studio's new nodes go afterwards."""
-    run = uuid.uuid4().hex[:10]
-    dev = DevServer(tmp_path_factory.mktemp("langgraph-sec"), prefix=f"kag-sec-{run}")
-    dev.learners = {
-        "alice": Learner(f"sec-alice-{run}", f"token-alice-{run}"),
-        "bob": Learner(f"sec-bob-{run}", f"token-bob-{run}"),
-    }
-    studio_before = await _studio_nodes(resources)
-    studio_keys = {k async for k in resources.redis.scan_iter(match=f"*{STUDIO_USER}*", count=1000)}
-    await asyncio.to_thread(dev.start)
-    try:
-        yield dev
-    finally:
-        await asyncio.to_thread(dev.stop)
-        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
-        if keys:
-            await resources.redis.delete(*keys)
-        for learner in dev.learners.values():
-            await erase_learner(resources, learner.learner_id)
-            await resources.neo4j.execute_query(  # anything else labelled with the learner
-                "MATCH (n) WHERE n.learner_id = $l DETACH DELETE n",
-                l=learner.learner_id,
-                database_=resources.database,
-            )
-        new_keys = {k async for k in resources.redis.scan_iter(match=f"*{STUDIO_USER}*", count=1000)}
-        if new_keys - studio_keys:  # what Studio's runs created (its recent-items cache, ...)
-            await resources.redis.delete(*(new_keys - studio_keys))
-        created = sorted(await _studio_nodes(resources) - studio_before)
-        if created:
-            await resources.neo4j.execute_query(
-                "MATCH (n) WHERE elementId(n) IN $ids DETACH DELETE n",
-                ids=created,
-                database_=resources.database,
-            )
+def server(kag_server: DevServer) -> ServerView:
+    """The session's shared server (``tests.service_fixtures.kag_server``) with alice and bob.
+
+    It removes its checkpoints, the learners' data and Studio's new nodes and keys afterwards.
+    """
+    return ServerView(kag_server, "security")
 
 
 @pytest.fixture(autouse=True)
@@ -120,7 +83,7 @@ def studio(server: DevServer) -> LangGraphClient:
 
 
 @pytest.fixture(scope="session")
-async def alice_thread(as_alice: LangGraphClient, resources: Resources, alice: Learner) -> str:  # noqa: F811
+async def alice_thread(as_alice: LangGraphClient, resources: Resources, alice: Learner) -> str:
     """Alice's thread: she stored her locker code and (control) finds it again."""
     thread_id = (await as_alice.threads.create())["thread_id"]
     stored = await as_alice.runs.wait(thread_id, "kag", input={"request": SECRET})
@@ -146,7 +109,7 @@ async def bob_thread(as_bob: LangGraphClient, alice_thread: str) -> str:
 
 @pytest.fixture
 async def alice_unchanged(
-    resources: Resources,  # noqa: F811
+    resources: Resources,
     alice: Learner,
     alice_thread: str,
 ) -> Callable[[], Awaitable[None]]:
