@@ -27,9 +27,9 @@ from agent.errors import InvalidInputError
 from agent.validation import MAX_REQUEST_BYTES, validate_request, validate_text
 
 NEITHER = (
-    "send the learner's message as 'request' (a non-empty string) or as 'messages' "
-    '(the LangGraph chat convention, e.g. [{"role": "user", "content": "hello"}]); '
-    "this run has neither"
+    "this run has neither 'request' nor 'messages': request must be a non-empty string, or messages a list "
+    'in the LangGraph chat convention ending with the learner\'s message (e.g. [{"role": "user", '
+    '"content": "hello"}])'
 )
 
 
