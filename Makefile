@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 SERVE_FLAGS ?= --no-reload
 SERVE_PORT ?= 2024
 
-.PHONY: install dashboard-browser services-up services-down services-status demo test test-unit test-integration lint serve bench clean clean-data
+.PHONY: install dashboard-browser services-up services-down services-status demo test test-unit test-integration lint serve bench clean clean-data serve-prod-install serve-prod bench-serving
 
 install: $(STAMP) dashboard-browser
 
@@ -76,6 +76,27 @@ serve: install services-up
 bench: install services-up
 	@$(PY) -m bench.checkpoint
 
+# Production serving (docs/serving-production.md): stock langgraph-api on the MIT Postgres + Redis
+# runtime langgraph-runtime-pg, N worker processes behind one port, runs queued in PostgreSQL
+# (Debian's package, started on loopback into .services/postgres-5433). Its own venv, .venv-prod:
+# the runtime pins an older langgraph-api than the development server's.
+WORKERS ?= 2
+SERVE_PROD_PORT ?= 2025
+PROD_STAMP := .venv-prod/.installed
+
+serve-prod-install: $(PROD_STAMP)
+
+$(PROD_STAMP): pyproject.toml scripts/serve-prod.sh
+	@bash scripts/serve-prod.sh install
+	@touch $(PROD_STAMP)
+
+serve-prod: install serve-prod-install services-up
+	@test -f .env || { cp .env.example .env; echo "[serve-prod] created .env from .env.example (set KAG_AUTH_TOKENS in it)"; }
+	@KAG_SERVE_PROD_PORT=$(SERVE_PROD_PORT) bash scripts/serve-prod.sh serve $(WORKERS)
+
+bench-serving: install serve-prod-install services-up
+	@$(PY) -m bench.serving --workers $(WORKERS)
+
 # clean: the venv and Python build artefacts only; learner data and the Neo4j launcher stay.
 # clean-data: asks, then stops the services and deletes their data (.services) and the dev
 # server's state (.langgraph_api).
@@ -91,5 +112,6 @@ clean-data:
 	  case "$$answer" in [yY]|[yY][eE][sS]) ;; *) echo "[clean-data] nothing deleted"; exit 0 ;; esac; \
 	fi; \
 	bash scripts/services.sh down; \
+	bash scripts/serve-prod.sh pg-down; \
 	rm -rf .services .langgraph_api; \
 	echo "[clean-data] deleted .services and .langgraph_api"
