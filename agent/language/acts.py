@@ -17,6 +17,8 @@ from agent.language.reminders import is_reminder_request
 from agent.language.statements import aspect
 from agent.language.when import duration
 
+MIN_ASPECT_WORDS = 4
+"""Words a sentence without a first person, number or duration needs to state an aspect."""
 _QUESTION_START = re.compile(
     r"^\s*(?:what|where|when|who|whom|whose|which|why|how|can|could|would|will|shall|should|do|does|"
     r"did|is|are|am|was|were|have|has|may|might)\b",
@@ -45,4 +47,5 @@ def is_statement(text: str) -> bool:
         return False
     if _FIRST_PERSON.search(text) or _RESULT.search(text) or re.search(r"\d", text) or duration(text):
         return True
-    return aspect(text) is not None
+    # A greeting ("Hello!") sits near "Hi, I'm Linh": an aspect needs a sentence to state it.
+    return len(text.split()) >= MIN_ASPECT_WORDS and aspect(text) is not None
