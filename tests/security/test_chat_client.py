@@ -4,7 +4,8 @@ Agent Chat UI (``useStream`` of ``@langchain/langgraph-sdk``) submits the learne
 ``{"messages": [{"id": …, "type": "human", "content": [{"type": "text", "text": …}]}]}`` with
 stream modes ``values``, ``messages-tuple`` and ``custom``, subgraphs streamed, the stream
 resumable; the Python SDK's examples send ``{"messages": [{"role": "user", "content": …}]}``.
-Two turns on one thread, then the thread is read back as a reloaded page reads it. The message
+The token goes as Agent Chat UI sends it (``X-Api-Key``, the SDK's ``api_key``) and as a
+bearer token. Two turns on one thread, then the thread is read back as a reloaded page reads it. The message
 stream may hold the learner's message and the tutor's answer only: no system prompt, no core or
 working memory, no tool call or tool result. Each answer streams under the id it is stored
 under, and every ``values`` event carries the conversation.
@@ -15,7 +16,10 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
+
+from tests.integration.langgraph_server import DevServer, Learner
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
@@ -23,6 +27,17 @@ FIRST = "My name is Ada and my goal is to learn Rust"
 SECOND = "hello"
 INTERNAL = ("CORE MEMORY", "WORKING MEMORY", "<current_goals>", "<user_profile>", "You are the learner")
 """Text of the system prompt, the core memory block and the working memory block."""
+
+
+@pytest.fixture(params=["x-api-key", "bearer"])
+def chat_client(request: pytest.FixtureRequest, server: DevServer, alice: Learner) -> LangGraphClient:
+    """Alice's client, with her token in Agent Chat UI's API key header or as a bearer token."""
+    if request.param == "bearer":
+        return alice.client(server.url)
+    client = get_client(url=server.url, api_key=alice.token)
+    headers = client.http.client.headers
+    assert headers.get("x-api-key") == alice.token and "authorization" not in headers, "as useStream sends it"
+    return client
 
 
 async def _submit(client: LangGraphClient, thread_id: str, message: dict) -> dict[str, list]:
@@ -64,7 +79,8 @@ def _text(message: dict) -> str:
     return "".join(block.get("text", "") for block in content if isinstance(block, dict))
 
 
-async def test_agent_chat_uis_run_requests_stream_the_conversation_only(as_alice: LangGraphClient) -> None:
+async def test_agent_chat_uis_run_requests_stream_the_conversation_only(chat_client: LangGraphClient) -> None:
+    as_alice = chat_client
     thread_id = (await as_alice.threads.create())["thread_id"]
     ui_message = {"id": str(uuid.uuid4()), "type": "human", "content": [{"type": "text", "text": FIRST}]}
 
