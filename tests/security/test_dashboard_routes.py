@@ -72,6 +72,7 @@ def endpoints(note_id: str) -> list[tuple[str, str, dict | None]]:
         ("GET", "/dashboard/api/memory", None),
         ("POST", "/dashboard/api/memory/current_goals", {"old": "", "new": "bob was here"}),
         ("GET", "/dashboard/api/pressure", None),
+        ("GET", "/dashboard/api/activity", None),
         ("GET", "/dashboard/api/summaries", None),
         ("GET", "/dashboard/api/facts", None),
         ("GET", "/dashboard/api/reminders", None),

@@ -7,9 +7,12 @@ Routes (all under ``/dashboard/api``, all behind the bearer auth of the API):
 - ``GET graph``: notes and typed links for cytoscape;
 - ``GET memory``: core memory sections; ``POST memory/{section}``: edit one section
   (``{"old": <text shown>, "new": <text>}``) through ``CoreMemoryStore`` and its rules;
-- ``GET pressure``: working-memory pressure per step over the last sessions;
+- ``GET activity``: what the learner cares about over time (what was learned when, what is
+  due, what came back, sessions by date and topic, CLI sessions included);
+- ``GET pressure``: working-memory pressure per step over the last server sessions (an
+  engineer's view: the learner's page shows ``activity``);
 - ``GET summaries``: archived session summaries with their source turns;
-- ``GET facts``, ``GET reminders``: cognitive memory (when its stores exist);
+- ``GET facts``, ``GET reminders``: cognitive memory, in words (no internal ids);
 - ``GET export``: the notes as Markdown files in a zip;
 - ``POST erase`` (``{"confirm": "DELETE"}``): erase the learner everywhere.
 
@@ -34,6 +37,7 @@ from agent.memory.core import CoreLimits, CoreMemoryStore
 from agent.memory.erasure import ErasureIncompleteError, erase_learner
 from agent.resources import Resources, default_resources
 from agent.server.dashboard import cognitive, threads
+from agent.server.dashboard.activity import activity_view
 from agent.server.dashboard.export import export_zip
 from agent.server.dashboard.learner import (
     IDENTITY_REFUSED,
@@ -186,6 +190,13 @@ async def pressure(request: Request) -> Response:
     """Working-memory pressure per step of the learner's last sessions (from their checkpoints)."""
     learner_id = learner_of(request)
     return reply({"sessions": await threads.pressure_sessions(learner_id)})
+
+
+@api
+async def activity(request: Request) -> Response:
+    """What was learned when, what is due, what came back, and the sessions, in the learner's words."""
+    learner_id = learner_of(request)
+    return reply(await activity_view(default_resources(), learner_id))
 
 
 @api

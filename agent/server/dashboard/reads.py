@@ -24,6 +24,7 @@ from agent.server.dashboard.queries import (
     NOTES_BY_ID,
     SUMMARIES,
 )
+from agent.server.dashboard.words import day_words
 
 RRF_K = 60
 MAX_QUERY_BYTES = 2000
@@ -53,7 +54,7 @@ class DashboardReads(Neo4jStore):
     @classmethod
     def for_resources(cls, resources: Resources) -> DashboardReads:
         """A reader over the bundle's driver."""
-        return cls(resources.neo4j, resources.embeddings, database=resources.database)
+        return cls(resources.neo4j, resources.embeddings, database=resources.database, clock=resources.clock)
 
     async def list_notes(self, learner_id: str, limit: int = MAX_NOTES) -> list[dict[str, Any]]:
         """The newest notes first, as cards (concept, tags, keywords, degree)."""
@@ -92,7 +93,7 @@ class DashboardReads(Neo4jStore):
         return [cards[i] for i in ids if i in cards]
 
     async def note(self, learner_id: str, note_id: str) -> dict[str, Any] | None:
-        """One note with its typed links (``outgoing`` tells the direction), or None."""
+        """One note with its typed links (``outgoing`` tells the direction) and their count, or None."""
         note_id = check_text(note_id, "note id", 200)
         rows = await self.read(lambda tx: fetch(tx, NOTE_DETAIL, id=note_id, learner_id=learner_id))
         if not rows:
@@ -108,6 +109,7 @@ class DashboardReads(Neo4jStore):
             links.setdefault(key, {**link, "mirrored": False})
         outgoing = [x for x in rows[0]["links"] if x.get("outgoing")]
         note["links"] = list(links.values())
+        note["degree"] = len(note["links"])  # what the card counts (LIST_NOTES): one per listed link
         return with_concept_map(note, [dict(x) for x in outgoing])
 
     async def all_notes(self, learner_id: str) -> list[dict[str, Any]]:
@@ -148,7 +150,13 @@ class DashboardReads(Neo4jStore):
         """Archived session summaries, newest first, each with (up to ``turns``) source turns."""
         params = {"learner_id": learner_id, "limit": limit, "turns": turns}
         rows = await self.read(lambda tx: fetch(tx, SUMMARIES, **params))
+        now = self.clock()
         return [
-            {**dict(r["summary"]), "turns": [dict(t) for t in r["turns"]], "turn_count": r["turn_count"]}
+            {
+                **dict(r["summary"]),
+                "day": day_words(r["summary"].get("created_at"), now),
+                "turns": [dict(t) for t in r["turns"]],
+                "turn_count": r["turn_count"],
+            }
             for r in rows
         ]

@@ -19,6 +19,7 @@ def dashboard_routes() -> list[Route]:
         Route(f"{PREFIX}/graph", api.graph, methods=["GET"]),
         Route(f"{PREFIX}/memory", api.memory, methods=["GET"]),
         Route(f"{PREFIX}/memory/{{section}}", api.edit_memory, methods=["POST"]),
+        Route(f"{PREFIX}/activity", api.activity, methods=["GET"]),
         Route(f"{PREFIX}/pressure", api.pressure, methods=["GET"]),
         Route(f"{PREFIX}/summaries", api.summaries, methods=["GET"]),
         Route(f"{PREFIX}/facts", api.facts, methods=["GET"]),

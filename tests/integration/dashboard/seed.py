@@ -27,6 +27,7 @@ async def seed_note(
     insight: str = "",
     tags: tuple[str, ...] = ("sql",),
     publish: bool = True,
+    session_id: str | None = None,
 ) -> str:
     """Write one note (and publish its ``ARTIFACT_READY`` event); return its id."""
     store = NoteStore.for_resources(resources)
@@ -49,6 +50,8 @@ async def seed_note(
         "embedding_version": "test",
         "created_at": system_clock().isoformat(),
     }
+    if session_id:
+        props["session_id"] = session_id
     await store.upsert_note(learner_id, props)
     if publish:
         note = {**props, "links": []}

@@ -57,7 +57,8 @@ async def test_erasure_behind_confirmation_empties_every_page(
     assert await client.threads.search(limit=10) == [], "the learner's threads are gone"
     view = open_page(browser, "#/memory")
     assert "cai likes joins" not in view.text
-    assert browser.find_element(By.ID, "pressure-chart").get_attribute("data-sessions") == "0"
+    assert browser.find_element(By.ID, "activity-chart").get_attribute("data-days") == "0"
+    assert browser.find_element(By.ID, "sessions").text == "No sessions yet."
 
 
 async def test_facts_page_shows_validity_history_and_reminders(
@@ -76,10 +77,11 @@ async def test_facts_page_shows_validity_history_and_reminders(
     login(browser, dashboard_server.url, ben.token)
     view = open_page(browser, "#/facts")
     table = browser.find_element(By.ID, "facts").text
-    assert "I moved to Hue since 2026-02-14" in table, table
-    assert "was “I live in Da Nang” until 2026-02-14" in table, table
+    assert "Where you live" in table and "I moved to Hue (since 14 Feb)" in table, table
+    assert "was “I live in Da Nang” from 3 Jan until 14 Feb" in table, table
+    assert "learner ·" not in table and "fact:" not in table, table
     pending = browser.find_element(By.ID, "reminders-pending").text
-    assert "review GROUP BY" in pending and "HAVING" in pending, view.text
+    assert "review GROUP BY — when you mention HAVING" in pending, view.text
 
 
 async def test_memory_page_shows_archived_summaries_with_their_source_turns(
@@ -111,4 +113,4 @@ async def test_memory_page_shows_archived_summaries_with_their_source_turns(
     assert "The learner asked what HAVING does." in summary.text
     summary.click()
     shown = [t.text for t in summary.find_elements(By.CSS_SELECTOR, ".turn")]
-    assert shown == ["user: What is a HAVING clause?", "assistant: It filters groups after GROUP BY."], shown
+    assert shown == ["You: What is a HAVING clause?", "Tutor: It filters groups after GROUP BY."], shown

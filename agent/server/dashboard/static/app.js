@@ -17,6 +17,7 @@
     successor: ['#6b7385', 'dotted'],
     example_of: ['#7b3fc4', 'dotted'],
   };
+  const SECTION_WORDS = { user_profile: 'About you', current_goals: 'Your goals' };
   const state = { live: null, chart: null, cy: null, mermaidId: 0 };
 
   const $ = (selector) => document.querySelector(selector);
@@ -40,6 +41,14 @@
 
   function show(parent, ...children) {
     parent.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false));
+  }
+
+  function words(name) {
+    return String(name || '').replace(/_/g, ' ');
+  }
+
+  function plural(n, one) {
+    return n + ' ' + one + (n === 1 ? '' : 's');
   }
 
   function noteHref(id) {
@@ -108,6 +117,8 @@
     stopLive();
     $('#nav').hidden = true;
     $('#session').hidden = true;
+    $('#whoami').textContent = '';
+    delete document.body.dataset.learner;
     $('#view').hidden = true;
     $('#erase-panel').hidden = true;
     $('#login').hidden = false;
@@ -159,10 +170,10 @@
     return el(
       'li',
       { class: 'note-card' + (fresh ? ' fresh' : ''), dataset: { noteId: note.id } },
-      el('a', { class: 'title', href: noteHref(note.id), text: note.concept || note.id }),
+      el('a', { class: 'title', href: noteHref(note.id), text: note.concept || 'Untitled note' }),
       el('p', { text: note.description || note.definition || '' }),
       tags,
-      el('p', { text: (note.degree || 0) + ' link' + (note.degree === 1 ? '' : 's') + (note.score ? ' · score ' + note.score : '') }),
+      el('p', { class: 'link-count', text: plural(note.degree || 0, 'link') }),
     );
   }
 
@@ -212,8 +223,8 @@
         el(
           'li',
           {},
-          el('span', { class: 'relation', text: link.relation + (link.mirrored ? ' ↔' : link.outgoing ? ' →' : ' ←') }),
-          el('a', { href: noteHref(link.id), text: link.concept || link.id }),
+          el('span', { class: 'relation', text: words(link.relation) + (link.mirrored ? ' ↔' : link.outgoing ? ' →' : ' ←') }),
+          el('a', { href: noteHref(link.id), text: link.concept || 'Untitled note' }),
           link.rationale ? el('span', { class: 'muted', text: ' — ' + link.rationale }) : null,
         ),
       ),
@@ -223,13 +234,13 @@
         'article',
         { class: 'note', dataset: { noteId: note.id } },
         el('p', {}, el('a', { href: '#/notes', text: '← all notes' })),
-        el('h2', { id: 'note-title', text: note.concept || note.id }),
+        el('h2', { id: 'note-title', text: note.concept || 'Untitled note' }),
         el('div', {}, ...(note.tags || []).map((t) => el('span', { class: 'tag', text: t }))),
         block('Definition', note.definition, 'definition'),
         block('Example', note.personal_example, 'example'),
         block('Insight', note.key_insight, 'insight'),
         el('section', {}, el('h3', { text: 'Concept map' }), mapBox),
-        el('section', {}, el('h3', { text: 'Links' }), note.links && note.links.length ? links : el('p', { class: 'empty', text: 'No links yet.' })),
+        el('section', {}, el('h3', { text: plural((note.links || []).length, 'link') }), note.links && note.links.length ? links : el('p', { class: 'empty', text: 'No links yet.' })),
       ),
     );
     await renderMermaid(mapBox, note.concept_map || '');
@@ -269,10 +280,10 @@
     const legend = el(
       'p',
       { class: 'legend' },
-      ...Object.entries(RELATION_STYLE).map(([name, [color, line]]) => el('span', {}, el('i', { style: 'border-top-color:' + color + ';border-top-style:' + line }), name)),
+      ...Object.entries(RELATION_STYLE).map(([name, [color, line]]) => el('span', {}, el('i', { style: 'border-top-color:' + color + ';border-top-style:' + line }), words(name))),
     );
     const box = el('div', { id: 'cy' });
-    const count = el('p', { class: 'muted', id: 'graph-count', text: data.nodes.length + ' notes, ' + data.edges.length + ' links · node size follows activation, or degree when there is none · click a note to open it' });
+    const count = el('p', { class: 'muted', id: 'graph-count', text: plural(data.nodes.length, 'note') + ', ' + plural(data.edges.length, 'link') + ' · a bigger note is one you use more · click a note to open it' });
     show(view, el('h2', { text: 'Knowledge graph' }), count, legend, box);
     if (!data.nodes.length) {
       box.replaceChildren(el('p', { class: 'empty', text: 'No notes yet.' }));
@@ -280,7 +291,7 @@
     }
     const size = (n) => 24 + 12 * Math.sqrt(typeof n.activation === 'number' ? Math.max(0, n.activation) : n.degree || 0);
     const elements = [
-      ...data.nodes.map((n) => ({ data: { id: n.id, label: n.concept, size: size(n) } })),
+      ...data.nodes.map((n) => ({ data: { id: n.id, label: n.concept || 'Untitled note', size: size(n) } })),
       ...data.edges.map((e) => ({
         data: {
           id: e.id, source: e.source, target: e.target, relation: e.relation,
@@ -308,28 +319,38 @@
 
   // ----- memory -----
   async function renderMemory(view) {
-    const [core, pressure, archive] = await Promise.all([getJSON('memory'), getJSON('pressure'), getJSON('summaries')]);
+    const [core, activity, archive] = await Promise.all([getJSON('memory'), getJSON('activity'), getJSON('summaries')]);
     const sections = Object.entries(core.sections).map(([name, text]) => sectionEditor(name, text, core.limit));
-    const canvas = el('canvas', { id: 'pressure-chart' });
+    const canvas = el('canvas', { id: 'activity-chart' });
     const summaries = archive.summaries.map((s) =>
       el(
         'details',
         { class: 'summary' },
-        el('summary', { text: (s.created_at || '').slice(0, 16).replace('T', ' ') + ' · ' + (s.text || '') }),
-        el('p', { class: 'muted', text: s.turn_count + ' source turn' + (s.turn_count === 1 ? '' : 's') }),
-        ...s.turns.map((t) => el('p', { class: 'turn' }, el('b', { text: t.role + ':' }), ' ' + t.content)),
+        el('summary', { text: (s.day ? s.day + ' · ' : '') + (s.text || '') }),
+        el('p', { class: 'muted', text: plural(s.turn_count, 'turn') + ' summarised' }),
+        ...s.turns.map((t) => el('p', { class: 'turn' }, el('b', { text: (t.role === 'user' ? 'You' : 'Tutor') + ':' }), ' ' + t.content)),
       ),
     );
-    show(view, 
-      el('h2', { text: 'Core memory' }),
-      el('p', { class: 'muted', text: 'What the tutor keeps pinned about you. Edits go through the same rules as the tutor\u2019s own tools (at most ' + core.limit + ' characters per section).' }),
-      ...sections,
-      el('h2', { text: 'Working-memory pressure, last sessions' }),
+    const list = (id, items, empty) =>
+      items.length ? el('ul', { id, class: 'plain' }, ...items.map((text) => el('li', { text }))) : el('p', { class: 'empty', id, text: empty });
+    show(view,
+      el('h2', { text: 'What you learned, when' }),
       el('div', { class: 'chart-box' }, canvas),
-      el('h2', { text: 'Archived summaries' }),
-      ...(summaries.length ? summaries : [el('p', { class: 'empty', text: 'No archived summaries yet.' })]),
+      el(
+        'div',
+        { class: 'columns' },
+        el('section', {}, el('h3', { text: 'Due' }), list('due', activity.due.map((r) => r.summary), 'Nothing is due.')),
+        el('section', {}, el('h3', { text: 'What came back' }), list('recalled', activity.recalled.map((r) => r.text + ' (' + r.day + ')'), 'Nothing came back yet.')),
+      ),
+      el('h2', { text: 'Your sessions' }),
+      list('sessions', activity.sessions.map((x) => x.name + ' — ' + plural(x.turns, 'turn') + (x.notes.length ? ', ' + plural(x.notes.length, 'note') : '')), 'No sessions yet.'),
+      el('h2', { text: 'What the tutor keeps in mind' }),
+      el('p', { class: 'muted', text: 'Pinned about you. Edits go through the same rules as the tutor\u2019s own (at most ' + core.limit + ' characters per part).' }),
+      ...sections,
+      el('h2', { text: 'Earlier sessions, summarised' }),
+      ...(summaries.length ? summaries : [el('p', { class: 'empty', text: 'No summaries yet.' })]),
     );
-    drawPressure(canvas, pressure.sessions);
+    drawActivity(canvas, activity.days);
   }
 
   function sectionEditor(name, text, limit) {
@@ -359,54 +380,51 @@
     return el(
       'div',
       { class: 'section-edit', dataset: { section: name } },
-      el('h3', {}, name, counter),
+      el('h3', {}, SECTION_WORDS[name] || words(name), counter),
       area,
       el('button', { type: 'button', class: 'primary', id: 'save-' + name, text: 'Save', onclick: save }),
       status,
     );
   }
 
-  function drawPressure(canvas, sessions) {
-    const palette = ['#2f6fde', '#1b8a4b', '#c0392b', '#8a5a00', '#7b3fc4', '#00838f', '#6b7385', '#d35400'];
-    const longest = Math.max(0, ...sessions.map((s) => s.points.length));
+  function drawActivity(canvas, days) {
+    const series = [
+      ['notes', 'Notes written', '#2f6fde'],
+      ['facts', 'Things you told me', '#1b8a4b'],
+      ['recalled', 'Came back', '#8a5a00'],
+    ];
     state.chart = new window.Chart(canvas, {
-      type: 'line',
+      type: 'bar',
       data: {
-        labels: Array.from({ length: longest }, (_, i) => 'checkpoint ' + (i + 1)),
-        datasets: sessions.map((s, i) => ({
-          label: 'session ' + s.thread_id.slice(0, 8) + ' (' + (s.updated_at || '').slice(0, 10) + ')',
-          data: s.points.map((p) => p.pressure),
-          borderColor: palette[i % palette.length],
-          tension: 0.2,
-        })),
+        labels: days.map((d) => d.label),
+        datasets: series.map(([key, label, color]) => ({ label, data: days.map((d) => d[key]), backgroundColor: color })),
       },
       options: {
         maintainAspectRatio: false,
         animation: false,
-        scales: { y: { min: 0, max: 1, title: { display: true, text: 'pressure (share of the context window)' } } },
+        scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'how many' } } },
       },
     });
-    canvas.dataset.sessions = String(sessions.length);
+    canvas.dataset.days = String(days.length);
   }
 
   // ----- facts and reminders -----
   async function renderFacts(view) {
     const [facts, reminders] = await Promise.all([getJSON('facts'), getJSON('reminders')]);
     const parts = [el('h2', { text: 'Facts' })];
-    if (!facts.available) parts.push(el('p', { class: 'empty', text: 'This server has no fact store yet (cognitive memory).' }));
-    else if (!facts.slots.length) parts.push(el('p', { class: 'empty', id: 'no-facts', text: 'No facts yet.' }));
+    if (!facts.slots.length) parts.push(el('p', { class: 'empty', id: 'no-facts', text: 'No facts yet.' }));
     else {
       parts.push(
         el(
           'table',
           { id: 'facts' },
-          el('tr', {}, el('th', { text: 'About' }), el('th', { text: 'Now' }), el('th', { text: 'History' })),
+          el('tr', {}, el('th', { text: 'About' }), el('th', { text: 'Now' }), el('th', { text: 'Before' })),
           ...facts.slots.map((slot) =>
             el(
               'tr',
               {},
-              el('td', { text: slot.subject + ' · ' + slot.predicate }),
-              el('td', { text: slot.current ? slot.current.summary : '(no current value)' }),
+              el('td', { text: slot.about }),
+              el('td', { text: slot.current ? slot.current.summary : 'no longer true' }),
               el('td', {}, ...slot.history.map((h) => el('div', { text: h.summary }))),
             ),
           ),
@@ -414,16 +432,15 @@
       );
     }
     parts.push(el('h2', { text: 'Reminders' }));
-    if (!reminders.available) parts.push(el('p', { class: 'empty', text: 'This server has no reminder store yet (cognitive memory).' }));
+    const titles = { pending: 'Waiting', triggered: 'Came up', resolved: 'Done' };
     for (const status of ['pending', 'triggered', 'resolved']) {
-      if (!reminders.available) break;
       const items = reminders[status] || [];
-      parts.push(el('h3', { text: status + ' (' + items.length + ')' }));
+      parts.push(el('h3', { text: titles[status] + ' (' + items.length + ')' }));
       parts.push(
         el(
           'ul',
           { id: 'reminders-' + status },
-          ...items.map((r) => el('li', { text: r.description + (r.keywords && r.keywords.length ? ' — when: ' + r.keywords.join(', ') : '') + (r.due_at ? ' — due ' + r.due_at : '') })),
+          ...items.map((r) => el('li', { text: r.summary + (r.set_on ? ' (set ' + r.set_on + ')' : '') })),
         ),
       );
     }
@@ -503,12 +520,22 @@
     if (list.querySelector('[data-note-id="' + CSS.escape(artifact.note_id) + '"]')) return;
     try {
       const note = await getJSON('notes/' + encodeURIComponent(artifact.note_id));
-      note.degree = (note.links || []).length;
       const empty = document.getElementById('no-notes');
       if (empty) empty.remove();
       list.prepend(noteCard(note, true));
+      await refreshLinkCounts(list);
     } catch (err) {
       /* the note list refreshes on the next visit */
+    }
+  }
+
+  // A new note links to notes whose cards are already on screen: count their links again,
+  // so no card says "0 links" while its page lists one.
+  async function refreshLinkCounts(list) {
+    const data = await getJSON('notes');
+    for (const note of data.notes) {
+      const card = list.querySelector('[data-note-id="' + CSS.escape(note.id) + '"] .link-count');
+      if (card) card.textContent = plural(note.degree || 0, 'link');
     }
   }
 
@@ -532,7 +559,11 @@
   function boot() {
     $('#login-form').addEventListener('submit', login);
     $('#logout').addEventListener('click', () => logout(''));
-    $('#erase-open').addEventListener('click', () => { $('#erase-panel').hidden = false; $('#erase-confirm').focus(); });
+    $('#erase-open').addEventListener('click', () => {
+      if (!token()) return; // only a logged-in learner can reach the erase panel
+      $('#erase-panel').hidden = false;
+      $('#erase-confirm').focus();
+    });
     $('#erase-cancel').addEventListener('click', () => { $('#erase-panel').hidden = true; });
     $('#erase-confirm').addEventListener('input', () => { $('#erase-go').disabled = $('#erase-confirm').value !== 'DELETE'; });
     $('#erase-go').addEventListener('click', erase);
