@@ -118,13 +118,8 @@ def build_index(saver: Any) -> Op:
         ((cursor, members),) = yield Batch([("SSCAN", saver.threads_key(), cursor, "COUNT", 1000)])
         if members:
             owners = yield Batch([("GET", owner_key(saver, unquote(_text(m)))) for m in members])
-            key = saver.unowned_key
-            yield Batch(
-                [
-                    ("SADD", saver.owned_key(_text(o)) if o is not None else key(), m)
-                    for m, o in zip(members, owners, strict=True)
-                ]
-            )
+            pairs = zip(members, owners, strict=True)
+            yield Batch([index_write(saver, _text(o) if o else None, unquote(_text(m))) for m, o in pairs])
         if int(cursor) == 0:
             break
     yield Batch([("HSET", saver.meta_key(), INDEX_FIELD, "1")])

@@ -135,7 +135,7 @@ def test_setup_builds_the_index_once_from_the_owner_records(saver: RedisSaver) -
     op = build_index(saver)
     batches, _ = drive(op, [[None], [(0, [b"t1", b"t2"])], [b"ana", None], [1, 1], [1]])
     assert batches[2].commands == [("GET", f"{p}:{{t1}}:owner"), ("GET", f"{p}:{{t2}}:owner")]
-    assert batches[3].commands == [("SADD", f"{p}:owned:ana", b"t1"), ("SADD", f"{p}:unowned", b"t2")]
+    assert batches[3].commands == [("SADD", f"{p}:owned:ana", "t1"), ("SADD", f"{p}:unowned", "t2")]
     assert batches[4].commands == [("HSET", f"{p}:meta", INDEX_FIELD, "1")]
     done = build_index(saver)
     assert next(done).commands == [("HGET", f"{p}:meta", INDEX_FIELD)]
