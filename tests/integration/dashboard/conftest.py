@@ -1,4 +1,4 @@
-"""Fixtures of the dashboard browser tests: one real ``langgraph dev``, learners, a chromium.
+"""Fixtures of the dashboard browser tests: the session's real ``langgraph dev``, learners, a chromium.
 
 Learners: ``ana`` (runs a session and uses every page), ``ben`` (a second learner
 who must see none of ana's data) and ``cai`` (erases her data). Screenshots and
@@ -8,48 +8,27 @@ the two README screenshots are refreshed under ``docs/dashboard/``.
 
 from __future__ import annotations
 
-import asyncio
-import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from selenium.webdriver.chrome.webdriver import WebDriver
 
-from agent.memory.erasure import erase_learner
-from agent.resources import Resources
-from tests.integration.dashboard.browser import chromium
-from tests.integration.langgraph_server import REPO, DevServer, Learner
+from tests.integration.dashboard.browser import chromium, fresh
+from tests.integration.langgraph_server import REPO, DevServer
+from tests.service_fixtures import ServerView
 
 ARTIFACTS = REPO / "bench" / "results" / "dashboard"
 README_SHOTS = REPO / "docs" / "dashboard"
 
 
 @pytest.fixture(scope="session")
-async def dashboard_server(
-    tmp_path_factory: pytest.TempPathFactory, resources: Resources
-) -> AsyncIterator[DevServer]:
-    """The suite's server; its checkpoints and the learners' data go afterwards."""
-    run = uuid.uuid4().hex[:10]
-    dev = DevServer(tmp_path_factory.mktemp("langgraph-dash"), prefix=f"kag-dash-{run}")
-    dev.learners = {
-        name: Learner(f"dash-{name}-{run}", f"token-{name}-{run}") for name in ("ana", "ben", "cai")
-    }
-    await asyncio.to_thread(dev.start)
-    try:
-        yield dev
-    finally:
-        await asyncio.to_thread(dev.stop)
-        keys = [k async for k in resources.redis.scan_iter(match=f"{dev.prefix}:*", count=1000)]
-        if keys:
-            await resources.redis.delete(*keys)
-        for learner in dev.learners.values():
-            await erase_learner(resources, learner.learner_id)
-            await resources.neo4j.execute_query(
-                "MATCH (n) WHERE n.learner_id = $l DETACH DELETE n",
-                l=learner.learner_id,
-                database_=resources.database,
-            )
+def dashboard_server(kag_server: DevServer) -> ServerView:
+    """The session's shared server (``tests.service_fixtures.kag_server``) with ana, ben and cai.
+
+    It removes its checkpoints and the learners' data afterwards.
+    """
+    return ServerView(kag_server, "dashboard")
 
 
 @pytest.fixture(autouse=True)
@@ -72,14 +51,32 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture
-def browser(artifacts: Path, tmp_path: Path) -> Iterator[WebDriver]:
-    """A fresh headless chromium per test (its own profile and download folder)."""
-    downloads = tmp_path / "downloads"
-    downloads.mkdir()
-    driver = chromium(downloads)
-    driver.downloads = downloads  # type: ignore[attr-defined]
+@pytest.fixture(scope="session")
+def chromium_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+    """One headless chromium for the session (a start costs seconds); ``browser`` resets it per test."""
+    driver = chromium(tmp_path_factory.mktemp("downloads"))
     try:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(
+    chromium_session: WebDriver, dashboard_server: DevServer, artifacts: Path, tmp_path: Path
+) -> Iterator[WebDriver]:
+    """The session's chromium as a fresh one: one blank tab, no cookies or storage, its own downloads.
+
+    The dashboard keeps its token in ``sessionStorage`` (per tab): a new tab, with the
+    server's storage and every cookie cleared, is as logged out as a new profile. Afterwards
+    the tab goes to ``about:blank``, so no live stream stays open against the server.
+    """
+    driver = chromium_session
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    fresh(driver, downloads, dashboard_server.url)
+    driver.downloads = downloads  # type: ignore[attr-defined]
+    try:
+        yield driver
+    finally:
+        driver.get("about:blank")

@@ -1,6 +1,6 @@
 """End to end through the LangGraph server API with the official SDK client.
 
-One real ``langgraph dev`` per module (restarted once, for persistence), the
+The session's real ``langgraph dev`` (restarted once here, for persistence), the
 project's ``langgraph.json`` (Redis checkpointer, per-learner auth), real Neo4j
 and Redis, the offline policy model. Two learners authenticate with bearer tokens.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 from langgraph_sdk import get_client
@@ -21,8 +20,9 @@ from agent.models.offline_policy import OFFLINE_BANNER
 from agent.notes.store import COUNT_NOTES
 from agent.resources import Resources
 from agent.validation import learner_hash
-from tests.integration.langgraph_server import DevServer, Learner, serving
+from tests.integration.langgraph_server import DevServer
 from tests.security.attack import SECRET_VALUE, text_fields
+from tests.service_fixtures import ServerView
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
@@ -45,16 +45,12 @@ TRANSCRIPT = [
 
 
 @pytest.fixture(scope="module")
-async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources) -> AsyncIterator[DevServer]:
-    """The server for this module; its checkpoints and learners are removed afterwards."""
-    run = uuid.uuid4().hex[:10]
-    dev = DevServer(tmp_path_factory.mktemp("langgraph-dev"))
-    dev.learners = {
-        "a": Learner(f"e2e-a-{run}", f"token-a-{run}"),
-        "b": Learner(f"e2e-b-{run}", f"token-b-{run}"),
-    }
-    async with serving(dev, resources):
-        yield dev
+def server(kag_server: DevServer) -> ServerView:
+    """The session's shared server (``tests.service_fixtures.kag_server``) with learners a and b.
+
+    Its checkpoints and learners are removed after the session.
+    """
+    return ServerView(kag_server, "e2e")
 
 
 @pytest.fixture(autouse=True)
