@@ -135,38 +135,6 @@ INTENTS: dict[str, tuple[str, ...]] = {
 }
 """Requests to a tutor with memory, by the effort they call for (``agent.heartbeat.effort``)."""
 
-REMINDER_REQUESTS: dict[str, tuple[str, ...]] = {
-    "remind": (
-        "Remind me to check my homework tomorrow.",
-        "Please remind me about the quiz when we reach chapter five.",
-        "Don't let me forget to ask about sets.",
-        "Can you remind me to practise scales before the lesson?",
-        "Ping me about pointers when we get to C.",
-        "When we cover probability, nudge me to revise fractions.",
-        "I need a reminder to email my tutor on Friday.",
-        "Make sure I remember to bring up lambda functions next time.",
-        "Before the exam, remind me that I confuse mean and median.",
-        "Give me a heads-up about irregular verbs once we start the past tense.",
-        "Tell me again about the accent rules when we do dictation.",
-        "Once we're on graphs, jog my memory about adjacency matrices.",
-    ),
-    "other": (
-        "I always forget the quadratic formula.",
-        "I forgot how I set up the database.",
-        "Let's do more practice on loops.",
-        "When we covered sets I got confused.",
-        "Before the exam I studied every night.",
-        "I remember learning this in school.",
-        "Can you explain recursion again?",
-        "My tutor reminded me about the deadline.",
-        "Next time we meet I want to do integrals.",
-        "What did I say about my goals?",
-        "I live in Hanoi and study at night.",
-        "Remind yourself that tests take time.",
-    ),
-}
-"""Sentences that ask to be reminded, and sentences that do not (though they sound close)."""
-
 ASPECTS: dict[str, tuple[str, ...]] = {
     "residence": (
         "I live in Da Nang.",

@@ -56,13 +56,14 @@ def segmentation_report(path: Path = SEGMENTATION) -> dict[str, Any]:
 def loo_report() -> dict[str, dict[int, float]]:
     """Leave-one-out accuracy per exemplar set and ``k``."""
     from agent.language import exemplars
-    from agent.language.encoder import ExemplarClassifier
+    from agent.language.encoder import ExemplarClassifier, encode
+    from agent.language.intents import frames
 
-    sets = {"INTENTS": exemplars.INTENTS, "REMINDER_REQUESTS": exemplars.REMINDER_REQUESTS}
-    sets["ASPECTS"] = exemplars.ASPECTS
+    sets = [("INTENTS", exemplars.INTENTS, frames), ("ASPECTS", exemplars.ASPECTS, encode)]
+    sets.append(("CHANGE_DIRECTION", exemplars.CHANGE_DIRECTION, encode))
     return {
-        name: {k: round(ExemplarClassifier(found, k=k).leave_one_out(), 3) for k in (1, 3, 5)}
-        for name, found in sets.items()
+        name: {k: round(ExemplarClassifier(found, k=k, embed=embed).leave_one_out(), 3) for k in (1, 3, 5)}
+        for name, found, embed in sets
     }
 
 
