@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
 
+from agent.kernel import worker as worker_module
 from agent.kernel.stream import KernelStream
 from agent.kernel.worker import EARLY_FRACTION, KernelWorker, Waiting, build_worker, pick_due
 from agent.memory.recall import RecallMessage
@@ -40,19 +42,45 @@ async def private_stream(resources: Resources) -> AsyncIterator[KernelStream]:
         await resources.redis.delete(*keys)
 
 
+class PinnedClock:
+    """The worker's ``time`` module with ``time()`` pinned where the test puts it (monotonic stays real)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.monotonic = time.monotonic
+
+    def time(self) -> float:
+        return self.now
+
+
+async def _enqueued_at(stream: KernelStream, learner_id: str) -> float:
+    """When Redis appended the learner's oldest event (its stream id's milliseconds), in seconds."""
+    [(entry_id, _)] = await stream.redis.xrange(stream.stream_key(learner_id), count=1)
+    return int(str(entry_id).split("-")[0]) / 1000
+
+
 async def test_the_poll_drains_due_learners_first_and_ahead_only_when_idle(
-    private_stream: KernelStream,
+    private_stream: KernelStream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Ages are read against a clock pinned to "old"'s enqueue time, so the machine's load cannot move them.
+
+    Redis stamps the events; only the gap between "old" and the later events is real (at
+    least the 1 s slept), and every check holds for any gap over 0.5 s.
+    """
+    clock = PinnedClock()
+    monkeypatch.setattr(worker_module, "time", clock)
     worker = KernelWorker(private_stream, {}, batch_size=3, flush_interval=4.0)
     await private_stream.enqueue("old", "noop", {})
-    await asyncio.sleep(2.5)  # "old" has waited past EARLY_FRACTION of the flush interval
+    await asyncio.sleep(1.0)  # the later events are stamped at least 1 s after "old"
     await private_stream.enqueue("young", "noop", {})
+    old_at = await _enqueued_at(private_stream, "old")
+    clock.now = old_at + 2.5  # "old" has waited past EARLY_FRACTION of the flush interval, "young" not
     assert await worker.due() == ["old"]  # nobody due: the idle worker drains ahead
 
     for n in range(3):  # a full batch is due at once
         await private_stream.enqueue("busy", "noop", {"n": n})
     assert await worker.due() == ["busy"]  # something due: nobody is drained ahead
-    await asyncio.sleep(2.0)
+    clock.now = old_at + 4.5  # two seconds later "old" is past its flush interval
     due = await worker.due()
     assert due[:2] == ["old", "busy"]  # past its flush interval, and the longest waiting
 
