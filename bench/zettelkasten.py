@@ -15,6 +15,14 @@ a note is right when
 - its definition is a declarative sentence (no question, no boilerplate, banner or
   tool rendering) that mentions the concept and at least one gold keyword.
 
+A note worth keeping also needs (version 2 of the gold set, per gold concept when listed):
+
+- ``example``: its example mentions one of these words, without its "For example" marker;
+- ``question``: its question to revisit mentions one of these words, and its insight does not
+  hold the confusion;
+- ``filename``: the exported file is named so (by concept, ``agent.notes.markdown``);
+- always: the exported prose (front matter, map and links aside) says no sentence twice.
+
 The metric is the share of notes that are right (target ≥ 90%); coverage (gold
 concepts that got a note) is printed beside it.
 
@@ -39,9 +47,11 @@ from tqdm import tqdm
 
 from agent.notes.artifacts import delete_stream
 from agent.notes.linking import expand_note_links
+from agent.notes.markdown import note_filenames, note_markdown, prose_of, repeated_sentences
 from agent.notes.metrics import note_metrics
-from agent.notes.models import NoteDraft
+from agent.notes.models import NoteDraft, compose_text
 from agent.notes.offline import offline_extract
+from agent.notes.offline_prose import EXAMPLE_OPENER
 from agent.notes.pipeline import PipelineConfig, ingest_session
 from agent.notes.store import NoteStore
 from agent.notes.text import is_boilerplate, is_question, normalise_concept
@@ -95,20 +105,40 @@ def definition_ok(definition: str, concept: str, keywords: Sequence[str]) -> boo
     return declarative and mentions(text, concept) and any(mentions(text, k) for k in keywords)
 
 
+def keeping_checks(draft: NoteDraft, gold: dict[str, Any]) -> dict[str, bool]:
+    """What makes a note worth keeping, beyond its concept and definition (module docstring)."""
+    # The draft's links name concepts; stored links (ids) come later and are not prose.
+    note = {**draft.model_dump(), "id": "gold-note", "text": compose_text(draft), "links": []}
+    example, question = draft.personal_example, draft.open_question
+    checks = {"no_repeats": not repeated_sentences([prose_of(note_markdown(note))])}
+    if gold.get("example"):
+        checks["example_ok"] = any(mentions(example, w) for w in gold["example"]) and not (
+            EXAMPLE_OPENER.match(example)
+        )
+    if gold.get("question"):
+        held = any(mentions(question, w) for w in gold["question"])
+        checks["question_ok"] = held and not any(mentions(draft.key_insight, w) for w in gold["question"])
+    if gold.get("filename"):
+        checks["filename_ok"] = note_filenames([note])["gold-note"] == gold["filename"]
+    return checks
+
+
 def score_notes(drafts: Sequence[NoteDraft], gold: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One verdict per note: ``{concept, definition, concept_ok, definition_ok, ok}``."""
+    """One verdict per note: ``{concept, definition, concept_ok, definition_ok, ...checks, ok}``."""
     by_key = {normalise_concept(g["concept"]): g for g in gold}
     verdicts = []
     for draft in drafts:
         match = by_key.get(normalise_concept(draft.concept))
         good_definition = bool(match) and definition_ok(draft.definition, match["concept"], match["keywords"])
+        checks = keeping_checks(draft, match or {})
         verdicts.append(
             {
                 "concept": draft.concept,
                 "definition": draft.definition,
                 "concept_ok": match is not None,
                 "definition_ok": good_definition,
-                "ok": match is not None and good_definition,
+                **checks,
+                "ok": match is not None and good_definition and all(checks.values()),
             }
         )
     return verdicts
@@ -149,7 +179,8 @@ def show_gold(metric: dict[str, Any]) -> None:
         f"{'OK' if metric['meets_target'] else 'UNDER'})"
     )
     for miss in metric["misses"]:
-        print(f"  miss {miss['id']}: {miss['concept']!r}: {miss['definition']!r}")
+        failed = [k for k, v in miss.items() if k.endswith(("_ok", "repeats")) and v is False]
+        print(f"  miss {miss['id']}: {miss['concept']!r}: {miss['definition']!r} ({', '.join(failed)})")
 
 
 def session(i: int) -> tuple[str, list[dict[str, str]]]:

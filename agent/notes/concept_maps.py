@@ -9,6 +9,7 @@ diagram. Tests validate the output with Mermaid's own parser
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from agent.notes.models import DIRECTIONAL_RELATIONS, slugify
@@ -17,7 +18,9 @@ from agent.notes.text import normalise_concept
 if TYPE_CHECKING:
     from agent.notes.store import NoteStore
 
-MAX_LABEL = 80
+MAX_LABEL = 600  # a note field's own limit: labels are whole, wrapped, never cut short
+WRAP_WIDTH = 36  # characters per label line, so a long definition makes a tall node, not a wide one
+LINE_BREAK = "<br/>"  # Mermaid's line break inside a quoted label
 # Order matters: '#' first, since every other code contains one.
 _ESCAPES = (
     ("#", "#35;"),
@@ -44,8 +47,26 @@ def escape_label(text: object, limit: int = MAX_LABEL) -> str:
     return flat or " "
 
 
+def wrapped_label(text: object, width: int = WRAP_WIDTH) -> str:
+    """The whole label, escaped line by line and wrapped at ``width`` characters with ``<br/>``.
+
+    The break is added after escaping, so it is the only markup a label carries.
+    """
+    flat = " ".join(str(text).split())
+    lines = textwrap.wrap(flat, width, break_long_words=False, break_on_hyphens=False) or [""]
+    return LINE_BREAK.join(escape_label(line) for line in lines)
+
+
+def label_text(label: str) -> str:
+    """A label as a reader sees it: entity codes decoded, line breaks as spaces."""
+    text = label.replace(LINE_BREAK, " ")
+    for raw, code in reversed(_ESCAPES):
+        text = text.replace(code, raw)
+    return text
+
+
 def _node(node_id: str, label: object, shape: str = "box") -> str:
-    text = escape_label(label)
+    text = wrapped_label(label)
     if shape == "round":
         return f'  {node_id}("{text}")'
     if shape == "stadium":
@@ -57,14 +78,14 @@ def _edge(a: str, b: str, label: str, *, directional: bool, mirrored: bool = Fal
     arrow = "-.->" if directional and label in {"refutes", "contradicts"} else "-->"
     if mirrored:
         arrow = "<-->"
-    return f'  {a} {arrow}|"{escape_label(label, 40)}"| {b}'
+    return f'  {a} {arrow}|"{escape_label(label.replace("_", " "), 40)}"| {b}'
 
 
 def note_concept_map(note: dict[str, Any]) -> str:
     """A note's own map: concept, definition, example, insight and linked notes.
 
     ``note`` needs ``concept`` and may carry ``definition``, ``personal_example``,
-    ``key_insight`` and ``links`` (``[{target, target_concept, relation, directional}]``).
+    ``key_insight``, ``open_question`` and ``links`` (``[{target, target_concept, relation, directional}]``).
     One node per concept: links to notes of the note's own concept (revisits) are not
     drawn as self-loops, and several notes of one other concept share one node, its
     edge labelled with their relations.
@@ -76,6 +97,7 @@ def note_concept_map(note: dict[str, Any]) -> str:
         ("definition", "defined as"),
         ("personal_example", "example"),
         ("key_insight", "insight"),
+        ("open_question", "to revisit"),
     ]
     index = 1
     for key, label in parts:

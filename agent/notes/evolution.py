@@ -132,7 +132,7 @@ def offline_metadata(
 def _payload(note: dict[str, Any]) -> str:
     return "\n".join(
         str(note.get(k) or "")
-        for k in ("concept", "definition", "personal_example", "key_insight", "raw_payload")
+        for k in ("concept", "definition", "personal_example", "key_insight", "open_question", "raw_payload")
     )
 
 

@@ -225,7 +225,9 @@ def concept_count(draft: NoteDraft, session_concepts: Sequence[str]) -> int:
     A concept that generalises or specialises the note's own ("joins" and
     "left join") belongs to the same family and is not counted again.
     """
-    body = content_stems(" ".join([draft.definition, draft.personal_example, draft.key_insight]))
+    body = content_stems(
+        " ".join([draft.definition, draft.personal_example, draft.key_insight, draft.open_question])
+    )
     own = concept_stems(draft.concept)
     count = 1
     for other in session_concepts:

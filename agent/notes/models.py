@@ -108,6 +108,9 @@ class NoteDraft(BaseModel):
     definition: str = Field(min_length=1, max_length=600)
     personal_example: str = Field(default="", max_length=600)
     key_insight: str = Field(default="", max_length=600)
+    open_question: str = Field(
+        default="", max_length=600, description="What confused the learner: a question to revisit."
+    )
     keywords: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     description: str = Field(default="", max_length=2000)
@@ -207,6 +210,8 @@ def compose_text(draft: NoteDraft) -> str:
         parts.append(f"Example: {draft.personal_example}")
     if draft.key_insight:
         parts.append(f"Insight: {draft.key_insight}")
+    if draft.open_question:
+        parts.append(f"To revisit: {draft.open_question}")
     return " ".join(parts)
 
 

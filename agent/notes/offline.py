@@ -26,14 +26,18 @@ not an LLM. Rules, in order:
    opening with "It …" right after a learner question about the term defines it
    (the pronoun is replaced by the term). Preferred: a defining verb ("is",
    "means", "returns", …) right after the concept, no digits, the tutor's words.
-4. ``personal_example``: a learner statement mentioning the concept with an
-   example cue ("my", "like", "for example", digits, "practised"), else a tutor
-   statement with an explicit example cue ("for example", "such as").
-5. ``key_insight``: a learner statement mentioning the concept with an
-   understanding/struggle cue ("I get", "confusing", "makes sense", …), else tutor
-   feedback ("correct", "not quite", "careful", …) mentioning it. Examples and
-   insights are never questions or boilerplate, and may be empty.
-6. ``keywords``: the concept plus the most frequent noun-phrase words of its
+4. ``personal_example``: a learner statement about the concept with an example cue
+   ("my", "like", "for example", digits, "practised"), an explicit "For example …"
+   first, else a tutor statement with an explicit example cue ("for example", "such
+   as"). A sentence opening with "For example" is about what the sentence before it
+   is about, even when it does not name the concept; the marker itself is dropped.
+5. ``open_question``: a learner statement about the concept with a struggle cue
+   ("confusing", "not sure", "mix up", …): a question to revisit, not an insight.
+6. ``key_insight``: a learner statement about the concept with an understanding cue
+   ("I get", "makes sense", …) and no struggle cue, else tutor feedback ("correct",
+   "not quite", "careful", …) mentioning it. Examples, questions and insights are never
+   questions asked in the session or boilerplate, and may be empty.
+7. ``keywords``: the concept plus the most frequent noun-phrase words of its
    sentences (≤ 5); ``tags``: vocabulary words present, plus note-kind tags.
 """
 
@@ -55,7 +59,14 @@ from agent.notes.models import (
     normalise_keywords,
     slugify,
 )
-from agent.notes.offline_prose import PRONOUN_SUBJECT, Sentence, split_sentences
+from agent.notes.offline_prose import (
+    EXAMPLE_OPENER,
+    PRONOUN_SUBJECT,
+    Sentence,
+    example_anchors,
+    split_sentences,
+    without_example_marker,
+)
 from agent.notes.text import (
     DETERMINERS,
     STOP,
@@ -246,6 +257,7 @@ def offline_extract(
 ) -> list[NoteDraft]:
     """The deterministic extractor described in the module docstring (not an LLM)."""
     sentences = split_sentences(transcript)
+    anchors = example_anchors(sentences)
     surfaces = _surfaces(sentences)
     current = (current_concept or "").strip()
     current_key = term_key(current) if current else ""
@@ -270,12 +282,20 @@ def offline_extract(
             continue
         definition = definitions[0].text
         used = {definition}
-        learner = sorted((s for s in sentences if s.learner and _mentions(s, key)), key=crowding)
-        tutor = sorted((s for s in sentences if not s.learner and _mentions(s, key)), key=crowding)
-        example = _pick(learner, _EXAMPLE, used) or _pick(tutor, _TUTOR_EXAMPLE, used)
-        used.add(example)
-        insight = _pick(learner, _INSIGHT, used) or _pick(tutor, _FEEDBACK, used)
-        source = [s for s in (definition, example, insight) if s]
+        about = [s for s, a in zip(sentences, anchors, strict=True) if _about(s, a, key)]
+        learner = sorted((s for s in about if s.learner), key=crowding)
+        tutor = sorted((s for s in about if not s.learner), key=crowding)
+        example = (
+            _pick(learner, EXAMPLE_OPENER, used)
+            or _pick(learner, _EXAMPLE, used)
+            or _pick(tutor, _TUTOR_EXAMPLE, used)
+        )
+        question = _pick(learner, _STRUGGLE, used | {example})
+        used |= {example, question}
+        settled = [s for s in learner if not _STRUGGLE.search(s.text)]
+        insight = _pick(settled, _INSIGHT, used) or _pick(tutor, _FEEDBACK, used)
+        example = without_example_marker(example) if example else ""
+        source = [s for s in (definition, example, insight, question) if s]
         related = [surfaces.get(k, k) for k in others if any(_mentions_text(t, k) for t in source)]
         words = Counter(
             w
@@ -291,6 +311,7 @@ def offline_extract(
                 definition=definition,
                 personal_example=example,
                 key_insight=insight,
+                open_question=question,
                 keywords=keywords,
                 tags=filter_tags(
                     subject_tags
@@ -309,6 +330,11 @@ def offline_extract(
             )
         )
     return drafts
+
+
+def _about(sentence: Sentence, anchor: Sentence | None, key: str) -> bool:
+    """The sentence names the concept, or is an example of a sentence that does."""
+    return _mentions(sentence, key) or (anchor is not None and _mentions(anchor, key))
 
 
 def _mentions_text(text: str, key: str) -> bool:

@@ -23,6 +23,8 @@ _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")  # "example.org
 _CLAUSE = re.compile(r"\s*[:;]\s+|,\s+(?=(?:while|whereas|but|and then)\s)")
 _CONNECTIVE = re.compile(r"^(while|whereas|but|and then)\s+", re.I)
 _MEMORY_QUOTE = re.compile(r"^\s*from your memory\b", re.I)
+EXAMPLE_OPENER = re.compile(r"^(for example|for instance|e\.g\.|as an example)\b[,:]?\s*", re.I)
+"""An explicit example marker at the start of a sentence ("For example, I used …")."""
 PRONOUN_SUBJECT = re.compile(r"^(it|this|that|they)\s+(?=[a-z])", re.I)
 """A sentence whose subject is a pronoun ("It keeps …"): it may define the term just asked about."""
 
@@ -78,3 +80,25 @@ def split_sentences(transcript: Sequence[dict[str, Any]]) -> list[Sentence]:
         else:
             asked = ""
     return out
+
+
+def example_anchors(sentences: Sequence[Sentence]) -> list[Sentence | None]:
+    """For each sentence that opens with an example marker, the sentence it illustrates.
+
+    "A window function computes … For example, I used ROW_NUMBER() …": the example names
+    no term, but it illustrates the statement just before it (an example of an example
+    illustrates the same statement). ``None`` for every other sentence.
+    """
+    anchors: list[Sentence | None] = []
+    for index, sentence in enumerate(sentences):
+        anchor = None
+        if index and not sentence.question and EXAMPLE_OPENER.match(sentence.text):
+            anchor = anchors[index - 1] or sentences[index - 1]
+        anchors.append(anchor)
+    return anchors
+
+
+def without_example_marker(statement: str) -> str:
+    """``statement`` without its opening "For example," (the note labels it an example)."""
+    rest = EXAMPLE_OPENER.sub("", statement, count=1)
+    return rest[:1].upper() + rest[1:] if rest else statement

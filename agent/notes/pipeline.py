@@ -140,12 +140,15 @@ async def store_step(
             "definition": draft.definition,
             "personal_example": draft.personal_example,
             "key_insight": draft.key_insight,
+            "open_question": draft.open_question,
             "keywords": draft.keywords,
             "tags": draft.tags,
             "description": draft.description,
             "related": draft.links,
             "raw_payload": "\n".join(
-                s for s in (draft.definition, draft.personal_example, draft.key_insight) if s
+                s
+                for s in (draft.definition, draft.personal_example, draft.key_insight, draft.open_question)
+                if s
             ),
             "embedding": vector,
             "embedding_model": emb.model_name,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-PROMPT_VERSION = "zettelkasten/1"
+PROMPT_VERSION = "zettelkasten/2"
 
 EXTRACT_SYSTEM = """\
 You turn one tutoring session into atomic Zettelkasten notes for the learner.
@@ -14,7 +14,8 @@ Reply with JSON only, no prose, exactly this shape:
   "concept": "short name of the concept",
   "definition": "one sentence, taken from what the tutor said",
   "personal_example": "an example from THIS session, in the learner's terms",
-  "key_insight": "what the learner understood or struggled with",
+  "key_insight": "what the learner understood (empty if nothing)",
+  "open_question": "what still confused the learner, as a question to revisit (empty if nothing)",
   "keywords": ["at most five", "lowercase", "slugs"],
   "tags": ["chosen only from the vocabulary below"],
   "description": "1-2 sentences, at most 320 characters",

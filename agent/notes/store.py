@@ -78,8 +78,10 @@ _BY_RESOURCES: weakref.WeakKeyDictionary[Resources, NoteStore] = weakref.WeakKey
 def note_id_for(learner_id: str, draft: NoteDraft, embedding_version: str) -> str:
     """Stable id: a hash of the learner, the note's content and the embedding version.
 
-    Metadata (keywords, tags, description) is excluded, so evolution keeps the id.
+    Metadata (keywords, tags, description) is excluded, so evolution keeps the id. The open
+    question joins the hash only when there is one, so notes written before it keep their ids.
     """
+    question = [draft.open_question] if draft.open_question else []
     content = json.dumps(
         [
             learner_id,
@@ -87,6 +89,7 @@ def note_id_for(learner_id: str, draft: NoteDraft, embedding_version: str) -> st
             draft.definition,
             draft.personal_example,
             draft.key_insight,
+            *question,
             embedding_version,
         ],
         ensure_ascii=False,

@@ -1,15 +1,15 @@
 """``kag notes list|show|export``: a learner's Zettelkasten notes, read through ``NoteStore``.
 
-``export DIR`` writes one Markdown file per note, Obsidian style: YAML front matter
-(``id``, ``concept``, ``tags``, ``keywords``, ``created``), the note text, its
-concept map as a ```` ```mermaid ```` block, and its links as ``[[note-id]]`` (each
-file is named ``<note-id>.md``, so the links resolve inside the vault).
+``export DIR`` writes one Markdown file per note, Obsidian style (``agent.notes.markdown``):
+YAML front matter (``id``, ``concept``, ``tags``, ``keywords``, ``created``), the note's
+definition, example, insight and question to revisit, its concept map as a
+```` ```mermaid ```` block, and its links as ``[[file|concept]]``. Each file is named by its
+concept (``window-function.md``, then ``window-function-2.md``), so the links resolve
+inside the vault.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +20,6 @@ from graphs.cli.common import ExpectedFailure, learner_option, open_resources, r
 if TYPE_CHECKING:
     from agent.resources import Resources
     from agent.settings import Settings
-
-_TAG_UNSAFE = re.compile(r"[^\w/-]+")
 
 
 async def read_notes(resources: Resources, learner_id: str, note_ids: list[str] | None = None) -> list[dict]:
@@ -36,49 +34,6 @@ async def read_notes(resources: Resources, learner_id: str, note_ids: list[str] 
     if not note_ids:
         return []
     return await store.get_notes(learner_id, note_ids)
-
-
-def _yaml(value: str) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
-    return json.dumps(value, ensure_ascii=False)
-
-
-def obsidian_tag(tag: str) -> str:
-    """A tag Obsidian accepts: no spaces or punctuation other than ``_``, ``-`` and ``/``."""
-    return _TAG_UNSAFE.sub("-", tag.strip()).strip("-") or "untagged"
-
-
-def note_filename(note: dict[str, Any]) -> str:
-    """``<note-id>.md``: the name ``[[note-id]]`` links resolve to."""
-    return f"{re.sub(r'[^A-Za-z0-9_.-]', '_', str(note['id']))}.md"
-
-
-def note_markdown(note: dict[str, Any]) -> str:
-    """One note as Obsidian Markdown: front matter, text, a mermaid concept map, ``[[links]]``."""
-    from agent.notes.concept_maps import note_concept_map
-
-    tags = [obsidian_tag(t) for t in note.get("tags") or []]
-    keywords = [str(k) for k in note.get("keywords") or []]
-    front = ["---", f"id: {_yaml(str(note['id']))}", f"concept: {_yaml(str(note.get('concept') or ''))}"]
-    front.append("tags:" if tags else "tags: []")
-    front += [f"  - {_yaml(tag)}" for tag in tags]
-    front.append(f"keywords: [{', '.join(_yaml(k) for k in keywords)}]")
-    if note.get("created_at"):
-        front.append(f"created: {_yaml(str(note['created_at']))}")
-    front.append("---")
-    body = [f"# {note.get('concept') or note['id']}", "", str(note.get("text") or "").strip(), ""]
-    if note.get("description"):
-        body += [f"> {note['description']}", ""]
-    body += ["```mermaid", note_concept_map(note), "```", ""]
-    links = note.get("links") or []
-    if links:
-        body += ["## Links", ""]
-        for link in links:
-            label = link.get("relation") or "related"
-            concept = link.get("target_concept")
-            body.append(f"- [[{link['target']}]] {label}" + (f" ({concept})" if concept else ""))
-        body.append("")
-    return "\n".join(front + body)
 
 
 def note_line(note: dict[str, Any]) -> str:
@@ -122,6 +77,8 @@ def notes_show(note_id: str, learner_id: str) -> int:
             notes = await read_notes(resources, learner_id, [note_id])
         if not notes:
             raise ExpectedFailure(f"learner {learner_id} has no note {note_id!r} (see: kag notes list)")
+        from agent.notes.markdown import note_markdown
+
         click.echo(note_markdown(notes[0]))
         return 0
 
@@ -132,14 +89,17 @@ def notes_show(note_id: str, learner_id: str) -> int:
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @learner_option
 def notes_export(directory: Path, learner_id: str) -> int:
-    """Write every note to DIRECTORY as <note-id>.md (an Obsidian vault folder)."""
+    """Write every note to DIRECTORY as <concept>.md (an Obsidian vault folder)."""
 
     async def work(settings: Settings) -> int:
+        from agent.notes.markdown import note_filenames, note_markdown
+
         async with open_resources(settings) as resources:
             notes = await read_notes(resources, learner_id)
         directory.mkdir(parents=True, exist_ok=True)
+        names = note_filenames(notes)
         for note in notes:
-            (directory / note_filename(note)).write_text(note_markdown(note), encoding="utf-8")
+            (directory / names[note["id"]]).write_text(note_markdown(note, names), encoding="utf-8")
         click.echo(f"exported {len(notes)} note(s) to {directory}")
         return 0
 

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from agent.context import Context
     from agent.settings import Settings
 
-END_REQUEST = "That is all for this session, thank you."
-"""What ``/end`` sends when no text follows it."""
 CHAT_HELP = "/end [TEXT] closes the session and writes its notes · /quit leaves · Ctrl-D leaves"
 
 
@@ -79,6 +77,34 @@ async def run_request(
     return output
 
 
+async def close_session(
+    graph: Any, learner_id: str, thread_id: str, context: Context, *, concept: str | None = None
+) -> dict | None:
+    """Close the thread's session without a learner message: only the ``notes`` step runs.
+
+    The request context is marked ``end_session`` as if the last answer had carried it
+    (``aupdate_state(..., as_node="think")``; routing reads state alone), then the run
+    resumes with no input, so nothing joins the conversation or its summary. ``None``
+    when the thread has nothing to close (no answer yet).
+    """
+    from agent.checkpoint.owners import owned_config
+    from agent.validation import validate_learner_id
+
+    config = owned_config(thread_id, validate_learner_id(learner_id))
+    snapshot = await graph.aget_state(config)
+    if not (snapshot.values or {}).get("fifo_queue"):
+        return None
+    ending = {
+        **(snapshot.values.get("context") or {}),
+        **request_context(thread_id, concept, end_session=True),
+    }
+    config = await graph.aupdate_state(config, {"context": ending}, as_node="think")
+    output: dict = {}
+    async for chunk in graph.astream(None, config, context=context, stream_mode="values"):
+        output = {k: chunk[k] for k in ("artifacts", "memory_state") if k in chunk}
+    return output
+
+
 @asynccontextmanager
 async def heartbeat(settings: Settings) -> AsyncIterator[Any]:
     """The heartbeat graph compiled with the Redis checkpoint saver, for one command."""
@@ -98,17 +124,23 @@ async def heartbeat(settings: Settings) -> AsyncIterator[Any]:
 
 
 def format_notes(artifacts: list[dict[str, Any]]) -> list[str]:
-    """The notes a session wrote, one block of lines per note."""
+    """The notes a session wrote, one block of lines per note, named by concept."""
     if not artifacts:
         return ["no notes were written for this session"]
-    lines = [f"{len(artifacts)} Zettelkasten note(s) written:"]
+    names = {a["note_id"]: str(a.get("content", "")).split(":", 1)[0] for a in artifacts}
+    lines = [f"{len(artifacts)} note(s) written (kag notes export DIR saves them as Markdown):"]
     for artifact in artifacts:
-        tags = ", ".join(artifact.get("tags") or []) or "-"
-        lines.append(f"- {artifact['note_id']}  [{tags}]")
-        lines.append(f"  {artifact.get('content', '')}")
+        tags = ", ".join(artifact.get("tags") or [])
+        lines.append(f"- {names[artifact['note_id']]}" + (f"  [{tags}]" if tags else ""))
+        body = str(artifact.get("content", "")).split(":", 1)[-1].strip()
+        lines.append(f"  {body}")
         links = artifact.get("links") or []
         if links:
-            lines.append(f"  links: {', '.join(links)}")
+            earlier = len([n for n in links if n not in names])
+            named = [names[n] for n in links if n in names]
+            lines.append(
+                "  linked to: " + ", ".join(named + ([f"{earlier} earlier note(s)"] if earlier else []))
+            )
     return lines
 
 
@@ -172,10 +204,18 @@ def chat_command(learner_id: str, thread_id: str | None, concept: str | None, ph
                 if text in {"/quit", "/exit"}:
                     break
                 end = text == "/end" or text.startswith("/end ")
-                request = (text[4:].strip() or END_REQUEST) if end else text
+                request = text[4:].strip() if end else text
                 if text.startswith("/") and not end:
                     click.echo(f"unknown command {text.split()[0]}; {CHAT_HELP}")
                     continue
+                if end and not request:  # closing says nothing: no learner line joins the session
+                    closed = await close_session(graph, learner_id, thread_id, context, concept=concept)
+                    if closed is None:
+                        click.echo("nothing to close: this session has no messages yet")
+                        break
+                    for row in format_notes(closed.get("artifacts") or []):
+                        click.echo(row)
+                    break
                 out = await run_request(
                     graph,
                     learner_id,

@@ -11,10 +11,20 @@ import uuid
 
 from agent.notes.artifacts import delete_stream
 from agent.notes.models import NoteDraft
+from agent.notes.offline import offline_extract
 from agent.notes.pipeline import ingest_session
 from agent.notes.store import NoteStore
 from agent.resources import Resources
-from bench.zettelkasten import GOLD_TARGET, definition_ok, gold_metric, load_gold, score_notes
+from bench.zettelkasten import (
+    GOLD_TARGET,
+    definition_ok,
+    gold_metric,
+    keeping_checks,
+    load_gold,
+    score_notes,
+)
+
+FIELDS = ("concept", "definition", "personal_example", "key_insight", "open_question")
 
 
 def test_gold_set_shape() -> None:
@@ -60,6 +70,61 @@ def test_scoring_matches_concepts_after_normalisation() -> None:
     assert gold_metric([{"id": "x", "current_concept": None, "turns": [], "gold": gold}])["share"] == 0.0
 
 
+def test_gold_set_holds_the_cases_of_a_note_worth_keeping() -> None:
+    golds = [g for item in load_gold() for g in item["gold"]]
+    assert any(g.get("example") for g in golds)
+    assert any(g.get("question") for g in golds)
+    assert any(g.get("filename") for g in golds)
+
+
+def test_each_case_is_scored_on_every_gold_note() -> None:
+    verdicts = [
+        v
+        for item in load_gold()
+        for v in score_notes(offline_extract(item["turns"], item.get("current_concept")), item["gold"])
+    ]
+    assert all(v["no_repeats"] for v in verdicts)
+    assert sum("example_ok" in v for v in verdicts) >= 2
+    assert sum("question_ok" in v for v in verdicts) >= 1
+    assert sum("filename_ok" in v for v in verdicts) >= 3
+
+
+GOLD = {
+    "concept": "window function",
+    "keywords": ["row"],
+    "example": ["row_number"],
+    "question": ["confused"],
+    "filename": "window-function.md",
+}
+DEFINITION = "A window function computes a value over the rows related to the current row."
+
+
+def test_a_dropped_example_a_kept_marker_or_a_confusion_as_insight_are_misses() -> None:
+    kept = NoteDraft(
+        concept="window function",
+        definition=DEFINITION,
+        personal_example="I used ROW_NUMBER() to rank orders.",
+        open_question="I am confused about how it differs from GROUP BY.",
+    )
+    assert all(keeping_checks(kept, GOLD).values())
+    dropped = kept.model_copy(update={"personal_example": ""})
+    assert keeping_checks(dropped, GOLD)["example_ok"] is False
+    marked = kept.model_copy(update={"personal_example": "For example, I used ROW_NUMBER()."})
+    assert keeping_checks(marked, GOLD)["example_ok"] is False
+    as_insight = kept.model_copy(
+        update={"open_question": "", "key_insight": "I am confused about how it differs from GROUP BY."}
+    )
+    assert keeping_checks(as_insight, GOLD)["question_ok"] is False
+    other = kept.model_copy(update={"concept": "window functions (SQL)"})
+    assert keeping_checks(other, GOLD)["filename_ok"] is False
+
+
+def test_a_note_saying_its_definition_twice_is_a_miss() -> None:
+    twice = NoteDraft(concept="window function", definition=DEFINITION, key_insight=DEFINITION.upper())
+    assert keeping_checks(twice, {})["no_repeats"] is False
+    assert score_notes([twice], [GOLD])[0]["ok"] is False
+
+
 _EDGE = re.compile(r'^\s*(n\d+) [-.<>]+\|"[^"]*"\| (n\d+)$')
 _NODE = re.compile(r'^\s*(n\d+)[\[(]+"([^"]*)"')
 
@@ -73,7 +138,7 @@ async def test_gold_notes_survive_the_store(resources: Resources) -> None:
             out = await ingest_session(resources, learner, item["turns"], item["current_concept"], item["id"])
             assert out["failures"] == []
             notes = await store.get_notes(learner, [a["note_id"] for a in out["artifacts"]])
-            drafts = [NoteDraft(concept=n["concept"], definition=n["definition"]) for n in notes]
+            drafts = [NoteDraft.model_validate({k: v for k, v in n.items() if k in FIELDS}) for n in notes]
             verdicts = score_notes(drafts, item["gold"])
             right += sum(v["ok"] for v in verdicts)
             total += len(verdicts)

@@ -6,12 +6,13 @@ import subprocess
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
 
 from graphs import cli
-from graphs.cli import common, memory, notes, session
+from graphs.cli import common, memory, session
 
 KAG = Path(sys.executable).with_name("kag")
 
@@ -61,14 +62,24 @@ class FakeGraph:
     def __init__(self) -> None:
         self.calls: list[tuple[dict, dict]] = []
 
+        self.updates: list[tuple[dict, str]] = []
+
+    async def aget_state(self, config):
+        return SimpleNamespace(values={"fifo_queue": ["a message"] if self.calls else [], "context": {}})
+
+    async def aupdate_state(self, config, values, as_node):
+        self.updates.append((values, as_node))
+        return config
+
     async def astream(self, payload, config, context, stream_mode):
+        artifacts = [{"note_id": "note_1", "content": "joins: combine rows", "tags": ["sql"], "links": []}]
+        if payload is None:  # resumed after /end: only the notes step runs, no request
+            yield {"artifacts": artifacts, "memory_state": {}}
+            return
         self.calls.append((payload, config))
         yield "custom", {"phase": "think", "step": 1}
-        artifacts = []
-        if payload["context"]["end_session"]:
-            artifacts = [
-                {"note_id": "note_1", "content": "joins: combine rows", "tags": ["sql"], "links": []}
-            ]
+        if not payload["context"]["end_session"]:
+            artifacts = []
         yield "values", {"response": f"echo {payload['request']}", "artifacts": artifacts, "memory_state": {}}
 
 
@@ -128,11 +139,20 @@ def test_chat_reads_stdin_and_end_closes_the_session(fake_heartbeat):
     result = CliRunner().invoke(cli.cli, ["chat", "--learner", "ada", "--thread", "t9"], input=text)
     assert result.exit_code == 0, result.output
     requests = [(p["request"], p["context"]["end_session"]) for p, _ in fake_heartbeat.calls]
-    assert requests == [("hello there", False), ("second", False), (session.END_REQUEST, True)]
+    # /end adds no learner line: the session closes by marking the last answer's context
+    assert requests == [("hello there", False), ("second", False)]
+    assert fake_heartbeat.updates == [({"context": {"session_id": "t9", "end_session": True}}, "think")]
     assert {c["configurable"]["thread_id"] for _, c in fake_heartbeat.calls} == {"t9"}
     assert "kag> echo hello there" in result.output
     assert "unknown command /bogus" in result.output
-    assert "1 Zettelkasten note(s) written" in result.output and "note_1" in result.output
+    assert "1 note(s) written" in result.output and "- joins  [sql]" in result.output
+
+
+def test_end_of_an_empty_session_says_so(fake_heartbeat):
+    result = CliRunner().invoke(cli.cli, ["chat"], input="/end\n")
+    assert result.exit_code == 0, result.output
+    assert fake_heartbeat.calls == [] and fake_heartbeat.updates == []
+    assert "nothing to close" in result.output
 
 
 def test_chat_quit_leaves_without_ending(fake_heartbeat):
@@ -149,64 +169,6 @@ def test_end_with_text_sends_that_text(fake_heartbeat):
     payload, _ = fake_heartbeat.calls[0]
     assert payload["request"] == "thanks, bye"
     assert payload["context"]["end_session"] is True and payload["context"]["current_concept"] == "sql.joins"
-
-
-FAKE_NOTE = {
-    "id": "note_abc123",
-    "concept": 'SQL "joins"',
-    "text": "SQL joins: combine rows of two tables. Example: orders and customers.",
-    "definition": "combine rows of two tables",
-    "personal_example": "orders and customers",
-    "key_insight": "",
-    "tags": ["sql", "data modelling"],
-    "keywords": ["join", "inner-join"],
-    "description": "How joins combine tables.",
-    "created_at": "2026-01-02T03:04:05+00:00",
-    "links": [
-        {
-            "target": "note_def456",
-            "target_concept": "foreign keys",
-            "relation": "depends_on",
-            "directional": True,
-        },
-        {"target": "note_ghi789", "target_concept": None, "relation": "related", "directional": False},
-    ],
-}
-
-
-def test_note_markdown_is_obsidian_style():
-    text = notes.note_markdown(FAKE_NOTE)
-    head, _, body = text.partition("\n---\n")
-    assert head.splitlines() == [
-        "---",
-        'id: "note_abc123"',
-        'concept: "SQL \\"joins\\""',
-        "tags:",
-        '  - "sql"',
-        '  - "data-modelling"',
-        'keywords: ["join", "inner-join"]',
-        'created: "2026-01-02T03:04:05+00:00"',
-    ]
-    assert body.startswith('# SQL "joins"\n\nSQL joins: combine rows of two tables.')
-    mermaid = body[body.index("```mermaid\n") + len("```mermaid\n") : body.index("\n```\n")]
-    assert mermaid.startswith("flowchart LR")
-    assert "#quot;joins#quot;" in mermaid  # labels are escaped, never raw quotes
-    assert "- [[note_def456]] depends_on (foreign keys)" in body
-    assert "- [[note_ghi789]] related" in body
-    assert notes.note_filename(FAKE_NOTE) == "note_abc123.md"
-
-
-def test_note_markdown_front_matter_parses_as_yaml():
-    yaml = pytest.importorskip("yaml")
-    front = notes.note_markdown(FAKE_NOTE).split("---\n")[1]
-    data = yaml.safe_load(front)
-    assert data["tags"] == ["sql", "data-modelling"]
-    assert data["concept"] == 'SQL "joins"'
-
-
-def test_note_without_tags_or_links():
-    text = notes.note_markdown({"id": "n1", "concept": "x", "text": "x: y"})
-    assert "tags: []" in text and "## Links" not in text and "```mermaid" in text
 
 
 def test_format_sections_and_hits():

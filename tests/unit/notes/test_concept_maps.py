@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.notes.concept_maps import escape_label, neighbourhood_map, note_concept_map
+from agent.notes.concept_maps import (
+    LINE_BREAK,
+    escape_label,
+    label_text,
+    neighbourhood_map,
+    note_concept_map,
+    wrapped_label,
+)
 
 VALIDATOR = Path(__file__).resolve().parents[3] / "scripts" / "mermaid-validate"
 ADVERSARIAL = [
@@ -124,7 +131,7 @@ def test_note_map_has_one_node_per_concept_and_no_self_links() -> None:
     text = note_concept_map(note)
     assert text.count("joins") == 1  # only the focus node names the note's own concept
     assert "successor" not in text
-    assert text.count('["left join"]') == 1 and '"elaborates, depends_on"' in text
+    assert text.count('["left join"]') == 1 and '"elaborates, depends on"' in text
     assert len(validate([text])) == 1 and validate([text])[0]["ok"]
 
 
@@ -148,3 +155,28 @@ def test_neighbourhood_map_merges_notes_of_one_concept() -> None:
     assert text.count('"sql.joins"') == 1 and text.count('"left join"') == 1
     assert "successor" not in text  # a1 -> a2 would be a self-loop
     assert text.count("<-->") == 1
+
+
+LONG = (
+    "A window function computes a value over a set of rows that are related to the current row, "
+    "without collapsing them into one row the way GROUP BY does, so every row stays in the result."
+)
+
+
+def test_long_labels_are_whole_and_wrapped_not_cut() -> None:
+    note = {"concept": "window function", "definition": LONG, "open_question": "How is it unlike GROUP BY?"}
+    text = note_concept_map(note)
+    label = next(line for line in text.splitlines() if "computes" in line)
+    inner = label[label.index('("') + 2 : label.rindex('")')]
+    assert "…" not in inner and label_text(inner) == LONG  # the whole definition, nothing cut
+    assert inner.count(LINE_BREAK) >= 3  # wrapped over several lines
+    assert all(len(label_text(part)) <= 40 for part in inner.split(LINE_BREAK))
+    assert '"to revisit"' in text  # a confusion is drawn as a question, not an insight
+    results = validate([text])
+    assert results[0]["ok"], results[0]
+
+
+def test_wrapping_escapes_each_line_and_adds_only_line_breaks() -> None:
+    wrapped = wrapped_label('He said "use <LEFT JOIN>" [not INNER] | every row of the left table')
+    assert not set('"[]|`{}') & set(wrapped.replace(LINE_BREAK, ""))
+    assert "<" not in wrapped.replace(LINE_BREAK, "")
