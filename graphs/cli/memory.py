@@ -7,6 +7,9 @@ at most 12 sections, learner ids, page sizes.
 
 from __future__ import annotations
 
+import json
+import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -89,22 +92,82 @@ def memory_edit(section: str, text: str, old: str | None, learner_id: str) -> in
     return run(work, services=("redis",))
 
 
-def format_hits(page: dict[str, Any]) -> list[str]:
-    """Search results as numbered lines: score, kind, date, then the text."""
+_STAMP = re.compile(r"^\d{1,2}:\d{2}\s*[ap]m on \d{1,2} \w+,? \d{4}\.\s*", re.I)
+_REPLYING = re.compile(r"\s*\(replying to .*\)\s*$", re.S)
+_WHO = {
+    "user": "you said",
+    "assistant": "the tutor said",
+    "turn_context": "you said",
+    "fact": "you told me",
+    "note": "your note",
+    "summary": "session summary",
+    "episode": "session summary",
+}
+
+
+def _machine_text(text: str, role: str) -> bool:
+    """A tool call's rendering, a tool result or any JSON blob: not something anyone said."""
+    if role in {"tool", "function", "system"} or text.startswith("[calls "):
+        return True
+    if text[:1] in "{[":
+        try:
+            json.loads(text)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def _when(created: str) -> str:
+    try:
+        moment = datetime.fromisoformat(created)
+    except ValueError:
+        return ""
+    return f"{moment.day} {moment:%b %Y, %H:%M}"
+
+
+def format_hits(page: dict[str, Any], *, verbose: bool = False, limit: int | None = None) -> list[str]:
+    """Search results for a learner: who said what, when, in which session (named by its date).
+
+    Tool calls, tool results and JSON never show; a text already shown is not repeated.
+    ``verbose`` adds each hit's kind and score, and shows the stored text as it is.
+    """
     hits = page.get("results") or []
-    if not hits:
-        return ["no results"]
-    lines = []
-    for i, hit in enumerate(hits, 1):
+    lines: list[str] = []
+    shown: set[str] = set()
+    sessions: dict[str, str] = {}
+    for hit in hits:
         meta = hit.get("metadata") or {}
-        where = " ".join(str(meta[k]) for k in ("role", "session_id") if meta.get(k))
-        created = str(hit.get("created_at") or "")[:19]
-        lines.append(
-            f"{i:>2}. {float(hit.get('score', 0.0)):.3f}  {hit.get('kind', '')}  {created}  {where}".rstrip()
-        )
-        lines.append(f"    {' '.join(str(hit.get('text', '')).split())}")
+        role = str(meta.get("role") or "")
+        text = " ".join(str(hit.get("text", "")).split())
+        if not verbose:
+            if _machine_text(text, role):
+                continue
+            text = _REPLYING.sub("", _STAMP.sub("", text))
+        key = text.lower()
+        if not text or key in shown or (limit is not None and len(shown) >= limit):
+            continue
+        shown.add(key)
+        created = str(hit.get("created_at") or "")
+        when = _when(created)
+        who = _WHO.get(role) or _WHO.get(str(hit.get("kind", "")), "remembered")
+        head = f"{len(shown):>2}. {who}" + (f", {when}" if when else "")
+        session = str(meta.get("session_id") or "")
+        if session:
+            day, _, clock = when.rpartition(", ")
+            if session not in sessions:
+                same_day = sum(1 for label in sessions.values() if label.startswith(f"session of {day}"))
+                sessions[session] = f"session of {day or 'an earlier day'}" + (
+                    f" (#{same_day + 1})" if same_day else ""
+                )
+            head = f"{len(shown):>2}. {who}" + (f" at {clock}" if clock else "") + f" · {sessions[session]}"
+        if verbose:
+            head += f" · {hit.get('kind', '')} {float(hit.get('score', 0.0)):.3f} {session}".rstrip()
+        lines += [head, f"    {text}"]
+    if not lines:
+        lines = ["nothing found"]
     if page.get("degraded"):
-        lines.append("(degraded: Neo4j is unreachable; these come from the recent-items cache in Redis)")
+        lines.append("(Neo4j is unreachable: these come from the recent-items cache in Redis)")
     return lines
 
 
@@ -119,8 +182,9 @@ def format_hits(page: dict[str, Any]) -> list[str]:
     help="archival: memories, summaries and notes; conversation: every past message, verbatim.",
 )
 @click.option("--limit", type=click.IntRange(1, 50), default=5, show_default=True, help="Results to show.")
-def search_command(query: str, learner_id: str, kind: str, limit: int) -> int:
-    """Search the learner's archival memory or past conversations for QUERY."""
+@click.option("--verbose", "-v", is_flag=True, help="Also show each result's kind, score and session id.")
+def search_command(query: str, learner_id: str, kind: str, limit: int, verbose: bool) -> int:
+    """Search what the learner said and what was remembered for QUERY: what, when, which session."""
 
     async def work(settings: Settings) -> int:
         from agent.context import Context
@@ -132,10 +196,13 @@ def search_command(query: str, learner_id: str, kind: str, limit: int) -> int:
             stores = MemoryStores.wire(resources)
             if kind == "archival":
                 archival = stores.archival
-                result = await archival.search(learner_id, query, page=0, page_size=limit, recipe=recipe)
+                # Tool renderings and repeats are skipped: ask for more than will be shown.
+                result = await archival.search(
+                    learner_id, query, page=0, page_size=min(50, 3 * limit), recipe=recipe
+                )
             else:
-                result = await stores.recall.search(learner_id, query, page=0, page_size=limit)
-        for line in format_hits(result.to_dict()):
+                result = await stores.recall.search(learner_id, query, page=0, page_size=min(50, 3 * limit))
+        for line in format_hits(result.to_dict(), verbose=verbose, limit=limit):
             click.echo(line)
         return 0
 

@@ -181,7 +181,43 @@ def test_format_sections_and_hits():
     ]
     page = {"results": [{"score": 0.5, "kind": "memory", "text": "locker\n4711", "metadata": {}}]}
     assert memory.format_hits(page)[1] == "    locker 4711"
-    assert memory.format_hits({"results": []}) == ["no results"]
+    assert memory.format_hits({"results": []}) == ["nothing found"]
+
+
+SAID = {
+    "text": "7:56 pm on 28 November, 2026. My locker code is 4711. (replying to Hello there.)",
+    "score": 0.0163,
+    "kind": "turn_context",
+    "created_at": "2026-11-28T19:56:53+00:00",
+    "metadata": {"session_id": "ada-1f2e3d4c"},
+}
+
+
+def test_search_shows_what_was_said_when_and_in_which_session():
+    page = {
+        "results": [
+            SAID,
+            {**SAID, "kind": "fact", "text": "My locker code is 4711.", "metadata": {}},  # the same words
+            {**SAID, "text": '{"status": "ok", "results": [{"id": 3}]}', "kind": "message"},
+            {**SAID, "text": "[calls remember_fact({'content': 'x'})]", "metadata": {"role": "assistant"}},
+            {
+                **SAID,
+                "text": "A left join keeps every row.",
+                "created_at": "2026-11-29T08:00:00+00:00",
+                "metadata": {"session_id": "ada-99", "role": "user"},
+            },
+        ]
+    }
+    lines = memory.format_hits(page)
+    assert lines == [
+        " 1. you said at 19:56 · session of 28 Nov 2026",
+        "    My locker code is 4711.",
+        " 2. you said at 08:00 · session of 29 Nov 2026",
+        "    A left join keeps every row.",
+    ]
+    verbose = memory.format_hits(page, verbose=True)
+    assert "turn_context 0.016 ada-1f2e3d4c" in verbose[0]
+    assert not any("0.016" in line or "turn_context" in line for line in lines)
 
 
 def test_bad_setting_is_one_line_naming_the_variable(monkeypatch, capsys):
