@@ -98,7 +98,9 @@ def adapted_run(uvicorn_run: Callable[..., Any]) -> Callable[..., Any]:
     return adapted
 
 
-def run(config_path: Path, host: str, port: int, workers: int, jobs_per_worker: int) -> None:
+def run(
+    config_path: Path, host: str, port: int, workers: int, jobs_per_worker: int, healthcheck_s: int = 300
+) -> None:
     """Start ``workers`` uvicorn processes serving ``config_path`` on the Postgres runtime."""
     import uvicorn
     from langgraph_api.cli import run_server
@@ -119,6 +121,10 @@ def run(config_path: Path, host: str, port: int, workers: int, jobs_per_worker: 
             runtime_edition=RUNTIME_EDITION,  # type: ignore[arg-type]  # the pg runtime's edition name
             disable_persistence=False,
             workers=workers,
+            # uvicorn kills a worker that does not answer its ping in time (5 s by default) and
+            # starts another; importing KAG holds the GIL longer than that on a busy machine,
+            # and the workers were restarted forever. A killed worker is noticed at once anyway.
+            timeout_worker_healthcheck=healthcheck_s,
             __database_uri__=database_uri,
             __redis_uri__=redis_uri,
             __migrations_path__=None,
@@ -136,10 +142,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=2025)
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--jobs-per-worker", type=int, default=10, help="runs one worker executes at once")
+    parser.add_argument(
+        "--healthcheck-timeout", type=int, default=300, help="seconds a worker may not answer"
+    )
     parser.add_argument("--env-file", type=Path, default=Path(ENV_FILE), help="read, never over the shell")
     args = parser.parse_args(argv)
     load_env_file(args.env_file)  # as `kag serve` does: the workers inherit the environment
-    run(args.config, args.host, args.port, args.workers, args.jobs_per_worker)
+    run(args.config, args.host, args.port, args.workers, args.jobs_per_worker, args.healthcheck_timeout)
 
 
 if __name__ == "__main__":
