@@ -86,6 +86,7 @@ EFFORT: dict[str, EffortPlan] = {
 }
 """The effort plan of each intent."""
 
+
 def classify_offline(text: str) -> str:
     """The intent of ``text`` by the language layer (``simple_recall`` for an empty text)."""
     return intent_of(text or "")
