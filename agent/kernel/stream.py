@@ -278,7 +278,8 @@ class KernelStream:
             except ResponseError as exc:
                 if "NOGROUP" not in str(exc):
                     raise
-                await self._create_group(stream)
+                if not await self._create_group(stream):
+                    return []  # no stream (erased, or never written): nothing to read
                 claimed = [None, []]
             entries = [e for e in claimed[1] if e and e[1]]
             if len(entries) < count:
@@ -297,12 +298,20 @@ class KernelStream:
                 await self.dead_letter(KernelEvent("?", learner_id, {}, "", entry_id=entry_id), str(exc))
         return events
 
-    async def _create_group(self, stream: str) -> None:
+    async def _create_group(self, stream: str) -> bool:
+        """Create the consumer group; False when the stream does not exist.
+
+        No MKSTREAM: a stream that is gone (erased, or never written) has nothing to read, and
+        re-creating it would leave a key named after an erased learner.
+        """
         try:
-            await self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+            await self.redis.xgroup_create(stream, GROUP, id="0")
         except ResponseError as exc:
+            if "requires the key to exist" in str(exc):
+                return False
             if "BUSYGROUP" not in str(exc):
                 raise
+        return True
 
     async def ack(self, learner_id: str, events: Sequence[KernelEvent]) -> int:
         """Acknowledge committed events: delete them, drop their tail items, count parked ones."""

@@ -32,7 +32,8 @@ local parked = tonumber(ARGV[2])
 if parked > 0 then
   if redis.call('decrby', KEYS[3], parked) <= 0 then redis.call('del', KEYS[3]) end
 end
-redis.call('incr', KEYS[4])
+-- an erased learner's stream is gone: no generation key is re-created for them
+if redis.call('exists', KEYS[1]) == 1 then redis.call('incr', KEYS[4]) end
 return acked
 """
 

@@ -29,8 +29,9 @@ from typing import Any
 import neo4j
 from redis.exceptions import RedisError
 
-from agent.errors import KAGError, StoreError
+from agent.errors import KAGError, StoreError, StoreUnavailableError
 from agent.graphdb.store import fetch
+from agent.kernel.stream import KernelStream
 from agent.memory.cognitive_queries import DELETE_REMINDERS
 from agent.memory.erasure_redis import erase_checkpoints, erase_keys
 from agent.memory.queries import (
@@ -137,6 +138,34 @@ async def erase_learner(
     report = ErasureReport(learner_id)
     if server is not None:
         await _step(report, "server", lambda: server(learner_id))
+    kernel = KernelStream(resources.redis, prefix=resources.settings.kernel_prefix)
+    token = await _drain_lock(kernel, learner_id)
+    try:
+        await _erase_stores(resources, learner_id, report)
+    finally:
+        if token:
+            await kernel.unlock(learner_id, token)
+    if token == "":  # a worker kept the lock: it may have applied writes after the erasure
+        report.left.setdefault("neo4j", f"{LEFT['neo4j']} (the kernel worker was applying their writes)")
+    if not report.complete:
+        raise ErasureIncompleteError(report)
+    return report
+
+
+async def _drain_lock(kernel: KernelStream, learner_id: str) -> str | None:
+    """The learner's kernel drain lock, so no worker applies their queued writes while they go.
+
+    Returns the token; ``""`` when a worker held it past its lifetime; None when Redis is
+    down (no worker drains either, and the Redis step reports what is left).
+    """
+    try:
+        return await kernel.lock(learner_id, wait=kernel.lock_ttl_ms / 1000 + 1) or ""
+    except StoreUnavailableError:
+        return None
+
+
+async def _erase_stores(resources: Resources, learner_id: str, report: ErasureReport) -> None:
+    """Redis (checkpoints, then keys), then Neo4j, each into ``report``."""
     # Redis before Neo4j: the kernel stream's deferred writes go before the nodes they would write.
     checkpoints = lambda: _count("threads", erase_checkpoints(resources, learner_id))  # noqa: E731
     threads = await _step(report, "redis", checkpoints)
@@ -148,9 +177,6 @@ async def erase_learner(
         else:
             report.left["redis"] = report.left.pop("redis keys")
     await _step(report, "neo4j", lambda: _erase_neo4j(resources, learner_id))
-    if not report.complete:
-        raise ErasureIncompleteError(report)
-    return report
 
 
 async def _step(

@@ -102,3 +102,18 @@ async def test_neo4j_down_names_what_is_left_and_a_second_run_finishes(
     again = await erase_learner(resources, learner)
     assert again.complete and again.removed["neo4j"]["learner"] == 1
     await assert_nothing_left(resources, learner)
+
+
+async def test_a_worker_that_drains_after_the_erasure_recreates_no_key(
+    resources: Resources, learner: str
+) -> None:
+    from agent.kernel.stream import KernelStream
+
+    kernel = KernelStream(resources.redis, prefix=resources.settings.kernel_prefix)
+    await kernel.enqueue(learner, "recall.log", {"text": WORD})
+    assert await kernel.active_learners() and learner in await kernel.active_learners()
+    await erase_learner(resources, learner)
+    # A worker that listed the learner as active before the erasure reads their stream after it.
+    assert await kernel.read(learner, "worker-1", 10, claim_idle_ms=0) == []
+    assert await kernel.ack(learner, []) == 0
+    await assert_nothing_left(resources, learner)
