@@ -117,7 +117,9 @@ async def test_the_background_loop_drains_within_the_flush_interval_at_low_prior
         await stores.recall.log_messages(learner_id, "s1", _batch(learner_id, 0))
         for _ in range(600):
             stored = await _count(resources, MESSAGES, learner_id)
-            if stored == 2 and not await stores.kernel.depth(learner_id):
+            # The worker counts a batch after its last awaits (ack, unlock): the rows can be seen
+            # first, so wait for its count too (a fast encode made this race show).
+            if stored == 2 and not await stores.kernel.depth(learner_id) and worker.stats()["batches"]:
                 break
             await asyncio.sleep(0.1)
         assert await _count(resources, MESSAGES, learner_id) == 2
