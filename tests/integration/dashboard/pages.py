@@ -28,8 +28,12 @@ def login(driver: WebDriver, url: str, token: str) -> None:
 def open_page(driver: WebDriver, hash_route: str) -> WebElement:
     """Navigate inside the app (``#/graph``...) and wait until the page has rendered."""
     page = hash_route.lstrip("#/").split("/")[0]
+    # the same hash again fires no hashchange: render by hand then
     driver.execute_script(
-        "document.getElementById('view').dataset.ready = ''; location.hash = arguments[0];", hash_route
+        "document.getElementById('view').dataset.ready = '';"
+        "if (location.hash === arguments[0]) window.dispatchEvent(new HashChangeEvent('hashchange'));"
+        "else location.hash = arguments[0];",
+        hash_route,
     )
     wait(
         driver,

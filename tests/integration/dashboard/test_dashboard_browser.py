@@ -157,7 +157,8 @@ async def test_session_note_arrives_live_map_graph_memory_export(
     browser.find_element(By.ID, "save-user_profile").click()
     wait(browser, lambda d: "limit of 2000" in status.text, message="a clear error over the limit")
     assert (await resources.redis.hget(core_key(ana.learner_id), "user_profile")).endswith("orders.")
-    assert int(browser.find_element(By.ID, "pressure-chart").get_attribute("data-sessions")) >= 1
+    assert int(browser.find_element(By.ID, "activity-chart").get_attribute("data-days")) >= 1
+    assert "join" in browser.find_element(By.ID, "sessions").text, "the server session, named by its topic"
     shot(browser, artifacts, "memory")
 
     open_page(browser, "#/facts")
