@@ -11,7 +11,9 @@ serves it under its own id and appends no second copy.
 
 When a run sends both, ``request`` is served, and it takes the place of the pending message
 (same id), so the conversation shows what the tutor answered. A run with neither fails with
-an error that names both.
+an error that names both. ``receive`` consumes ``request`` (it empties it), so a run that fails
+later leaves no request behind for a later run to serve again; the request being served is
+then the last human message of the queue (``served_request``).
 """
 
 from __future__ import annotations
@@ -59,6 +61,12 @@ def pending_message(state: Mapping[str, Any]) -> HumanMessage | None:
         return None
     queued = {m.id for m in state.get("fifo_queue") or []}
     return None if shown[-1].id in queued else shown[-1]
+
+
+def served_request(state: Mapping[str, Any]) -> str:
+    """The text of the request being served: the last human message of the FIFO queue ("" if none)."""
+    queue = state.get("fifo_queue") or []
+    return next((m.text for m in reversed(queue) if isinstance(m, HumanMessage)), "")
 
 
 def learner_message(state: Mapping[str, Any]) -> LearnerMessage:

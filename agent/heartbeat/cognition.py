@@ -46,6 +46,7 @@ from langgraph.runtime import Runtime
 
 from agent.context import Context
 from agent.errors import KAGError
+from agent.heartbeat.chat_input import served_request
 from agent.heartbeat.effort import (
     EFFORT,
     appraisal_rounds,
@@ -174,7 +175,7 @@ def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, 
         """Classify the intent, put the question slot; complex intents plan, search and evaluate."""
         ctx = Context.coerce(runtime.context)
         wired = wiring()
-        learner_id, request = state["learner_id"], state["request"]
+        learner_id, request = state["learner_id"], served_request(state)
         # Local, never a model call: a turn that needs no tool asks the model once (think).
         intent, method = classify_offline(request), "local"
         budget = step_budget(intent, ctx.max_steps)
@@ -285,10 +286,11 @@ def make_cognitive_nodes(wiring: Wiring, base: Mapping[str, Node]) -> dict[str, 
             return []
         learner_id = state["learner_id"]
         try:
-            if effort.get("message_checked") or not state.get("request"):
+            request = served_request(state)
+            if effort.get("message_checked") or not request:
                 return await reminders.fire(learner_id)  # later passes: the clock only
             concept = (state.get("context") or {}).get("current_concept")
-            return await reminders.fire(learner_id, message=state["request"], concept=concept)
+            return await reminders.fire(learner_id, message=request, concept=concept)
         except KAGError as exc:
             log.error("reminders not checked: %s", exc)
             return []

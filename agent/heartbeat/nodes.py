@@ -207,7 +207,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         # A chat client's message stands before the seeded history: rewrite a new thread's display.
         restart = [RemoveMessage(id=REMOVE_ALL_MESSAGES)] if seed and message.pending else []
         return {
-            "request": request,
+            "request": "",  # consumed: a run failing later leaves no request to serve again
             "context": state["context"],
             "learner_id": learner_id,
             "messages": [*restart, *seed, human],
@@ -362,9 +362,7 @@ def make_nodes(wiring: Wiring) -> dict[str, Callable[..., Any]]:
         }
         await _publish_core(runtime, state["learner_id"], state.get("core_memory") or {})
         emit(runtime, "finish", steps=memory_state["steps"], pressure=memory_state["pressure"])
-        # The request is served: a later input without one must fail, not re-run this one.
         return {
-            "request": "",
             "messages": display_update(
                 state.get("messages") or [],
                 AIMessage(content=answer.text, id=answer.id),  # the id its streamed chunks had

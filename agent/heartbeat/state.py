@@ -14,10 +14,9 @@ checkpoint of a thread's thousandth turn is no larger than its fiftieth. The ful
 conversation stays in recall storage (``conversation_search``) and in the thread's
 earlier checkpoints.
 
-``request`` is the run's request as a client sent it. It lives for one run only
-(``UntrackedValue``, never checkpointed), so a run that failed cannot leave a stale request
-that a later run without one would serve again. Chat clients send ``messages`` instead
-(``agent.heartbeat.chat_input``).
+``request`` is the run's request as a client sent it; ``receive`` consumes it (empties it), so
+a run that failed later cannot leave a stale request that a later run would serve again. Chat
+clients send ``messages`` instead (``agent.heartbeat.chat_input``).
 
 ``slots`` is working memory proper (issue 13): the request's task slots, merged by
 ``agent.heartbeat.slots.merge_slots`` (dedupe by id, at most 20, lowest relevance
@@ -168,9 +167,9 @@ class HeartbeatState(TypedDict):
 
     learner_id: str
     """Owner of this thread's memory."""
-    request: Annotated[str, UntrackedValue]
-    """The run's ``request`` input, for this run only (never checkpointed); ``receive`` puts the
-    request it serves here, whichever input it came from."""
+    request: str
+    """The run's ``request`` input until ``receive`` takes it (then empty); the request being
+    served is the last human message of ``fifo_queue`` (``chat_input.served_request``)."""
     context: RequestContext
     """Request context of the current request."""
     messages: Annotated[list[AnyMessage], add_messages]

@@ -15,11 +15,11 @@ from agent.context import Context
 from agent.errors import InvalidInputError
 from agent.heartbeat.slots import HEADER as WORKING_MEMORY
 from agent.memory.core import CoreMemoryStore
-from tests.scripted_models import call, scripted
+from tests.scripted_models import ScriptedChatModel, call, scripted
 
 PROFILE = "Name: Ana, Level: Beginner, Prefers worked examples"
 ANSWER = "Ana, an INNER JOIN keeps only the rows that match in both tables."
-ASK = "I'm Ana. What are inner joins?"
+ASK = "I'm Ana, tell me about inner joins."  # simple_recall: no appraisal rounds, 5 steps
 
 
 async def _chat(graph, learner_id: str, payload: dict, thread: str = "chat") -> dict[str, list]:
@@ -159,3 +159,26 @@ async def test_text_before_a_tool_call_never_carries_the_call(make_graph, learne
     stored = seen["state"][0]["messages"][-1]
     answer = [m for m in _answer_chunks(streamed) if m.id == stored.id]
     assert "".join(m.text for m in answer) == stored.text == "Joins combine tables."
+
+
+class _DownOnce(ScriptedChatModel):
+    """The provider fails the first call, then answers from the script."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, D102
+        if not self.prompts:
+            self.prompts.append(list(messages))
+            raise RuntimeError("provider down")
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+async def test_a_request_of_a_failed_run_is_not_served_again(make_graph, learner_id, cleanup) -> None:
+    model = _DownOnce(responses=[AIMessage(content="Answered the new one.")], prompts=[], bound_tools=[])
+    graph = make_graph(model)
+    with pytest.raises(RuntimeError, match="provider down"):
+        await _chat(graph, learner_id, {"request": "the old question"})
+
+    seen = await _chat(graph, learner_id, {"messages": [{"role": "user", "content": "the new question"}]})
+
+    assert seen["values"][-1]["response"] == "Answered the new one."
+    assert model.prompts[-1][-1].text == "the new question", "the chat message is served, not the old request"
+    assert seen["state"][0]["request"] == "", "receive consumed the request"

@@ -7,7 +7,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Sys
 from pydantic import TypeAdapter
 
 from agent.errors import InvalidInputError
-from agent.heartbeat.chat_input import learner_message, pending_message
+from agent.heartbeat.chat_input import learner_message, pending_message, served_request
 from agent.heartbeat.chat_stream import AnswerRelay, internal_messages
 from graphs.heartbeat import graph
 
@@ -111,3 +111,13 @@ def test_internal_messages_are_everything_outside_the_display_channel() -> None:
     }
     hidden = internal_messages(update)
     assert [m.type for m in hidden] == ["tool", "system"], "the displayed answer is not hidden"
+
+
+def test_the_request_being_served_is_the_queues_last_human_message() -> None:
+    queue = [
+        HumanMessage(content="first", id="h1"),
+        AIMessage(content="a", id="a1"),
+        HumanMessage(content="now"),
+    ]
+    assert served_request({"fifo_queue": [*queue, ToolMessage(content="{}", tool_call_id="c")]}) == "now"
+    assert served_request({"fifo_queue": []}) == ""
