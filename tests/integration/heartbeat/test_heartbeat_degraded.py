@@ -1,52 +1,41 @@
-"""Neo4j goes down mid-run: the heartbeat continues on Redis, then replays. Nothing is lost."""
+"""Neo4j goes down mid-run: the heartbeat continues on Redis, then replays. Nothing is lost.
+
+The Neo4j that goes down is the session's private one (``tests/integration/private_neo4j.py``,
+shared with the other outage tests: one JVM instead of one more); the shared Neo4j is never touched.
+"""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import uuid
-from pathlib import Path
 
-import pytest
+import neo4j
 from langchain_core.messages import ToolMessage
 
 from agent.context import Context
 from agent.memory.core import CoreMemoryStore
 from agent.memory.stores import MemoryStores
 from agent.models.offline_policy import OfflinePolicyModel, is_policy_reply
-from agent.resources import Resources
+from agent.resources import NEO4J_POOL_SIZE, Resources
 from graphs.heartbeat import make_builder
-
-ROOT = Path(__file__).resolve().parents[3]
-PORT = 7698
+from tests.integration.private_neo4j import CurrentPassword, PrivateNeo4j
 
 
-def _services(action: str, tmp: Path) -> None:
-    env = {**os.environ, "KAG_NEO4J_PORT": str(PORT), "KAG_SERVICES_DIR": str(tmp)}
-    subprocess.run(
-        ["bash", str(ROOT / "scripts/services.sh"), action, "neo4j"],
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-
-
-@pytest.fixture(scope="module")
-def private_neo4j(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("neo4j-degraded")
-    _services("up", tmp)
-    yield tmp
-    _services("down", tmp)
-
-
-async def test_neo4j_outage_loses_nothing(private_neo4j, resources, redis_saver):
+async def test_neo4j_outage_loses_nothing(private_neo4j: PrivateNeo4j, resources: Resources, redis_saver):
     learner = f"degraded-{uuid.uuid4().hex[:10]}"
-    settings = resources.settings.with_overrides(neo4j_uri=f"bolt://127.0.0.1:{PORT}")
+    settings = resources.settings.with_overrides(neo4j_uri=private_neo4j.uri)
+    driver = neo4j.AsyncGraphDatabase.driver(  # as Resources builds it, with the rotating password
+        private_neo4j.uri,
+        auth=CurrentPassword(private_neo4j),
+        max_connection_pool_size=NEO4J_POOL_SIZE,
+        connection_timeout=5.0,
+        connection_acquisition_timeout=10.0,
+        notifications_min_severity="OFF",
+    )
     bundle = Resources(
         settings,
         chat_model=OfflinePolicyModel(),
         embeddings=resources.embeddings,
+        neo4j_driver=driver,
         redis_client=resources.redis,
     )
     graph = make_builder(bundle).compile(checkpointer=redis_saver)
@@ -64,7 +53,7 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources, redis_saver)
         for text in before:
             assert not (await ask(text))["memory_state"]["degraded"]
 
-        _services("down", private_neo4j)
+        private_neo4j.down()
         during = [
             "Remember that a foreign key references a primary key in another table.",
             "Remember that an index speeds up lookups at the cost of writes.",
@@ -79,7 +68,7 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources, redis_saver)
         backlog = stores.backlog
         assert backlog.kernel.prefix != "kag" and await backlog.pending(learner) > 0
 
-        _services("up", private_neo4j)
+        private_neo4j.up()
         after = await ask("I am preparing for a database exam.")
         await backlog.replay(stores.archival, stores.recall, learner_id=learner)
         await backlog.wait_idle()
@@ -113,4 +102,4 @@ async def test_neo4j_outage_loses_nothing(private_neo4j, resources, redis_saver)
         assert tool_errors == []
     finally:
         await CoreMemoryStore(resources.redis).clear(learner)
-        await bundle.aclose()
+        await driver.close()

@@ -1,6 +1,6 @@
 """Degraded mode with a private Neo4j that really goes down mid-run and comes back.
 
-The shared Neo4j is never touched: this module starts its own on port 7697.
+The shared Neo4j is never touched: this module uses the session's private one (a free port).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Note writes in degraded mode: a private Neo4j goes down mid-run, notes are parked and replayed.
 
 Like ``test_degraded_mode``, the shared Neo4j is never touched: this module starts its
-own (port 7697, via ``scripts/services.sh``) and stops it to simulate the outage.
+own (a free port, via ``scripts/services.sh``) and stops it to simulate the outage.
 """
 
 from __future__ import annotations
