@@ -8,7 +8,7 @@
 - ``kag search QUERY``: archival memory or past conversations.
 - ``kag smoke``: one round trip through Neo4j, Redis, embeddings and the model.
 - ``kag demo``: the scripted three-session conversation.
-- ``kag serve``: ``langgraph dev`` with ``.env`` loaded without overriding the shell.
+- ``kag serve``: the local LangGraph server for the project, found from any directory (``graphs.cli.serve``).
 - ``kag kernel run|stats``: the memory kernel's worker in plain Python (``--once`` drains), its backlog.
 - ``kag reflect``: reflection now, for one learner or every active one.
 - ``kag eval locomo|ablations|cognitive ...``: the evaluations, handed to ``python -m bench.<name>``.
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import runpy
 import sys
 from pathlib import Path
@@ -31,11 +30,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from graphs.cli.common import ExpectedFailure, get_console, load_settings, run
+from graphs.cli.common import get_console, run
 from graphs.cli.erase import erase_command
 from graphs.cli.kernel import kernel_group, reflect_command
 from graphs.cli.memory import memory_group, search_command
 from graphs.cli.notes import notes_group
+from graphs.cli.serve import serve_command
 from graphs.cli.session import ask_command, chat_command, demo_command
 
 if TYPE_CHECKING:
@@ -68,6 +68,7 @@ cli.add_command(demo_command)
 cli.add_command(kernel_group)
 cli.add_command(reflect_command)
 cli.add_command(erase_command)
+cli.add_command(serve_command)
 
 
 @cli.command("smoke")
@@ -106,26 +107,6 @@ async def smoke(settings: Settings) -> int:
         reply = resources.chat_model.bind_tools([core_memory_append]).invoke([HumanMessage("I am Ana.")])
         click.echo(f"model   {settings.chat_model_id} tool call: {reply.tool_calls}")
         return 0 if reply.tool_calls else 1
-
-
-@cli.command(
-    "serve",
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-    add_help_option=False,
-)
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def serve_command(args: tuple[str, ...]) -> int:
-    """Run langgraph dev ARGS... with .env loaded, never overriding the shell.
-
-    langgraph.json names no env file: the LangGraph server would let the file
-    override variables set in the shell.
-    """
-    load_settings()  # loads .env into this process, checks every value; exec keeps the environment
-    langgraph = Path(sys.executable).with_name("langgraph")
-    if not langgraph.exists():
-        raise ExpectedFailure(f"{langgraph} not found: install the project (make install)")
-    os.execv(str(langgraph), [str(langgraph), "dev", *args])
-    return 0  # not reached
 
 
 @cli.group("eval")

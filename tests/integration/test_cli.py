@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -46,8 +47,8 @@ async def test_chat_with_piped_input_writes_memory_that_later_commands_read(lear
     )
     done = kag("chat", "--learner", learner, "--concept", "sql.joins", stdin=script)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.count("kag> ") == 4
-    assert "Zettelkasten note(s) written" in done.stdout
+    assert done.stdout.count("kag> ") == 3  # /end closes the session without a turn of its own
+    assert "note(s) written" in done.stdout
     assert "Traceback" not in done.stderr
 
     shown = kag("memory", "show", "--learner", learner)
@@ -60,6 +61,13 @@ async def test_chat_with_piped_input_writes_memory_that_later_commands_read(lear
 
     said = kag("search", "Ada", "--kind", "conversation", "--learner", learner)
     assert said.returncode == 0 and "My name is Ada" in said.stdout
+    assert " · session of " in said.stdout and "you said at " in said.stdout
+    # what was said, not how it was stored: no kinds, no scores, no tool renderings
+    assert not re.search(r"\b0\.\d{3}\b|turn_context|\bmessage\b|\[calls |\{\"", said.stdout)
+    verbose = kag("search", "Ada", "--kind", "conversation", "--learner", learner, "--verbose")
+    assert re.search(r"message \d\.\d{3}", verbose.stdout)
+    ended = kag("search", "thank you", "--kind", "conversation", "--learner", learner)
+    assert "That is all for this session" not in ended.stdout  # /end added no learner line
 
     listed = kag("notes", "list", "--learner", learner)
     assert listed.returncode == 0 and listed.stdout.startswith("note_")
@@ -69,10 +77,12 @@ async def test_chat_with_piped_input_writes_memory_that_later_commands_read(lear
     vault = tmp_path / "vault"
     exported = kag("notes", "export", str(vault), "--learner", learner)
     assert exported.returncode == 0, exported.stderr
-    assert sorted(f.name for f in vault.glob("*.md")) == sorted(f"{n}.md" for n in note_ids)
-    text = (vault / f"{note_id}.md").read_text()
-    assert text.startswith(f'---\nid: "{note_id}"\n')
+    files = sorted(vault.glob("*.md"))
+    assert len(files) == len(note_ids) and (vault / "left-join.md").is_file()  # named by concept
+    text = (vault / "left-join.md").read_text()
+    assert re.match(r'---\nid: "note_[0-9a-f]+"\n', text)  # the id is in the front matter
     assert "\ntags:" in text and "```mermaid\nflowchart LR\n" in text
+    note_id = re.match(r'---\nid: "(note_[0-9a-f]+)"', text).group(1)
 
     shown_note = kag("notes", "show", note_id, "--learner", learner)
     assert shown_note.returncode == 0 and shown_note.stdout.strip() == text.strip()
@@ -137,3 +147,36 @@ def test_smoke_passes():
     done = kag("smoke")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "neo4j   write/read ok" in done.stdout and "redis   write/read ok" in done.stdout
+
+
+def test_serve_help_describes_kag_serve():
+    done = kag("serve", "--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith("Usage: kag serve [OPTIONS]") and "KAG_PROJECT_DIR" in done.stdout
+
+
+def test_serve_outside_the_project_finds_it_or_says_how_in_one_line(tmp_path):
+    bad = tmp_path / "tokens.json"
+    bad.write_text('{"not json"')
+    # run from an unrelated directory: the project is found (the installed source), so the
+    # malformed token table is what stops it, in one line instead of a server traceback
+    done = subprocess.run(
+        [str(KAG), "serve", "--no-browser"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "KAG_AUTH_TOKENS_FILE": str(bad)},
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("error: KAG_AUTH_TOKENS_FILE:") and done.stderr.count("\n") == 1
+    wrong = subprocess.run(
+        [str(KAG), "serve"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "KAG_PROJECT_DIR": str(tmp_path)},
+    )
+    assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
+    assert "KAG_PROJECT_DIR=" in wrong.stderr and "Traceback" not in wrong.stderr

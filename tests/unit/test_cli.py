@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphs import cli
-from graphs.cli import common, memory, session
+from graphs.cli import common, memory, serve, session
 
 KAG = Path(sys.executable).with_name("kag")
 
@@ -239,13 +239,54 @@ def test_serve_loads_env_file_without_overriding_then_execs_langgraph(monkeypatc
         seen.update(path=path, argv=argv, env=dict(os.environ))
         raise SystemExit(0)
 
-    monkeypatch.setattr(cli.os, "execv", fake_execv)
+    monkeypatch.setattr(serve.os, "execv", fake_execv)
+    monkeypatch.setattr(serve.os, "chdir", lambda path: seen.update(cwd=path))
+    monkeypatch.delenv("KAG_PROJECT_DIR", raising=False)
     with pytest.raises(SystemExit):
         cli.main(["serve", "--no-browser", "--port", "2999"])
-    assert seen["argv"][1:] == ["dev", "--no-browser", "--port", "2999"]
-    assert Path(seen["path"]).name == "langgraph"
+    repo = Path(__file__).resolve().parents[2]
+    assert seen["argv"][1:] == [
+        "dev",
+        "--config",
+        str(repo / "langgraph.json"),
+        "--port",
+        "2999",
+        "--no-browser",
+    ]
+    assert Path(seen["path"]).name == "langgraph" and seen["cwd"] == repo
+    assert seen["env"]["LOG_COLOR"] == "false"  # stdout is not a terminal under pytest
     assert seen["env"]["KAG_CHECKPOINT_PREFIX"] == "from-file"
     assert seen["env"]["KAG_REDIS_URL"] == "redis://shell:2/0"
+
+
+def test_serve_help_describes_kag_serve():
+    result = CliRunner().invoke(cli.cli, ["serve", "--help"])
+    assert result.exit_code == 0
+    assert "serve [OPTIONS] [EXTRA]" in result.output and "Serve the tutor's graphs" in result.output
+    assert "KAG_PROJECT_DIR" in result.output and "langgraph dev [OPTIONS]" not in result.output
+
+
+def test_serve_finds_the_project_from_anywhere(tmp_path):
+    project = tmp_path / "kag"
+    (project / "deep" / "er").mkdir(parents=True)
+    (project / "langgraph.json").write_text('{"graphs": {"kag": {"path": "x.py:graph"}}}')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert serve.find_project(project / "deep" / "er", {}, elsewhere) == project
+    assert serve.find_project(elsewhere, {"KAG_PROJECT_DIR": str(project)}, elsewhere) == project.resolve()
+    assert serve.find_project(elsewhere, {}, project) == project  # the installed source
+    (elsewhere / "langgraph.json").write_text('{"graphs": {"other": {}}}')  # not KAG's
+    with pytest.raises(common.ExpectedFailure) as missing:
+        serve.find_project(elsewhere, {}, elsewhere)
+    assert "KAG_PROJECT_DIR" in str(missing.value.message) and "\n" not in missing.value.message
+    with pytest.raises(common.ExpectedFailure, match="KAG_PROJECT_DIR="):
+        serve.find_project(elsewhere, {"KAG_PROJECT_DIR": str(elsewhere)}, project)
+
+
+def test_serve_logs_are_colourless_off_a_terminal():
+    assert serve.colour_environment({}, tty=True) == {}
+    assert serve.colour_environment({}, tty=False) == {"LOG_COLOR": "false", "NO_COLOR": "1"}
+    assert serve.colour_environment({"NO_COLOR": "yes"}, tty=True)["LOG_COLOR"] == "false"
 
 
 def test_langgraph_json_names_no_env_file():
