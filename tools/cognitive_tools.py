@@ -27,16 +27,7 @@ LearnerId = Annotated[str, InjectedState("learner_id")]
 GraphState = Annotated[dict[str, Any] | None, InjectedState]
 """The heartbeat's tool state (``agent.heartbeat.nodes._tool_state``), hidden from the model."""
 
-FACT_META = (
-    "subject",
-    "predicate",
-    "valid_from",
-    "valid_to",
-    "current",
-    "was_until",
-    "concept",
-    "confidence",
-)
+FACT_META = ("subject", "predicate", "valid_from", "valid_to", "current", "concept", "confidence")
 """Fact metadata the model sees with each ``search_facts`` hit."""
 PROCEDURE_META = ("name", "steps", "prerequisites", "usage_count")
 """Procedure metadata the model sees with each ``recall_procedure`` hit."""

@@ -41,7 +41,8 @@ if TYPE_CHECKING:  # the kernel worker imports this module; stores import the ke
 
 MIN_WORDS = 4
 """Sentences shorter than this say too little to rank a turn on their own ("Thanks!", "Wow, so
-cool."); chosen against keeping every sentence by leave one conversation out on LoCoMo (README)."""
+cool."); chosen against keeping every sentence by leave one conversation out on LoCoMo
+(docs/evaluation/locomo.md)."""
 MAX_SENTENCES = 12
 """Sentences kept per turn (the first ones): a pasted essay does not flood the index."""
 SEPARATOR = "~"

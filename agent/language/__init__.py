@@ -1,11 +1,10 @@
-"""The language layer: what a learner's sentence means, for every part of KAG (DESIGN.md § 8).
+"""The language layer: what a learner's sentence means (DESIGN.md § 8).
 
-- ``sentences``: sentence boundaries (``pysbd``: code names, versions, abbreviations, URLs);
-- ``when``: dates and durations relative to the session's clock (``dateparser``);
-- ``encoder``: MiniLM and nearest-exemplar classification (``exemplars``: labelled sentences);
-- ``intents``: the effort a request calls for; ``reminders``: a reminder request, its task and
-  trigger wherever the trigger clause stands; ``statements``: what a statement is about and
-  the value it changes (``aspect``, ``resolve_change``);
-- ``model``: the same questions to an LLM with structured output, the offline layer answering
-  when the model's answer is malformed (logged).
+- ``sentences``: sentence boundaries (``pysbd``), so code names ("functools.wraps"), versions,
+  abbreviations, decimals and URLs stay inside their sentence.
+
+Intents, fact slots and reminder triggers still come from the rule modules
+(``agent.heartbeat.effort``, ``agent.memory.fact_rules``, ``agent.memory.reminder_rules``);
+a similarity-based reading of them was built, measured and not shipped
+(docs/decisions/language-layer.md).
 """

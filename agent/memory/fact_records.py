@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
-from agent.language.statements import disagreeing
+from agent.memory.fact_rules import fact_slot, replaced_values
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text
@@ -32,6 +31,11 @@ def utc_iso(value: str | datetime | None, name: str) -> str | None:
         value = value.isoformat()
     text = normalise_time(value, name)
     return None if text is None else datetime.fromisoformat(text).astimezone(UTC).isoformat()
+
+
+def names_value(text: str, value: str) -> bool:
+    """True when ``text`` names ``value`` as whole words (case-insensitive)."""
+    return re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", text.lower()) is not None
 
 
 @dataclass(frozen=True)
@@ -72,10 +76,9 @@ def fact_payload(learner_id: str, recorded_at: str, content: str, **args: Any) -
         raise InvalidInputError("give both subject and predicate, or neither")
     slotted = subject is not None
     if subject is None:
-        # The aspect (agent.language.statements) is the slot of a single-valued thing about the
-        # learner; any other statement gets a slot of its own.
+        slot = fact_slot(text)
         digest = hashlib.sha256(norm.encode()).hexdigest()[:16]
-        subject, predicate = "learner", args.get("aspect") or f"fact:{digest}"
+        subject, predicate = slot or ("learner", f"fact:{digest}")
     for name, value in (("subject", subject), ("predicate", predicate)):
         if not isinstance(value, str) or not _SLOT_PART.match(value.strip()):
             raise InvalidInputError(f"{name} must be 1-128 printable characters")
@@ -101,6 +104,7 @@ def fact_payload(learner_id: str, recorded_at: str, content: str, **args: Any) -
         "subject": subject,
         "predicate": predicate,
         "slotted": slotted,
+        "replaced": replaced_values(text),
         "concept": concept,
         "confidence": float(confidence),
         "source": args["source"],
@@ -173,26 +177,3 @@ def hit_from_row(row: dict[str, Any], score: float, scores: dict[str, float]) ->
         scores=scores,
         metadata=meta,
     )
-
-
-async def newest_first(hits: list[SearchHit]) -> list[SearchHit]:
-    """The read-time safety net: current facts about the same thing that disagree, newest first.
-
-    Neither was closed (the write did not see they were one thing), so both stay, in the
-    places the group held, newest first; each older one carries ``was_until`` (the newer one's
-    ``valid_from``) so an answer can say "was X until …". Other hits keep their places.
-    """
-    facts = [i for i, h in enumerate(hits) if h.kind == "fact" and h.metadata.get("current", True)]
-    if len(facts) < 2:
-        return hits
-    groups = await asyncio.to_thread(disagreeing, [hits[i].text for i in facts])
-    out = list(hits)
-    for group in groups:
-        places = sorted(facts[g] for g in group)
-        members = sorted((hits[p] for p in places), key=lambda h: str(h.metadata.get("valid_from") or ""))
-        members.reverse()
-        newest = str(members[0].metadata.get("valid_from") or "")
-        for place, hit in zip(places, members, strict=True):
-            meta = hit.metadata if hit is members[0] else {**hit.metadata, "was_until": newest}
-            out[place] = replace(hit, metadata=meta)
-    return out

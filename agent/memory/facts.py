@@ -9,32 +9,27 @@ Facts share the ``Memory`` label, so the archival vector and full-text indexes c
 
 - **Bi-temporal**: ``valid_from``/``valid_to`` say when a fact was true (``valid_to`` null:
   current), ``recorded_at`` when KAG learnt it. Times are stored as UTC ISO-8601.
-- **Slots**: ``(subject, predicate)`` as given, else ``("learner", aspect)`` where the language
-  layer reads a single-valued aspect of the learner (``agent.language.statements.aspect``:
-  where they live, job, study, device, language, tool, goal, level, name), whatever the
-  verb; any other statement gets a slot of its own (``fact:<hash>``), so unrelated facts
-  never retire each other. Writing a fact closes the current fact of its slot (``valid_to``
-  = the new ``valid_from``) and links ``(new)-[:SUPERSEDES]->(old)`` in the same transaction.
-- **Changes stated as a difference** ("the final was postponed by a week", "cut by 200"): the
-  closest current fact (cosine ≥ ``SAME_THING``, ``FACT_CLOSEST``) with one date or number
-  is the value changed; the new fact takes its slot, retires it, and carries the resolved
-  value ("… (now June 19)", ``agent.language.statements.resolve_change``).
+- **Slots**: ``(subject, predicate)`` from ``agent.memory.fact_rules.fact_slot`` unless
+  given; a statement in no known slot gets a slot of its own (``fact:<hash>``), so
+  unrelated facts never retire each other. Writing a fact closes the current fact of its
+  slot (``valid_to`` = the new ``valid_from``) and links ``(new)-[:SUPERSEDES]->(old)`` in
+  the same transaction. ``replaced_values`` also retires current facts with the same
+  predicate that name a replaced value ("switched from Jupyter to VS Code"); a generic
+  ``(learner, tool)`` fact then takes the retired fact's subject.
 - **Idempotent**: re-stating the current fact of a slot (same normalised text) changes
   nothing; ids hash (learner, slot, text, valid_from), so replays MERGE onto the same node.
 - **Search**: current facts by default, ``as_of`` for the facts valid then,
   ``include_history`` for every version; vector + full text fused with RRF and blended
-  with activation by the ``cognitive`` recipe; a question about an aspect ("where
-  does the learner live?", ``agent.language.statements.asked_aspect``) adds that slot's facts
-  as a third RRF list (``agent.memory.activation``). Two current facts about the same thing
-  that disagree rank newest first, the older marked ``was_until`` (``newest_first``). Every
-  read boosts the activation of the facts it returns.
+  with activation by the ``cognitive`` recipe; a question about a known slot ("where
+  does the learner live?", ``fact_rules.query_slots``) adds that slot's facts as a third
+  RRF list (``agent.memory.activation``). Every read
+  boosts the activation of the facts it returns.
 - **Degraded mode**: writes are parked (op ``fact.remember``) and replayed; searches fall
   back to the facts cached in Redis with the archival items (newest per slot), ``degraded=True``.
 """
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -43,20 +38,19 @@ import neo4j
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.graphdb.schema import ensure_schema, learner_key
 from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
-from agent.language.statements import SAME_THING, asked_aspect, aspect, resolve_change
-from agent.language.when import shift
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import READ_BOOST, blend_score, boosted, decayed
 from agent.memory.fact_records import (
     FactRecord,
     fact_payload,
     hit_from_row,
-    newest_first,
+    names_value,
     pairs,
     parked_record,
     record_from_row,
     utc_iso,
 )
+from agent.memory.fact_rules import query_slots
 from agent.memory.records import ID
 from agent.search.lucene import LuceneScope
 from agent.search.probe import MAX_VECTOR_K, probe_choice
@@ -108,8 +102,6 @@ class FactStore(Neo4jStore):
         episode_id: str | None = None,
     ) -> FactRecord:
         """Record a fact, closing the current fact of its slot (see the module docstring)."""
-        found = None if predicate is not None or not isinstance(content, str) else content
-        read = await asyncio.to_thread(aspect, found) if found else None
         payload = fact_payload(
             validate_learner_id(learner_id),
             utc_iso(self.clock(), "recorded_at"),
@@ -121,7 +113,6 @@ class FactStore(Neo4jStore):
             source=source,
             valid_from=valid_from,
             episode_id=episode_id,
-            aspect=read,
         )
         record = await self.write_or_park(payload["learner_id"], OP_REMEMBER, payload, self._apply)
         if self.backlog is not None:
@@ -167,9 +158,6 @@ class FactStore(Neo4jStore):
             access_count=0,
         )
         args = {"learner_id": p["learner_id"], "id": p["id"]}
-        changed = await self._changed(p, embedding)
-        if changed is not None:
-            props["text"] = f"{p['text']} (now {changed[1]})"
 
         async def work(tx: neo4j.AsyncTransaction) -> str | None:
             await fetch(tx, q.FACT_LOCK, learner_id=p["learner_id"], now=p["recorded_at"])
@@ -178,20 +166,14 @@ class FactStore(Neo4jStore):
                 raise InvalidInputError(f"fact id {p['id']!r} belongs to another learner")
             if owner:  # a replay: already written
                 return p["id"]
-            slot = (
-                {**p, "subject": changed[0]["subject"], "predicate": changed[0]["predicate"]}
-                if changed
-                else p
-            )
-            subject, retire, newer = await self._plan(tx, slot)
+            subject, retire, newer = await self._plan(tx, p)
             if subject is None:  # the slot's current fact already says this
                 return retire[0]
-            props.update(subject=subject, predicate=slot["predicate"])
+            props.update(subject=subject, predicate=p["predicate"])
             await fetch(tx, q.FACT_CREATE, props=props, **args)
             if newer is not None:
                 await fetch(tx, q.FACT_CLOSE_BACKDATED, newer_id=newer, **args)
-            elif retire or changed:
-                retire = list(dict.fromkeys([*retire, *([changed[0]["id"]] if changed else [])]))
+            elif retire:
                 when = {"valid_from": p["valid_from"], "recorded_at": p["recorded_at"]}
                 await fetch(tx, q.FACT_RETIRE, old_ids=retire, **when, **args)
             if p["episode_id"]:
@@ -203,38 +185,15 @@ class FactStore(Neo4jStore):
         [record] = await self._records(p["learner_id"], [fact_id])
         return record
 
-    async def _changed(self, p: dict[str, Any], embedding: list[float]) -> tuple[dict[str, Any], str] | None:
-        """``(fact row, new value)`` when ``p`` changes a current fact by a difference (docstring)."""
-        if p["slotted"] or shift(p["text"], 1) is None:
-            return None
-
-        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-            return await fetch(
-                tx,
-                q.FACT_CLOSEST,
-                learner_id=p["learner_id"],
-                embedding=embedding,
-                model=self.embeddings.model_name,
-                threshold=SAME_THING,
-                top=3,
-            )
-
-        new_at = datetime.fromisoformat(p["valid_from"])
-        for row in await self.read(work):
-            old_at = datetime.fromisoformat(row["valid_from"])
-            value = await asyncio.to_thread(
-                resolve_change, p["text"], row["text"], old_at=old_at, new_at=new_at
-            )
-            if value is not None:
-                return row, value
-        return None
-
     async def _plan(
         self, tx: neo4j.AsyncTransaction, p: dict[str, Any]
     ) -> tuple[str | None, list[str], str | None]:
         """``(subject, ids to retire, newer fact id)``; subject None: an existing fact says this."""
         rows = await fetch(tx, q.FACT_CURRENT, learner_id=p["learner_id"], predicate=p["predicate"])
         subject = p["subject"]
+        by_value = [r for r in rows if any(names_value(r["text"] or "", v) for v in p["replaced"])]
+        if not p["slotted"] and subject == "learner" and p["predicate"] == "tool" and by_value:
+            subject = by_value[0]["subject"]  # "switched from A to B" takes the retired A's slot
         same = [r for r in rows if r["subject"] == subject]
         for row in same:
             if row["norm"] == p["norm"]:
@@ -243,7 +202,7 @@ class FactStore(Neo4jStore):
         later = [r for r in same if datetime.fromisoformat(r["valid_from"]) > start]
         if later:  # back-dated: the newer current fact already replaced this one
             return subject, [], min(later, key=lambda r: r["valid_from"])["id"]
-        return subject, list(dict.fromkeys(r["id"] for r in same)), None
+        return subject, list(dict.fromkeys(r["id"] for r in [*same, *by_value])), None
 
     # ----- reads -----
     async def _records(self, learner_id: str, ids: list[str]) -> list[FactRecord]:
@@ -300,7 +259,7 @@ class FactStore(Neo4jStore):
         scope = LuceneScope(("text",), learner_key(learner_id))
         words = scope.term_clauses(text)
         limit = recipe.candidates(0, k)
-        asked = await asyncio.to_thread(asked_aspect, query) if query else None
+        slots = query_slots(query)
         params = {"learner_id": learner_id, "as_of": as_of, "history": history, "limit": limit}
 
         async def work(tx: neo4j.AsyncTransaction) -> tuple[list[Any], dict[str, dict[str, Any]]]:
@@ -326,8 +285,10 @@ class FactStore(Neo4jStore):
                     else await fetch(tx, q.FACT_FULLTEXT, index=index, lucene=lucene, k=limit * 10, **params)
                 )
                 lists["fulltext"] = pairs(rows)
-            if asked:
-                rows = await fetch(tx, q.FACT_BY_SLOT, predicates=[asked], subjects=["learner"], **params)
+            if slots:
+                predicates = sorted({p for _, p in slots})
+                subjects = sorted({s for s, _ in slots if s})
+                rows = await fetch(tx, q.FACT_BY_SLOT, predicates=predicates, subjects=subjects, **params)
                 exact = [r for r in rows if r["score"] > 1.0]  # the subject asked about, if any
                 lists["slot"], weights["slot"] = pairs(exact or rows), SLOT_WEIGHT
             if not lists:
@@ -353,11 +314,10 @@ class FactStore(Neo4jStore):
             learner_id,
             [(r[3]["id"], boosted(r[3]["activation"] or 0.0, r[3]["last_access"], now)) for r in chosen],
         )
-        hits = [
+        return [
             hit_from_row(row, score, {**f.scores, "activation": act, "blend": score})
             for score, act, f, row in chosen
         ]
-        return await newest_first(hits)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
         """Store the read boost of the facts a search returned."""
@@ -380,7 +340,7 @@ class FactStore(Neo4jStore):
                 newest.setdefault((item.get("subject", ""), item.get("predicate", "")), item)
             items = list(newest.values())
         by_id = {i["id"]: i for i in items}
-        predicates = {asked_aspect(query)} - {None}
+        predicates = {p for _, p in query_slots(query)}
         lists = {
             "keyword": [(f.id, f.score) for f in keyword_rank(query, items, text_key="text")],
             "slot": [(i["id"], 1.0) for i in items if i.get("predicate") in predicates],

@@ -2,9 +2,9 @@
 
 ``agent.models.offline_policy`` applies these rules first, and its older core/archival
 rules to whatever they leave. They only fire when the tools they call are bound
-(``tools/cognitive_tools.py``); without them the policy behaves as before. What a sentence
-means comes from the language layer the stores use too (``agent.language``: what a
-statement is about, reminder requests, questions), so the policy and the stores agree.
+(``tools/cognitive_tools.py``); without them the policy behaves as before. The phrase
+rules come from the stores' own rule modules, so the policy and the stores agree:
+``agent.memory.fact_rules``, ``procedure_rules`` and ``reminder_rules``.
 
 Per message (procedures span sentences, so they are read on the whole message):
 
@@ -38,7 +38,7 @@ C5. **A question about the learner's current state** — a wh-question in the fi
     the bi-temporal fact store knows (the answer then leaves the pinned line out). "How
     …" questions are tutoring, never fact searches. A fact search with no hit is retried
     once as ``archival_memory_search``.
-C6. **A statement about the learner** (``agent.language.acts.is_statement``; not "remember
+C6. **A statement about the learner** (``fact_rules.is_fact_statement``; not "remember
     that …", which stays an archival insert) becomes ``remember_fact(content=sentence)``;
     the fact store infers the slot and supersedes the old fact ("Actually, I moved to
     Hanoi" closes "I live in Da Nang"). Core memory keeps only what a tutor needs pinned,
@@ -48,9 +48,9 @@ C6. **A statement about the learner** (``agent.language.acts.is_statement``; not
       plans (the policy's goal phrasings, or the ``goal`` slot) go to ``current_goals``;
       everything else (where they live, their tools, preferences) lives in facts only;
     - a statement whose slot already has a line in that section (same
-      aspect, ``agent.language.statements.aspect``: "These days I teach chemistry" and "I
-      work as a pharmacist" are both the job) **replaces** that line with
-      ``core_memory_replace``; otherwise it is appended.
+      ``fact_rules.fact_slot``), or whose message retires a value a line names
+      (``replaced_values``: "I reached my joins goal", "switched from Jupyter"),
+      **replaces** that line with ``core_memory_replace``; otherwise it is appended.
       A line that states the learner's name is only replaced by a new name;
     - within one message, the statements that fill the same slot are **one fact** (their
       sentences joined, written at the last one, so "I reached my joins goal! My new goal
@@ -74,8 +74,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from agent.language.acts import is_statement
-from agent.language.statements import aspect
+from agent.memory.fact_rules import fact_slot, is_fact_statement, replaced_values
 from agent.memory.procedure_rules import (
     is_procedure_request,
     parse_procedure,
@@ -105,7 +104,7 @@ QUESTION_PREDICATES: dict[str, frozenset[str]] = {
     "level": frozenset({"level", "beginner", "intermediate", "advanced", "experience"}),
     "name": frozenset({"name", "called"}),
 }
-"""Question words naming a fact slot's predicate (the aspects of ``agent.language.statements``)."""
+"""Question words naming a fact slot's predicate (the slots of ``agent.memory.fact_rules``)."""
 
 _NAME_LINE = re.compile(r"\b(?:my name is|call me|name:)", re.I)
 _NOW = re.compile(r"\b(now|currently|right now|these days|at the moment|still|anymore|any more)\b", re.I)
@@ -218,7 +217,7 @@ def asks_now(sentence: str) -> bool:
 
 def _states_a_fact(sentence: Sentence) -> bool:
     """A statement about the learner (rule C6), not a question, a keep note or a reminder request."""
-    if sentence.question or sentence.keep or not is_statement(sentence.text):
+    if sentence.question or sentence.keep or not is_fact_statement(sentence.text):
         return False
     return parse_reminder(sentence.text) is None
 
@@ -227,10 +226,8 @@ def _lines(core: Mapping[str, str], section: str) -> list[str]:
     return [ln.strip() for ln in core.get(section, "").splitlines() if ln.strip()]
 
 
-def fact_slot(text: str) -> tuple[str, str] | None:
-    """``("learner", aspect)`` of a statement of a single-valued aspect (the fact store's slot)."""
-    found = aspect(text)
-    return ("learner", found) if found else None
+def _names_value(line: str, values: Sequence[str]) -> bool:
+    return any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", line, re.I) for v in values if v)
 
 
 class CognitivePlanner:
@@ -248,6 +245,7 @@ class CognitivePlanner:
         self.core = core
         self.query_of = query_of
         self.sentences = list(sentences)
+        self.retired = [v for s in sentences for v in replaced_values(s.text)]
         self.slots = [fact_slot(s.text) if _states_a_fact(s) else None for s in sentences]
         same: dict[tuple[str, str], list[int]] = {}
         for i, slot in enumerate(self.slots):
@@ -320,6 +318,8 @@ class CognitivePlanner:
                 continue  # never drop the learner's name for another fact
             if slot is not None and fact_slot(line) == slot:
                 return line
+            if self.retired and _names_value(line, self.retired):
+                return line
         return None
 
 
@@ -354,12 +354,7 @@ def quote_result(name: str | None, data: Any, args: Mapping[str, Any]) -> str | 
             return f"no fact about '{query}' is on record"
         when = f"as of {args['as_of']}" if args.get("as_of") else "current"
         since = f" (since {str(fact['valid_from'])[:10]})" if fact.get("valid_from") else ""
-        was = [
-            f'was "{str(h.get("text"))[:200]}" until {str(h["was_until"])[:10]}'
-            for h in hits
-            if isinstance(h, Mapping) and h.get("was_until") and h is not fact
-        ]
-        return f'{when} fact: "{str(fact["text"])[:400]}"{since}' + "".join(f"; {w}" for w in was[:2])
+        return f'{when} fact: "{str(fact["text"])[:400]}"{since}'
     if name == "recall_procedure" and isinstance(hits, list):
         if not hits:
             return f"no saved procedure matched '{args.get('query', '')}'"

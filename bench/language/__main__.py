@@ -1,12 +1,13 @@
-"""``python -m bench.language``: sentence-boundary accuracy and the exemplars' leave-one-out.
+"""``python -m bench.language``: sentence-boundary accuracy of the language layer's splitter.
 
 - **Segmentation** (``bench/cognitive/sets/segmentation.json``, ``kag-segmentation-v1``): each
   text is its gold sentences joined by one space; a boundary is the offset where a sentence
   starts. Boundary accuracy is the share of gold and predicted boundaries that agree
   (``|gold ∩ predicted| / |gold ∪ predicted|``); exact sentences is the share of gold
   sentences returned whole. Target ≥ 98%.
-- ``--loo``: leave-one-out accuracy of each exemplar set of ``agent.language.exemplars``
-  for ``k`` in 1, 3, 5 (how ``agent.language.encoder.TOP_K`` was chosen).
+
+(The exemplar classifiers' leave-one-out that stood here went with the classifiers: measured,
+not shipped, docs/decisions/language-layer.md.)
 """
 
 from __future__ import annotations
@@ -53,28 +54,11 @@ def segmentation_report(path: Path = SEGMENTATION) -> dict[str, Any]:
     }
 
 
-def loo_report() -> dict[str, dict[int, float]]:
-    """Leave-one-out accuracy per exemplar set and ``k``."""
-    from agent.language import exemplars
-    from agent.language.encoder import ExemplarClassifier, encode
-    from agent.language.intents import frames
-
-    sets = [("INTENTS", exemplars.INTENTS, frames), ("ASPECTS", exemplars.ASPECTS, encode)]
-    sets.append(("CHANGE_DIRECTION", exemplars.CHANGE_DIRECTION, encode))
-    return {
-        name: {k: round(ExemplarClassifier(found, k=k, embed=embed).leave_one_out(), 3) for k in (1, 3, 5)}
-        for name, found, embed in sets
-    }
-
-
 def main(argv: list[str] | None = None) -> None:
     """Print the reports as JSON."""
     parser = argparse.ArgumentParser(prog="python -m bench.language", description=__doc__)
-    parser.add_argument("--loo", action="store_true", help="also run the exemplars' leave-one-out")
-    args = parser.parse_args(argv)
+    parser.parse_args(argv)
     out: dict[str, Any] = {"segmentation": segmentation_report()}
-    if args.loo:
-        out["leave_one_out"] = loo_report()
     print(json.dumps(out, indent=1, ensure_ascii=False))
 
 

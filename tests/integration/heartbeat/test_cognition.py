@@ -113,7 +113,7 @@ async def test_simple_request_has_a_question_slot_and_slots_clear_on_finish(grap
     head = model.prompts[0][0].content
     assert head.index("CORE MEMORY") < head.index(HEADER)
     effort = out["memory_state"]["effort"]
-    assert effort["intent"] == "simple_recall" and effort["method"] == "rules"
+    assert effort["intent"] == "simple_recall" and effort["method"] == "local"
     assert effort["rounds"] == 0 and effort["evaluations"] == 0 and effort["steps_used"] == 1
     assert state["slots"] == [], "working memory is cleared when the request is answered"
     assert _phase(events, "appraise")[0]["intent"] == "simple_recall"

@@ -1,0 +1,202 @@
+"""Offline rules for facts: which slot a statement fills, what it replaces, and what is a fact.
+
+A fact's slot is ``(subject, predicate)``. A new fact closes the current fact in the
+same slot (``agent.memory.facts``), so slots are deliberately **narrow**: only the
+phrasings below get a shared slot; anything else gets ``None`` and the store gives it
+a slot of its own, so unrelated facts never retire each other.
+
+| predicate   | subject                   | phrasings (case-insensitive)                              |
+|-------------|---------------------------|-----------------------------------------------------------|
+| residence   | learner                   | I live in, I moved to, I relocated (to), I'm based in      |
+| goal        | learner                   | my goal is, my new goal, my goal now, I reached my … goal  |
+| tool        | the language or purpose   | I write (all) my <Lang> in X, I switched/changed from X to |
+|             | (``learner`` if none)     | Y, I use X for <purpose>                                  |
+| job         | learner                   | I (now) work (part-time) as/at, my job is, I'm employed as |
+| study       | learner                   | I study, I'm studying, I'm a … student, I major in        |
+| level       | learner                   | I'm a (complete) beginner/intermediate/advanced, my level  |
+| name        | learner                   | my name is, call me, I'm <Capitalised name>               |
+
+When several rules match, the first predicate in the table wins. ``replaced_values``
+names what a statement retires besides its slot ("switched from Jupyter to VS Code"
+-> ``["Jupyter"]``; "I reached my joins goal" -> ``["joins"]``); the store retires the
+current facts with the same predicate that name one of these values.
+
+``query_slots`` maps a question onto the slots it asks about ("Where does the learner
+live?" -> residence; "Which editor … for Python?" -> ``("python", "tool")``), so a
+search can rank the facts of those slots as one more list (``agent.memory.facts``).
+
+``is_fact_statement`` accepts a statement (not a question: no ``?``, no question or
+auxiliary verb first; not a request: please, let's, remind me, here is how …) that fills
+a known slot, speaks in the first person (I, my, me …) or reports a result ("71 out of
+100", "86%", "scored").
+"""
+
+from __future__ import annotations
+
+import re
+
+LANGUAGES = (
+    "python",
+    "sql",
+    "r",
+    "javascript",
+    "typescript",
+    "java",
+    "c++",
+    "c#",
+    "go",
+    "rust",
+    "julia",
+    "matlab",
+    "scala",
+    "kotlin",
+    "swift",
+    "ruby",
+    "php",
+)
+"""Languages that name the subject of a ``tool`` fact ("my Python", "for SQL")."""
+
+_RESIDENCE = re.compile(
+    r"\bi\s+(?:now\s+|currently\s+)?(?:live|am living|'m living)\s+in\b|\bi\s+(?:just\s+)?moved\s+to\b"
+    r"|\bi\s+(?:have\s+|'ve\s+)?relocated\b|\bi(?:'m| am)\s+(?:now\s+)?based\s+in\b",
+    re.I,
+)
+_GOAL = re.compile(
+    r"\bmy\s+(?:new\s+|current\s+|main\s+)?goal\s+(?:is|now is|now)\b|\bmy\s+new\s+goal\b"
+    r"|\bi\s+(?:reached|achieved|met|hit)\s+my\s+(?:[\w-]+\s+){0,3}goal\b",
+    re.I,
+)
+_WRITE_LANG = re.compile(r"\bi\s+(?:write|code|program)\s+(?:all\s+)?(?:of\s+)?my\s+([\w+#]+)\s+in\b", re.I)
+_SWITCHED = re.compile(
+    r"\bi(?:'ve| have)?\s+(?:just\s+)?(?:switched|changed|moved|migrated)\s+from\s+(.+?)\s+to\s+(.+?)"
+    r"(?=$|[.,;!?]|\s+(?:this|last|because|since|for|now|today)\b)",
+    re.I,
+)
+_USE_FOR = re.compile(r"\bi\s+(?:now\s+)?use\s+(.+?)\s+for\s+(?:my\s+|all\s+my\s+)?([\w+#-]+)", re.I)
+_JOB = re.compile(
+    r"\bi\s+(?:(?:now|currently|also|still)\s+)?work\s+(?:(?:part|full)[- ]time\s+|remotely\s+)?(?:as|at)\b"
+    r"|\bmy\s+job\s+is\b|\bi(?:'m| am)\s+employed\s+as\b",
+    re.I,
+)
+_STUDY = re.compile(
+    r"\bi\s+study\b|\bi(?:'m| am)\s+studying\b|\bi\s+major\s+in\b"
+    r"|\bi(?:'m| am)\s+an?\s+(?:[\w-]+\s+){0,3}student\b",
+    re.I,
+)
+_LEVEL = re.compile(
+    r"\bi(?:'m| am)\s+(?:an?\s+)?(?:complete\s+|total\s+|absolute\s+)?(?:beginner|intermediate|advanced)\b"
+    r"|\bmy\s+level\s+is\b",
+    re.I,
+)
+_NAME = re.compile(r"(?i:\bmy\s+name\s+is\b|\bcall\s+me\b)|\b[Ii](?:'m| am)\s+[A-Z][a-z]+\b(?!\s+student)")
+_REACHED_GOAL = re.compile(r"\bi\s+(?:reached|achieved|met|hit)\s+my\s+((?:[\w-]+\s+){0,3}?)goal\b", re.I)
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|where|when|who|whom|whose|which|why|how|can|could|would|will|shall|should|do|does|"
+    r"did|is|are|am|was|were|have|has|may|might)\b",
+    re.I,
+)
+_REQUEST = re.compile(
+    r"^\s*(?:please\b|let's\b|let us\b|remind me\b|tell me\b|show me\b|explain\b|help me\b|give me\b"
+    r"|here is how\b|here's how\b)|\bremind me\b",
+    re.I,
+)
+_RESULT = re.compile(r"\b\d+(?:\.\d+)?\s*(?:out of|/)\s*\d+\b|\b\d+(?:\.\d+)?\s*%|\bscored?\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b", re.I)
+
+
+def _clean(value: str) -> str:
+    """A captured value without edge punctuation, articles or ``my``."""
+    value = re.sub(r"^(?:the|a|an|my)\s+", "", value.strip(), flags=re.I)
+    return value.strip(" \t.,;:!?\"'()")
+
+
+def _language_in(text: str) -> str | None:
+    """The first language of ``LANGUAGES`` named as a whole word in ``text``."""
+    lowered = text.lower()
+    for lang in LANGUAGES:
+        if re.search(rf"(?<![\w+#]){re.escape(lang)}(?![\w+#])", lowered):
+            if lang == "r" and not re.search(r"\b(?:in|with|my|use|for|learn)\s+r\b", lowered):
+                continue  # a bare "r" is too ambiguous
+            return lang
+    return None
+
+
+def _tool_slot(text: str) -> tuple[str, str] | None:
+    """``(language or purpose or "learner", "tool")`` for editor/tool statements."""
+    match = _WRITE_LANG.search(text)
+    if match:
+        return match.group(1).lower(), "tool"
+    if _SWITCHED.search(text):
+        return _language_in(text) or "learner", "tool"
+    match = _USE_FOR.search(text)
+    if match:
+        purpose = match.group(2).lower()
+        return (purpose if purpose in LANGUAGES else _language_in(text) or purpose), "tool"
+    return None
+
+
+def fact_slot(text: str) -> tuple[str, str] | None:
+    """``(subject, predicate)`` of a statement in a known narrow slot, else None (see the table)."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    if _RESIDENCE.search(text):
+        return "learner", "residence"
+    if _GOAL.search(text):
+        return "learner", "goal"
+    tool = _tool_slot(text)
+    if tool is not None:
+        return tool
+    for pattern, predicate in ((_JOB, "job"), (_STUDY, "study"), (_LEVEL, "level"), (_NAME, "name")):
+        if pattern.search(text):
+            return "learner", predicate
+    return None
+
+
+_QUERY_SLOTS = (
+    ("residence", re.compile(r"\b(?:live[sd]?|living|moved|relocated|based|city|hometown)\b", re.I)),
+    ("goal", re.compile(r"\b(?:goals?|aim(?:ing)?|working towards?|objective|target)\b", re.I)),
+    ("tool", re.compile(r"\b(?:editor|ide|tools?|software|app|notebooks?|use[sd]?\s+(?:for|to))\b", re.I)),
+    ("job", re.compile(r"\b(?:job|work(?:s|ing)? as|occupation|profession|employ(?:ed|er)?)\b", re.I)),
+    ("study", re.compile(r"\b(?:stud(?:y|ies|ying)|student|major(?:ing)?|degree)\b", re.I)),
+    ("level", re.compile(r"\b(?:level|beginner|intermediate|advanced|experienced?)\b", re.I)),
+    ("name", re.compile(r"\bname\b", re.I)),
+)
+
+
+def query_slots(text: str) -> list[tuple[str | None, str]]:
+    """``(subject or None, predicate)`` of each known slot a question asks about, in table order."""
+    if not isinstance(text, str):
+        return []
+    slots: list[tuple[str | None, str]] = []
+    for predicate, pattern in _QUERY_SLOTS:
+        if pattern.search(text):
+            slots.append((_language_in(text) if predicate == "tool" else "learner", predicate))
+    return slots
+
+
+def replaced_values(text: str) -> list[str]:
+    """Values a statement says are no longer true ("switched from A to B" -> ``["A"]``)."""
+    if not isinstance(text, str):
+        return []
+    values: list[str] = []
+    for match in _SWITCHED.finditer(text):
+        values.append(_clean(match.group(1)))
+    for match in _REACHED_GOAL.finditer(text):
+        topic = _clean(match.group(1))
+        if topic:
+            values.append(topic)
+    return [v for v in dict.fromkeys(values) if v]
+
+
+def is_fact_statement(text: str) -> bool:
+    """True for a first-person declarative statement about the learner (not a question or request)."""
+    if not isinstance(text, str):
+        return False
+    stripped = text.strip()
+    if not stripped or stripped.endswith("?") or _QUESTION_START.match(stripped):
+        return False
+    if _REQUEST.search(stripped):
+        return False
+    if fact_slot(stripped) is not None:
+        return True
+    return bool(_FIRST_PERSON.search(stripped) or _RESULT.search(stripped))
