@@ -102,19 +102,30 @@ GROWTH_WINDOW = 50
 
 
 def model_call_lines(runs: list[Series]) -> list[str]:
-    """Model calls and tokens per turn of each judged heartbeat, beside the baseline's (design § 10)."""
+    """Model calls and tokens per turn of each judged heartbeat, beside the baseline's (design § 10).
+
+    Turns on which auto-archive ran are counted apart, as in the timing table: their summary
+    is the design's one extra call ("with auto-archive: +1").
+    """
 
     def mean(values: list[int]) -> float:
         return sum(values) / len(values) if values else 0.0
 
-    def per_turn(graph: str, field_name: str) -> dict[str, float]:
-        return {s.scenario: mean(getattr(s, field_name)) for s in runs if s.graph == graph and s.judged}
+    def plain(s: Series, values: list[int], archived: bool = False) -> list[int]:
+        flags = s.archived if len(s.archived) == len(values) else [False] * len(values)
+        return [v for v, a in zip(values, flags, strict=True) if a == archived]
 
-    base = per_turn(BASELINE, "calls")
+    def per_turn(graph: str, field_name: str, archived: bool = False) -> dict[str, float]:
+        return {
+            s.scenario: mean(plain(s, getattr(s, field_name), archived))
+            for s in runs
+            if s.graph == graph and s.judged
+        }
+
+    base, base_tokens = per_turn(BASELINE, "calls"), per_turn(BASELINE, "tokens")
     lines = []
     for graph in dict.fromkeys(s.graph for s in runs if s.judged and s.graph != BASELINE and s.calls):
         calls, tokens = per_turn(graph, "calls"), per_turn(graph, "tokens")
-        base_tokens = per_turn(BASELINE, "tokens")
         lines += [
             "",
             f"{graph}: model calls per turn: no-tool {calls.get(NO_TOOL, 0):.1f}, tool "
@@ -122,6 +133,15 @@ def model_call_lines(runs: list[Series]) -> list[str]:
             f"{base.get(TOOL, 0):.1f}); tokens per turn: no-tool {tokens.get(NO_TOOL, 0):.0f}, tool "
             f"{tokens.get(TOOL, 0):.0f} (baseline: {base_tokens.get(NO_TOOL, 0):.0f}, "
             f"{base_tokens.get(TOOL, 0):.0f})",
+        ]
+        archive = {
+            s.scenario: plain(s, s.calls, archived=True) for s in runs if s.graph == graph and s.judged
+        }
+        lines += [
+            f"  {scenario}, archive turns: {mean(found):.1f} model calls ({len(found)} turns; the summary "
+            "is the design's +1)"
+            for scenario, found in archive.items()
+            if found
         ]
     return lines
 

@@ -144,15 +144,25 @@ class _Choice(BaseModel):
 def test_the_report_prints_model_calls_and_tokens_per_turn_beside_the_baseline():
     series = [
         Series(NO_TOOL, BASELINE, [0.01] * 4, [False] * 4, calls=[1] * 4, tokens=[100] * 4),
-        Series(NO_TOOL, GRAPH_LABELS[KERNEL], [0.02] * 4, [False] * 4, calls=[1, 1, 2, 1], tokens=[300] * 4),
+        Series(
+            NO_TOOL,
+            GRAPH_LABELS[KERNEL],
+            [0.02] * 4,
+            [False, False, True, False],
+            calls=[1, 1, 2, 1],
+            tokens=[300] * 4,
+        ),
         Series(TOOL, BASELINE, [0.01] * 4, [False] * 4, calls=[2] * 4, tokens=[200] * 4),
         Series(TOOL, GRAPH_LABELS[KERNEL], [0.03] * 4, [False] * 4, calls=[2] * 4, tokens=[600] * 4),
     ]
-    line = next(x for x in report(series, warmup=0) if "model calls per turn" in x)
+    lines = report(series, warmup=0)
+    line = next(x for x in lines if "model calls per turn" in x)
     assert line == (
-        "heartbeat, kernel logging: model calls per turn: no-tool 1.2, tool 2.0 "
+        "heartbeat, kernel logging: model calls per turn: no-tool 1.0, tool 2.0 "
         "(baseline ReAct: no-tool 1.0, tool 2.0); tokens per turn: no-tool 300, tool 600 (baseline: 100, 200)"
     )
+    # The archive turn's summary call is counted apart, as the timing table counts its time.
+    assert "  no-tool turn, archive turns: 2.0 model calls (1 turns; the summary is the design's +1)" in lines
 
 
 def test_the_heartbeat_report_puts_the_p95_ratio_last_and_judges_the_targets():
