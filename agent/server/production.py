@@ -125,6 +125,7 @@ def run(
             # starts another; importing KAG holds the GIL longer than that on a busy machine,
             # and the workers were restarted forever. A killed worker is noticed at once anyway.
             timeout_worker_healthcheck=healthcheck_s,
+            lifespan="on",  # a worker whose start-up fails stops, never serves without a runtime
             __database_uri__=database_uri,
             __redis_uri__=redis_uri,
             __migrations_path__=None,
