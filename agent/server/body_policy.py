@@ -19,6 +19,9 @@ Routes whose bodies only the guard sees (the auth handlers get no body for them)
   starts into a 500, so the refusal is made here: ``arguments`` must be an object
   without ``learner_id`` (the learner is the token's) and ``context`` an object
   without it.
+- ``POST /store/items/search``: the runtime's schema leaves ``namespace_prefix`` optional
+  but its route reads it unguarded (``{}`` was a 500, found by the property tests), so a
+  search without a list there is refused (422).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ THREAD_CREATE = re.compile(r"^/threads/?$")
 PROTOCOL_COMMAND = re.compile(r"^/threads/[^/]+/commands/?$")
 PROTOCOL_SOCKET = re.compile(r"^/threads/[^/]+/stream/events/?$")
 MCP = re.compile(r"^/mcp/?$")
+STORE_SEARCH = re.compile(r"^/store/items/search/?$")
+STORE_PREFIX = "a store search needs namespace_prefix, a list of strings (it may be empty: [])"
 IDENTITY_WRITE = "thread state updates and supersteps may not write learner_id"
 DROPPED_FIELDS = (
     "run.start over the streaming protocol cannot carry {fields} (the server would drop them and "
@@ -93,7 +98,13 @@ def refusal(method: str, path: str, payload: Any) -> BodyRefusedError | None:
         return command_refusal(payload)
     if MCP.match(path):
         return _mcp_refusal(payload)
+    if STORE_SEARCH.match(path) and not _string_list(payload.get("namespace_prefix")):
+        return BodyRefusedError(422, STORE_PREFIX)
     return None
+
+
+def _string_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _superstep_values(payload: dict[str, Any]) -> list[Any]:

@@ -116,6 +116,7 @@ async def test_deep_json_never_reaches_a_5xx(conn, server, target, depth, kind, 
 )
 @example(width=150_000, item=b"1", kind="array", route="/threads/search", caller="bob")
 @example(width=60_000, item=b"{}", kind="object", route="/threads/{thread}/state", caller="bob")
+@example(width=0, item=b"1", kind="object", route="/store/items/search", caller="bob")  # {}: was a 500
 async def test_wide_json_never_reaches_a_5xx(conn, server, target, width, item, kind, route, caller) -> None:
     if kind == "array":
         body = b"[" + b",".join([item] * width) + b"]"

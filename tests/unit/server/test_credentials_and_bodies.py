@@ -118,3 +118,16 @@ def test_mcp_calls_the_auth_would_refuse_are_refused_first() -> None:
     assert call({"name": "kag", "arguments": "hi"}) == 422
     assert call({"name": "kag", "arguments": {"request": "hi"}, "context": 3}) == 422
     assert call({"name": "kag", "arguments": {"request": "hi", "context": {"end_session": "y"}}}) == 422
+
+
+@pytest.mark.parametrize(
+    "payload", [{}, {"namespace_prefix": None}, {"namespace_prefix": "notes"}, {"namespace_prefix": [1]}]
+)
+def test_a_store_search_without_a_namespace_prefix_list_is_a_422(payload) -> None:
+    refused = refusal("POST", "/store/items/search", payload)
+    assert refused is not None and refused.status == 422 and "namespace_prefix" in refused.detail
+
+
+def test_a_store_search_with_a_prefix_list_goes_on() -> None:
+    assert refusal("POST", "/store/items/search", {"namespace_prefix": []}) is None
+    assert refusal("POST", "/store/items/search", {"namespace_prefix": ["notes"], "query": "x"}) is None
