@@ -1,94 +1,39 @@
 """Export a learner's notes as Markdown files in a zip (Obsidian/Zettelkasten shape).
 
-One file per note, named after its concept (``join-types.md``; a numeric suffix
-when two concepts slug alike). Each file: YAML front matter (id, concept,
-aliases, tags, keywords, created; the alias makes ``[[left join]]`` resolve too),
-the definition, example and insight, a ``## Links`` list of ``[[file-name]]``
-wikilinks with their relation, and the concept map in a ``mermaid`` code block,
-which Obsidian renders.
+One renderer for exported notes: each file is ``agent.notes.markdown.note_markdown`` of a
+note, named by ``note_filenames`` (``window-functions.md``; ``-2`` when two notes share a
+concept), exactly what ``kag notes export`` writes. The dashboard reads a note's outgoing
+links as ``{id, concept, relation}``; they are handed over as the renderer's
+``{target, target_concept, relation}``, so each becomes a ``[[file|concept]]`` wikilink.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from typing import Any
 
-from agent.notes.models import slugify
+from agent.notes.markdown import note_filenames, note_markdown
 
 ZIP_ROOT = "kag-notes"
 
 
-def file_names(notes: list[dict[str, Any]]) -> dict[str, str]:
-    """Note id → unique file stem."""
-    names: dict[str, str] = {}
-    used: set[str] = set()
-    for note in notes:
-        base = slugify(str(note.get("concept") or "")) or "note"
-        base = base[:80]
-        stem, n = base, 2
-        while stem in used:
-            stem, n = f"{base}-{n}", n + 1
-        used.add(stem)
-        names[note["id"]] = stem
-    return names
-
-
-def _yaml_scalar(value: object) -> str:
-    """A YAML scalar: JSON strings are valid YAML double-quoted scalars."""
-    return json.dumps("" if value is None else str(value), ensure_ascii=False)
-
-
-def _fence(text: str) -> str:
-    """A code fence longer than any backtick run in ``text``."""
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    return "`" * max(3, longest + 1)
-
-
-def note_markdown(note: dict[str, Any], names: dict[str, str]) -> str:
-    """The Markdown file of one note."""
-    tags = [str(t) for t in note.get("tags") or []]
-    keywords = [str(k) for k in note.get("keywords") or []]
-    lines = [
-        "---",
-        f"id: {_yaml_scalar(note.get('id'))}",
-        f"concept: {_yaml_scalar(note.get('concept'))}",
-        f"aliases: [{_yaml_scalar(note.get('concept'))}]",
-        f"tags: [{', '.join(_yaml_scalar(t) for t in tags)}]",
-        f"keywords: [{', '.join(_yaml_scalar(k) for k in keywords)}]",
-        f"created: {_yaml_scalar(note.get('created_at'))}",
-        "---",
-        "",
-        f"# {note.get('concept') or 'Note'}",
-        "",
-        str(note.get("definition") or ""),
-        "",
+def as_rendered(note: dict[str, Any]) -> dict[str, Any]:
+    """``note`` with its dashboard links in the renderer's shape (``target``, ``target_concept``)."""
+    links = [
+        {**link, "target": link.get("target") or link.get("id"), "target_concept": link.get("concept")}
+        for link in note.get("links") or []
+        if link.get("target") or link.get("id")
     ]
-    if note.get("personal_example"):
-        lines += ["## Example", "", str(note["personal_example"]), ""]
-    if note.get("key_insight"):
-        lines += ["## Insight", "", str(note["key_insight"]), ""]
-    links = [link for link in note.get("links") or [] if link.get("id") in names]
-    if links:
-        lines += ["## Links", ""]
-        lines += [f"- {link.get('relation') or 'related'}: [[{names[link['id']]}]]" for link in links]
-        lines.append("")
-    concept_map = str(note.get("concept_map") or "").strip()
-    if concept_map:
-        fence = _fence(concept_map)
-        lines += ["## Concept map", "", f"{fence}mermaid", concept_map, fence, ""]
-    return "\n".join(lines)
+    return {**note, "links": links}
 
 
 def export_zip(notes: list[dict[str, Any]]) -> bytes:
-    """A zip of ``kag-notes/<name>.md`` files, one per note."""
-    names = file_names(notes)
+    """A zip of ``kag-notes/<concept>.md`` files, one per note, rendered as the CLI renders them."""
+    rendered = [as_rendered(note) for note in notes]
+    names = note_filenames(rendered)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for note in notes:
-            archive.writestr(f"{ZIP_ROOT}/{names[note['id']]}.md", note_markdown(note, names))
+        for note in rendered:
+            archive.writestr(f"{ZIP_ROOT}/{names[str(note['id'])]}", note_markdown(note, names))
     return buffer.getvalue()

@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 import pytest
 
 from agent.errors import InvalidInputError
+from agent.notes.markdown import note_filenames, note_markdown
 from agent.server.dashboard.activity import day_series, name_sessions
 from agent.server.dashboard.assets import CSP, DashboardAssets, asset_for
 from agent.server.dashboard.cognitive import group_facts, reminder_words
-from agent.server.dashboard.export import export_zip, file_names, note_markdown
+from agent.server.dashboard.export import as_rendered, export_zip
 from agent.server.dashboard.live import frame, resume_id
 from agent.server.dashboard.words import aspect_words, day_words, session_name
 
@@ -30,29 +31,31 @@ NOTES = [
         "keywords": ["left-join"],
         "created_at": "2026-11-24T10:00:00+00:00",
         "concept_map": 'flowchart LR\n  n0(["Left join"])\n  n1["```"]',
-        "links": [{"id": "note_b", "relation": "contradicts"}, {"id": "note_gone", "relation": "supports"}],
+        "links": [
+            {"id": "note_b", "concept": "left JOIN", "relation": "contradicts"},
+            {"id": "note_gone", "concept": "gone", "relation": "supports"},
+        ],
     },
     {"id": "note_b", "concept": "left JOIN", "definition": "Another.", "links": []},
 ]
 
 
-def test_file_names_are_unique_slugs() -> None:
-    assert file_names(NOTES) == {"note_a": "left-join", "note_b": "left-join-2"}
-
-
-def test_note_markdown_has_front_matter_wikilinks_and_a_mermaid_block() -> None:
-    text = note_markdown(NOTES[0], file_names(NOTES))
-    head, body = text.split("\n---\n", 1)
-    assert head.startswith('---\nid: "note_a"') and 'tags: ["sql", "we\\"ird"]' in head
-    assert "## Example\n\ncustomers without orders" in body and "## Insight" not in body
-    assert "- contradicts: [[left-join-2]]" in body and "note_gone" not in body
-    assert "````mermaid\nflowchart LR" in body and body.rstrip().endswith("````"), "fence longer than ```"
-
-
-def test_export_zip_holds_one_markdown_file_per_note() -> None:
+def test_export_uses_the_one_note_renderer_named_by_concept() -> None:
+    """The zip holds exactly what ``kag notes export`` writes (``agent.notes.markdown``), file by file."""
     with zipfile.ZipFile(io.BytesIO(export_zip(NOTES))) as archive:
         assert archive.namelist() == ["kag-notes/left-join.md", "kag-notes/left-join-2.md"]
-        assert "# left JOIN" in archive.read("kag-notes/left-join-2.md").decode()
+        first = archive.read("kag-notes/left-join.md").decode()
+        second = archive.read("kag-notes/left-join-2.md").decode()
+    rendered = [as_rendered(n) for n in NOTES]
+    names = note_filenames(rendered)
+    assert first == note_markdown(rendered[0], names) and second == note_markdown(rendered[1], names)
+    head, body = first.split("\n---\n", 1)
+    assert head.startswith('---\nid: "note_a"') and '  - "we-ird"' in head
+    assert "**Example:** customers without orders" in body and "Insight" not in body
+    assert "- contradicts: [[left-join-2|left JOIN]]" in body, "a dashboard link is a wikilink that resolves"
+    assert "note_gone" not in body and "note_b" not in body, "no internal id in the prose"
+    assert "```mermaid\nflowchart LR" in body
+    assert "# left JOIN" in second
 
 
 NOW = datetime(2026, 11, 28, 12, tzinfo=UTC)
