@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.memory.fact_rules import fact_slot, is_fact_statement, replaced_values
+from agent.language.facts import fact_slot, is_fact_statement, replaced_values
 
 
 @pytest.mark.parametrize(
