@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
-from agent.memory.fact_rules import fact_slot, replaced_values
+from agent.language.facts import fact_slot, replaced_values
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text

@@ -50,7 +50,7 @@ from agent.memory.fact_records import (
     record_from_row,
     utc_iso,
 )
-from agent.memory.fact_rules import query_slots
+from agent.language.facts import query_slots
 from agent.memory.records import ID
 from agent.search.lucene import LuceneScope
 from agent.search.probe import MAX_VECTOR_K, probe_choice
