@@ -2,7 +2,7 @@
 
 Explicit values win; fields left at their default read ``KAG_<FIELD>`` from the
 environment (as the react-agent template does), parsed by
-``agent.settings.parse_env_value``. Every value is checked up front: a wrong
+``agent.env.parse_env_value``. Every value is checked up front: a wrong
 type, an out-of-range number, an unknown recipe or an unknown field is a
 ``ConfigError`` naming the field (never a ``TypeError`` deep inside a node).
 """
@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
+from agent.env import parse_env_value
 from agent.errors import ConfigError
 from agent.search.recipes import DEFAULT_RECIPE, RECIPES
-from agent.settings import parse_env_value
 
 MIN_CORE_TTL_SECONDS = 60
 """Shortest core memory TTL; 0 (or None) means no expiry."""

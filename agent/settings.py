@@ -2,7 +2,7 @@
 
 This module is the one place KAG reads its configuration from the environment
 (``Context`` fills its defaulted knobs from ``KAG_<FIELD>`` with the same
-parser, ``parse_env_value``). Explicit keyword arguments always win over
+parser, ``agent.env.parse_env_value``). Explicit keyword arguments always win over
 environment variables: ``Settings.from_env(redis_url=...)`` ignores ``KAG_REDIS_URL``.
 
 A ``.env`` file never overrides the shell: ``load_env_file`` (called by the ``kag``
@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from agent.context import Context
+from agent.env import parse_env_value
 from agent.errors import ConfigError
 
 log = logging.getLogger("kag.settings")
@@ -97,31 +99,7 @@ OTHER_KAG_VARIABLES = frozenset(
 )
 """``KAG_*`` variables read by scripts, notebooks and the bench, not by the product."""
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
 _WARNED: set[str] = set()
-
-
-def parse_bool(var: str, raw: str) -> bool:
-    """``raw`` as a boolean (1/0, true/false, yes/no, on/off); ``ConfigError`` naming ``var``."""
-    lowered = raw.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise ConfigError(var, f"expected true/false, got {raw!r}")
-
-
-def parse_env_value(var: str, raw: str, kind: type) -> Any:
-    """Parse one environment value as ``kind`` (bool, int, float, str or a comma-separated tuple)."""
-    if kind is bool:
-        return parse_bool(var, raw)
-    if kind is tuple:
-        return tuple(part.strip() for part in raw.split(",") if part.strip())
-    try:
-        return kind(raw.strip()) if kind in (int, float) else kind(raw)
-    except ValueError:
-        raise ConfigError(var, f"expected {kind.__name__}, got {raw!r}") from None
 
 
 def read_env(var: str, environ: Mapping[str, str] | None = None) -> str | None:
@@ -132,8 +110,6 @@ def read_env(var: str, environ: Mapping[str, str] | None = None) -> str | None:
 
 def known_variables() -> frozenset[str]:
     """Every ``KAG_*`` variable that names a Settings or Context field (or a script's knob)."""
-    from agent.context import Context  # local: agent.context imports this module
-
     context_vars = {f"KAG_{f.name.upper()}" for f in fields(Context)}
     return frozenset({*_ENV.values(), *context_vars, *OTHER_KAG_VARIABLES})
 
@@ -180,8 +156,6 @@ def check_context_variables(environ: Mapping[str, str] | None = None) -> None:
     built from explicit values; here the value came from a variable, so the error
     names the variable (``KAG_PRESSURE_THRESHOLD``) and the value it holds.
     """
-    from agent.context import Context  # local: agent.context imports this module
-
     env = os.environ if environ is None else environ
     raw_values: dict[str, str] = {}
     values: dict[str, Any] = {}

@@ -10,7 +10,7 @@ LLM from the message alone:
 
     "<date>. <the turn> (replying to <the turn before it>)"
 
-- ``<date>`` comes from the message's ``created_at`` (:func:`date_text`: LoCoMo's
+- ``<date>`` comes from the message's ``created_at`` (``agent.turns.date_text``: LoCoMo's
   ``"8:56 pm on 20 July, 2023"`` style, in UTC);
 - the turn is the message's content, verbatim;
 - the turn before it is the session's previous conversational turn: from the same
@@ -26,59 +26,37 @@ of them is made of. Turn contexts derived before the flag existed get it from
 Only conversational turns are derived (:func:`is_conversation_turn`): user and
 assistant messages with text; never tool results, tool calls or the offline policy's
 own replies (tutor boilerplate, starting with ``OFFLINE_BANNER``). Each memory's id is
-derived from its message id (:func:`turn_context_id`), so deriving a batch twice (a
+derived from its message id (``agent.turns.turn_context_id``), so deriving a batch twice (a
 redelivered stream entry) writes nothing new, and it links ``DERIVED_FROM`` its message.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import neo4j
 
 from agent.graphdb.store import fetch
 from agent.kernel.derive_queries import PREVIOUS_MESSAGES, SET_DISCLOSURE, UNFLAGGED_TURN_CONTEXTS
-from agent.kernel.sentences import mark_pending
-from agent.memory.message_kinds import CALL_MARK
+from agent.kernel.sentences import TurnStores, mark_pending
 from agent.models.offline_reading import OFFLINE_BANNER
+from agent.turns import (
+    CALL_MARK,
+    TURN_KIND,
+    date_text,
+    turn_context_id,
+    turn_context_text,
+    turn_of,
+)
 
-if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
-    from agent.memory.stores import MemoryStores
-
-TURN_KIND = "turn_context"
-"""The archival ``kind`` of a derived turn context."""
 TURN_ROLES = ("user", "assistant")
 EMPTY = "(empty)"
 """The heartbeat's content for a message without text."""
-MAX_PART_CHARS = 3800
-"""Each of the turn and the turn replied to is cut to this many characters (the whole
-memory stays under the archival store's 32 KB text limit in any encoding)."""
 LOOKBACK = 20
 """Messages before a batch read from Neo4j to find the previous conversational turn."""
-_MAX_ID = 256
-
-
-def date_text(created_at: str | None) -> str | None:
-    """``created_at`` as ``"8:56 pm on 20 July, 2023"`` (UTC; naive times are UTC).
-
-    Unparsable text gives its first 10 characters (a plain ISO date), ``None`` gives ``None``.
-    """
-    if not created_at:
-        return None
-    try:
-        moment = datetime.fromisoformat(created_at)
-    except (TypeError, ValueError):
-        return str(created_at)[:10]
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
-    hour = moment.hour % 12 or 12
-    half = "am" if moment.hour < 12 else "pm"
-    return f"{hour}:{moment.minute:02d} {half} on {moment.day} {moment:%B}, {moment.year}"
 
 
 def is_conversation_turn(role: str | None, content: str | None) -> bool:
@@ -110,38 +88,6 @@ def is_disclosure(turn: str) -> bool:
     """
     said = _ANNOTATION.sub("", turn or "").rstrip()
     return bool(said) and not said.endswith("?") and bool(_FIRST_PERSON.search(said))
-
-
-def _cut(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= MAX_PART_CHARS else text[: MAX_PART_CHARS - 1] + "…"
-
-
-def turn_context_text(date: str | None, content: str, previous: str | None = None) -> str:
-    """``"<date>. <content> (replying to <previous>)"``; the date and the reply part when known."""
-    text = f"{date}. {_cut(content)}" if date else _cut(content)
-    return f"{text} (replying to {_cut(previous)})" if previous else text
-
-
-_DATED = re.compile(r"^\d{1,2}:\d{2} [ap]m on \d{1,2} \w+, \d{4}\. ", re.IGNORECASE)
-_REPLY = re.compile(r" \(replying to .*\)$", re.DOTALL)
-
-
-def turn_of(text: str) -> str:
-    """The turn itself in a turn context's text: the inverse of :func:`turn_context_text`.
-
-    Readers that judge what was said (a statement or a question) look at the turn, not at
-    its date or the turn it replies to. A date that is not in :func:`date_text`'s style stays.
-    """
-    return _REPLY.sub("", _DATED.sub("", text, count=1), count=1).strip()
-
-
-def turn_context_id(message_id: str) -> str:
-    """The turn context's memory id: ``<message id>-ctx`` (a hash when that would be too long)."""
-    derived = f"{message_id}-ctx"
-    if len(derived) <= _MAX_ID:
-        return derived
-    return f"ctx-{hashlib.sha256(message_id.encode()).hexdigest()[:40]}"
 
 
 def _ordered(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -185,9 +131,7 @@ def turn_context_drafts(
     return drafts
 
 
-async def previous_turns(
-    stores: MemoryStores, learner_id: str, message_ids: Sequence[str]
-) -> list[str | None]:
+async def previous_turns(stores: TurnStores, learner_id: str, message_ids: Sequence[str]) -> list[str | None]:
     """For each message id: the content of the last conversational turn before it in its session.
 
     One read for all of them (a recall run of many events derives in one round trip).
@@ -213,7 +157,7 @@ async def previous_turns(
 
 
 async def derive_recall_turn_contexts(
-    stores: MemoryStores, learner_id: str, payloads: Sequence[Mapping[str, Any]]
+    stores: TurnStores, learner_id: str, payloads: Sequence[Mapping[str, Any]]
 ) -> int:
     """Write the ``turn_context`` memories of a committed run of recall events, in one go.
 
@@ -243,7 +187,7 @@ async def derive_recall_turn_contexts(
 
 
 async def derive_turn_contexts(
-    stores: MemoryStores, learner_id: str, session_id: str, messages: list[dict]
+    stores: TurnStores, learner_id: str, session_id: str, messages: list[dict]
 ) -> int:
     """Write the ``turn_context`` memory of every conversational turn in a committed recall batch.
 
@@ -276,12 +220,12 @@ async def _flag_batch(tx: neo4j.AsyncTransaction, learner_id: str | None, limit:
 
 
 async def backfill_disclosure(
-    stores: MemoryStores, learner_id: str | None = None, *, batch: int = BACKFILL_BATCH
+    stores: TurnStores, learner_id: str | None = None, *, batch: int = BACKFILL_BATCH
 ) -> int:
     """Flag the turn contexts that have no ``disclosure`` flag yet (one learner's, or everyone's).
 
-    The turn is read back out of the stored text (:func:`turn_of`) and judged as the worker
-    judges it when it derives (a turn longer than ``MAX_PART_CHARS`` is judged as stored, cut).
+    The turn is read back out of the stored text (``agent.turns.turn_of``) and judged as the worker
+    judges it when it derives (a turn longer than ``agent.turns.MAX_PART_CHARS`` is judged as stored, cut).
     Each batch is read and flagged in one write transaction. Idempotent: flagged memories
     are not read again, and a second run flags nothing. Returns how many were flagged.
     """

@@ -15,7 +15,7 @@ dilute the vector. Each sentence of the turn is therefore embedded on its own as
   LoCoMo ingest, imported conversations) keeps that label on every sentence, as the turn
   itself carries it; a turn without a label (a live learner's message) gives plain sentences.
 - **Ids**: ``<turn context id>~<n>``, so a sentence hit maps back to its turn context without
-  a round trip (:func:`turn_of_sentence`), and deriving a batch twice writes nothing new.
+  a round trip (``agent.turns.turn_of_sentence``), and deriving a batch twice writes nothing new.
 
 The kernel worker writes them after the turn contexts: deriving those marks the learner
 (:func:`mark_pending`), and the worker's idle rounds split the marked learners' new turn
@@ -31,13 +31,37 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.graphdb.store import fetch
 from agent.kernel.derive_queries import TURN_CONTEXTS_WITHOUT_SENTENCES, WRITE_SENTENCES
+from agent.turns import TURN_KIND, sentence_id, turn_of
 
-if TYPE_CHECKING:  # the kernel worker imports this module; stores import the kernel
-    from agent.memory.stores import MemoryStores
+if TYPE_CHECKING:
+    from agent.kernel.stream import KernelStream
+    from agent.memory.archival import ArchivalStore
+    from agent.memory.recall import RecallStore
+
+
+class TurnStores(Protocol):
+    """What write-time derivation uses of ``agent.memory.stores.MemoryStores``.
+
+    Typed by what it uses, so the kernel's derivation never imports the stores module
+    (which registers this derivation as its backlog's hooks: an import circle otherwise).
+    """
+
+    @property
+    def archival(self) -> ArchivalStore:
+        """Turn contexts are archival memories."""
+
+    @property
+    def recall(self) -> RecallStore:
+        """The messages turn contexts come from."""
+
+    @property
+    def kernel(self) -> KernelStream:
+        """The kernel stream (its Redis and key prefix hold the pending learners)."""
+
 
 MIN_WORDS = 4
 """Sentences shorter than this say too little to rank a turn on their own ("Thanks!", "Wow, so
@@ -45,7 +69,6 @@ cool."); chosen against keeping every sentence by leave one conversation out on 
 (docs/evaluation/locomo.md)."""
 MAX_SENTENCES = 12
 """Sentences kept per turn (the first ones): a pasted essay does not flood the index."""
-SEPARATOR = "~"
 _SPLIT = re.compile(r"(?<=[.!?])\s+")
 _LABEL = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): (?=\S)")
 
@@ -62,16 +85,6 @@ def sentences(turn: str) -> list[str]:
     body = turn[len(label) :].strip()
     kept = [s.strip() for s in _SPLIT.split(body) if len(s.split()) >= MIN_WORDS]
     return [f"{label}{s}" for s in kept[:MAX_SENTENCES]]
-
-
-def sentence_id(turn_context_id: str, n: int) -> str:
-    """The ``n``-th sentence's id: ``<turn context id>~<n>``."""
-    return f"{turn_context_id}{SEPARATOR}{n}"
-
-
-def turn_of_sentence(sentence_node_id: str) -> str:
-    """The turn context id a sentence id belongs to (the inverse of :func:`sentence_id`)."""
-    return sentence_node_id.rsplit(SEPARATOR, 1)[0]
 
 
 def sentence_rows(turn_drafts: Sequence[Mapping[str, Any]], turns: Sequence[str]) -> list[dict[str, Any]]:
@@ -98,7 +111,7 @@ def sentence_rows(turn_drafts: Sequence[Mapping[str, Any]], turns: Sequence[str]
 
 
 async def write_sentences(
-    stores: MemoryStores,
+    stores: TurnStores,
     learner_id: str,
     turn_drafts: Sequence[Mapping[str, Any]],
     turns: Sequence[str],
@@ -139,7 +152,7 @@ IDLE_BATCH = 50
 embedding call, and events that arrive meanwhile wait for it."""
 
 
-def pending_key(stores: MemoryStores) -> str:
+def pending_key(stores: TurnStores) -> str:
     """The Redis set of learners whose newest turn contexts may still lack their sentences."""
     return pending_set_key(stores.kernel.prefix)
 
@@ -149,19 +162,17 @@ def pending_set_key(prefix: str) -> str:
     return f"{prefix}:kernel:sentences-pending"
 
 
-async def mark_pending(stores: MemoryStores, learner_id: str) -> None:
+async def mark_pending(stores: TurnStores, learner_id: str) -> None:
     """Note that ``learner_id`` has turn contexts to split (the worker's idle pass does it)."""
     await stores.kernel.redis.sadd(pending_key(stores), learner_id)
 
 
-async def derive_round(stores: MemoryStores, learner_id: str | None, limit: int) -> tuple[int, int]:
+async def derive_round(stores: TurnStores, learner_id: str | None, limit: int) -> tuple[int, int]:
     """One round: up to ``limit`` turn contexts without sentences, split, embedded, written.
 
     The turn is its message's text or, when the message is gone, the turn read back out of
-    the stored text (``agent.kernel.derive.turn_of``). Returns (turn contexts, sentences).
+    the stored text (``agent.turns.turn_of``). Returns (turn contexts, sentences).
     """
-    from agent.kernel.derive import TURN_KIND, turn_of  # derive imports this module
-
     found = await stores.archival.read(
         lambda tx: fetch(
             tx, TURN_CONTEXTS_WITHOUT_SENTENCES, kind=TURN_KIND, learner_id=learner_id, limit=limit
@@ -178,7 +189,7 @@ async def derive_round(stores: MemoryStores, learner_id: str | None, limit: int)
     return len(found), written
 
 
-def message_vectors(stores: MemoryStores, rows: Sequence[Mapping[str, Any]]) -> dict[str, Sequence[float]]:
+def message_vectors(stores: TurnStores, rows: Sequence[Mapping[str, Any]]) -> dict[str, Sequence[float]]:
     """The turns' message vectors by message text, where this embedding model made them.
 
     A turn of one sentence (with its speaker label, if any) splits into the message's own
@@ -194,7 +205,7 @@ def message_vectors(stores: MemoryStores, rows: Sequence[Mapping[str, Any]]) -> 
     }
 
 
-async def derive_pending(stores: MemoryStores, learner_id: str | None = None, limit: int = IDLE_BATCH) -> int:
+async def derive_pending(stores: TurnStores, learner_id: str | None = None, limit: int = IDLE_BATCH) -> int:
     """One round of the worker's deferred pass: sentences for a learner marked pending.
 
     ``learner_id`` None: any marked learner. A learner with nothing left is unmarked. Returns
@@ -212,7 +223,7 @@ async def derive_pending(stores: MemoryStores, learner_id: str | None = None, li
 
 
 async def backfill_sentences(
-    stores: MemoryStores, learner_id: str | None = None, *, batch: int = BACKFILL_BATCH
+    stores: TurnStores, learner_id: str | None = None, *, batch: int = BACKFILL_BATCH
 ) -> tuple[int, int]:
     """Derive the sentences of turn contexts that have none yet (one learner's, or everyone's).
 

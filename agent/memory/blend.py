@@ -34,13 +34,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent.errors import InvalidInputError
-from agent.kernel.derive import TURN_KIND, turn_context_id
 from agent.memory.fact_records import utc_iso
 from agent.memory.message_kinds import is_bookkeeping
 from agent.models.embeddings import MiniLMEmbeddings
 from agent.search.recipes import DEFAULT_RECIPE
 from agent.search.results import SearchHit, rrf_fuse
 from agent.search.termstats import shared_term_counts
+from agent.turns import TURN_KIND, turn_context_id
 from agent.validation import validate_learner_id
 
 SOURCES = ("facts", "procedures", "archival", "recall")

@@ -4,13 +4,13 @@ Recall storage keeps every message of a session. A tool call is rendered as
 ``[calls name(args)]`` on the assistant's message and a tool's output is a ``tool``
 message: they record how memory was used, not what the learner or the tutor said.
 The heartbeat writes that rendering; search, the kernel's derivations and the offline
-policy read it back through this module.
+policy read it back through this module (the mark itself, ``CALL_MARK``, is defined in
+``agent.turns``, below every concern, so the offline policy needs no memory import).
 """
 
 from __future__ import annotations
 
-CALL_MARK = "[calls "
-"""How the heartbeat renders a tool call in recall storage (``agent.heartbeat.nodes``)."""
+from agent.turns import CALL_MARK
 
 TOOL_ROLE = "tool"
 """Recall's role of a tool's output."""

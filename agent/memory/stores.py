@@ -16,7 +16,7 @@ import neo4j
 
 from agent.context import Context
 from agent.graphdb.store import fetch
-from agent.kernel.derive import TURN_KIND, derive_recall_turn_contexts
+from agent.kernel.derive import derive_recall_turn_contexts
 from agent.kernel.events import OP_RECALL
 from agent.kernel.sentences import mark_pending
 from agent.kernel.stream import KernelStream
@@ -33,6 +33,7 @@ from agent.memory.reminders import ReminderStore
 from agent.memory.sensory import SensoryBuffer
 from agent.resources import Resources
 from agent.search.recipes import DEFAULT_RECIPE
+from agent.turns import TURN_KIND
 
 MAX_CONSOLIDATIONS_PER_BATCH = 5
 """Episode consolidations the kernel runs after one recall batch (the rest wait for the next)."""

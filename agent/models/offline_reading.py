@@ -23,8 +23,8 @@ from typing import Any
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
 from agent.heartbeat.slots import read_slots
-from agent.memory.message_kinds import CALL_MARK
 from agent.text import QUERY_STOP_WORDS, light_stem
+from agent.turns import CALL_MARK, TURN_KIND, turn_of
 
 OFFLINE_BANNER = "[offline policy, not an LLM]"
 
@@ -73,9 +73,7 @@ def learner_statements(hit: Mapping[str, Any]) -> list[str]:
     """What the learner stated in one search hit (rule 6): no questions, replies or tool calls."""
     role = str(hit.get("role") or "user").lower()
     text = str(hit.get("text") or "")
-    if hit.get("kind") == "turn_context":
-        from agent.kernel.derive import turn_of  # local: derive reads this module's banner
-
+    if hit.get("kind") == TURN_KIND:
         text = turn_of(text)  # judge the turn, not its date or the turn it replies to
     if role not in LEARNER_ROLES or not text.strip():
         return []

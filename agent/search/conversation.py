@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.kernel.derive import TURN_KIND
 from agent.memory.recent import merge_fresh
 from agent.search.recipes import SearchRecipe
 from agent.search.results import SearchPage
+from agent.turns import TURN_KIND
 
 if TYPE_CHECKING:
     from agent.memory.stores import MemoryStores

@@ -34,7 +34,6 @@ import neo4j
 
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
-from agent.kernel.derive import TURN_KIND
 from agent.search.lucene import LuceneScope
 from agent.search.probe import probed, query_params, vector_k
 from agent.search.queries import (
@@ -53,6 +52,7 @@ from agent.search.sentences import SentenceList, read_sentence_list
 from agent.search.sessions import session_lists
 from agent.search.targets import SearchTarget
 from agent.search.termstats import learner_weights, weighted_query
+from agent.turns import TURN_KIND
 
 NOTES_CACHE_SECONDS = 30.0
 HIT_META = ("session_id", "seq", "role", "turn_context")

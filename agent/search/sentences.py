@@ -15,9 +15,9 @@ from typing import Any
 import neo4j
 
 from agent.graphdb.store import fetch
-from agent.kernel.sentences import turn_of_sentence
 from agent.search.probe import probed, query_params, vector_k
 from agent.search.queries import SENTENCE_EXACT, SENTENCE_PROBE
+from agent.turns import turn_of_sentence
 
 SentenceList = tuple[list[tuple[str, float]], set[str]]
 """The ranked ``(turn context id, cosine)`` list and the turn contexts flagged as no disclosure."""

@@ -4,13 +4,13 @@ import pytest
 
 from agent import settings as settings_module
 from agent.context import Context
+from agent.env import parse_bool
 from agent.errors import ConfigError
 from agent.settings import (
     DEFAULT_GEMINI_MODEL,
     MINILM,
     OFFLINE_MODEL,
     Settings,
-    parse_bool,
     warn_unknown_variables,
 )
 

@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from agent.kernel.derive import (
-    CALL_MARK,
-    MAX_PART_CHARS,
-    TURN_KIND,
-    date_text,
-    is_conversation_turn,
-    is_disclosure,
-    turn_context_drafts,
-    turn_context_id,
-    turn_context_text,
-)
+from agent.kernel.derive import is_conversation_turn, is_disclosure, turn_context_drafts
 from agent.models.offline_reading import OFFLINE_BANNER
+from agent.turns import CALL_MARK, MAX_PART_CHARS, TURN_KIND, date_text, turn_context_id, turn_context_text
 
 
 def test_dates_read_like_locomo_session_dates_in_utc() -> None:
@@ -74,7 +65,7 @@ def test_drafts_skip_tool_traffic_and_chain_replies_in_seq_order() -> None:
 
 
 def test_turn_of_takes_the_turn_back_out_of_its_context() -> None:
-    from agent.kernel.derive import turn_context_text, turn_of
+    from agent.turns import turn_of
 
     text = turn_context_text("4:19 pm on 25 November, 2026", "Why (again) is it NULL?", "What is my goal?")
     assert turn_of(text) == "Why (again) is it NULL?"

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from agent.kernel.sentences import (
-    MAX_SENTENCES,
-    sentence_id,
-    sentence_rows,
-    sentences,
-    speaker_label,
-    turn_of_sentence,
-)
+from agent.kernel.sentences import MAX_SENTENCES, sentence_rows, sentences, speaker_label
 from agent.search.sentences import best_sentence_turns
+from agent.turns import sentence_id, turn_of_sentence
 
 
 def test_a_turn_splits_into_its_sentences_of_four_words_or_more() -> None:
