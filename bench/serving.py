@@ -184,7 +184,7 @@ async def measured(server: ProdServer, turns: int, kill: bool) -> tuple[float, K
         say(f"{server.workers} worker(s): {rate:.2f} turns/s")
         return rate, (await kill_mid_run(server, sessions) if kill else None)
     finally:
-        await asyncio.to_thread(server.stop)
+        await asyncio.to_thread(server.discard)
         resources = Resources(Settings.from_env())
         try:
             keys = [k async for k in resources.redis.scan_iter(match=f"{server.prefix}:*", count=1000)]

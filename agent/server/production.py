@@ -22,11 +22,16 @@ and custom routes (docs/serving-production.md shows the tracebacks):
   every run is a 500). Its engine gets langgraph-api's own encoder (``serde.json_dumpb``,
   what the in-memory runtime uses); the worker turns the stored dict back into the user
   (``worker.set_auth_ctx_for_run`` → ``normalize_user``).
+
+The launcher sets the database up once (``setup_database``) before any worker starts: N
+workers migrating a fresh database at the same moment collide on the migration rows, and the
+loser never serves.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import json
 import os
@@ -45,6 +50,8 @@ SERVER_APP = "langgraph_api.server:app"
 ADAPTED_APP = "agent.server.production:app"
 RUNTIME_EDITION = "pg"
 CONFIG_KEYS = ("graphs", "auth", "http", "checkpointer", "store", "webhooks")
+# Any fixed key: two launchers on one database (or a launcher and a test) set it up in turn.
+SETUP_LOCK_KEY = 4_300_043
 
 
 async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -98,6 +105,31 @@ def adapted_run(uvicorn_run: Callable[..., Any]) -> Callable[..., Any]:
     return adapted
 
 
+async def setup_database(database_uri: str) -> None:
+    """The runtime's schema, the Postgres saver's and the store's tables, once, under an advisory lock.
+
+    What each worker's ``start_pool`` does first, without its Redis streams: ``start_pool``
+    then ``stop_pool`` in the launcher hung, because ``stop_pool`` cancels the stream's
+    pattern-subscribe tasks while their first ``psubscribe`` is still in flight and their
+    ``finally`` then waits on a half-open pub/sub connection with no timeout
+    (``langgraph_runtime_pg/redis_stream.py`` ``_pubsub_mux_loop``; a second's pause between
+    the two calls made it return). Set up here, each worker's own migration finds nothing to do.
+    """
+    import psycopg
+    from langgraph_runtime_pg import checkpoint, migrate, store
+    from langgraph_runtime_pg.database import to_psycopg_uri
+
+    async with await psycopg.AsyncConnection.connect(to_psycopg_uri(database_uri), autocommit=True) as lock:
+        await lock.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK_KEY,))  # released with the connection
+        await asyncio.to_thread(migrate.upgrade_head, database_uri)
+        try:
+            await checkpoint.setup_checkpointer()
+            await store.setup_store()
+        finally:
+            await store.teardown_store()
+            await checkpoint.teardown_checkpointer()
+
+
 def run(
     config_path: Path, host: str, port: int, workers: int, jobs_per_worker: int, healthcheck_s: int = 300
 ) -> None:
@@ -109,6 +141,7 @@ def run(
     if not database_uri or not redis_uri:
         raise SystemExit("DATABASE_URI and REDIS_URI must be set (scripts/serve-prod.sh sets them)")
     config = json.loads(config_path.read_text())
+    asyncio.run(setup_database(database_uri))
     uvicorn_run = uvicorn.run
     uvicorn.run = adapted_run(uvicorn_run)
     try:

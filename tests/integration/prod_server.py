@@ -4,7 +4,8 @@
 serving venv (``.venv-prod``, ``make serve-prod-install``) on the PostgreSQL of
 ``scripts/serve-prod.sh pg-up``, with the same tokens, checkpoint prefix and environment as
 the development server of ``tests.integration.langgraph_server``. Each server gets a database
-of its own (dropped by ``stop``), so run records of one test never meet another's.
+of its own (kept by ``stop``, so ``restart`` finds its records; dropped by ``discard``), so run
+records of one test never meet another's.
 """
 
 from __future__ import annotations
@@ -126,9 +127,9 @@ class ProdServer(DevServer):
         os.kill(pid, signal.SIGKILL)
         return pid
 
-    def stop(self) -> None:
+    def discard(self) -> None:
         """Stop the server, then drop its database."""
-        super().stop()
+        self.stop()
         psql(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)")
 
 
