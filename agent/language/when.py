@@ -39,6 +39,8 @@ def due_time(phrase: str, now: datetime) -> datetime | None:
         return None
     text = re.sub(r"^(?:on|at|by)\s+", "", text, flags=re.I)
     text = re.sub(r"\btonight\b", TONIGHT, text, flags=re.I)
+    # a bare hour ("at 9") is a time of day; dateparser would read "monday at 9" as September
+    text = re.sub(r"\bat\s+(\d{1,2})\b(?![:.]?\d|\s*[ap]\.?m)", r"at \1:00", text, flags=re.I)
     base = as_aware(now)
     found = _parse(text, base.replace(second=0, microsecond=0))
     if found is None:

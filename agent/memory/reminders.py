@@ -50,6 +50,7 @@ from agent.graphdb.store import (
     is_neo4j_down,
     normalise_time,
 )
+from agent.language.reminders import MAX_KEYWORDS, is_trigger_word
 from agent.memory.cognitive_queries import (
     FIRE_REMINDERS,
     LIST_REMINDERS,
@@ -59,7 +60,7 @@ from agent.memory.cognitive_queries import (
     SET_REMINDER,
 )
 from agent.memory.records import ID
-from agent.memory.reminder_rules import MAX_KEYWORDS, is_trigger_word, trigger_matches
+from agent.memory.reminder_rules import trigger_matches
 from agent.validation import validate_learner_id, validate_text
 
 log = logging.getLogger(__name__)

@@ -74,6 +74,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from agent.language.reminders import parse_reminder
 from agent.memory.fact_rules import fact_slot, is_fact_statement, replaced_values
 from agent.memory.procedure_rules import (
     is_procedure_request,
@@ -81,7 +82,6 @@ from agent.memory.procedure_rules import (
     procedure_query,
     procedure_task,
 )
-from agent.memory.reminder_rules import parse_reminder
 from agent.models.offline_reading import reminder_slots
 
 Action = tuple[str, dict[str, Any]]

@@ -11,9 +11,9 @@ import pytest
 
 from agent.clock import ManualClock
 from agent.errors import InvalidInputError
+from agent.language.reminders import parse_reminder
 from agent.memory.backlog import WriteBacklog
 from agent.memory.erasure import erase_learner, owned_nodes
-from agent.memory.reminder_rules import parse_reminder
 from agent.memory.reminders import OP_RESOLVE, OP_SET, ReminderStore
 from agent.resources import Resources
 

@@ -1,0 +1,245 @@
+"""Reminder requests and their triggers: what to remind of, and on what turn.
+
+**Requests** (``parse_reminder``): "remind me to <task> <condition>", also "remind me about /
+that …", "don't let me forget to …", "make sure I remember …", "ping / nudge me about …",
+"I need a reminder to …", "give me a heads-up about …", "jog my memory about …". The
+condition may stand first: "Before we start recursion, remind me to …", "Tomorrow, remind me
+to …" are read as "remind me to … before we start recursion" (``_lead_first``). It sets the
+trigger:
+
+- *concept*: "when/once/after/before we study | learn | cover | start | begin | do <concept>";
+- *keywords*: a clause with any connective (when, whenever, once, as soon as, if, before,
+  after, next time) and any verb: "<connective> we|I|you [ever] <verb> [on|to|about|…] <X>",
+  or "<connective> <X> comes up". ``X`` may list several keywords ("HAVING or window
+  functions"), any of which fires;
+- *time* (``due_at``, ISO-8601, from ``now``): "tomorrow [at HH:MM]", "tonight", "next week",
+  "in N minutes|hours|days|weeks", "at HH:MM" (today, or tomorrow when it has passed),
+  "on <weekday>"; any other time phrase through ``agent.language.when.due_time``
+  (``dateparser``: "the day after tomorrow", "next Friday at 5pm");
+- no condition: a time trigger one day later (``DEFAULT_DELAY``).
+
+**Mentions** (``mentions``): does a turn name a trigger? Whole words compared by light stem
+("window functions" matches "window function"), never a substring ("behaving" never matches
+"having"); a keyword written in capitals ("HAVING") is a code term and matches in capitals,
+in backticks, or before "clause", "keyword", "statement", "function", "operator"
+(``TERM_WORDS``), so "I'm having trouble" never fires a HAVING reminder.
+
+Not by similarity: MiniLM cosine of a turn and its trigger does not separate a turn about the
+trigger from one about a neighbour or one that shares a word. Measured (2026-11-28): "Let's
+look at recursive functions" / recursion 0.66 and "Time to learn about eigenvectors and
+eigenvalues" / eigenvalues 0.62 against "open the window and call a function" / window
+functions 0.69, "subqueries" / query 0.73, "Let's continue with LEFT JOIN" / joins 0.67 and
+"Let's finish loops first" / while loops 0.62: every threshold that adds a fire the words
+miss adds a false fire, against a target of at most 2 %.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from agent.clock import as_aware, system_clock
+from agent.language.when import due_time
+from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
+
+DEFAULT_DELAY = timedelta(days=1)
+MAX_KEYWORDS = 20
+TERM_WORDS = frozenset({"clause", "keyword", "statement", "function", "operator", "command"})
+
+_REQUEST = re.compile(
+    r"(?:remind\s+me|(?:do\s+not|don't|dont)\s+let\s+me\s+forget|make\s+sure\s+I\s+(?:remember|don't\s+forget)"
+    r"|(?:ping|nudge|prompt)\s+me|I(?:'d)?\s+(?:need|like|want)\s+a\s+reminder|give\s+me\s+a\s+heads[- ]up"
+    r"|jog\s+my\s+memory)\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
+    re.I | re.S,
+)
+_CONNECTIVE = r"(?:when(?:ever)?|once|if|as\s+soon\s+as|before|after|(?:the\s+)?next\s+time)"
+_LEAD = re.compile(rf"^\s*(?P<cond>{_CONNECTIVE}\s+[^,]+?|[^,]{{1,40}}?),\s*(?P<rest>.+)$", re.I | re.S)
+_TIME_FIRST = re.compile(r"^(?P<when>.+?)\s+(?P<link>to|about|that)\s+(?P<task>.+)$", re.I | re.S)
+_POLITE = re.compile(r"^\s*(?:please|can\s+you|could\s+you|would\s+you|will\s+you|and|so)\s+", re.I)
+_WE = r"(?:we|I|you)(?:\s*'re|\s+are|\s+am|\s*'m)?"
+_CONCEPT = re.compile(
+    rf"\s*,?\s+(?:when|once|after|before)\s+{_WE}\s+(?:start(?:ing)?\s+|begin(?:ning)?\s+)?"
+    r"(?:study(?:ing)?|learn(?:ing)?|cover(?:ing)?|start(?:ing)?|begin(?:ning)?|do(?:ing)?)\s+"
+    r"(?P<what>.+)$",
+    re.I | re.S,
+)
+_KEYWORDS = re.compile(
+    rf"\s*,?\s+{_CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\b)[^\W\d_]+"
+    r"(?:\s+(?:on|to|into|about|with|at|over|through|up|around))*\s+(?P<what>.+)$"
+    rf"|\s*,?\s+{_CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
+    r"(?:\s+(?:again|later|next|at\s+last))?\s*$",
+    re.I | re.S,
+)
+_TIME_UNITS = {"minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+_IN = re.compile(r"\s+in\s+(?P<n>\d{1,3}|an?|one|two|three)\s+(?P<unit>minute|hour|day|week)s?\s*$", re.I)
+_AT = re.compile(r"\s+(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ampm>am|pm)?\s*$", re.I)
+_DAY = re.compile(r"\s+(?P<day>tomorrow|tonight|next\s+week)(?:\s+at\s+(?P<time>.+))?\s*$", re.I)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+_LIST_SPLIT = re.compile(r"\s*(?:,|\bor\b|\band\b|/)\s*", re.I)
+_LEADING = re.compile(r"^(?:the|a|an|some|any|our|my)\s+", re.I)
+_TRAILING = re.compile(r"\s+(?:clauses?|keywords?|part|topic|section|lesson|chapter)$", re.I)
+_TOKEN = re.compile(r"`[^`]*`|[^\W_]+(?:['\u2019][^\W_]+)?")
+
+
+def _strip_end(text: str) -> str:
+    return re.sub(r"[\s.!?,;:]+$", "", text.strip())
+
+
+def _time_due(rest: str, now: datetime) -> tuple[str, datetime] | None:
+    """``(rest without the time phrase, due time)`` when ``rest`` ends with one."""
+    match = _IN.search(rest)
+    if match:
+        count = _NUMBERS.get(match["n"].lower()) or int(match["n"])
+        return rest[: match.start()], now + timedelta(seconds=count * _TIME_UNITS[match["unit"].lower()])
+    match = _DAY.search(rest)
+    if match:
+        day = match["day"].lower()
+        base = now + (timedelta(days=7) if day == "next week" else timedelta(days=1))
+        if day == "tonight":
+            base = max(now, now.replace(hour=20, minute=0, second=0, microsecond=0))
+        clock = _AT.match(" " + match["time"]) if match["time"] else None
+        return rest[: match.start()], _at(base, clock) if clock else base
+    match = _ON_DAY.search(rest)
+    if match:
+        ahead = (_WEEKDAYS.index(match["wd"].lower()) - now.weekday() - 1) % 7 + 1
+        return rest[: match.start()], now + timedelta(days=ahead)
+    match = _AT.search(rest)
+    if match and re.search(r"\bat\s+\d", rest[match.start() :], re.I):
+        due = _at(now, match)
+        return rest[: match.start()], due if due > now else due + timedelta(days=1)
+    for cut in re.finditer(r"\s+(?=(?:on|at|by|next|this|the|tomorrow|in)\b)", rest, re.I):
+        due = due_time(rest[cut.end() :], now)
+        if due is not None:  # the rest of the request names a time dateparser reads
+            return rest[: cut.start()], due
+    return None
+
+
+def _at(day: datetime, match: re.Match[str]) -> datetime:
+    hour = int(match["h"]) % 24
+    if (match["ampm"] or "").lower() == "pm" and hour < 12:
+        hour += 12
+    return day.replace(hour=hour, minute=int(match["m"] or 0) % 60, second=0, microsecond=0)
+
+
+def _lead_first(text: str) -> str:
+    """A condition written before the request, moved after it ("Before X, remind me to Y")."""
+    text = _POLITE.sub("", text.strip())
+    match = _LEAD.match(text)
+    if match is None:
+        return text
+    rest = _POLITE.sub("", match["rest"])
+    if not _REQUEST.match(rest):
+        return text
+    return f"{_strip_end(rest)} {match['cond'].strip()}"
+
+
+def split_keywords(what: str) -> list[str]:
+    """Keywords of a condition ("HAVING or window functions" -> ["HAVING", "window functions"])."""
+    keywords = []
+    for part in _LIST_SPLIT.split(_strip_end(what)):
+        part = _TRAILING.sub("", _LEADING.sub("", part.strip().strip("`'\"")))
+        if part and is_trigger_word(part) and part not in keywords:
+            keywords.append(part)
+    return keywords[:MAX_KEYWORDS]
+
+
+def is_trigger_word(keyword: str) -> bool:
+    """False for keywords made only of stop words (they would fire on every turn)."""
+    words = re.findall(r"[^\W_]+", keyword)
+    return any(w.isupper() and len(w) > 1 or w.lower() not in STOP_WORDS for w in words)
+
+
+def is_reminder_request(text: str) -> bool:
+    """True when ``text`` asks to be reminded of something."""
+    return isinstance(text, str) and _REQUEST.search(text) is not None
+
+
+def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
+    """``(the task, the trigger fields)`` of a request's text after "remind me to"."""
+    concept, keywords = _CONCEPT.search(rest), _KEYWORDS.search(rest)
+    if concept and (keywords is None or concept.start() <= keywords.start()):
+        what = _TRAILING.sub("", _LEADING.sub("", _strip_end(concept["what"])))
+        return rest[: concept.start()], {
+            "trigger_kind": "concept",
+            "concept": what,
+            "keywords": split_keywords(what),
+        }
+    if keywords:
+        found = split_keywords(keywords["what"] or keywords["what2"])
+        return (rest[: keywords.start()], {"trigger_kind": "keywords", "keywords": found}) if found else None
+    timed = _time_due(rest, now)
+    rest, due = timed if timed else (rest, now + DEFAULT_DELAY)
+    return rest, {"trigger_kind": "time", "due_at": due.isoformat()}
+
+
+def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] | None:
+    """The reminder a request asks for (``ReminderStore.set`` arguments plus ``trigger_kind``), or None.
+
+    Keys: description, action, trigger_kind, keywords, concept, due_at (ISO or None).
+    """
+    if not isinstance(text, str):
+        return None
+    match = _REQUEST.search(_lead_first(text))
+    if match is None:
+        return None
+    now = as_aware(now or system_clock())
+    rest, link = _strip_end(match["rest"]), match["link"]
+    inner = _TIME_FIRST.match(rest) if link is None else None
+    due = due_time(inner["when"], now) if inner else None
+    if inner and due is not None:  # "remind me next Monday to register": the time before the task
+        read: tuple[str, dict[str, Any]] | None = (
+            inner["task"],
+            {"trigger_kind": "time", "due_at": due.isoformat()},
+        )
+        link = inner["link"]
+    else:
+        read = _trigger(rest, now)
+    if read is None:
+        return None
+    description = _strip_end(read[0])
+    if not any(w.lower() not in FUNCTION_WORDS for w in re.findall(r"[^\W_]+", description)):
+        return None  # "remind me to" with nothing to do
+    link = (link or "to").lower()
+    out: dict[str, Any] = {"keywords": [], "concept": None, "due_at": None, **read[1]}
+    return {**out, "description": description, "action": f"Remind the learner {link} {description}"}
+
+
+# ----- does a turn name a trigger -----
+
+
+def _tokens(text: str) -> list[tuple[str, str, bool]]:
+    """``(stem, original, in_backticks)`` per word of ``text``."""
+    out = []
+    for token in _TOKEN.findall(text):
+        if token.startswith("`"):
+            out.extend((light_stem(w), w, True) for w in re.findall(r"[^\W_]+", token))
+        else:
+            out.append((light_stem(token), token, False))
+    return out
+
+
+def _is_code_term(keyword: str) -> bool:
+    letters = [c for c in keyword if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def mentions(message: str, keyword: str) -> bool:
+    """True when ``message`` names ``keyword`` by the whole-word and code-term rules."""
+    words = _tokens(message)
+    wanted = [light_stem(w) for w in re.findall(r"[^\W_]+", keyword)]
+    if not wanted:
+        return False
+    code = _is_code_term(keyword)
+    for i in range(len(words) - len(wanted) + 1):
+        window = words[i : i + len(wanted)]
+        if [w[0] for w in window] != wanted:
+            continue
+        if not code or all(orig.isupper() or tick for _, orig, tick in window):
+            return True
+        after = words[i + len(wanted)][1].lower() if i + len(wanted) < len(words) else ""
+        if after in TERM_WORDS or (after.endswith("s") and after[:-1] in TERM_WORDS):
+            return True
+    return False

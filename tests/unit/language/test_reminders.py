@@ -1,0 +1,111 @@
+"""Reminder requests in phrasings the old rules missed: the trigger first, other connectives, times."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.language.reminders import parse_reminder
+from agent.language.when import due_time
+from agent.memory.reminder_rules import trigger_matches
+
+NOW = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)  # a Monday
+
+
+@pytest.mark.parametrize(
+    ("text", "description", "keywords"),
+    [
+        (
+            "Before we get into pointers, remind me to ask about memory leaks.",
+            "ask about memory leaks",
+            ["pointers"],
+        ),
+        (
+            "Once we get to logarithms, remind me that I always forget the change of base rule.",
+            "I always forget the change of base rule",
+            ["logarithms"],
+        ),
+        (
+            "Next time we talk about the imperfect tense, remind me to compare it with the preterite.",
+            "compare it with the preterite",
+            ["imperfect tense"],
+        ),
+        (
+            "Don't let me forget to ask about tail calls when we reach recursion.",
+            "ask about tail calls",
+            ["recursion"],
+        ),
+        (
+            "If matrices come up again, please remind me to bring my notes on determinants.",
+            "bring my notes on determinants",
+            ["matrices"],
+        ),
+        (
+            "The next time we discuss photosynthesis, nudge me about the light reactions.",
+            "the light reactions",
+            ["photosynthesis"],
+        ),
+        (
+            "As soon as we start async code, I need a reminder to review callbacks.",
+            "review callbacks",
+            ["async code"],
+        ),
+        (
+            "Whenever list slicing comes up, jog my memory about negative indexes.",
+            "negative indexes",
+            ["list slicing"],
+        ),
+    ],
+)
+def test_trigger_clause_anywhere_with_any_connective(
+    text: str, description: str, keywords: list[str]
+) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None
+    assert (got["description"], got["keywords"]) == (description, keywords)
+    assert got["trigger_kind"] in ("keywords", "concept")
+
+
+@pytest.mark.parametrize(
+    ("text", "description", "due"),
+    [
+        ("On Friday, remind me to email my tutor.", "email my tutor", NOW + timedelta(days=4)),
+        ("In two hours, remind me to take a break.", "take a break", NOW + timedelta(hours=2)),
+        (
+            "Remind me the day after tomorrow to renew my library books.",
+            "renew my library books",
+            NOW + timedelta(days=2),
+        ),
+        (
+            "Could you remind me in 3 days to redo the worksheet?",
+            "redo the worksheet",
+            NOW + timedelta(days=3),
+        ),
+        ("remind me on Wednesday at 9 to call Ana.", "call Ana", datetime(2026, 3, 4, 9, 0, tzinfo=UTC)),
+    ],
+)
+def test_time_before_the_task_or_first(text: str, description: str, due: datetime) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None
+    assert (got["description"], got["trigger_kind"], got["due_at"]) == (description, "time", due.isoformat())
+
+
+def test_due_time_reads_the_session_clock() -> None:
+    assert due_time("the day after tomorrow", NOW) == NOW + timedelta(days=2)
+    assert due_time("tonight", NOW) == NOW.replace(hour=20)
+    assert due_time("recursion", NOW) is None
+    assert due_time("yesterday", NOW) is None  # never a time already past
+
+
+def test_a_trigger_first_reminder_fires_on_its_topic_once_named() -> None:
+    reminder = parse_reminder(
+        "Once we move on to while loops, remind me to ask about infinite loops.", now=NOW
+    )
+    assert reminder is not None
+    turns = [
+        "Let's practise if statements.",
+        "More if statements, please.",
+        "Okay, teach me while loops now.",
+    ]
+    assert [trigger_matches(reminder, turn, None, NOW) for turn in turns] == [False, False, True]
