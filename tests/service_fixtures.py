@@ -40,6 +40,8 @@ SERVER_LEARNERS = {
     "security": (("alice", "sec-alice"), ("bob", "sec-bob")),
     "dashboard": (("ana", "dash-ana"), ("ben", "dash-ben"), ("cai", "dash-cai")),
     "e2e": (("a", "e2e-a"), ("b", "e2e-b")),
+    # names are the server's keys, so they differ from every other suite's ("ana" is the dashboard's)
+    "erasure": (("era-ana", "era-ana"), ("era-bob", "era-bob")),
 }
 
 
@@ -195,6 +197,38 @@ async def kag_server(
     finally:
         await asyncio.to_thread(dev.stop)
         await _clean_up(dev, resources, studio_nodes, studio_keys)
+
+
+@pytest.fixture(scope="session")
+async def prod_kag_server(
+    tmp_path_factory: pytest.TempPathFactory, resources: Resources
+) -> AsyncIterator[DevServer]:
+    """The session's production server (``agent.server.production``, one worker), started once.
+
+    The same learners (other ids) and configuration as ``kag_server``, for the suites
+    parametrised over both servers (the attack suite). It fails, never skips, when the
+    serving venv or PostgreSQL is missing: the production mode is part of the product.
+    """
+    from tests.integration.prod_server import ProdServer, prod_available
+
+    unavailable = prod_available()
+    if unavailable:
+        pytest.fail(f"the production server cannot start: {unavailable}", pytrace=False)
+    run = uuid.uuid4().hex[:10]
+    prod = ProdServer(tmp_path_factory.mktemp("langgraph-kag-prod"), prefix=f"kag-prod-{run}", workers=1)
+    prod.learners = {
+        name: Learner(f"{stem}-{run}", f"token-{name}-{run}")
+        for learners in SERVER_LEARNERS.values()
+        for name, stem in learners
+    }
+    studio_nodes = await _studio_nodes(resources)
+    studio_keys = {k async for k in resources.redis.scan_iter(match=f"*{STUDIO_USER}*", count=1000)}
+    await asyncio.to_thread(prod.start)
+    try:
+        yield prod
+    finally:
+        await asyncio.to_thread(prod.discard)
+        await _clean_up(prod, resources, studio_nodes, studio_keys)
 
 
 class ServerView:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -27,8 +26,9 @@ from agent.resources import Resources
 from graphs.heartbeat import make_builder as heartbeat_builder
 from graphs.zettelkasten import make_builder as zettelkasten_builder
 from tests.integration.erasure_scan import neo4j_hits, redis_hits
-from tests.integration.langgraph_server import DevServer, Learner, serving
+from tests.integration.langgraph_server import DevServer, Learner
 from tests.integration.test_cli import kag
+from tests.service_fixtures import ServerView
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
@@ -37,12 +37,13 @@ MARKERS = {"ana": "zebracrumpet", "bob": "quokkafandango"}
 
 
 @pytest.fixture(scope="module")
-async def server(tmp_path_factory: pytest.TempPathFactory, resources: Resources) -> AsyncIterator[DevServer]:
-    run = uuid.uuid4().hex[:10]
-    dev = DevServer(tmp_path_factory.mktemp("langgraph-erase"), prefix=f"kag-erase-{run}")
-    dev.learners = {name: Learner(f"era-{run}-{name}", f"token-era-{name}-{run}") for name in MARKERS}
-    async with serving(dev, resources) as started:
-        yield started
+def server(kag_server: DevServer) -> ServerView:
+    """The session's shared server (``tests.service_fixtures.kag_server``) with era-ana and era-bob.
+
+    Its configuration is the default one, so the module needs no server of its own (a start
+    of ``langgraph dev`` saved); the shared server removes its checkpoints and learners afterwards.
+    """
+    return ServerView(kag_server, "erasure")
 
 
 def http(dev: DevServer, learner: Learner) -> httpx.AsyncClient:
@@ -96,7 +97,7 @@ async def plant(dev: DevServer, resources: Resources, learner: Learner, word: st
 async def test_dashboard_erasure_leaves_no_trace_and_spares_the_other_learner(
     server: DevServer, resources: Resources
 ) -> None:
-    ana, bob = server.learners["ana"], server.learners["bob"]
+    ana, bob = server.learners["era-ana"], server.learners["era-bob"]
     for learner, word in ((ana, MARKERS["ana"]), (bob, MARKERS["bob"])):
         await plant(server, resources, learner, word)
     needles = [MARKERS["ana"], ana.learner_id, MARKERS["bob"]]
