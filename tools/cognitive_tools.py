@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only: the tools reach the stores through the in
 
 LearnerId = Annotated[str, InjectedState("learner_id")]
 GraphState = Annotated[dict[str, Any] | None, InjectedState]
-"""The heartbeat's tool state (``agent.heartbeat.nodes._tool_state``), hidden from the model."""
+"""The heartbeat's tool state (``agent.heartbeat.act.tool_state``), hidden from the model."""
 
 FACT_META = ("subject", "predicate", "valid_from", "valid_to", "current", "concept", "confidence")
 """Fact metadata the model sees with each ``search_facts`` hit."""
@@ -69,6 +69,11 @@ def _record(record: Any, fields: Sequence[str]) -> str:
 
 def make_cognitive_tools(stores: MemoryStores) -> list[BaseTool]:
     """The six cognitive memory tools bound to ``stores``; graphs build them once, with the stores."""
+    return [*make_fact_tools(stores), *make_procedure_tools(stores), *make_reminder_tools(stores)]
+
+
+def make_fact_tools(stores: MemoryStores) -> list[BaseTool]:
+    """``remember_fact`` and ``search_facts``: facts about the learner that may change over time."""
 
     @tool
     async def remember_fact(
@@ -103,6 +108,12 @@ def make_cognitive_tools(stores: MemoryStores) -> list[BaseTool]:
         page = await stores.facts.search(learner_id, query, as_of=as_of, k=k)
         return compact_page(page.to_dict(), FACT_META)
 
+    return [remember_fact, search_facts]
+
+
+def make_procedure_tools(stores: MemoryStores) -> list[BaseTool]:
+    """``save_procedure`` and ``recall_procedure``: how the learner does a task, as ordered steps."""
+
     @tool
     async def save_procedure(
         name: str,
@@ -122,6 +133,12 @@ def make_cognitive_tools(stores: MemoryStores) -> list[BaseTool]:
         """Find the learner's own procedures (ordered steps) for a task; each recall counts as a use."""
         page = await stores.procedures.recall(learner_id, query, k=k)
         return compact_page(page.to_dict(), PROCEDURE_META)
+
+    return [save_procedure, recall_procedure]
+
+
+def make_reminder_tools(stores: MemoryStores) -> list[BaseTool]:
+    """``set_reminder`` and ``resolve_reminder``: reminders that fire once into working memory."""
 
     @tool
     async def set_reminder(
@@ -155,11 +172,4 @@ def make_cognitive_tools(stores: MemoryStores) -> list[BaseTool]:
         record = await stores.reminders.resolve(learner_id, reminder_id)
         return _record(record, REMINDER_FIELDS)
 
-    return [
-        remember_fact,
-        search_facts,
-        save_procedure,
-        recall_procedure,
-        set_reminder,
-        resolve_reminder,
-    ]
+    return [set_reminder, resolve_reminder]

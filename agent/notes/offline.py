@@ -260,12 +260,7 @@ def offline_extract(
     anchors = example_anchors(sentences)
     surfaces = _surfaces(sentences)
     current = (current_concept or "").strip()
-    current_key = term_key(current) if current else ""
-    concepts: list[tuple[str, str]] = []  # (name on the note, term key)
-    if current_key and _definitions(sentences, current_key, current.rsplit(".", 1)[-1].replace("_", " ")):
-        concepts.append((current, current_key))
-    for key in _candidates(sentences, current_key, max_notes - len(concepts)):
-        concepts.append((surfaces.get(key, key), key))
+    concepts = _session_concepts(sentences, surfaces, current, max_notes)
     # Subject tags of the session's concept ("sql.joins" -> sql) apply to every note.
     subject_tags = filter_tags(current.replace(".", " ").split(), tuple(vocabulary)) if current else []
     drafts: list[NoteDraft] = []
@@ -297,14 +292,7 @@ def offline_extract(
         example = without_example_marker(example) if example else ""
         source = [s for s in (definition, example, insight, question) if s]
         related = [surfaces.get(k, k) for k in others if any(_mentions_text(t, k) for t in source)]
-        words = Counter(
-            w
-            for text in source
-            for phrase in noun_phrases(text)
-            for w in phrase.split()
-            if w not in STOP and len(w) >= 4 and stem(w) not in set(key.split())
-        )
-        keywords = normalise_keywords([slugify(surface)] + [w for w, _ in words.most_common(MAX_NOTES + 2)])
+        keywords = _keywords(source, key, surface)
         drafts.append(
             NoteDraft(
                 concept=name,
@@ -330,6 +318,31 @@ def offline_extract(
             )
         )
     return drafts
+
+
+def _session_concepts(
+    sentences: list[Sentence], surfaces: dict[str, str], current: str, max_notes: int
+) -> list[tuple[str, str]]:
+    """The session's concepts as (name on the note, term key): the current one first if it is defined."""
+    current_key = term_key(current) if current else ""
+    concepts: list[tuple[str, str]] = []
+    if current_key and _definitions(sentences, current_key, current.rsplit(".", 1)[-1].replace("_", " ")):
+        concepts.append((current, current_key))
+    for key in _candidates(sentences, current_key, max_notes - len(concepts)):
+        concepts.append((surfaces.get(key, key), key))
+    return concepts
+
+
+def _keywords(source: list[str], key: str, surface: str) -> list[str]:
+    """A note's keywords: its concept's slug, then the commonest words of its noun phrases."""
+    words = Counter(
+        w
+        for text in source
+        for phrase in noun_phrases(text)
+        for w in phrase.split()
+        if w not in STOP and len(w) >= 4 and stem(w) not in set(key.split())
+    )
+    return normalise_keywords([slugify(surface)] + [w for w, _ in words.most_common(MAX_NOTES + 2)])
 
 
 def _about(sentence: Sentence, anchor: Sentence | None, key: str) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.errors import InvalidInputError, KAGError
+from agent.models.embeddings import EmbeddingProvider
 from agent.notes.artifacts import publish_artifacts
 from agent.notes.concept_maps import note_concept_map
 from agent.notes.evolution import evolve_notes
@@ -93,6 +94,53 @@ async def extract_step(
     )
 
 
+def note_row(
+    learner_id: str,
+    draft: NoteDraft,
+    text: str,
+    vector: list[float],
+    concept_count: int,
+    emb: EmbeddingProvider,
+    facts: dict[str, Any],
+    session_id: str | None,
+    now: str,
+) -> dict[str, Any]:
+    """One note as written to Neo4j: the draft, its embedding and the audit of how it was made."""
+    audit = NoteAudit(
+        prompt_version=PROMPT_VERSION,
+        model=facts.get("model", ""),
+        extractor=facts.get("extractor", "offline"),
+        embedding_model=emb.model_name,
+        embedding_version=emb.version,
+        attempts=facts.get("attempts", 1),
+        concept_count=concept_count,
+        session_id=session_id,
+    )
+    return {
+        "id": note_id_for(learner_id, draft, emb.version),
+        "learner_id": learner_id,
+        "concept": draft.concept,
+        "text": text,
+        "definition": draft.definition,
+        "personal_example": draft.personal_example,
+        "key_insight": draft.key_insight,
+        "open_question": draft.open_question,
+        "keywords": draft.keywords,
+        "tags": draft.tags,
+        "description": draft.description,
+        "related": draft.links,
+        "raw_payload": "\n".join(
+            s for s in (draft.definition, draft.personal_example, draft.key_insight, draft.open_question) if s
+        ),
+        "embedding": vector,
+        "embedding_model": emb.model_name,
+        "embedding_version": emb.version,
+        "created_at": now,
+        "session_id": session_id,
+        "audit_json": audit.model_dump_json(),
+    }
+
+
 async def store_step(
     resources: Resources,
     learner_id: str,
@@ -122,42 +170,7 @@ async def store_step(
     for draft, text, vector in zip(drafts, texts, vectors, strict=True):
         count = concept_count(draft, concepts)
         counts.append(count)
-        audit = NoteAudit(
-            prompt_version=PROMPT_VERSION,
-            model=facts.get("model", ""),
-            extractor=facts.get("extractor", "offline"),
-            embedding_model=emb.model_name,
-            embedding_version=emb.version,
-            attempts=facts.get("attempts", 1),
-            concept_count=count,
-            session_id=session_id,
-        )
-        props = {
-            "id": note_id_for(learner_id, draft, emb.version),
-            "learner_id": learner_id,
-            "concept": draft.concept,
-            "text": text,
-            "definition": draft.definition,
-            "personal_example": draft.personal_example,
-            "key_insight": draft.key_insight,
-            "open_question": draft.open_question,
-            "keywords": draft.keywords,
-            "tags": draft.tags,
-            "description": draft.description,
-            "related": draft.links,
-            "raw_payload": "\n".join(
-                s
-                for s in (draft.definition, draft.personal_example, draft.key_insight, draft.open_question)
-                if s
-            ),
-            "embedding": vector,
-            "embedding_model": emb.model_name,
-            "embedding_version": emb.version,
-            "created_at": now,
-            "session_id": session_id,
-            "audit_json": audit.model_dump_json(),
-        }
-        batch.append(props)
+        batch.append(note_row(learner_id, draft, text, vector, count, emb, facts, session_id, now))
     try:  # one transaction: every note of the session is written, or none is
         rows = await store.upsert_notes(learner_id, batch)
     except KAGError as exc:

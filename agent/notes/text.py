@@ -187,6 +187,32 @@ def _is_caps_word(token: str) -> bool:
     return len(token) >= 2 and token.isalpha() and token.isupper()
 
 
+def _trimmed(run: list[str], *, nominal: bool) -> str:
+    """A run of content words as a term: verbs, participles and adverbs cut from its ends ("" if none left).
+
+    A gerund heads a term only after an article, a preposition or "is" (``nominal``: "about
+    hashing", "Overfitting means"), never after a verb ("find confusing").
+    """
+    words = list(run)
+    while words and (
+        words[-1] in VERBS or words[-1].endswith(("ed", "ly")) or (words[-1].endswith("ing") and not nominal)
+    ):
+        words.pop()
+    while words and (
+        words[0].endswith("ly") or (words[0].endswith("ing") and not nominal and len(words) > 1)
+    ):
+        words.pop(0)
+    return " ".join(words[-MAX_TERM_WORDS:])
+
+
+def _caps_run_end(tokens: list[str], index: int) -> int:
+    """The index after the run of ALL-CAPS words starting at ``index`` (``index`` when there is none)."""
+    end = index
+    while end < len(tokens) and _is_caps_word(tokens[end]):
+        end += 1
+    return end
+
+
 def noun_phrases(sentence: str) -> list[str]:
     """Terms a sentence names, lowercase, in order: runs of content words, 1–3 words.
 
@@ -203,23 +229,10 @@ def noun_phrases(sentence: str) -> list[str]:
     before = [""]  # the token before the current run
 
     def flush() -> None:
-        words = list(run)
+        term = _trimmed(run, nominal=before[0] in _NOMINAL_CONTEXT)
         run.clear()
-        # A gerund heads a term only after an article, a preposition or "is" ("about
-        # hashing", "Overfitting means"), never after a verb ("find confusing").
-        nominal = before[0] in _NOMINAL_CONTEXT
-        while words and (
-            words[-1] in VERBS
-            or words[-1].endswith(("ed", "ly"))
-            or (words[-1].endswith("ing") and not nominal)
-        ):
-            words.pop()
-        while words and (
-            words[0].endswith("ly") or (words[0].endswith("ing") and not nominal and len(words) > 1)
-        ):
-            words.pop(0)
-        if words:
-            out.append(" ".join(words[-MAX_TERM_WORDS:]))
+        if term:
+            out.append(term)
 
     def start(index: int) -> None:
         if not run:
@@ -229,9 +242,7 @@ def noun_phrases(sentence: str) -> list[str]:
     while index < len(tokens):
         token = tokens[index]
         # ALL-CAPS runs of two or more words are code keywords: one term.
-        caps = index
-        while caps < len(tokens) and _is_caps_word(tokens[caps]):
-            caps += 1
+        caps = _caps_run_end(tokens, index)
         if caps - index >= 2:
             flush()
             out.append(" ".join(t.lower() for t in tokens[index:caps][-MAX_TERM_WORDS:]))
