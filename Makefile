@@ -53,13 +53,13 @@ services-status:
 demo: install services-up
 	@$(VENV)/bin/kag demo
 
-test: install services-up
+test: install serve-prod-install services-up
 	@$(PY) -m pytest tests
 
 test-unit: install
 	@$(PY) -m pytest tests/unit
 
-test-integration: install services-up
+test-integration: install serve-prod-install services-up
 	@$(PY) -m pytest tests/integration
 
 lint: install

@@ -19,6 +19,11 @@ unanswered, plus checkpoints that were in a thread before the kill and are gone 
 
     .venv/bin/python -m bench.serving [--workers 2] [--sessions 12] [--turns 3] [--jobs 4]
 
+``--load 500`` runs ``bench.concurrency``'s load instead, over HTTP against N workers: 500
+learners at once, each on its own thread, ``TURNS`` turns of its questions one after the
+other (``runs.wait``, no client timeout: a run may wait its turn in the queue); one line with
+the turns completed, the errors by kind, turns/s and the p50/p95 seconds per turn.
+
 The chat model is the offline policy (no key): the numbers measure the serving path, the
 graph and the stores, not a provider. Turns per second are the machine's, next to its cores.
 """
@@ -36,11 +41,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from agent.memory.erasure import erase_learner
 from agent.resources import Resources
 from agent.settings import Settings
+from bench.concurrency import QUESTION, TURNS, LevelResult, RssSampler, neo4j_pid, run_level
+from bench.kernel.turn_report import pct
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the server helpers live under tests/
@@ -184,16 +192,62 @@ async def measured(server: ProdServer, turns: int, kill: bool) -> tuple[float, K
         say(f"{server.workers} worker(s): {rate:.2f} turns/s")
         return rate, (await kill_mid_run(server, sessions) if kill else None)
     finally:
-        await asyncio.to_thread(server.discard)
-        resources = Resources(Settings.from_env())
-        try:
-            keys = [k async for k in resources.redis.scan_iter(match=f"{server.prefix}:*", count=1000)]
-            for i in range(0, len(keys), 1000):
-                await resources.redis.delete(*keys[i : i + 1000])
-            for learner in server.learners.values():
-                await erase_learner(resources, learner.learner_id)
-        finally:
-            await resources.aclose()
+        await cleanup(server)
+
+
+async def load(server: ProdServer) -> LevelResult:
+    """``bench.concurrency``'s level over HTTP: every learner at once, ``TURNS`` turns each."""
+    await asyncio.to_thread(server.start)
+    try:
+        clients = [
+            get_client(url=server.url, headers={"Authorization": f"Bearer {lr.token}"}, timeout=None)
+            for lr in server.learners.values()
+        ]
+        threads = [(await c.threads.create())["thread_id"] for c in clients]
+
+        async def turn(s: int, i: int) -> bool:
+            output = await clients[s].runs.wait(
+                threads[s], "kag", input={"request": QUESTION.format(i=i, s=s)}, raise_error=True
+            )
+            if not isinstance(output, dict) or not output.get("response"):
+                raise RuntimeError(f"no response: {str(output)[:120]}")
+            return False
+
+        sampler = RssSampler(neo4j_pid(Settings.from_env()))
+        return await run_level("production", len(clients), turn, sampler, progress=30.0)
+    finally:
+        await cleanup(server)
+
+
+async def cleanup(server: ProdServer) -> None:
+    """Stop ``server``, drop its database, delete its checkpoints and erase its learners."""
+    await asyncio.to_thread(server.discard)
+    resources = Resources(Settings.from_env())
+    try:
+        keys = [k async for k in resources.redis.scan_iter(match=f"{server.prefix}:*", count=1000)]
+        for i in range(0, len(keys), 1000):
+            await resources.redis.delete(*keys[i : i + 1000])
+        gate = asyncio.Semaphore(16)  # 500 learners one by one took minutes
+
+        async def erase(learner_id: str) -> None:
+            async with gate:
+                await erase_learner(resources, learner_id)
+
+        await asyncio.gather(*(erase(lr.learner_id) for lr in server.learners.values()))
+    finally:
+        await resources.aclose()
+
+
+def load_line(workers: int, result: LevelResult) -> str:
+    """The load's one line."""
+    errors = sum(result.errors.values())
+    kinds = "; ".join(f"{k} x{n}" for k, n in result.errors.most_common()) or "none"
+    return (
+        f"serving load: {ENGINE}, workers {workers}, sessions {result.sessions}, "
+        f"turns {result.turns}/{result.sessions * TURNS}, errors {errors} ({kinds}), "
+        f"turns/s {result.throughput:.2f}, p50 {pct(result.latencies or [0.0], 0.5):.1f} s, "
+        f"p95 {pct(result.latencies or [0.0], 0.95):.1f} s ({os.cpu_count()} cores)"
+    )
 
 
 def result_line(workers: int, runs: int, one: float, many: float, kill: KillResult) -> str:
@@ -227,12 +281,18 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=4, help="runs one worker executes at once")
     parser.add_argument("--sessions", type=int, default=12, help="learners at once in the throughput runs")
     parser.add_argument("--turns", type=int, default=3, help="measured turns per learner")
+    parser.add_argument("--load", type=int, metavar="N", help="only bench.concurrency's load: N sessions")
     args = parser.parse_args()
-    if args.sessions <= args.workers * args.jobs:
-        parser.error("--sessions must exceed --workers x --jobs, so every worker is busy at the kill")
     unavailable = prod_available()
     if unavailable:
         raise SystemExit(f"serving: {unavailable}")
+    if args.load:
+        with tempfile.TemporaryDirectory(prefix="kag-serving-") as tmp:
+            server = make_server(Path(tmp) / "load", args.workers, args.jobs, args.load)
+            print(load_line(args.workers, asyncio.run(load(server))))
+        return
+    if args.sessions <= args.workers * args.jobs:
+        parser.error("--sessions must exceed --workers x --jobs, so every worker is busy at the kill")
     print(asyncio.run(main_async(args)))
 
 

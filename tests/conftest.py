@@ -16,6 +16,7 @@ from tests.service_fixtures import (  # noqa: F401 (fixtures)
     kag_server,
     make_graph,
     private_neo4j,
+    prod_kag_server,
     redis_saver,
     resources,
     services_up,

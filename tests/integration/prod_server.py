@@ -39,16 +39,31 @@ def prod_available() -> str | None:
     return None if probe.returncode == 0 else "langgraph-runtime-pg is not installed in the serving venv"
 
 
-def psql(sql: str, database: str = "postgres") -> None:
-    """Run one statement as the serving cluster's owner (``scripts/serve-prod.sh`` made it)."""
+def psql(sql: str, database: str = "postgres") -> str:
+    """Run SQL as the serving cluster's owner (``scripts/serve-prod.sh`` made it); rows as ``a|b`` lines."""
     bindir = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
     where = ["-h", "127.0.0.1", "-p", PG_PORT, "-U", "kag", "-d", database]
-    subprocess.run(
-        [str(bindir / "psql"), "-q", *where, "-c", sql],
+    done = subprocess.run(
+        [str(bindir / "psql"), "-q", "-tA", "-v", "ON_ERROR_STOP=1", *where, "-c", sql],
         env={**os.environ, "PGPASSWORD": PG_PASSWORD},
         check=True,
         capture_output=True,
+        text=True,
     )
+    return done.stdout
+
+
+def postgres_hits(database: str, needles: list[str]) -> dict[str, list[str]]:
+    """For each needle, the tables of ``database`` with a row whose text holds it (every column)."""
+    tables = psql("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1", database).split()
+    hits: dict[str, list[str]] = {needle: [] for needle in needles}
+    for table in tables:
+        for needle in needles:
+            literal = needle.replace("'", "''")
+            found = psql(f"SELECT count(*) FROM {table} t WHERE strpos(t::text, '{literal}') > 0", database)
+            if int(found.strip()):
+                hits[needle].append(table)
+    return hits
 
 
 @dataclass

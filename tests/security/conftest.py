@@ -1,4 +1,4 @@
-"""Fixtures of the attack suite: the session's real ``langgraph dev`` (shared with other suites).
+"""Fixtures of the attack suite: the session's real ``langgraph dev`` and production server.
 
 Learners: ``alice`` (the victim, who stores her locker code, a distinctive word),
 ``bob`` (the attacker, with his own locker code so a search that runs is visible) and a
@@ -33,13 +33,16 @@ def security_services(services_up: None, sweep_learners: None) -> None:
     """Every attack needs the services, and its learners are erased after the session."""
 
 
-@pytest.fixture(scope="session")
-def server(kag_server: DevServer) -> ServerView:
-    """The session's shared server (``tests.service_fixtures.kag_server``) with alice and bob.
+@pytest.fixture(scope="session", params=["dev", "prod"])
+def server(request: pytest.FixtureRequest) -> ServerView:
+    """Every attack runs against both servers, with alice and bob.
 
-    It removes its checkpoints, the learners' data and Studio's new nodes and keys afterwards.
+    ``dev`` is the session's shared ``langgraph dev`` (``kag_server``), ``prod`` the
+    production mode (``prod_kag_server``). Each removes its checkpoints, the learners' data
+    and Studio's new nodes and keys afterwards.
     """
-    return ServerView(kag_server, "security")
+    fixture = "kag_server" if request.param == "dev" else "prod_kag_server"
+    return ServerView(request.getfixturevalue(fixture), "security")
 
 
 @pytest.fixture(autouse=True)
@@ -87,7 +90,7 @@ async def alice_thread(as_alice: LangGraphClient, resources: Resources, alice: L
     """Alice's thread: she stored her locker code and (control) finds it again."""
     thread_id = (await as_alice.threads.create())["thread_id"]
     stored = await as_alice.runs.wait(thread_id, "kag", input={"request": SECRET})
-    assert "archival memory" in stored["response"], stored
+    assert stored.get("response"), stored  # the reply's wording is the policy's; the read-back is the control
     own = await as_alice.runs.wait(thread_id, "kag", input={"request": ASK_SECRET})
     assert has_secret(own["response"]), "control: the owner reads her secret back"
     state = await as_alice.threads.get_state(thread_id)

@@ -6,6 +6,10 @@ Redis. Bob creates a thread with the id of alice's thread: the checkpoints know 
 owner (``agent.checkpoint.owners``), so he must see nothing, and every write he
 attempts (runs, state updates, copies, deletes) must leave alice's checkpoints as they
 were. Control: alice, on the same second server, reads her history back.
+
+Against the production server the thread records live in PostgreSQL: there the "second
+server" is the same one after its ``threads`` and ``runs`` rows of alice's threads are
+deleted (a database restored from before they existed), with the checkpoints still in Redis.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from langgraph_sdk.errors import APIStatusError
 from agent.checkpoint import AsyncRedisSaver
 from agent.resources import Resources
 from tests.integration.langgraph_server import DevServer
+from tests.integration.prod_server import psql
 from tests.security.attack import (
     ASK_SECRET,
     MARKER,
@@ -49,6 +54,15 @@ async def victims(as_alice, alice_thread) -> dict[str, str]:
 @pytest.fixture(scope="module")
 async def second(server: DevServer, tmp_path_factory, victims) -> AsyncIterator[DevServer]:
     """A new server over the same Redis checkpoints, with no thread records."""
+    database = getattr(server, "database", None)  # the production server's PostgreSQL database
+    if database:
+        ids = ", ".join(f"'{thread_id}'" for thread_id in victims.values())
+        psql(
+            f"DELETE FROM runs WHERE thread_id IN ({ids}); DELETE FROM threads WHERE thread_id IN ({ids})",
+            database,
+        )
+        yield server
+        return
     dev = DevServer(tmp_path_factory.mktemp("langgraph-sec-second"), prefix=server.prefix)
     dev.learners = dict(server.learners)
     await asyncio.to_thread(dev.start)
