@@ -56,12 +56,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
-from langchain_core.language_models import BaseChatModel
-
 from agent.heartbeat.slots import Slot
 from agent.language.sentences import split_sentences
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
-from agent.models.offline_policy import OfflinePolicyModel, is_question
+from agent.models.capabilities import has_structured_output as has_structured_output
+from agent.models.offline_policy import is_question
 from agent.search.results import SearchHit
 from agent.text import is_stop_word, light_stem
 
@@ -164,15 +163,6 @@ def classify_offline(text: str) -> str:
         if pattern.search(text or ""):
             return intent
     return "simple_recall"
-
-
-def has_structured_output(model: BaseChatModel | None) -> bool:
-    """False for the offline policy and LangChain's fake chat models (they only replay text)."""
-    if model is None or isinstance(model, OfflinePolicyModel):
-        return False
-    return not any(
-        cls.__module__.startswith("langchain_core.language_models.fake") for cls in type(model).__mro__
-    )
 
 
 def step_budget(intent: str, max_steps: int) -> int:

@@ -13,7 +13,8 @@ Rules (issue 13, design §4):
   ``[clear_slots(), question]`` starts a fresh set;
 - types: question, retrieved_fact, reasoning_step, context, plan, evaluation.
 
-The rendered block is a contract with the offline policy (``read_slots`` parses it)::
+The rendered block is a contract with the offline policy (its format and ``read_slots``, which
+parses it, are in ``agent.models.slot_block``)::
 
     WORKING MEMORY (task slots)
     - [question id=question relevance=1.00] Where do I live now?
@@ -38,9 +39,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from typing_extensions import TypedDict  # typing.TypedDict has no JSON schema on Python < 3.12
 
+from agent.models.slot_block import HEADER, slot_line
 from agent.search.results import SearchHit
 
 SLOT_TYPES: tuple[str, ...] = (
@@ -57,10 +59,6 @@ MAX_CONTENT_CHARS = 500
 """A slot's content is cut to this many characters, so slots stay small in the prompt."""
 CLEAR_ID = "__clear_slots__"
 """Id of the sentinel slot that empties working memory inside an update."""
-HEADER = "WORKING MEMORY (task slots)"
-"""First line of the rendered block."""
-
-_LINE = re.compile(r"^- \[(?P<type>[a-z_]+) id=(?P<id>\S+) relevance=(?P<rel>[0-9.]+)\] ?(?P<content>.*)$")
 _UNSAFE_ID = re.compile(r"[\s\]\[]+")
 
 
@@ -141,48 +139,11 @@ def merge_slots(left: Sequence[Slot] | None, right: Sequence[Slot] | Slot | None
 def render_slots(slots: Iterable[Slot]) -> str:
     """The prompt block: ``WORKING MEMORY (task slots)`` then one line per slot ("" when empty)."""
     lines = [
-        f"- [{s['type']} id={s['id']} relevance={float(s.get('relevance', 0.0)):.2f}] "
-        f"{' '.join(str(s.get('content', '')).split())}"
+        slot_line(s["type"], s["id"], float(s.get("relevance", 0.0)), str(s.get("content", "")))
         for s in slots
         if s.get("id") != CLEAR_ID
     ]
     return "\n".join([HEADER, *lines]) if lines else ""
-
-
-def read_slots(messages: Sequence[BaseMessage | Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Parse the slot block out of a prompt's system message (what ``render_slots`` wrote).
-
-    Returns ``[{type, id, relevance, content}]`` in rendered order; ``[]`` when the prompt
-    has no slot block. Dict messages (``{"role": "system", "content": ...}``) are accepted.
-    """
-    for message in messages:
-        text = _system_text(message)
-        if text is None or HEADER not in text:
-            continue
-        block = text[text.index(HEADER) + len(HEADER) :].splitlines()[1:]
-        out = []
-        for line in block:
-            match = _LINE.match(line)
-            if match is None:
-                break
-            out.append(
-                {
-                    "type": match["type"],
-                    "id": match["id"],
-                    "relevance": float(match["rel"]),
-                    "content": match["content"],
-                }
-            )
-        return out
-    return []
-
-
-def _system_text(message: BaseMessage | Mapping[str, Any]) -> str | None:
-    if isinstance(message, SystemMessage):
-        return message.text
-    if isinstance(message, Mapping) and message.get("role") == "system":
-        return str(message.get("content", ""))
-    return None
 
 
 # ----- slots from search results and fired reminders -----

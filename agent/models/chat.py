@@ -7,6 +7,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from agent.errors import ConfigError
+from agent.models.capabilities import capabilities_of
 from agent.models.offline_policy import OfflinePolicyModel
 from agent.settings import OFFLINE_MODEL, Settings
 
@@ -35,6 +36,8 @@ def make_chat_model(settings: Settings, **overrides: Any) -> BaseChatModel:
 
 
 def is_offline_policy(model: object) -> bool:
-    """True for the offline policy (directly or behind ``bind_tools``)."""
-    bound = getattr(model, "bound", model)
-    return isinstance(bound, OfflinePolicyModel)
+    """True for a rule-based model (the offline policy), directly or behind ``bind_tools``.
+
+    Read from what the model declares (``agent.models.capabilities``), not from its type.
+    """
+    return model is not None and not capabilities_of(model).language_model

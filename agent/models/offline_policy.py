@@ -61,7 +61,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -72,6 +72,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agent.language.sentences import sentence_spans, split_sentences
+from agent.models.capabilities import RULES, ModelCapabilities
 from agent.models.offline_cognition import (
     CognitivePlanner,
     Sentence,
@@ -279,6 +280,8 @@ def _core_quote(section: str, lines: Sequence[str]) -> str:
 class OfflinePolicyModel(BaseChatModel):
     """Deterministic tool-calling policy used offline. It is not an LLM."""
 
+    kag_capabilities: ClassVar[ModelCapabilities] = RULES
+    """What it can do (``agent.models.capabilities``): no language of its own, no schema."""
     tool_names: tuple[str, ...] = ()
     """Names of bound tools (set by ``bind_tools``)."""
 

@@ -3,7 +3,7 @@
 - ``read_core_memory``: the CORE MEMORY sections of the compiled system prompt
   (``<section>…</section>``, see ``agent/heartbeat/prompts.core_memory_block``);
 - ``reminder_slots``: the fired reminders in the WORKING MEMORY block
-  (``agent.heartbeat.slots.read_slots``);
+  (``agent.models.slot_block.read_slots``);
 - ``result_data`` / ``call_args``: a tool message's JSON and the arguments of its call;
 - ``learner_statements`` / ``best_statement`` (the policy's rule 6): what the learner
   *stated* in search hits: hits whose ``role`` is ``user``/``human`` (or have no role:
@@ -22,7 +22,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
-from agent.heartbeat.slots import read_slots
+from agent.models.slot_block import read_slots
 from agent.text import QUERY_STOP_WORDS, light_stem
 from agent.turns import CALL_MARK, TURN_KIND, turn_of
 

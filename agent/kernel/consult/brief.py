@@ -31,7 +31,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from agent.heartbeat.effort import has_structured_output
+from agent.models.capabilities import has_structured_output
 from agent.tracing import trace_config
 
 log = logging.getLogger(__name__)

@@ -13,11 +13,12 @@ from langchain_core.messages import HumanMessage
 
 from agent.clock import ManualClock
 from agent.context import Context
-from agent.heartbeat.slots import HEADER, read_slots
+from agent.heartbeat.slots import HEADER
 from agent.memory.core import CoreMemoryStore
 from agent.memory.sensory import sensory_prefix
 from agent.memory.stores import MemoryStores
 from agent.models.offline_policy import OfflinePolicyModel
+from agent.models.slot_block import read_slots
 from agent.resources import Resources
 from graphs.heartbeat import make_builder
 from tests.scripted_models import call, scripted

@@ -19,12 +19,12 @@ from agent.heartbeat.slots import (
     hit_slots,
     make_slot,
     merge_slots,
-    read_slots,
     reminder_slot,
     render_slots,
     tool_hits,
 )
 from agent.heartbeat.working_memory import compile_prompt
+from agent.models.slot_block import read_slots
 from agent.search.results import SearchHit
 
 
