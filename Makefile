@@ -53,8 +53,9 @@ services-status:
 demo: install services-up
 	@$(VENV)/bin/kag demo
 
+# --durations: every run prints its 30 slowest steps, so the suite's time budget (20 min) is watched.
 test: install serve-prod-install services-up
-	@$(PY) -m pytest tests
+	@$(PY) -m pytest tests --durations=30
 
 test-unit: install
 	@$(PY) -m pytest tests/unit
