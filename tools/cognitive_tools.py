@@ -27,8 +27,18 @@ LearnerId = Annotated[str, InjectedState("learner_id")]
 GraphState = Annotated[dict[str, Any] | None, InjectedState]
 """The heartbeat's tool state (``agent.heartbeat.act.tool_state``), hidden from the model."""
 
-FACT_META = ("subject", "predicate", "valid_from", "valid_to", "current", "concept", "confidence")
-"""Fact metadata the model sees with each ``search_facts`` hit."""
+FACT_META = (
+    "subject",
+    "predicate",
+    "valid_from",
+    "valid_to",
+    "current",
+    "was_until",
+    "concept",
+    "confidence",
+)
+"""Fact metadata the model sees with each ``search_facts`` hit (``was_until``: an older open fact
+about the same thing, "was X until …", ``agent.memory.fact_records.newest_first``)."""
 PROCEDURE_META = ("name", "steps", "prerequisites", "usage_count")
 """Procedure metadata the model sees with each ``recall_procedure`` hit."""
 FACT_FIELDS = ("id", "subject", "predicate", "content", "valid_from", "superseded", "degraded")

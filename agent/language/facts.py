@@ -1,4 +1,4 @@
-"""Offline rules for facts: which slot a statement fills, what it replaces, and what is a fact.
+"""Facts in a learner's words: which slot a statement fills, what it replaces, what is a fact.
 
 A fact's slot is ``(subject, predicate)``. A new fact closes the current fact in the
 same slot (``agent.memory.facts``), so slots are deliberately **narrow**: only the
@@ -27,13 +27,21 @@ search can rank the facts of those slots as one more list (``agent.memory.facts`
 
 ``is_fact_statement`` accepts a statement (not a question: no ``?``, no question or
 auxiliary verb first; not a request: please, let's, remind me, here is how …) that fills
-a known slot, speaks in the first person (I, my, me …) or reports a result ("71 out of
-100", "86%", "scored").
+a known slot, speaks in the first person (I, my, me, we, our …), reports a result ("71 out
+of 100", "86%", "scored") or states a value: a date, a number or a change by a difference
+(``agent.language.differences.states_a_value``), so an update told by an event or by
+someone else ("The professor postponed the final by a week", "Retook IELTS writing and it
+came back 7.0") is remembered too.
+
+The same-thing reader for statements outside these slots is ``agent.language.same_thing``;
+the fact store applies both (``agent.memory.facts``).
 """
 
 from __future__ import annotations
 
 import re
+
+from agent.language.differences import states_a_value
 
 LANGUAGES = (
     "python",
@@ -101,7 +109,7 @@ _REQUEST = re.compile(
     re.I,
 )
 _RESULT = re.compile(r"\b\d+(?:\.\d+)?\s*(?:out of|/)\s*\d+\b|\b\d+(?:\.\d+)?\s*%|\bscored?\b", re.I)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
 
 
 def _clean(value: str) -> str:
@@ -199,4 +207,4 @@ def is_fact_statement(text: str) -> bool:
         return False
     if fact_slot(stripped) is not None:
         return True
-    return bool(_FIRST_PERSON.search(stripped) or _RESULT.search(stripped))
+    return bool(_FIRST_PERSON.search(stripped) or _RESULT.search(stripped) or states_a_value(stripped))

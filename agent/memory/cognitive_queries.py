@@ -36,6 +36,17 @@ WHERE f.learner_id = $learner_id AND f.predicate = $predicate AND f.valid_to IS 
 RETURN f.id AS id, f.subject AS subject, f.text AS text, f.norm AS norm, f.valid_from AS valid_from
 """
 """The learner's current facts with ``$predicate`` (the slot and ``replaced_values`` candidates)."""
+FACT_CLOSEST = """
+MATCH (:Learner {id: $learner_id})-[:HAS_MEMORY]->(f:Fact)
+WHERE f.learner_id = $learner_id AND f.valid_to IS NULL AND f.embedding IS NOT NULL
+  AND f.embedding_model = $model
+RETURN f.id AS id, f.subject AS subject, f.predicate AS predicate, f.text AS text, f.valid_from AS valid_from,
+       2 * vector.similarity.cosine(f.embedding, $embedding) - 1 AS score
+ORDER BY score DESC LIMIT $top
+"""
+"""The learner's current facts closest to ``$embedding`` (cosine in [-1, 1]; Neo4j's function maps
+it to [0, 1]): what a statement outside the known slots may give a new value to
+(``agent.memory.fact_records.changed_fact``)."""
 FACT_CREATE = """
 MATCH (l:Learner {id: $learner_id})
 MERGE (f:Memory {id: $id})
@@ -181,7 +192,7 @@ WITH node, CASE WHEN node.subject IN $subjects THEN 2.0 ELSE 1.0 END AS score
 RETURN node.id AS id, score
 ORDER BY score DESC, node.valid_to IS NULL DESC, datetime(node.valid_from) DESC LIMIT $limit
 """
-"""The learner's facts in the slots a question asks about (``fact_rules.query_slots``),
+"""The learner's facts in the slots a question asks about (``agent.language.facts.query_slots``),
 exact subject first, then current, then newest."""
 
 

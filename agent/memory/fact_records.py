@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
+from agent.language.differences import resolve_change, shift
 from agent.language.facts import fact_slot, replaced_values
+from agent.language.same_thing import CHANGE_MIN, disagreeing, retire_choice
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text
@@ -177,3 +182,56 @@ def hit_from_row(row: dict[str, Any], score: float, scores: dict[str, float]) ->
         scores=scores,
         metadata=meta,
     )
+
+
+def changed_fact(
+    p: dict[str, Any], rows: Sequence[dict[str, Any]]
+) -> tuple[dict[str, Any], str | None] | None:
+    """The current fact a statement outside the known slots gives a new value to, or None.
+
+    ``rows``: the learner's closest current facts (``FACT_CLOSEST``, best first). A change
+    stated as a difference ("postponed by a week") takes the closest fact it resolves against
+    (cosine at least ``CHANGE_MIN``) and the new value ("June 19"); any other statement takes
+    the fact ``retire_choice`` is near-certain of, with no value (``agent.language.same_thing``).
+    """
+    if p["slotted"] or not p["predicate"].startswith("fact:") or not rows:
+        return None
+    new_at = datetime.fromisoformat(p["valid_from"])
+    if shift(p["text"]) is not None:
+        for row in rows:
+            if row["score"] < CHANGE_MIN:
+                break
+            old_at = datetime.fromisoformat(row["valid_from"])
+            value = resolve_change(p["text"], row["text"] or "", old_at=old_at, new_at=new_at)
+            if value is not None:
+                return dict(row), value
+        return None
+    chosen = retire_choice(p["text"], [r["text"] or "" for r in rows], [r["score"] for r in rows])
+    return None if chosen is None else (dict(rows[chosen]), None)
+
+
+def newest_first(hits: list[SearchHit], vectors: np.ndarray) -> list[SearchHit]:
+    """The read-time safety net: current facts about the same thing that disagree, newest first.
+
+    ``vectors``: one L2-normalised row per current fact hit, in order. Neither fact was closed
+    (the write was not sure they were one thing), so both stay, in the places the group held,
+    newest first; each older one carries ``was_until`` (the newest one's ``valid_from``) so an
+    answer can say "was X until …". Other hits keep their places.
+    """
+    facts = current_fact_places(hits)
+    groups = disagreeing([hits[i].text for i in facts], vectors)
+    out = list(hits)
+    for group in groups:
+        places = sorted(facts[g] for g in group)
+        members = sorted((hits[p] for p in places), key=lambda h: str(h.metadata.get("valid_from") or ""))
+        members.reverse()
+        newest = str(members[0].metadata.get("valid_from") or "")
+        for place, hit in zip(places, members, strict=True):
+            meta = hit.metadata if hit is members[0] else {**hit.metadata, "was_until": newest}
+            out[place] = replace(hit, metadata=meta)
+    return out
+
+
+def current_fact_places(hits: Sequence[SearchHit]) -> list[int]:
+    """Places of the current facts among ``hits`` (what the read-time net compares)."""
+    return [i for i, h in enumerate(hits) if h.kind == "fact" and h.metadata.get("current", True)]

@@ -16,42 +16,55 @@ Facts share the ``Memory`` label, so the archival vector and full-text indexes c
   the same transaction. ``replaced_values`` also retires current facts with the same
   predicate that name a replaced value ("switched from Jupyter to VS Code"); a generic
   ``(learner, tool)`` fact then takes the retired fact's subject.
+- **New values outside the slots** (``fact_records.changed_fact``): a statement the rules give
+  no slot is compared with the learner's closest current facts (MiniLM, stored vectors,
+  ``FACT_CLOSEST``). A change stated as a difference ("postponed by a week") that resolves
+  against one carries the new value ("… (now June 19)"); it, or a statement the language
+  layer is near-certain gives that fact a new value (``agent.language.same_thing``), takes
+  the fact's slot and retires it. When unsure both stay open.
 - **Idempotent**: re-stating the current fact of a slot (same normalised text) changes
   nothing; ids hash (learner, slot, text, valid_from), so replays MERGE onto the same node.
 - **Search**: current facts by default, ``as_of`` for the facts valid then,
   ``include_history`` for every version; vector + full text fused with RRF and blended
   with activation by the ``cognitive`` recipe; a question about a known slot ("where
   does the learner live?", ``fact_rules.query_slots``) adds that slot's facts as a third
-  RRF list (``agent.memory.activation``). Every read
-  boosts the activation of the facts it returns.
+  RRF list (``agent.memory.activation``). Two current facts about the same thing that
+  disagree rank newest first, the older marked ``was_until`` (the read-time net,
+  ``fact_records.newest_first``). Every read boosts the activation of the facts it returns.
 - **Degraded mode**: writes are parked (op ``fact.remember``) and replayed; searches fall
   back to the facts cached in Redis with the archival items (newest per slot), ``degraded=True``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
 import neo4j
+import numpy as np
 
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.graphdb.schema import ensure_schema, learner_key
 from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
+from agent.language.facts import query_slots
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import READ_BOOST, blend_score, boosted, decayed
 from agent.memory.fact_records import (
     FactRecord,
+    changed_fact,
+    current_fact_places,
     fact_payload,
     hit_from_row,
     names_value,
+    newest_first,
     pairs,
     parked_record,
     record_from_row,
     utc_iso,
 )
-from agent.language.facts import query_slots
 from agent.memory.records import ID
+from agent.models.embeddings import MINILM_NAME
 from agent.search.lucene import LuceneScope
 from agent.search.probe import MAX_VECTOR_K, probe_choice
 from agent.search.recipes import SearchRecipe, get_recipe
@@ -69,6 +82,8 @@ SIMILAR_TOP = 3
 MAX_K = 50
 SLOT_WEIGHT = 1.0
 """RRF weight of the ``slot`` list: facts in the slots the question asks about."""
+CLOSEST_TOP = 3
+"""Current facts a statement outside the slots is compared with (the best and the margin)."""
 
 
 class FactStore(Neo4jStore):
@@ -166,14 +181,23 @@ class FactStore(Neo4jStore):
                 raise InvalidInputError(f"fact id {p['id']!r} belongs to another learner")
             if owner:  # a replay: already written
                 return p["id"]
-            subject, retire, newer = await self._plan(tx, p)
+            changed = await self._changed(tx, p, embedding)
+            slot = (
+                {**p, "subject": changed[0]["subject"], "predicate": changed[0]["predicate"]}
+                if changed
+                else p
+            )
+            subject, retire, newer = await self._plan(tx, slot)
             if subject is None:  # the slot's current fact already says this
                 return retire[0]
-            props.update(subject=subject, predicate=p["predicate"])
+            if changed and changed[1]:
+                props["text"] = f"{p['text']} (now {changed[1]})"
+            props.update(subject=subject, predicate=slot["predicate"])
             await fetch(tx, q.FACT_CREATE, props=props, **args)
             if newer is not None:
                 await fetch(tx, q.FACT_CLOSE_BACKDATED, newer_id=newer, **args)
-            elif retire:
+            elif retire or changed:
+                retire = list(dict.fromkeys([*retire, *([changed[0]["id"]] if changed else [])]))
                 when = {"valid_from": p["valid_from"], "recorded_at": p["recorded_at"]}
                 await fetch(tx, q.FACT_RETIRE, old_ids=retire, **when, **args)
             if p["episode_id"]:
@@ -184,6 +208,22 @@ class FactStore(Neo4jStore):
         fact_id = await self.write(work)
         [record] = await self._records(p["learner_id"], [fact_id])
         return record
+
+    async def _changed(
+        self, tx: neo4j.AsyncTransaction, p: dict[str, Any], embedding: list[float]
+    ) -> tuple[dict[str, Any], str | None] | None:
+        """The current fact ``p`` gives a new value to, read by the language layer (docstring)."""
+        if p["slotted"] or self.embeddings.model_name != MINILM_NAME:
+            return None  # the knobs were chosen on MiniLM cosines
+        rows = await fetch(
+            tx,
+            q.FACT_CLOSEST,
+            learner_id=p["learner_id"],
+            embedding=embedding,
+            model=self.embeddings.model_name,
+            top=CLOSEST_TOP,
+        )
+        return await asyncio.to_thread(changed_fact, p, rows)
 
     async def _plan(
         self, tx: neo4j.AsyncTransaction, p: dict[str, Any]
@@ -314,10 +354,20 @@ class FactStore(Neo4jStore):
             learner_id,
             [(r[3]["id"], boosted(r[3]["activation"] or 0.0, r[3]["last_access"], now)) for r in chosen],
         )
-        return [
+        hits = [
             hit_from_row(row, score, {**f.scores, "activation": act, "blend": score})
             for score, act, f, row in chosen
         ]
+        return await self._newest_first(hits)
+
+    async def _newest_first(self, hits: list[SearchHit]) -> list[SearchHit]:
+        """The read-time net (``fact_records.newest_first``) on MiniLM vectors of the current facts."""
+        places = current_fact_places(hits)
+        if len(places) < 2 or self.embeddings.model_name != MINILM_NAME:
+            return hits
+        vectors = np.asarray(await self.embed_documents([hits[i].text for i in places]), dtype="float32")
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+        return newest_first(hits, vectors)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
         """Store the read boost of the facts a search returned."""

@@ -358,3 +358,50 @@ async def test_vector_search_past_the_probe_uses_the_index_and_stays_scoped(
         ids=[h.id for h in page.results],
     )
     assert {r["l"] for r in owners} == {learner_id}
+
+
+async def test_a_change_by_a_difference_gets_the_new_value_and_retires_the_old(
+    rig: Rig, learner_id: str
+) -> None:
+    rig.clock.set("2026-05-04T09:00:00+02:00")
+    final = await rig.facts.remember(learner_id, "My statistics final is on June 12.")
+    other = await rig.facts.remember(learner_id, "I keep my notes in Obsidian.")
+    rig.clock.set("2026-05-20T09:00:00+02:00")
+    moved = await rig.facts.remember(learner_id, "The professor postponed the statistics final by a week.")
+    assert moved.content.endswith("(now June 19)")
+    assert moved.superseded == [final.id]
+    assert (moved.subject, moved.predicate) == (final.subject, final.predicate)  # took its slot
+    history = {f.id: f for f in await rig.facts.history(learner_id)}
+    assert history[final.id].valid_to == moved.valid_from and history[other.id].current
+    page = await rig.facts.search(learner_id, "When is the learner's statistics final?")
+    assert page.results[0].id == moved.id
+    then = await rig.facts.search(learner_id, "When is the statistics final?", as_of="2026-05-10T00:00:00Z")
+    assert then.results[0].id == final.id
+
+
+async def test_an_unsure_new_value_keeps_both_and_the_newer_ranks_first_with_was_until(
+    rig: Rig, learner_id: str
+) -> None:
+    rig.clock.set("2026-01-05T09:00:00+08:00")
+    cebu = await rig.facts.remember(learner_id, "I live with my parents in Cebu.")
+    rig.clock.set("2026-03-05T09:00:00+08:00")
+    manila = await rig.facts.remember(
+        learner_id, "I rent a studio in Manila now, closer to the language school."
+    )
+    assert manila.superseded == []  # not near-certain: nothing retired
+    assert all(f.current for f in await rig.facts.history(learner_id))
+    page = await rig.facts.search(learner_id, "Where does the learner live?")
+    assert [h.id for h in page.results] == [manila.id, cebu.id]
+    assert page.results[1].metadata["was_until"] == manila.valid_from
+    assert "was_until" not in page.results[0].metadata
+
+
+async def test_numbered_things_of_a_series_never_retire_each_other(rig: Rig, learner_id: str) -> None:
+    for i in range(3):
+        rig.clock.advance(hours=1)
+        record = await rig.facts.remember(learner_id, f"My pet number {i} is called animal{i:02d}.")
+        assert record.superseded == []
+    quiz = await rig.facts.remember(learner_id, "Quiz one went fine, I scored 54 out of 100 on it.")
+    rig.clock.advance(hours=1)
+    again = await rig.facts.remember(learner_id, "I scored 71 out of 100 on the second statistics quiz.")
+    assert again.superseded == [] and quiz.current
