@@ -8,12 +8,16 @@ the failure names each module of it and the lines that import inside it.
 
 from __future__ import annotations
 
+import re
+import tomllib
 from collections.abc import Iterable
+from pathlib import Path
 
 import grimp
 import pytest
 
 PRODUCT = ("agent", "graphs", "tools")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def import_circles(graph: grimp.ImportGraph, modules: Iterable[str]) -> list[list[str]]:
@@ -72,7 +76,8 @@ def describe(graph: grimp.ImportGraph, circle: list[str]) -> str:
 
 def test_the_circle_finder_finds_a_circle_and_only_the_circle() -> None:
     graph = grimp.ImportGraph()
-    for importer, imported in [("a.x", "a.y"), ("a.y", "a.z"), ("a.z", "a.x"), ("a.z", "a.w"), ("a.w", "a.v")]:
+    edges = [("a.x", "a.y"), ("a.y", "a.z"), ("a.z", "a.x"), ("a.z", "a.w"), ("a.w", "a.v")]
+    for importer, imported in edges:
         graph.add_import(importer=importer, imported=imported)
     graph.add_module("a.alone")
     assert import_circles(graph, graph.modules) == [["a.x", "a.y", "a.z"]]
@@ -90,3 +95,12 @@ def test_the_product_has_no_import_circle(product_graph: grimp.ImportGraph) -> N
     assert {m.split(".")[0] for m in product_graph.modules} == set(PRODUCT)
     circles = import_circles(product_graph, product_graph.modules)
     assert not circles, "\n\n".join(describe(product_graph, c) for c in circles)
+
+
+def test_ci_runs_the_layer_contracts_inside_agent() -> None:
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    inside = [c for c in contracts if c["name"].startswith("agent:")]
+    assert len(inside) >= 3, [c["name"] for c in contracts]
+    lint = re.search(r"^lint:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert lint and "lint-imports" in lint.group(1)
+    assert "make lint" in (ROOT / ".ci" / "run").read_text()
