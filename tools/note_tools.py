@@ -85,6 +85,9 @@ def make_note_tools(
                         "note_id": h["note"]["id"],
                         "concept": h["note"]["concept"],
                         "text": h["note"]["text"],
+                        # the note's own fields, so a tutor can hand back its definition and example
+                        "definition": h["note"].get("definition") or "",
+                        "example": h["note"].get("personal_example") or "",
                         "similarity": round(raw_cosine(h["score"]), 4),
                     }
                     for h in hits

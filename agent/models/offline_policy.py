@@ -40,13 +40,23 @@ rules below apply unchanged; with them, rules 1–2 only cover what C6 leaves.
    learner statement on the query, the policy tries ``conversation_search`` once.
 6. **Answers quote the best-matching learner statement** of the search results
    (``agent.models.offline_reading.best_statement``: learner lines only, never
-   questions, tool calls or the policy's own replies); the answer quotes it
-   (``You said: "…"``). No candidate on the query → the answer says nothing matched.
-7. Planned calls run one per step, in order. When all have returned, the model
-   answers ("From your memory — …"). Anything else gets a short, honest reply that
-   this is the offline policy and cannot teach new material. Every call already made
-   in the turn (matched by name and arguments) counts as done, so a plan that changes
-   after a core memory write never repeats a call.
+   questions, tool calls or the policy's own replies), with the day it was said
+   (``You said on 12 May: "…"``). No candidate on the query → the answer says nothing matched.
+7. **A request to explain a concept is answered from the learner's own notes**
+   ("Can you explain what a window function is?", ``agent.models.offline_tutor``):
+   ``note_search(query=concept)``, then the learner's note on it (definition, example,
+   related notes), or, with none, the closest note.
+8. Planned calls run one per step, in order. When all have returned, the model
+   answers in a learner's words (``agent.models.offline_replies``: "Got it: you work as a
+   data analyst.", "From your profile: …"). Anything else gets a short, honest reply of
+   what the offline tutor can do. Every call already made in the turn (matched by name and
+   arguments) counts as done, so a plan that changes after a core memory write never
+   repeats a call.
+
+Core memory keeps facts about the learner, one per line, not what they said word for
+word (``agent.models.offline_core``): "Hi, my name is Ana and I work as …" pins "My name is
+Ana." and "I work as …"; a clause holding a goal goes to ``current_goals``, so "My name is
+Bob and my goal is …" feeds both sections.
 
 Every message carries ``response_metadata["is_llm"] = False`` and starts with
 ``OFFLINE_BANNER`` so no one mistakes it for a language model. Its final replies
@@ -58,7 +68,6 @@ summaries and notes only ever hold what the learner said and what tools stored.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -72,18 +81,20 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agent.language.sentences import sentence_spans, split_sentences
+from agent.memory.fact_rules import fact_slot
 from agent.models.capabilities import RULES, ModelCapabilities
 from agent.models.offline_cognition import (
+    IDENTITY_PREDICATES,
     CognitivePlanner,
     Sentence,
     fact_fallback,
     overrides_core,
     pending_action,
     procedure_actions,
-    quote_result,
     reminder_actions,
     reminder_mentions,
 )
+from agent.models.offline_core import pinned_actions
 from agent.models.offline_reading import LEARNER_ROLES as LEARNER_ROLES
 from agent.models.offline_reading import (
     OFFLINE_BANNER,
@@ -94,9 +105,12 @@ from agent.models.offline_reading import (
     result_data,
 )
 from agent.models.offline_reading import learner_statements as learner_statements
+from agent.models.offline_replies import NOTHING_TO_DO as NOTHING_TO_DO
+from agent.models.offline_replies import compose_reply, core_answer
+from agent.models.offline_tutor import explain_query
 from agent.text import QUERY_STOP_WORDS
 
-POLICY_VERSION = "kag-offline-policy/3"
+POLICY_VERSION = "kag-offline-policy/4"
 SEARCH_TOOLS = ("archival_memory_search", "conversation_search")
 
 _GOAL = re.compile(
@@ -208,7 +222,10 @@ def plan_actions(
         sentence, question = s.text, s.question
         if s.answered:
             continue
-        if question and _PAST.search(sentence):
+        concept = explain_query(sentence) if not _PAST.search(sentence) else None
+        if concept and "note_search" in available:
+            actions.append(("note_search", {"query": concept}))
+        elif question and _PAST.search(sentence):
             tool = "conversation_search" if _SAID.search(sentence) else "archival_memory_search"
             if tool not in available:  # the other search, when only one is bound
                 tool = next((t for t in SEARCH_TOOLS if t in available), tool)
@@ -220,7 +237,23 @@ def plan_actions(
             actions.append(("core_memory_append", {"section": "current_goals", "content": sentence}))
         elif not question and _FACT.search(sentence):
             actions.append(("core_memory_append", {"section": "user_profile", "content": sentence}))
-    return [(name, args) for name, args in actions if name in available]
+    section_of = _cognitive_section if "remember_fact" in available else _plain_section
+    return [(name, args) for name, args in pinned_actions(actions, core, section_of) if name in available]
+
+
+def _cognitive_section(clause: str) -> str | None:
+    """Rule C6's sections for one clause: goals, then identity (name, job, study, level)."""
+    slot = fact_slot(clause)
+    if _GOAL.search(clause) or (slot is not None and slot[1] == "goal"):
+        return "current_goals"
+    return "user_profile" if slot is not None and slot[1] in IDENTITY_PREDICATES else None
+
+
+def _plain_section(clause: str) -> str | None:
+    """Rules 1-2's sections for one clause (no fact store bound): goals, then learner facts."""
+    if _GOAL.search(clause):
+        return "current_goals"
+    return "user_profile" if _FACT.search(clause) else None
 
 
 def _classify(sentence: str, core: Mapping[str, str]) -> Sentence:
@@ -241,24 +274,6 @@ def search_query(sentence: str) -> str:
     return " ".join(kept) or sentence.strip()
 
 
-def _quote_tool_result(message: ToolMessage, args: Mapping[str, Any]) -> str:
-    data = result_data(message)
-    if not isinstance(data, dict):
-        return str(data).strip()[:400]
-    hits = data.get("results")
-    if isinstance(hits, list):
-        query = str(args.get("query", ""))
-        statement = best_statement(query, hits)
-        if statement:
-            return f'You said: "{statement[:400]}"'
-        return f"nothing you said matched '{query}'" if query else "nothing matched in memory"
-    if data.get("ok") and data.get("section"):
-        return f"noted in core memory ({data['section']})"
-    if data.get("ok") and data.get("id"):
-        return f"stored in archival memory as {data['id']}"
-    return json.dumps(data)[:400]
-
-
 def _conversation_fallback(
     results: Sequence[tuple[str | None, Any, Mapping[str, Any]]], available: set[str]
 ) -> tuple[str, dict[str, Any]] | None:
@@ -271,10 +286,6 @@ def _conversation_fallback(
         if name == "archival_memory_search" and isinstance(hits, list) and not best_statement(query, hits):
             return "conversation_search", {"query": query}
     return None
-
-
-def _core_quote(section: str, lines: Sequence[str]) -> str:
-    return f"core memory ({section}): " + " ".join(f'"{line}"' for line in lines)
 
 
 class OfflinePolicyModel(BaseChatModel):
@@ -336,26 +347,13 @@ class OfflinePolicyModel(BaseChatModel):
         action = action or _conversation_fallback(results, available)
         if action is not None:
             return self._call(request, len(made), *action)
-        parts = [
-            *reminder_mentions(messages, results),
-            *(
-                _core_quote(*found)
-                for raw in split_sentences(request)
-                if not overrides_core(raw, available | {name for name, _ in made})
-                and (found := answer_from_core(raw, core))
-            ),
+        core_answers = [
+            core_answer(*found)
+            for raw in split_sentences(request)
+            if not overrides_core(raw, available | {name for name, _ in made})
+            and (found := answer_from_core(raw, core))
         ]
-        for message, (name, data, args) in zip(done, results, strict=True):
-            quote = quote_result(name, data, args)
-            quote = _quote_tool_result(message, args) if quote is None else quote
-            if quote:  # "" for a resolved reminder: it is mentioned first
-                parts.append(f"{name or 'tool'}: {quote}")
-        if parts:
-            return self._reply("From your memory — " + "; ".join(parts))
-        return self._reply(
-            "I can store facts and goals you tell me and search what you learned before; "
-            "I cannot reason about new material. Set GOOGLE_API_KEY to use Gemini."
-        )
+        return self._reply(compose_reply(reminder_mentions(messages, results), core_answers, results))
 
     def _call(self, request: str, index: int, name: str, args: dict[str, Any]) -> AIMessage:
         digest = hashlib.sha1(f"{request}|{name}|{index}".encode()).hexdigest()[:10]

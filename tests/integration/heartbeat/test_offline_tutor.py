@@ -14,6 +14,10 @@ from agent.context import Context
 from agent.memory.core import CoreMemoryStore
 from agent.memory.stores import MemoryStores
 from agent.models.offline_policy import OFFLINE_BANNER, OfflinePolicyModel
+from agent.notes.pipeline import ingest_session
+
+CANNED = "can't teach new material"
+"""Words of the policy's reply when it can do nothing (``offline_replies.NOTHING_TO_DO``)."""
 
 
 async def _ask(graph, learner_id, request, thread="t1", context=None, events=None):
@@ -65,7 +69,8 @@ async def test_goal_question_is_answered_from_core_memory(make_graph, learner_id
     assert out["response"].startswith(OFFLINE_BANNER)
     assert "master SQL joins by Friday" in out["response"]
     assert "revise anti-joins" in out["response"]
-    assert "cannot reason" not in out["response"]
+    assert CANNED not in out["response"]
+    assert 'From your goals: "I want to master SQL joins by Friday."' in out["response"]
     assert not [e for e in events if e["phase"] == "act"], "answered from core memory, no tool call"
 
 
@@ -76,6 +81,19 @@ async def test_plans_land_in_current_goals(make_graph, resources, learner_id, cl
     assert "I am planning to revise anti-joins next." in core["current_goals"]
     assert "anti-joins" not in core["user_profile"]
     assert "I work as a nurse" in core["user_profile"]
+
+
+async def test_core_memory_keeps_facts_not_greetings(make_graph, resources, learner_id, cleanup):
+    graph = make_graph(OfflinePolicyModel())
+    out, _ = await _ask(graph, learner_id, "Hi, my name is Ana and I work as a data analyst.")
+    assert out["response"] == f"{OFFLINE_BANNER} Got it: your name is Ana and you work as a data analyst."
+    await _ask(graph, learner_id, "My name is Bob and my goal is to learn window functions.", thread="t2")
+    core = await CoreMemoryStore(resources.redis).read(learner_id)
+    profile = core["user_profile"].splitlines()
+    assert "My name is Ana." in profile and "I work as a data analyst." in profile
+    assert not any(line.lower().startswith("hi") for line in profile), profile
+    assert "My name is Bob." in profile, "the name of a name-and-goal sentence reaches the profile"
+    assert core["current_goals"].splitlines() == ["My goal is to learn window functions."]
 
 
 async def test_what_did_i_say_about_my_job_quotes_the_nurse_statement(make_graph, learner_id, cleanup):
@@ -94,7 +112,7 @@ async def test_a_search_answers_with_the_best_learner_statement(make_graph, lear
         graph, learner_id, "Today I practised anti-joins on the wards table with IS NULL.", thread="s1"
     )
     out, state = await _ask(graph, learner_id, "What did we discuss about anti-joins and wards?", thread="s2")
-    assert 'You said: "' in out["response"]
+    assert "You said on " in out["response"] and '"Today I practised anti-joins' in out["response"]
     assert "anti-joins" in out["response"]
     searches = [
         m for m in state["fifo_queue"] if isinstance(m, ToolMessage) and m.name == "conversation_search"
@@ -102,7 +120,7 @@ async def test_a_search_answers_with_the_best_learner_statement(make_graph, lear
     assert searches, "the question was searched"
     for message in searches:  # recall search results never hold the policy's banner or replies
         assert OFFLINE_BANNER not in message.text
-        assert "cannot reason about new material" not in message.text
+        assert CANNED not in message.text
 
 
 async def test_banner_never_enters_recall_storage_or_summaries(make_graph, resources, learner_id, cleanup):
@@ -123,7 +141,7 @@ async def test_banner_never_enters_recall_storage_or_summaries(make_graph, resou
     assert records, "messages were logged to recall storage"
     for record in records:
         assert OFFLINE_BANNER not in record["content"]
-        assert "cannot reason about new material" not in record["content"]
+        assert CANNED not in record["content"]
     summaries, _, _ = await resources.neo4j.execute_query(
         "MATCH (s:SessionSummary {learner_id: $l}) RETURN s.text AS text",
         l=learner_id,
@@ -132,8 +150,39 @@ async def test_banner_never_enters_recall_storage_or_summaries(make_graph, resou
     assert summaries, "the small budget archived at least once"
     for summary in summaries:
         assert OFFLINE_BANNER not in summary["text"]
-        assert "cannot reason about new material" not in summary["text"]
+        assert CANNED not in summary["text"]
     for message in state["fifo_queue"]:
         if isinstance(message, ToolMessage) and message.name == "conversation_search":
             hits = json.loads(message.text)["results"]
             assert all(OFFLINE_BANNER not in h["text"] for h in hits)
+
+
+WINDOW_SESSION = [
+    {
+        "role": "user",
+        "content": "A window function computes a value over the rows related to the current row "
+        "without collapsing them into groups.",
+    },
+    {
+        "role": "user",
+        "content": "For example, RANK() OVER (PARTITION BY ward ORDER BY admitted) ranks the patients "
+        "of each ward.",
+    },
+]
+
+
+async def test_explaining_hands_back_the_learners_own_note(make_graph, resources, learner_id, cleanup):
+    written = await ingest_session(resources, learner_id, WINDOW_SESSION, "window functions", "s0")
+    assert not written["failures"] and written["artifacts"]
+    graph = make_graph(OfflinePolicyModel())
+    events: list[dict] = []
+    out, _ = await _ask(graph, learner_id, "Can you explain what a window function is?", events=events)
+    reply = out["response"]
+    assert reply.startswith(f"{OFFLINE_BANNER} From your own note on "), reply
+    assert "without collapsing them into groups" in reply and "RANK() OVER" in reply
+    assert CANNED not in reply and "note_" not in reply
+    assert [e["tools"] for e in events if e["phase"] == "act"] == [["note_search"]]
+    out, _ = await _ask(graph, learner_id, "Can you explain what recursion is?")
+    assert out["response"].startswith(
+        f"{OFFLINE_BANNER} You have no note on recursion yet. The closest is your note on "
+    ), out["response"]

@@ -55,20 +55,25 @@ def test_rule_statements_about_the_learner_become_facts_only(sentence):
 
 
 @pytest.mark.parametrize(
-    ("sentence", "section"),
+    ("sentence", "section", "line"),
     [
-        ("My name is Ana.", "user_profile"),
-        ("I work as a nurse, so my practice database is about patients.", "user_profile"),
-        ("I'm a second-year nursing student.", "user_profile"),
-        ("I am a complete beginner in SQL.", "user_profile"),
-        ("My goal is to pass the exam on March 20.", "current_goals"),
-        ("I want to master SQL joins by Friday.", "current_goals"),
+        ("My name is Ana.", "user_profile", None),
+        (
+            "I work as a nurse, so my practice database is about patients.",
+            "user_profile",
+            "I work as a nurse.",
+        ),
+        ("I'm a second-year nursing student.", "user_profile", None),
+        ("I am a complete beginner in SQL.", "user_profile", None),
+        ("My goal is to pass the exam on March 20.", "current_goals", None),
+        ("I want to master SQL joins by Friday.", "current_goals", None),
     ],
 )
-def test_rule_identity_and_goals_are_also_pinned_in_core_memory(sentence, section):
+def test_rule_identity_and_goals_are_also_pinned_in_core_memory(sentence, section, line):
+    # the fact store gets the sentence; core memory its fact about the learner (agent.models.offline_core)
     assert plan_actions(sentence, ALL, {}) == [
         ("remember_fact", {"content": sentence}),
-        ("core_memory_append", {"section": section, "content": sentence}),
+        ("core_memory_append", {"section": section, "content": line or sentence}),
     ]
 
 
@@ -287,7 +292,7 @@ def test_rule_a_fired_reminder_is_resolved_first_then_mentioned():
     ]
     reply = model.decide(messages)
     assert not reply.tool_calls
-    assert reply.text.startswith(f"{OFFLINE_BANNER} From your memory — Reminder: review GROUP BY")
+    assert reply.text.startswith(f"{OFFLINE_BANNER} Reminder: review GROUP BY")
     assert reply.text.count("review GROUP BY") == 1
 
 

@@ -27,10 +27,8 @@ ALL = {
 
 def test_fact_goes_to_user_profile():
     assert plan_actions("My name is Ana and I work as a nurse.", ALL) == [
-        (
-            "core_memory_append",
-            {"section": "user_profile", "content": "My name is Ana and I work as a nurse."},
-        )
+        ("core_memory_append", {"section": "user_profile", "content": "My name is Ana."}),
+        ("core_memory_append", {"section": "user_profile", "content": "I work as a nurse."}),
     ]
 
 
@@ -227,7 +225,7 @@ def test_rule_search_reply_quotes_the_statement_not_the_question():
         {"conversation_search": conversation_search.invoke},
     )
     assert calls == [("conversation_search", {"query": "job"})]
-    assert 'You said: "My job is nursing on ward 4711."' in reply.content
+    assert 'You said earlier: "My job is nursing on ward 4711."' in reply.content
     assert "What did I say" not in reply.content and "[calls" not in reply.content
     assert reply.content.count(OFFLINE_BANNER) == 1
 
