@@ -3,30 +3,10 @@
 Intents (issue 13): ``simple_recall``, ``computation``, ``temporal_comparison``,
 ``multi_source_synthesis``, ``contradiction_resolution``, ``procedural``.
 
-**Offline rules** (``classify_offline``), checked in this order, first match wins
-(case-insensitive, whole words):
-
-| # | intent                    | the request…                                                        |
-|---|---------------------------|---------------------------------------------------------------------|
-| 1 | simple_recall             | asks to be reminded ("remind me…"): an instruction, not a question  |
-| 2 | procedural                | "how do/did/does/can/should I|we|you|the learner", "how to",        |
-|   |                           | "step(s)", "procedure", "walk me through"                           |
-| 3 | contradiction_resolution  | "actually", "still", "current(ly)", "anymore", "no longer",         |
-|   |                           | "instead", or "now" next to a subject or verb ("where do I live     |
-|   |                           | now", "I now work…", "now I use…"; a bare "…notes now." is not one),|
-|   |                           | or a present-tense question about a value that changes: "where /    |
-|   |                           | which / what … do I (the learner) [x] live / work / use / prefer"   |
-| 4 | temporal_comparison       | "when" asking a question ("When …", "when did/was/is …"; not "…went |
-|   |                           | wrong when I…"), "before", "after", "change(d/s)", "over time",     |
-|   |                           | "used to", "previously", "originally", "timeline", "history",       |
-|   |                           | "in (what) order", "order of", "evolve(d)"                          |
-| 5 | multi_source_synthesis    | "summary", "summarise/summarize", "everything", "all", "compare",   |
-|   |                           | "comparison", "overview", "across", "together", "know about",       |
-|   |                           | "have/has … learned/learnt"                                         |
-| 6 | computation               | "calculate", "compute", "how many", "how much", "percent(age)",    |
-|   |                           | "add up", "multiply", "divide", "subtract", or arithmetic on        |
-|   |                           | numbers ("12 * 3", "40%")                                           |
-| 7 | simple_recall             | anything else                                                       |
+**The intent** (``classify_offline``) is the language layer's (``agent.language.intents``):
+rules first, then a logistic regression over MiniLM vectors for the questions the rules leave
+to the catch-all, which names a complex intent only when it is sure (``simple_recall`` wins
+otherwise).
 
 **One model call per turn** (design § 10): the intent never costs a model call, with or
 without an LLM. The local classifier decides it before the first think step, so a turn that
@@ -57,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
 from agent.heartbeat.slots import Slot
+from agent.language.intents import intent_of
 from agent.language.sentences import split_sentences
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
 from agent.models.capabilities import has_structured_output as has_structured_output
@@ -106,63 +87,9 @@ EFFORT: dict[str, EffortPlan] = {
 """The effort plan of each intent."""
 
 
-_W = re.IGNORECASE
-RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("simple_recall", re.compile(r"\bremind me\b", _W)),
-    (
-        "procedural",
-        re.compile(
-            r"\bhow (?:do|did|does|can|could|should|would) (?:i|we|you|the learner)\b(?!['’])|"
-            r"\bhow to\b|\bsteps?\b|\bprocedures?\b|\bwalk me through\b",
-            _W,
-        ),
-    ),
-    (
-        "contradiction_resolution",
-        re.compile(
-            r"\b(?:actually|still|current|currently|anymore|any more|no longer|instead)\b|"
-            r"\b(?:i|i'm|we|you|he|she|they|it|is|are|am|do|does)\s+(?:\w+\s+){0,2}now\b|"
-            r"\bnow\s+(?:i|i'm|we|is|are|live|work|use|prefer|study|know)\b|"
-            r"\b(?:where|which|what)\b[^.?!]*\b(?:do|does) (?:i|the learner)\s+(?:\w+\s+)?"
-            r"(?:live|work|use|prefer)\b",
-            _W,
-        ),
-    ),
-    (
-        "temporal_comparison",
-        re.compile(
-            r"^\W*when\b|\bwhen (?:did|do|does|was|were|is|are|will|have|has|had)\b|"
-            r"\b(?:before|after|change|changed|changes|over time|used to|previously|originally|"
-            r"timeline|history|in order|in what order|order of|evolve|evolved)\b",
-            _W,
-        ),
-    ),
-    (
-        "multi_source_synthesis",
-        re.compile(
-            r"\b(?:summary|summari[sz]e|everything|all|compare|comparison|overview|across|together|"
-            r"know about)\b|\b(?:have|has)\b(?:\s+\w+){0,3}\s+(?:learned|learnt)\b",
-            _W,
-        ),
-    ),
-    (
-        "computation",
-        re.compile(
-            r"\b(?:calculate|compute|how many|how much|percent|percentage|add up|multiply|divide|"
-            r"subtract)\b|\d+(?:\.\d+)?\s*[-+*/×÷x]\s*\d|\d\s*%",
-            _W,
-        ),
-    ),
-)
-"""The offline rules, in precedence order (see the module docstring's table)."""
-
-
 def classify_offline(text: str) -> str:
-    """The intent of ``text`` by the documented rules (``simple_recall`` when none match)."""
-    for intent, pattern in RULES:
-        if pattern.search(text or ""):
-            return intent
-    return "simple_recall"
+    """The intent of ``text`` by the language layer (``simple_recall`` when unsure)."""
+    return intent_of(text or "")
 
 
 def step_budget(intent: str, max_steps: int) -> int:

@@ -1,0 +1,159 @@
+"""The effort a learner's request calls for: rules first, a trained classifier when they are silent.
+
+The intents are ``agent.heartbeat.effort``'s: ``simple_recall`` (one fact, a statement, chat:
+the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthesis``,
+``contradiction_resolution`` (which version of a changing value is current), ``procedural``.
+
+1. **Rules** (``RULES``), in precedence order, first match wins (case-insensitive, whole
+   words): a reminder request is ``simple_recall``; "how do/did/can I…", "how to", "steps",
+   "procedure", "walk me through" are procedural; "actually", "still", "current(ly)",
+   "anymore", "no longer", "instead", "now" beside a subject or verb, and "where/which/what …
+   do I (the learner) live/work/use/prefer" are contradiction resolution; "when did/was…",
+   "before", "after", "change(d)", "over time", "used to", "previously", "originally",
+   "timeline", "history", "in (what) order", "evolve(d)" are temporal comparison (a present
+   "When is my exam?" asks for one value, not an order); "summary", "everything", "all",
+   "compare", "overview", "across", "together", "know about", "have … learned" are synthesis;
+   "calculate", "how many/much", "percent", "add up", arithmetic on numbers are computation.
+2. **A classifier** for the questions the rules leave to the catch-all: logistic regression
+   over MiniLM vectors (``agent.language.encoder``), trained on ``intent_exemplars.INTENTS``
+   (phrasings written for KAG, ordinary ones among them). It names a complex intent only when
+   its probability is at least ``OVERRIDE``; otherwise the catch-all stands. A complex intent
+   runs appraisal rounds before the first think step, so a plain question read as complex
+   costs the model its steps ("What are inner joins?" read as procedural did, 2026-11-28):
+   when unsure, ``simple_recall`` wins. ``OVERRIDE`` was chosen by leave-one-out over the
+   exemplars and the ordinary traffic of ``bench/cognitive/sets/traffic_intents.json``
+   (``python -m bench.language --intents``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from agent.language.encoder import encode
+from agent.language.intent_exemplars import INTENTS
+
+DEFAULT_INTENT = "simple_recall"
+OVERRIDE = 0.6
+"""The classifier's probability for a complex intent at which it overrides the catch-all."""
+REGULARISATION = 4.0
+"""Inverse L2 strength of the logistic regression (``C``), chosen with ``OVERRIDE``."""
+MAX_CHARS = 2000
+
+_W = re.IGNORECASE
+RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "simple_recall",
+        re.compile(r"\bremind me\b|\b(?:do not|don't) let me forget\b|\bmake sure I remember\b", _W),
+    ),
+    (
+        "procedural",
+        re.compile(
+            r"\bhow (?:do|did|does|can|could|should|would) (?:i|we|you|the learner)\b(?!['’])|"
+            r"\bhow to\b|\bsteps?\b|\bprocedures?\b|\bwalk me through\b",
+            _W,
+        ),
+    ),
+    (
+        "contradiction_resolution",
+        re.compile(
+            r"\b(?:actually|still|current|currently|anymore|any more|no longer|instead)\b|"
+            r"\b(?:i|i'm|we|you|he|she|they|it|is|are|am|do|does)\s+(?:\w+\s+){0,2}now\b|"
+            r"\bnow\s+(?:i|i'm|we|is|are|live|work|use|prefer|study|know)\b|"
+            r"\b(?:where|which|what)\b[^.?!]*\b(?:do|does) (?:i|the learner)\s+(?:\w+\s+)?"
+            r"(?:live|work|use|prefer)\b",
+            _W,
+        ),
+    ),
+    (
+        "temporal_comparison",
+        re.compile(
+            r"\bwhen (?:did|was|were|have|has|had)\b|"
+            r"\b(?:before|after|change|changed|changes|over time|used to|previously|originally|"
+            r"timeline|history|in order|in what order|order of|evolve|evolved)\b",
+            _W,
+        ),
+    ),
+    (
+        "multi_source_synthesis",
+        re.compile(
+            r"\b(?:summary|summari[sz]e|everything|all|compare|comparison|overview|across|together|"
+            r"know about)\b|\b(?:have|has)\b(?:\s+\w+){0,3}\s+(?:learned|learnt)\b",
+            _W,
+        ),
+    ),
+    (
+        "computation",
+        re.compile(
+            r"\b(?:calculate|compute|how many|how much|percent|percentage|add up|multiply|divide|"
+            r"subtract)\b|\d+(?:\.\d+)?\s*[-+*/×÷x]\s*\d|\d\s*%",
+            _W,
+        ),
+    ),
+)
+"""The rules, in precedence order (module docstring)."""
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|where|when|who|whom|whose|which|why|how|can|could|would|will|shall|should|do|does|"
+    r"did|is|are|am|was|were|have|has|may|might)\b",
+    _W,
+)
+
+
+def rule_intent(text: str) -> str | None:
+    """The intent of the first rule ``text`` matches, or None."""
+    return next((intent for intent, pattern in RULES if pattern.search(text)), None)
+
+
+def is_question(text: str) -> bool:
+    """True for a question (ends with "?" or starts with a question word or auxiliary verb)."""
+    stripped = text.strip()
+    return stripped.endswith("?") or _QUESTION_START.match(stripped) is not None
+
+
+def train(
+    texts: Sequence[str], labels: Sequence[str], vectors: np.ndarray | None = None
+) -> LogisticRegression:
+    """A logistic regression over the MiniLM vectors of ``texts`` (``vectors`` when given)."""
+    model = LogisticRegression(C=REGULARISATION, max_iter=2000)
+    return model.fit(encode(list(texts)) if vectors is None else vectors, list(labels))
+
+
+@lru_cache(maxsize=1)
+def _classifier() -> LogisticRegression:
+    texts = [text for examples in INTENTS.values() for text in examples]
+    labels = [label for label, examples in INTENTS.items() for _ in examples]
+    return train(texts, labels)
+
+
+def decide(
+    rule: str | None, question: bool, probabilities: dict[str, float], override: float = OVERRIDE
+) -> str:
+    """The intent from the rule's answer and the classifier's (module docstring)."""
+    if rule is not None:
+        return rule
+    if not question or not probabilities:
+        return DEFAULT_INTENT
+    best = max(probabilities, key=probabilities.__getitem__)
+    return best if best != DEFAULT_INTENT and probabilities[best] >= override else DEFAULT_INTENT
+
+
+def probabilities(text: str) -> dict[str, float]:
+    """The classifier's probability per intent for ``text``."""
+    model = _classifier()
+    row = model.predict_proba(encode([text]))[0]
+    return {str(label): float(p) for label, p in zip(model.classes_, row, strict=True)}
+
+
+def intent_of(text: str) -> str:
+    """The intent ``text`` calls for (``simple_recall`` for an empty text)."""
+    if not isinstance(text, str) or not text.strip():
+        return DEFAULT_INTENT
+    text = text.strip()[:MAX_CHARS]
+    rule, question = rule_intent(text), is_question(text)
+    if rule is not None or not question:
+        return decide(rule, question, {})
+    return decide(None, True, probabilities(text))

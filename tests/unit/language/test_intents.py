@@ -1,0 +1,40 @@
+"""Intents: ordinary traffic stays simple recall; the classifier reads what the rules miss."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.language.intents import DEFAULT_INTENT, OVERRIDE, decide, intent_of
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What are inner joins?",
+        "Can you explain recursion?",
+        "Hello, I'm Ana.",
+        "What is my goal?",
+        "Thanks, that helps.",
+        "Explain list comprehensions to me.",
+        "Is a tuple mutable?",
+        "When is my exam?",  # one value, not an order of events
+    ],
+)
+def test_ordinary_turns_stay_simple_recall(text: str) -> None:
+    assert intent_of(text) == DEFAULT_INTENT
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What is the learner's job?", "What is my job?", "Which laptop does the learner use?"],
+)
+def test_a_changing_value_of_the_learner_needs_the_current_version(text: str) -> None:
+    assert intent_of(text) == "contradiction_resolution"
+
+
+def test_the_catch_all_wins_when_the_classifier_is_unsure() -> None:
+    unsure = {"procedural": OVERRIDE - 0.01, "simple_recall": 0.2}
+    assert decide(None, True, unsure) == DEFAULT_INTENT
+    assert decide(None, True, {"procedural": OVERRIDE, "simple_recall": 0.1}) == "procedural"
+    assert decide(None, False, {"procedural": 0.99}) == DEFAULT_INTENT  # statements ask nothing
+    assert decide("temporal_comparison", True, {"procedural": 0.99}) == "temporal_comparison"
