@@ -39,8 +39,8 @@ from agent.memory.records import (
     summary_id_for,
     valid_ids,
 )
-from agent.search.hybrid import HybridSearch, NotesSource, find_notes
-from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
+from agent.search.hybrid import HybridSearch
+from agent.search.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
 from agent.search.targets import memory_target, turn_target
 from agent.validation import validate_learner_id, validate_text
@@ -256,7 +256,7 @@ class ArchivalStore(Neo4jStore):
         *,
         page: int = 0,
         page_size: int = 5,
-        recipe: str | SearchRecipe = "hybrid_rrf",
+        recipe: str | SearchRecipe = DEFAULT_RECIPE,
         kinds: Sequence[str] | None = None,
     ) -> SearchPage:
         """Hybrid search of the learner's memories and summaries, one page at a time."""
@@ -269,7 +269,7 @@ class ArchivalStore(Neo4jStore):
         *,
         page: int = 0,
         page_size: int = 5,
-        recipe: str | SearchRecipe = "hybrid_rrf",
+        recipe: str | SearchRecipe = DEFAULT_RECIPE,
         kinds: Sequence[str] | None = None,
     ) -> SearchPage:
         """:meth:`search`, each turn context answered with the message it was derived from.
@@ -326,9 +326,7 @@ class ArchivalStore(Neo4jStore):
         kinds: list[str] | None,
     ) -> SearchPage:
         text = query[:4096].strip()
-        needs_vector = bool(text) and (recipe.vector_weight or recipe.notes_weight)
-        embedding = await self.embed_query(text) if needs_vector else None
-        cache_key = id(self.driver)
+        embedding = await self.embed_query(text) if text and recipe.vector_weight else None
         sentences = None
         if embedding is not None and searcher.wants_sentences(recipe, kinds):
             # Its own transaction, started now: Neo4j runs it beside the first stage's.
@@ -342,29 +340,21 @@ class ArchivalStore(Neo4jStore):
             )
             sentences = asyncio.ensure_future(self.read(read))
 
-        async def work(tx: neo4j.AsyncTransaction) -> tuple[list[SearchHit], bool, SearchRecipe]:
-            effective = recipe
-            notes: NotesSource | None = None
-            if recipe.notes_weight:
-                notes = await find_notes(tx, int(self.embeddings.dimension), cache_key)
-                if notes is None and recipe.fallback:
-                    effective = RECIPES[recipe.fallback]
-            hits, more = await searcher.retrieve(
+        async def work(tx: neo4j.AsyncTransaction) -> tuple[list[SearchHit], bool]:
+            return await searcher.retrieve(
                 tx,
                 learner_id=learner_id,
                 query=text,
                 embedding=embedding,
-                recipe=effective,
+                recipe=recipe,
                 page=page,
                 page_size=page_size,
                 kinds=kinds,
-                notes=notes,
                 sentences=sentences,
             )
-            return hits, more, effective
 
         try:
-            hits, more, effective = await self.read(work)
+            hits, more = await self.read(work)
         finally:
             if sentences is not None and not sentences.done():
                 sentences.cancel()  # the search failed before it needed the list
@@ -374,8 +364,7 @@ class ArchivalStore(Neo4jStore):
             results=hits,
             page=page,
             page_size=page_size,
-            recipe=effective.name,
+            recipe=recipe.name,
             degraded=False,
             has_more=more,
-            requested_recipe=recipe.name if effective is not recipe else None,
         )

@@ -244,7 +244,6 @@ class ProcedureStore(Neo4jStore):
                 page=0,
                 page_size=max(CANDIDATES, k),
                 kinds=[KIND],
-                notes=None,
             )
             ids = [h.id for h in hits]
             rows = await fetch(tx, PROCEDURE_FIELDS, ids=ids, learner_id=learner_id) if ids else []

@@ -51,7 +51,7 @@ from agent.memory.recall_writes import OP_LOG, RecallWriter
 from agent.memory.recent import merge_fresh, search_recent
 from agent.memory.sensory import check_traces
 from agent.search.hybrid import HybridSearch
-from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
+from agent.search.recipes import DEFAULT_RECIPE, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage
 from agent.search.targets import memory_target, message_target
 from agent.validation import validate_learner_id, validate_text
@@ -247,7 +247,7 @@ class RecallStore(RecallWriter):
         *,
         page: int = 0,
         page_size: int = 5,
-        recipe: str | SearchRecipe = "hybrid_rrf",
+        recipe: str | SearchRecipe = DEFAULT_RECIPE,
     ) -> SearchPage:
         """Hybrid search over the learner's messages; hits carry ``session_id`` and ``role``.
 
@@ -260,9 +260,7 @@ class RecallStore(RecallWriter):
         learner_id = validate_learner_id(learner_id)
         check_page(page, page_size)
         query = validate_text(query, "query", 64 * 1024, allow_blank=True)
-        requested = get_recipe(recipe)
-        # Notes are archival material; recall searches messages only.
-        chosen = RECIPES[requested.fallback] if requested.notes_weight and requested.fallback else requested
+        chosen = get_recipe(recipe)
         try:
             if self.degraded:
                 raise StoreUnavailableError("Neo4j", "marked down after a recent failure")
@@ -281,7 +279,6 @@ class RecallStore(RecallWriter):
                         page=page,
                         page_size=page_size,
                         kinds=None,
-                        notes=None,
                     )
                 return await self._episodic_page(tx, learner_id, text, embedding, chosen, page, page_size)
 
@@ -306,7 +303,6 @@ class RecallStore(RecallWriter):
             recipe=chosen.name,
             degraded=False,
             has_more=more,
-            requested_recipe=requested.name if chosen is not requested else None,
         )
         return merge_fresh(found, await self.fresh(learner_id), query)
 
@@ -342,7 +338,6 @@ class RecallStore(RecallWriter):
             "recipe": recipe,
             "page": 0,
             "page_size": window,
-            "notes": None,
         }
         messages, more_messages = await self._search.retrieve(tx, kinds=None, **common)
         episodes, more_episodes = await self._episodes.retrieve(tx, kinds=list(EPISODE_KINDS), **common)

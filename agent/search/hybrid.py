@@ -1,9 +1,9 @@
 """Hybrid retrieval over Neo4j shared by the archival and recall stores.
 
-Per recipe: vector index + full-text index (+ the whole question in full text, graph
-expansion, session context, Zettelkasten notes, best-matching sessions), fused with
-weighted RRF, filtered by learner, conversational filler ranked lower when the recipe
-asks (``disclosure_weight``: turn contexts flagged at write time as no first-person
+Per recipe: vector index + full-text index (+ the whole question in full text, turn
+contexts by their best sentence, the sessions holding the best hits, the neighbouring turns
+of the top hits), fused with weighted RRF, filtered by learner, conversational filler ranked
+lower when the recipe asks (``disclosure_weight``: turn contexts flagged at write time as no first-person
 statement; every retriever's rows carry the flag, so it costs no round trip), then paged.
 Isolation: every query filters on ``learner_id = $learner_id``; the vector index's
 top-k is global, so it is oversampled and, when the learner's share is short,
@@ -25,7 +25,6 @@ The Cypher lives in ``agent.search.queries``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,62 +35,18 @@ from agent.graphdb.schema import learner_key
 from agent.graphdb.store import fetch
 from agent.search.lucene import LuceneScope
 from agent.search.probe import probed, query_params, vector_k
-from agent.search.queries import (
-    FIRST_STAGE,
-    FULLTEXT_QUERY,
-    HYDRATE_NOTE,
-    NOTE_EXACT,
-    NOTE_INDEXES,
-    NOTE_LABEL_EXISTS,
-    NOTE_PROBE,
-)
+from agent.search.queries import FIRST_STAGE
 from agent.search.recipes import SearchRecipe
 from agent.search.results import SearchHit, demote, rrf_fuse
 from agent.search.rewrite import keyword_query, stem_prefixes
 from agent.search.sentences import SentenceList, read_sentence_list
 from agent.search.sessions import session_lists
 from agent.search.targets import SearchTarget
-from agent.search.termstats import learner_weights, weighted_query
+from agent.search.termstats import learner_weights
 from agent.turns import TURN_KIND
 
-NOTES_CACHE_SECONDS = 30.0
 HIT_META = ("session_id", "seq", "role", "turn_context")
 """Hydrated fields a hit carries in its ``metadata`` (when present)."""
-
-
-@dataclass(frozen=True)
-class NotesSource:
-    """The Zettelkasten's indexes, when they exist."""
-
-    vector_index: str | None
-    fulltext_index: str | None
-    fulltext_fields: tuple[str, ...] = ()
-    """The text properties ``fulltext_index`` holds beside ``learner_key``."""
-
-
-_NOTES_CACHE: dict[tuple[int, int], tuple[float, NotesSource | None]] = {}
-
-
-async def find_notes(tx: neo4j.AsyncTransaction, dimension: int, cache_key: int) -> NotesSource | None:
-    """The ``:Note`` indexes usable with our embeddings, or None when there are no notes."""
-    key = (cache_key, dimension)
-    cached = _NOTES_CACHE.get(key)
-    if cached and time.monotonic() - cached[0] < NOTES_CACHE_SECONDS:
-        return cached[1]
-    source: NotesSource | None = None
-    if (await fetch(tx, NOTE_LABEL_EXISTS))[0]["n"]:
-        vector = fulltext = None
-        fields: tuple[str, ...] = ()
-        for row in await fetch(tx, NOTE_INDEXES):
-            if row["type"] == "VECTOR" and row["properties"] == ["embedding"]:
-                if int(row["dimension"] or 0) == dimension:
-                    vector = row["name"]
-            elif row["type"] == "FULLTEXT" and "learner_key" in row["properties"]:
-                fulltext = row["name"]  # scoped by the learner's key, as memories are
-                fields = tuple(p for p in row["properties"] if p != "learner_key")
-        source = NotesSource(vector, fulltext, fields)
-    _NOTES_CACHE[key] = (time.monotonic(), source)
-    return source
 
 
 def score_pairs(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
@@ -102,7 +57,7 @@ def score_pairs(rows: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
 def not_disclosures(rows: Iterable[dict[str, Any]]) -> set[str]:
     """Ids of retrieved turn contexts flagged as no first-person statement (``disclosure`` false).
 
-    Rows without the flag (other memories, messages, notes, older turn contexts) are not
+    Rows without the flag (other memories, messages, older turn contexts) are not
     in it: ``disclosure_weight`` leaves them as they are.
     """
     return {str(r["id"]) for r in rows if r.get("disclosure") is False}
@@ -129,21 +84,24 @@ def _candidates(ahead: Sequence[Any], recipe: SearchRecipe, start: int, page_siz
     return [f.id for f in ahead[lo : start + page_size]]
 
 
+@dataclass
+class RankedLists:
+    """What the first stage ranked: the lists and their weights, each hit's session, the filler."""
+
+    lists: dict[str, list[tuple[str, float]]]
+    weights: dict[str, float]
+    session_of: dict[str, str]
+    """Each first-stage hit's session (the ``session`` retriever's votes)."""
+    demoted: set[str]
+    """Turn contexts that are no first-person statements (:func:`not_disclosures`)."""
+
+
 class HybridSearch:
     """Run one recipe for one target inside a read transaction."""
 
     def __init__(self, target: SearchTarget) -> None:
         """Search ``target``."""
         self.target = target
-
-    async def _vector(
-        self, tx: neo4j.AsyncTransaction, index: str, exact: str, probe: str, params: dict[str, Any]
-    ) -> list[tuple[str, float]]:
-        cosine = query_params(params, embedding=True)
-        if not index:
-            return score_pairs(await fetch(tx, exact, **cosine))
-        [row] = await fetch(tx, probe, index=index, k=vector_k(params), **cosine)
-        return score_pairs(await probed(tx, row, exact, params))
 
     async def _first_stage(
         self,
@@ -193,7 +151,6 @@ class HybridSearch:
         page: int,
         page_size: int,
         kinds: Sequence[str] | None,
-        notes: NotesSource | None,
         sentences: Awaitable[SentenceList] | None = None,
     ) -> tuple[list[SearchHit], bool]:
         """Fused, hydrated hits for ``page``, and whether more pages exist.
@@ -202,50 +159,15 @@ class HybridSearch:
         transaction of its own at the same time as this one (Neo4j runs the two vector
         searches in parallel); awaited after the first stage, used when the recipe weights it.
         """
-        limit = recipe.candidates(page, page_size)
         params: dict[str, Any] = {
             "learner_id": learner_id,
             "kinds": list(kinds) if kinds is not None else None,
-            "limit": limit,
+            "limit": recipe.candidates(page, page_size),
             "oversample": recipe.oversample * (3 if kinds is not None else 1),
             "embedding": embedding,
         }
-        weights = dict(recipe.weights)
-        lists: dict[str, list[tuple[str, float]]] = {}
-        text_query = keyword_query(query) if recipe.keyword_query else query
-        scope = LuceneScope((self.target.text_field,), learner_key(learner_id))
-        words = scope.term_clauses(text_query)
-        if embedding is None and not words:  # nothing to match on: newest first
-            lists["recent"] = score_pairs(await fetch(tx, self.target.recent_query, **query_params(params)))
-            weights = {"recent": 1.0}
-        keywords = words + scope.prefix_clauses(stem_prefixes(text_query) if recipe.stem_prefixes else ())
-        asked = scope.term_clauses(query)  # the whole question in full text too
-        wanted = (keywords if weights.get("fulltext") else []) + (asked if weights.get("question") else [])
-        summaries = weights.get("session") and recipe.session_source == "summaries"
-        if summaries and self.target.summaries_in_text_index:
-            wanted += words  # the session summaries' query reuses these weights
-        target = self.target
-        idf = await learner_weights(
-            tx, scope, wanted, index=target.fulltext_index, label=target.label, learner_id=learner_id
-        )
-        first, session_of, demoted = await self._first_stage(
-            tx,
-            params,
-            vector=embedding is not None and bool(weights.get("vector")),
-            lucene=scope.query(keywords, idf) if weights.get("fulltext") else None,
-            question=scope.query(asked, idf) if weights.get("question") else None,
-        )
-        lists.update(first)
-        if sentences is not None and weights.get("sentence"):
-            lists["sentence"], flagged = await sentences
-            demoted |= flagged
-        if notes is not None and weights.get("notes"):
-            # Cosines of one model are comparable, so notes join the vector list; BM25
-            # scores of different indexes are not, so note full-text hits rank apart.
-            note_vector, lists["notes"] = await self._notes(tx, notes, text_query, params)
-            if note_vector:
-                merged = lists.get("vector", []) + note_vector
-                lists["vector"] = sorted(merged, key=lambda p: -p[1])[:limit]
+        ranked = await self._ranked_lists(tx, params, query, recipe, sentences)
+        lists, weights, demoted = ranked.lists, ranked.weights, ranked.demoted
         if embedding is not None and weights.get("session"):
             per_rank = await session_lists(
                 tx,
@@ -254,21 +176,14 @@ class HybridSearch:
                 learner_id=learner_id,
                 embedding=embedding,
                 kinds=params["kinds"],
-                summary_index=self.target.summary_index,
-                summary_text=text_query,
-                summary_weights=idf if self.target.summaries_in_text_index else None,
                 fused=[(f.id, f.score) for f in rrf_fuse(lists, weights, k=recipe.rrf_k)],
-                session_of=session_of,
+                session_of=ranked.session_of,
                 demoted=demoted,
             )
-            for rank, ranked in enumerate(per_rank, start=1):
-                lists[f"session{rank}"] = ranked
+            for rank, session_list in enumerate(per_rank, start=1):
+                lists[f"session{rank}"] = session_list
                 weights[f"session{rank}"] = weights["session"] / rank
         seeds = [f.id for f in rrf_fuse(lists, weights, k=recipe.rrf_k)[: recipe.seeds]]
-        if seeds and weights.get("expand"):
-            rows = await fetch(tx, self.target.expand_query, seeds=seeds, **query_params(params))
-            lists["expand"] = score_pairs(rows)
-            demoted |= not_disclosures(rows)
         start = page * page_size
         hydrated: dict[str, dict[str, Any]] = {}
         if seeds and weights.get("context"):
@@ -288,8 +203,49 @@ class HybridSearch:
         # session votes above were taken before, on relevance alone.
         fused = demote(rrf_fuse(lists, weights, k=recipe.rrf_k), demoted, recipe.disclosure_weight)
         chosen = fused[start : start + page_size]
-        hits = await self._hydrate(tx, learner_id, chosen, notes, hydrated)
+        hits = await self._hydrate(tx, learner_id, chosen, hydrated)
         return hits, len(fused) > start + page_size
+
+    async def _ranked_lists(
+        self,
+        tx: neo4j.AsyncTransaction,
+        params: dict[str, Any],
+        query: str,
+        recipe: SearchRecipe,
+        sentences: Awaitable[SentenceList] | None,
+    ) -> RankedLists:
+        """The lists that rank on the query alone: vector, full text, question and sentence.
+
+        With nothing to match on (no embedding, no words) the learner's newest come first.
+        """
+        weights = dict(recipe.weights)
+        lists: dict[str, list[tuple[str, float]]] = {}
+        text_query = keyword_query(query) if recipe.keyword_query else query
+        learner_id = params["learner_id"]
+        scope = LuceneScope((self.target.text_field,), learner_key(learner_id))
+        words = scope.term_clauses(text_query)
+        if params["embedding"] is None and not words:  # nothing to match on: newest first
+            lists["recent"] = score_pairs(await fetch(tx, self.target.recent_query, **query_params(params)))
+            weights = {"recent": 1.0}
+        keywords = words + scope.prefix_clauses(stem_prefixes(text_query) if recipe.stem_prefixes else ())
+        asked = scope.term_clauses(query)  # the whole question in full text too
+        wanted = (keywords if weights.get("fulltext") else []) + (asked if weights.get("question") else [])
+        target = self.target
+        idf = await learner_weights(
+            tx, scope, wanted, index=target.fulltext_index, label=target.label, learner_id=learner_id
+        )
+        first, session_of, demoted = await self._first_stage(
+            tx,
+            params,
+            vector=params["embedding"] is not None and bool(weights.get("vector")),
+            lucene=scope.query(keywords, idf) if weights.get("fulltext") else None,
+            question=scope.query(asked, idf) if weights.get("question") else None,
+        )
+        lists.update(first)
+        if sentences is not None and weights.get("sentence"):
+            lists["sentence"], flagged = await sentences
+            demoted |= flagged
+        return RankedLists(lists, weights, session_of, demoted)
 
     def wants_sentences(self, recipe: SearchRecipe, kinds: Sequence[str] | None) -> bool:
         """Whether ``recipe`` reads the ``sentence`` list: it weights it, and the search ranks turn contexts.
@@ -316,47 +272,11 @@ class HybridSearch:
         index = self.target.sentence_index
         return await read_sentence_list(tx, index, learner_id, embedding, limit, recipe.oversample)
 
-    async def _notes(
-        self,
-        tx: neo4j.AsyncTransaction,
-        notes: NotesSource,
-        query: str,
-        params: dict[str, Any],
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-        """Note hits by cosine and by full text (each learner-filtered)."""
-        if params["kinds"] is not None and "note" not in params["kinds"]:
-            return [], []
-        params = {**params, "kinds": None}  # notes have no ``kind``
-        vector: list[tuple[str, float]] = []
-        if params["embedding"] is not None:
-            vector = await self._vector(tx, notes.vector_index or "", NOTE_EXACT, NOTE_PROBE, params)
-        fulltext: list[tuple[str, float]] = []
-        lucene = None
-        if notes.fulltext_index and notes.fulltext_fields:
-            scope = LuceneScope(notes.fulltext_fields, learner_key(params["learner_id"]))
-            words = scope.term_clauses(query)
-            lucene = await weighted_query(
-                tx, scope, words, index=notes.fulltext_index, label="Note", learner_id=params["learner_id"]
-            )
-        if lucene:
-            # Lucene keeps to the learner's key: no other learner's note takes a place.
-            rows = await fetch(
-                tx,
-                FULLTEXT_QUERY,
-                index=notes.fulltext_index,
-                lucene=lucene,
-                k=params["limit"],
-                **query_params(params),
-            )
-            fulltext = score_pairs(rows)
-        return vector, fulltext
-
     async def _hydrate(
         self,
         tx: neo4j.AsyncTransaction,
         learner_id: str,
         chosen: Sequence[Any],
-        notes: NotesSource | None,
         hydrated: dict[str, dict[str, Any]],
     ) -> list[SearchHit]:
         """``chosen`` as hits: fields from ``hydrated`` (fetched with the context list), else read now."""
@@ -365,12 +285,9 @@ class HybridSearch:
         ids = [f.id for f in chosen]
         found = {i: hydrated[i] for i in ids if i in hydrated}
         missing = [i for i in ids if i not in found]
-        for query in (self.target.hydrate_query, HYDRATE_NOTE if notes is not None else None):
-            if query is None or not missing:
-                continue
-            rows = await fetch(tx, query, ids=missing, learner_id=learner_id)
+        if missing:
+            rows = await fetch(tx, self.target.hydrate_query, ids=missing, learner_id=learner_id)
             found.update({hit_key(r["hit"]): r["hit"] for r in rows})
-            missing = [i for i in ids if i not in found]
         hits = []
         for f in chosen:
             row = found.get(f.id)

@@ -2,7 +2,7 @@
 
 Every query filters on ``learner_id = $learner_id``. The ``*_TEMPLATE`` strings take
 a node label through ``str.format``; labels are our own constants (``Memory``,
-``Message``, ``Note``), never user input, and are pre-formatted below.
+``Message``, ``TurnSentence``), never user input, and are pre-formatted below.
 """
 
 # ----- the learner's own term statistics (``agent.search.termstats``) -----
@@ -24,16 +24,6 @@ TERM_STATS = {label: TERM_STATS_TEMPLATE.format(label=label) for label in ("Memo
 
 # ----- hybrid retrieval (``agent.search.hybrid``) -----
 
-# Full-text scores are sums of clause boosts (``agent.search.lucene``), so ties are common:
-# they are broken by the learner's own order (``seq``), never by Lucene's document order.
-FULLTEXT_QUERY = """
-CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node, score
-WITH node, score
-WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
-RETURN node.id AS id, score
-ORDER BY score DESC, node.seq, node.id LIMIT $limit
-"""
-"""Full-text (Lucene) top-k, filtered to the learner (and ``$kinds``)."""
 # The kind test comes first, inside CASE: the planner would otherwise read every node's
 # embedding (1.5 KB) before testing the kind, and a ``kinds`` scan (procedures among
 # 10k memories) would cost a full embedding read for nothing.
@@ -81,6 +71,8 @@ PROBE_TEMPLATE = PROBE_PART_TEMPLATE + "RETURN candidates, few, indexed\n"
 carries its ``session`` and ``disclosure``. Format with ``label``."""
 # The first-stage retrievers in one round trip: each full-text pass is its own subquery
 # with one collected row, so the parts join as a single row and each keeps its own list.
+# Full-text scores are sums of clause boosts (``agent.search.lucene``), so ties are common:
+# they are broken by the learner's own order (``seq``), never by Lucene's document order.
 FULLTEXT_PART_TEMPLATE = """
 CALL () {{
   CALL db.index.fulltext.queryNodes($text_index, ${lucene}, {{limit: $text_k}}) YIELD node, score
@@ -92,8 +84,9 @@ CALL () {{
   }}) AS {name}
 }}
 """
-"""``FULLTEXT_QUERY`` as a subquery over ``$text_index`` with the Lucene query in ``${lucene}``,
-top ``$text_k``, collected (best first, with each hit's ``session`` and ``disclosure``) as ``{name}``."""
+"""Full-text (Lucene) top-k as a subquery over ``$text_index`` with the Lucene query in
+``${lucene}``, top ``$text_k``, filtered to the learner (and ``$kinds``), collected (best first,
+with each hit's ``session`` and ``disclosure``) as ``{name}``."""
 RECENT_TEMPLATE = """
 MATCH (node:{label} {{learner_id: $learner_id}})
 WHERE $kinds IS NULL OR node.kind IN $kinds
@@ -101,35 +94,6 @@ RETURN node.id AS id, toFloat(coalesce(node.seq, 0)) AS score
 ORDER BY node.seq DESC LIMIT $limit
 """
 """One learner's newest ``{label}`` nodes by ``seq``; format with ``label``."""
-EXPAND_MEMORY = """
-UNWIND range(0, size($seeds) - 1) AS rank
-MATCH (s:Memory {id: $seeds[rank]})
-WHERE s.learner_id = $learner_id
-CALL (s) {
-  MATCH (s)-[:DERIVED_FROM|FOLDS|LINKS_TO|RELATES_TO|SIMILAR_TO]-(n:Memory)
-  RETURN n
-  UNION
-  MATCH (s)-[:DERIVED_FROM|SUMMARIZES]->(:Message)<-[:DERIVED_FROM|SUMMARIZES]-(n:Memory)
-  RETURN n
-}
-WITH n, min(rank) AS best, count(*) AS support
-WHERE n.learner_id = $learner_id AND ($kinds IS NULL OR n.kind IN $kinds)
-RETURN n.id AS id, 1.0 / (1 + best) AS score, n.disclosure AS disclosure
-ORDER BY best ASC, support DESC, n.seq DESC LIMIT $limit
-"""
-"""Graph expansion of memory seeds through derivation, folding and link edges."""
-EXPAND_MESSAGE = """
-UNWIND range(0, size($seeds) - 1) AS rank
-MATCH (s:Message {id: $seeds[rank]})
-WHERE s.learner_id = $learner_id
-MATCH (s)<-[:SUMMARIZES|DERIVED_FROM]-(m:Memory)-[:SUMMARIZES|DERIVED_FROM]->(n:Message)
-WHERE n <> s AND m.learner_id = $learner_id AND n.learner_id = $learner_id
-WITH s, n, rank
-WITH n, min(rank) AS best, min(abs(n.seq - s.seq)) AS distance
-RETURN n.id AS id, 1.0 / (1 + best) AS score
-ORDER BY best ASC, distance ASC LIMIT $limit
-"""
-"""Graph expansion of message seeds: messages summarised with the same memory."""
 CONTEXT_MEMORY = """
 UNWIND range(0, size($seeds) - 1) AS rank
 MATCH (s:Memory {id: $seeds[rank]})
@@ -193,31 +157,6 @@ WHERE n.learner_id = $learner_id
 """
 """The learner's ``{label}`` nodes with ``$ids``, each as a ``hit`` map; format with ``label``,
 its ``HIT_FIELDS`` and ``source`` (empty, or ``TURN_SOURCE`` for ``Turn`` hits)."""
-# Zettelkasten notes belong to another module; read them defensively.
-NOTE_LABEL_EXISTS = "CALL db.labels() YIELD label WITH label WHERE label = 'Note' RETURN count(*) AS n"
-"""Whether the database has a ``Note`` label at all."""
-NOTE_INDEXES = """
-SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options, state
-WHERE 'Note' IN labelsOrTypes AND state = 'ONLINE' AND type IN ['VECTOR', 'FULLTEXT']
-RETURN name, type, properties, options.indexConfig['vector.dimensions'] AS dimension
-"""
-"""Online vector and full-text indexes on ``:Note``."""
-NOTE_EXACT = EXACT_TEMPLATE.format(label="Note")
-"""Exact cosine scan over one learner's notes."""
-NOTE_PROBE = PROBE_TEMPLATE.format(label="Note")
-"""``PROBE_TEMPLATE`` over one learner's notes."""
-HYDRATE_NOTE = """
-UNWIND $ids AS id
-MATCH (n:Note)
-WHERE n.id = id AND n.learner_id = $learner_id
-RETURN {
-  id: n.id, text: coalesce(n.text, n.description, n.content, ''),
-  created_at: toString(coalesce(n.created_at, n.timestamp)), kind: 'note',
-  tags: coalesce(n.tags, []), session_id: null, seq: n.seq, labels: labels(n)
-} AS hit
-"""
-"""The learner's notes with ``$ids``, each as a ``hit`` map (fields read defensively)."""
-
 SENTENCE_PROBE = PROBE_TEMPLATE.format(label="TurnSentence")
 """``PROBE_TEMPLATE`` over one learner's turn sentences (``agent.kernel.sentences``; no ``kind``)."""
 SENTENCE_EXACT = EXACT_TEMPLATE.format(label="TurnSentence")
@@ -287,15 +226,6 @@ CONTEXT_HYDRATE_TURN = CONTEXT_HYDRATE_TEMPLATE.format(
 
 # ----- the ``session`` retriever (``agent.search.sessions``) -----
 
-TOP_SESSIONS = """
-CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node, score
-WITH node, score
-WHERE node:SessionSummary AND node.learner_id = $learner_id AND node.session_id IS NOT NULL
-WITH node.session_id AS session_id, max(score) AS best
-RETURN session_id, best
-ORDER BY best DESC, session_id ASC LIMIT $sessions
-"""
-"""The learner's best-matching sessions by full text over their summaries."""
 # One round trip for all top sessions: each session's best turns, in a per-session subquery.
 SESSION_MEMORIES = """
 UNWIND $sessions AS session_id

@@ -44,8 +44,6 @@ class SearchPage:
     """True when Neo4j was unreachable and the results come from Redis keyword search."""
     has_more: bool = False
     """True when another page probably exists."""
-    requested_recipe: str | None = None
-    """The recipe asked for, when a fallback (e.g. notes missing) replaced it."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -56,7 +54,6 @@ class SearchPage:
             "recipe": self.recipe,
             "degraded": self.degraded,
             "has_more": self.has_more,
-            "requested_recipe": self.requested_recipe,
         }
 
 

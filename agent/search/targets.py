@@ -15,13 +15,10 @@ from agent.search.queries import (
     CONTEXT_HYDRATE,
     CONTEXT_HYDRATE_TURN,
     EXACT_BY_LABEL,
-    EXPAND_MEMORY,
-    EXPAND_MESSAGE,
     HYDRATE_BY_LABEL,
     HYDRATE_TURN,
     RECENT_BY_LABEL,
 )
-from agent.search.sessions import SUMMARY_FIELD
 
 
 @dataclass(frozen=True)
@@ -34,19 +31,11 @@ class SearchTarget:
     text_field: str
     exact_query: str
     recent_query: str
-    expand_query: str
     context_query: str
     """The context neighbours of the seeds, and the page's candidates hydrated (``CONTEXT_HYDRATE``)."""
     hydrate_query: str
-    summary_index: str
-    """Full-text index over ``:SessionSummary`` text (the ``session`` retriever)."""
     sentence_index: str = ""
     """Vector index over ``:TurnSentence`` (the ``sentence`` retriever); empty: the target has none."""
-
-    @property
-    def summaries_in_text_index(self) -> bool:
-        """Whether summaries are searched in ``fulltext_index`` and ``text_field`` (memories)."""
-        return (self.summary_index, self.text_field) == (self.fulltext_index, SUMMARY_FIELD)
 
 
 def memory_target(names: SchemaNames) -> SearchTarget:
@@ -58,10 +47,8 @@ def memory_target(names: SchemaNames) -> SearchTarget:
         "text",
         EXACT_BY_LABEL["Memory"],
         RECENT_BY_LABEL["Memory"],
-        EXPAND_MEMORY,
         CONTEXT_HYDRATE["Memory"],
         HYDRATE_BY_LABEL["Memory"],
-        names.memory_fulltext,
         names.sentence_vector,
     )
 
@@ -84,8 +71,6 @@ def message_target(names: SchemaNames) -> SearchTarget:
         "content",
         EXACT_BY_LABEL["Message"],
         RECENT_BY_LABEL["Message"],
-        EXPAND_MESSAGE,
         CONTEXT_HYDRATE["Message"],
         HYDRATE_BY_LABEL["Message"],
-        names.memory_fulltext,
     )

@@ -3,10 +3,10 @@
 A preset runs the same store search as the agent: its default conversation search
 (``kag_default``: ``agent.search.conversation``, the "KAG default" row),
 ``RecallStore.search`` (verbatim messages) or ``archival_memory_search``
-(``ArchivalStore.search``: here the per-turn ``turn_context`` memories, and notes
-for ``hybrid_notes``). Session summaries are never returned as hits by the archival
-presets (the kinds filter keeps them out, as it would the agent's own memories);
-the ``hybrid_session*`` recipes read them as a session signal instead.
+(``ArchivalStore.search``: here the per-turn ``turn_context`` memories). Session summaries
+are never returned as hits by the archival presets (the kinds filter keeps them out, as it
+would the agent's own memories). Recipes are the product's (``agent.search.recipes``) or the
+ladder's (``bench.locomo.recipes``), passed to the stores as values.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from agent.errors import InvalidInputError
 from agent.kernel.derive import TURN_KIND
 from agent.memory.stores import MemoryStores
 from agent.search.conversation import TURN_KINDS, search_conversation
-from agent.search.recipes import get_recipe
 from agent.search.results import SearchPage
+from bench.locomo.recipes import bench_recipe
 
 RECALL = "conversation_search"
 ARCHIVAL = "archival_memory_search"
@@ -48,7 +48,7 @@ class BenchPreset:
             what = "turn contexts + messages not drained yet"
         else:
             what = f"archival {', '.join(self.kinds or ('all',))}"
-        return f"{get_recipe(self.recipe).description} [{self.tool}: {what}]"
+        return f"{bench_recipe(self.recipe).description} [{self.tool}: {what}]"
 
 
 def _recall(recipe: str) -> BenchPreset:
@@ -63,15 +63,11 @@ PRESETS: tuple[BenchPreset, ...] = (
     _recall("vector_only"),
     _recall("fulltext_only"),
     _recall("hybrid_rrf"),
-    _recall("hybrid_expand"),
-    _recall("hybrid_context"),
     _recall("hybrid_session_context"),
     _recall("hybrid_multi_query"),
     _archival("hybrid_rrf"),
-    _archival("hybrid_notes", (TURN_KIND, "note")),
     _archival("hybrid_keywords"),
     _archival("hybrid_keywords_k10"),
-    _archival("hybrid_session"),
     _archival("hybrid_session_hits"),
     _archival("hybrid_session_context"),
     _archival("hybrid_stems"),
@@ -129,12 +125,14 @@ async def search_turns(
     """Run ``preset`` for ``query``; map each hit to its source turns (unknown ids map to none)."""
     started = time.perf_counter()
     if preset.tool == RECALL:
-        page = await stores.recall.search(learner_id, query, page_size=limit, recipe=preset.recipe)
+        page = await stores.recall.search(
+            learner_id, query, page_size=limit, recipe=bench_recipe(preset.recipe)
+        )
     elif preset.tool == KAG:
         page = await search_conversation(stores, learner_id, query, recipe=preset.recipe, page_size=limit)
     else:
         page = await stores.archival.search(
-            learner_id, query, page_size=limit, recipe=preset.recipe, kinds=preset.kinds
+            learner_id, query, page_size=limit, recipe=bench_recipe(preset.recipe), kinds=preset.kinds
         )
     seconds = time.perf_counter() - started
     return RankedTurns([sources.get(hit.id, ()) for hit in page.results], seconds, page)

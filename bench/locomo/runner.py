@@ -25,7 +25,6 @@ from tqdm import tqdm
 from agent.kernel.worker import build_worker
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
-from agent.search.recipes import get_recipe
 from agent.settings import MINILM, OFFLINE_MODEL, Settings
 from bench.locomo.dataset import (
     LocomoDataset,
@@ -36,6 +35,7 @@ from bench.locomo.dataset import (
 )
 from bench.locomo.ingest import IngestResult, LocomoIngest, learner_for
 from bench.locomo.loo import P95_BUDGET_MS, LooResult, PresetRun, leave_one_out
+from bench.locomo.recipes import bench_recipe
 from bench.locomo.retrieval import (
     KAG,
     MAX_PAGE,
@@ -240,7 +240,7 @@ async def run_locomo(
                         )
                         # Query vectors are memoised, so only the first preset would pay the encode:
                         # every preset that embeds is charged it, as one search by the agent is.
-                        uses_vector = get_recipe(result.preset.recipe).vector_weight > 0
+                        uses_vector = bench_recipe(result.preset.recipe).vector_weight > 0
                         result.seconds.append(ranked.seconds + (encode if uses_vector else 0.0))
                         result.effective.add(ranked.page.recipe)
                         search_bar.update(1)

@@ -22,6 +22,7 @@ from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.search.conversation import search_conversation
+from bench.locomo.recipes import HYBRID_DISCLOSURE
 from tests.integration.kernel.test_derive import as_dicts
 
 SENTENCES = """
@@ -120,7 +121,7 @@ async def test_a_turn_ranks_by_its_best_sentence_and_only_the_learners_own(
                 # The exact scan's cosine is the stored vectors'; the index quantises them (a few 1e-3).
                 assert math.isclose(hit.scores["sentence"], best, abs_tol=1e-6 if count == 3 else 5e-3)
             baseline = await stores.archival.search(
-                learner_id, query, page_size=10, recipe="hybrid_disclosure", kinds=[TURN_KIND]
+                learner_id, query, page_size=10, recipe=HYBRID_DISCLOSURE, kinds=[TURN_KIND]
             )
             assert all("sentence" not in h.scores for h in baseline.results)  # weight 0: never run
     finally:

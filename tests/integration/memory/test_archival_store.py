@@ -16,6 +16,8 @@ from agent.resources import Resources
 from agent.search.queries import CONTEXT_HYDRATE, SESSION_MEMORIES
 from agent.search.recipes import RECIPES, SearchRecipe
 
+CONTEXT = SearchRecipe("context", "hybrid_rrf + neighbouring turns of the same session.", context_weight=0.5)
+
 
 @pytest.fixture
 async def stores(resources: Resources, learner_id: str) -> AsyncIterator[tuple[ArchivalStore, RecallStore]]:
@@ -166,9 +168,6 @@ async def test_insert_then_search_round_trip_for_every_recipe(
         assert page.results[0].tags == ["joins"]
         assert page.results[0].created_at.endswith("+00:00")
         assert "rrf" in page.results[0].scores
-    notes = await archival.search(learner_id, "cat named Pixel", recipe="hybrid_notes")
-    assert notes.results[0].id == ids["pet"]
-    assert notes.recipe in {"hybrid_notes", "hybrid_expand"}
     fulltext = await archival.search(learner_id, "Pixel", recipe="fulltext_only")
     assert [h.id for h in fulltext.results] == [ids["pet"]]
 
@@ -322,33 +321,6 @@ async def test_invalid_arguments_are_rejected(
         await archival.search(learner_id, "x", recipe="nope")
 
 
-async def test_derived_from_links_feed_graph_expansion(
-    stores: tuple[ArchivalStore, RecallStore], learner_id: str, resources: Resources
-) -> None:
-    archival, recall = stores
-    source = RecallMessage(id=f"{learner_id}-src", role="user", content="I mix up HAVING and WHERE")
-    await recall.log_messages(learner_id, "s-9", [source])
-    insight = await archival.insert(learner_id, "Struggles with HAVING versus WHERE", source_ids=[source.id])
-    assert insight.linked_sources == 1
-    summary = await archival.write_summary(
-        learner_id,
-        "Session about aggregate filters",
-        message_ids=[source.id],
-        previous_summary_id=None,
-        session_id="s-9",
-    )
-    linked = await rows(
-        resources,
-        "MATCH (m:Memory {id: $id})-[:DERIVED_FROM]->(x:Message) RETURN x.id AS id",
-        id=insight.id,
-    )
-    assert linked == [{"id": source.id}]
-    page = await archival.search(learner_id, "HAVING versus WHERE", recipe="hybrid_expand")
-    by_id = {h.id: h for h in page.results}
-    assert page.results[0].id == insight.id
-    assert "expand" in by_id[summary.id].scores  # reached through the shared source message
-
-
 async def test_context_recipe_adds_session_neighbours(
     stores: tuple[ArchivalStore, RecallStore], learner_id: str
 ) -> None:
@@ -356,7 +328,7 @@ async def test_context_recipe_adds_session_neighbours(
     before = await archival.insert(learner_id, "Warm-up: recap of SELECT", session_id="s-ctx")
     target = await archival.insert(learner_id, "Window functions use OVER", session_id="s-ctx")
     after = await archival.insert(learner_id, "Homework assigned for Monday", session_id="s-ctx")
-    page = await archival.search(learner_id, "window functions OVER", recipe="hybrid_context")
+    page = await archival.search(learner_id, "window functions OVER", recipe=CONTEXT)
     by_id = {h.id: h for h in page.results}
     assert page.results[0].id == target.id
     assert "context" in by_id[before.id].scores and "context" in by_id[after.id].scores
@@ -385,40 +357,3 @@ async def test_blank_query_lists_newest_first(
     second = await archival.insert(learner_id, "second memory")
     page = await archival.search(learner_id, "   ")
     assert [h.id for h in page.results] == [second.id, first.id]
-
-
-async def test_notes_recipe_searches_the_learners_notes_only(
-    stores: tuple[ArchivalStore, RecallStore],
-    learner_id: str,
-    resources: Resources,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr("agent.search.hybrid.NOTES_CACHE_SECONDS", 0.0)
-    archival, _ = stores
-    other = f"{learner_id}-other"
-    text = "Zettel: a CTE names a subquery so it can be reused"
-    [vector] = resources.embeddings.embed_documents([text])
-    async with resources.neo4j.session(database=resources.database) as session:
-        for owner in (learner_id, other):
-            await session.run(
-                "CREATE (:Note {id: $id, learner_id: $l, description: $t, embedding: $e})",
-                id=f"{owner}-note",
-                l=owner,
-                t=text,
-                e=vector,
-            )
-    try:
-        await archival.insert(learner_id, "Unrelated memory about indexes")
-        page = await archival.search(learner_id, "common table expression CTE", recipe="hybrid_notes")
-        assert page.recipe == "hybrid_notes" and page.requested_recipe is None
-        assert page.results[0].id == f"{learner_id}-note"
-        assert page.results[0].kind == "note" and page.results[0].text == text
-        assert f"{other}-note" not in {h.id for h in page.results}
-        only_memories = await archival.search(learner_id, "CTE", recipe="hybrid_notes", kinds=["memory"])
-        assert all(h.kind == "memory" for h in only_memories.results)
-    finally:
-        async with resources.neo4j.session(database=resources.database) as session:
-            await session.run(
-                "MATCH (n:Note) WHERE n.id IN $ids DETACH DELETE n",
-                ids=[f"{learner_id}-note", f"{other}-note"],
-            )

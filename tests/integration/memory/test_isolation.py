@@ -134,5 +134,5 @@ async def test_get_count_and_id_reuse_are_scoped(world: World) -> None:
         session_id="sb",
     )
     world.b_ids.add(summary.id)
-    page = await world.archival.search(world.b, "vault", recipe="hybrid_expand")
-    assert_only_b(world, page, "expansion through A's message")
+    page = await world.archival.search(world.b, "vault")
+    assert_only_b(world, page, "search beside A's message")

@@ -11,9 +11,12 @@ from agent.errors import InvalidInputError
 from agent.memory.backlog import WriteBacklog
 from agent.memory.recall import RecallMessage, RecallStore
 from agent.resources import Resources
-from agent.search.recipes import RECIPES
+from agent.search.recipes import RECIPES, SearchRecipe
 
 TOPICS = ["joins", "indexes", "transactions", "normal forms", "window functions", "views"]
+CONTEXT = SearchRecipe(
+    "context", "hybrid_rrf + neighbouring messages of the same session.", context_weight=0.5
+)
 NEEDLE = "Remember the capybara mnemonic: outer joins keep the lonely rows"
 
 
@@ -120,7 +123,7 @@ async def test_context_recipe_returns_neighbouring_turns(recall: RecallStore, le
         )
     ]
     await recall.log_messages(learner_id, "quiz", msgs)
-    page = await recall.search(learner_id, "filters groups after aggregation", recipe="hybrid_context")
+    page = await recall.search(learner_id, "filters groups after aggregation", recipe=CONTEXT)
     by_id = {h.id: h for h in page.results}
     assert page.results[0].id == msgs[1].id
     assert "context" in by_id[msgs[0].id].scores and "context" in by_id[msgs[2].id].scores
@@ -132,7 +135,7 @@ async def test_out_of_order_seq_relinks_the_chain(recall: RecallStore, learner_i
 
     await recall.log_messages(learner_id, "s", [msg(1, 10), msg(3, 30)])
     await recall.log_messages(learner_id, "s", [msg(2, 20)])  # lands in the middle
-    page = await recall.search(learner_id, "m2", recipe="hybrid_context")
+    page = await recall.search(learner_id, "m2", recipe=CONTEXT)
     ctx = {h.id for h in page.results if "context" in h.scores}
     assert ctx >= {f"{learner_id}-o1", f"{learner_id}-o3"}
 

@@ -1,9 +1,9 @@
 """Note full text is scoped to the learner inside Lucene, not filtered after a global top-k.
 
-Before, both note searches asked the shared note index for its global top-k and kept the
+Before, the note searches asked the shared note index for its global top-k and kept the
 learner's rows: another learner's notes on the same words crowded the learner's own note
-out of the full-text list. Here learner B writes more such notes than either search
-fetches, and learner A's note must still come back from full text.
+out of the full-text list. Here learner B writes more such notes than the search fetches,
+and learner A's note must still come back from full text.
 """
 
 from __future__ import annotations
@@ -12,23 +12,14 @@ import uuid
 
 import pytest
 
-from agent.memory.stores import MemoryStores
 from agent.notes.queries import FULLTEXT_INDEX, UNSCOPED_FULLTEXT_INDEX
 from agent.notes.store import NoteStore
 from agent.resources import Resources
-from agent.search.recipes import SearchRecipe
 from agent.server.dashboard.reads import RRF_K, DashboardReads
 from tests.integration.notes.rows import note_row
 
 CROWD = 320
-"""More than the hybrid search's global fetch (30 candidates x 10) and the dashboard's (k x 20)."""
-NOTE_TEXT_ONLY = SearchRecipe(
-    "note_text_only",
-    "The notes' full-text list alone.",
-    vector_weight=0.0,
-    fulltext_weight=0.0,
-    notes_weight=1.0,
-)
+"""More than the dashboard's global fetch (k x 20)."""
 
 
 @pytest.fixture
@@ -54,15 +45,6 @@ async def test_the_dashboard_finds_the_learners_note_by_full_text(
     assert [c["id"] for c in cards] == [note_id], "only the learner's own note"
     # Found by both lists (vector and full text): 1/(k+1) each. Full text alone was crowded out.
     assert cards[0]["score"] == pytest.approx(2 / (RRF_K + 1), abs=1e-4)
-
-
-async def test_the_hybrid_note_list_finds_the_learners_note_by_full_text(
-    resources: Resources, crowded: tuple[str, str, str]
-) -> None:
-    learner_id, word, note_id = crowded
-    stores = MemoryStores.wire(resources)
-    page = await stores.archival.search(learner_id, word, page_size=5, recipe=NOTE_TEXT_ONLY)
-    assert [h.id for h in page.results] == [note_id], "found by the notes' full-text list alone"
 
 
 async def test_notes_written_before_the_key_get_it_and_the_unscoped_index_is_gone(

@@ -11,6 +11,7 @@ from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.search.conversation import search_conversation
+from bench.locomo.recipes import HYBRID_DISCLOSURE, HYBRID_MULTI_QUERY
 
 
 def conversation(learner_id: str, *texts: tuple[str, str]) -> list[RecallMessage]:
@@ -34,10 +35,10 @@ async def test_messages_ranked_by_their_turn_contexts_and_read_your_writes(
     )
     try:
         await stores.recall.log_messages(learner_id, "s1", messages)
-        fresh = await search_conversation(stores, learner_id, "kitten Pixel", recipe="hybrid_multi_query")
+        fresh = await search_conversation(stores, learner_id, "kitten Pixel", recipe=HYBRID_MULTI_QUERY)
         assert fresh.results and fresh.results[0].id == f"{learner_id}-1"  # not drained yet: the tail
         await build_worker(resources, stores).drain(learner_id)
-        page = await search_conversation(stores, learner_id, "kitten Pixel", recipe="hybrid_multi_query")
+        page = await search_conversation(stores, learner_id, "kitten Pixel", recipe=HYBRID_MULTI_QUERY)
         top = page.results[0]
         assert top.id == f"{learner_id}-1" and top.kind == "message"
         assert top.text == messages[0].content and top.metadata["role"] == "user"
@@ -71,14 +72,14 @@ async def test_one_read_transaction_and_a_context_without_its_message_comes_as_i
                 return await real(work, write)
 
             monkeypatch.setattr(store, "_transaction", counted)
-        page = await search_conversation(stores, learner_id, "Pixel kitten", recipe="hybrid_disclosure")
+        page = await search_conversation(stores, learner_id, "Pixel kitten", recipe=HYBRID_DISCLOSURE)
         assert {h.id for h in page.results} == {m.id for m in messages}
         assert all(h.metadata["turn_context"] == turn_context_id(h.id) for h in page.results)
         assert reads == [False]  # the messages came with the search, not in a second transaction
 
         async with resources.neo4j.session(database=resources.database) as session:
             await session.run("MATCH (m:Message {id: $id}) DETACH DELETE m", id=messages[1].id)
-        page = await search_conversation(stores, learner_id, "Pixel kitten", recipe="hybrid_disclosure")
+        page = await search_conversation(stores, learner_id, "Pixel kitten", recipe=HYBRID_DISCLOSURE)
         by_id = {h.id: h for h in page.results}
         orphan = by_id[turn_context_id(messages[1].id)]  # its message is gone: the memory itself
         assert orphan.kind == "turn_context" and "turn_context" not in orphan.metadata

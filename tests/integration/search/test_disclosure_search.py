@@ -11,6 +11,7 @@ from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 from agent.search.conversation import search_conversation
+from bench.locomo.recipes import HYBRID_DISCLOSURE, HYBRID_DISCLOSURE_STRONG, HYBRID_MULTI_QUERY
 
 FLAGS = """
 MATCH (m:Memory {learner_id: $l}) WHERE m.kind = 'turn_context'
@@ -49,9 +50,9 @@ async def test_questions_and_reactions_rank_lower_than_what_the_learner_said(
         await stores.archival.insert(learner_id, "Pixel is a grey kitten the learner adopted.")
 
         query = "grey kitten Pixel adopted"
-        plain = await search_conversation(stores, learner_id, query, recipe="hybrid_multi_query", page_size=4)
+        plain = await search_conversation(stores, learner_id, query, recipe=HYBRID_MULTI_QUERY, page_size=4)
         strong = await search_conversation(
-            stores, learner_id, query, recipe="hybrid_disclosure_strong", page_size=4
+            stores, learner_id, query, recipe=HYBRID_DISCLOSURE_STRONG, page_size=4
         )
         assert {h.id for h in plain.results} == {h.id for h in strong.results} == set(ids)
         for hit in plain.results:
@@ -65,12 +66,12 @@ async def test_questions_and_reactions_rank_lower_than_what_the_learner_said(
         assert max(rank[ids[0]], rank[ids[2]]) < min(rank[ids[1]], rank[ids[3]])  # statements first
 
         # A memory without the flag (the agent's own insert) keeps its fused score.
-        mixed = await stores.archival.search(learner_id, query, recipe="hybrid_disclosure", page_size=10)
+        mixed = await stores.archival.search(learner_id, query, recipe=HYBRID_DISCLOSURE, page_size=10)
         inserted = [h for h in mixed.results if h.kind == "memory"]
         assert len(inserted) == 1 and "disclosure" not in inserted[0].scores
         assert inserted[0].score == pytest.approx(inserted[0].scores["rrf"])
         # Another learner's search sees none of it.
-        other = await search_conversation(stores, learner_id + "-x", query, recipe="hybrid_disclosure")
+        other = await search_conversation(stores, learner_id + "-x", query, recipe=HYBRID_DISCLOSURE)
         assert other.results == []
     finally:
         await erase_learner(resources, learner_id)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent.memory.archival import ArchivalStore
-from agent.search.recipes import RECIPES, SearchRecipe
+from agent.search.recipes import SearchRecipe
+from bench.locomo.recipes import HYBRID_MULTI_QUERY, HYBRID_STEMS
 
 # Full text only, so every hit below is owed to the Lucene query under test.
 KEYWORDS = SearchRecipe("test_keywords", vector_weight=0.0, keyword_query=True)
@@ -55,8 +56,8 @@ async def test_question_pass_matches_what_the_keyword_query_drops(
     found = await _ids(archival, learner_id, query, replace(KEYWORDS, name="t", question_weight=0.5))
     assert found[0] == promise and not other & set(found)
 
-    page = await archival.search(learner_id, query, recipe="hybrid_multi_query")
+    page = await archival.search(learner_id, query, recipe=HYBRID_MULTI_QUERY)
     assert page.results[0].id == promise and "question" in page.results[0].scores
     assert not other & {hit.id for hit in page.results}
-    stems = await archival.search(learner_id, query, recipe=RECIPES["hybrid_stems"])
+    stems = await archival.search(learner_id, query, recipe=HYBRID_STEMS)
     assert all("question" not in hit.scores for hit in stems.results)

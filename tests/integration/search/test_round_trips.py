@@ -20,14 +20,22 @@ from agent.search.queries import (
     CONTEXT_HYDRATE,
     CONTEXT_MEMORY,
     FIRST_STAGE,
-    FULLTEXT_QUERY,
     HYDRATE_BY_LABEL,
     PROBE_TEMPLATE,
 )
-from agent.search.recipes import HYBRID_MULTI_QUERY
+from bench.locomo.recipes import HYBRID_MULTI_QUERY
 
 QUERY = "Which garden did the learner plant tomatoes in?"
 TOPICS = ["tomatoes in the garden", "a recursion exercise", "the chess club", "a trip to the coast"]
+
+# The full-text pass alone, as a query of its own (FIRST_STAGE must return the same list).
+FULLTEXT_QUERY = """
+CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node, score
+WITH node, score
+WHERE node.learner_id = $learner_id AND ($kinds IS NULL OR node.kind IN $kinds)
+RETURN node.id AS id, score
+ORDER BY score DESC, node.seq, node.id LIMIT $limit
+"""
 
 
 async def _remember(store: ArchivalStore, learner_id: str, count: int) -> None:

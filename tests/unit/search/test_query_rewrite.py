@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import InvalidInputError
-from agent.search.recipes import RECIPES, SearchRecipe
+from agent.search.recipes import SearchRecipe
 from agent.search.rewrite import content_word, keyword_query, light_stem, stem_prefixes
 from agent.search.sessions import vote_sessions
 
@@ -57,7 +57,7 @@ def test_stem_prefixes_come_from_content_words_once_each() -> None:
 def test_vote_sessions_sums_each_sessions_best_hits() -> None:
     fused = [("a", 0.9), ("b", 0.5), ("c", 0.45), ("d", 0.4), ("e", 0.3), ("note", 0.99)]
     session_of = {"a": "s1", "b": "s2", "c": "s2", "d": "s2", "e": "s3"}
-    # s2 = 0.5 + 0.45 + 0.4 = 1.35 beats s1 = 0.9; notes (no session) do not vote.
+    # s2 = 0.5 + 0.45 + 0.4 = 1.35 beats s1 = 0.9; hits without a session do not vote.
     assert vote_sessions(fused, session_of, top=3) == ["s2", "s1", "s3"]
     assert vote_sessions(fused, session_of, top=1) == ["s2"]
     # With one vote per session the single best hit decides.
@@ -65,13 +65,6 @@ def test_vote_sessions_sums_each_sessions_best_hits() -> None:
     assert vote_sessions([], session_of, top=3) == []
 
 
-def test_session_recipes_are_valid_and_validated() -> None:
-    assert RECIPES["hybrid_session"].session_source == "summaries"
-    assert RECIPES["hybrid_session_hits"].session_source == "hits"
-    best = RECIPES["hybrid_session_context"]
-    assert best.keyword_query and best.rrf_k == 10
-    assert best.weights["session"] > 0 and best.weights["context"] > 0
-    with pytest.raises(InvalidInputError):
-        SearchRecipe("bad", session_source="votes")
+def test_session_sizes_are_validated() -> None:
     with pytest.raises(InvalidInputError):
         SearchRecipe("bad", session_weight=1.0, session_top=0)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import pytest
 
 from agent.errors import InvalidInputError
-from agent.search.recipes import RECIPES, SearchRecipe, get_recipe
+from agent.search.recipes import DEFAULT_RECIPE, HYBRID_SENTENCES, RECIPES, SearchRecipe, get_recipe
 from agent.search.results import SearchHit, SearchPage, demote, keyword_rank, rrf_fuse
 
 
@@ -46,50 +45,6 @@ def test_rrf_custom_k_and_stable_ties() -> None:
     assert fused[0].score == pytest.approx(0.5)
 
 
-def test_multi_query_recipes_add_one_choice_each() -> None:
-    context, stems, multi = (
-        RECIPES[n] for n in ("hybrid_session_context", "hybrid_stems", "hybrid_multi_query")
-    )
-    assert not context.stem_prefixes and stems.stem_prefixes and multi.stem_prefixes
-    assert context.weights["question"] == stems.weights["question"] == 0 < multi.weights["question"]
-    assert replace(multi, name="x", description="", question_weight=0.0) == replace(
-        stems, name="x", description=""
-    )
-    assert replace(stems, name="x", description="", stem_prefixes=False) == replace(
-        context, name="x", description=""
-    )
-    with pytest.raises(InvalidInputError):
-        SearchRecipe("negative", question_weight=-0.5)
-
-
-def test_disclosure_recipes_add_one_choice_to_multi_query() -> None:
-    multi = RECIPES["hybrid_multi_query"]
-    weights = [
-        RECIPES[n].disclosure_weight
-        for n in ("hybrid_disclosure_light", "hybrid_disclosure", "hybrid_disclosure_strong")
-    ]
-    assert multi.disclosure_weight == 0 and weights == [0.25, 0.5, 1.0]
-    for name in ("hybrid_disclosure_light", "hybrid_disclosure", "hybrid_disclosure_strong"):
-        assert replace(RECIPES[name], name="x", description="", disclosure_weight=0.0) == replace(
-            multi, name="x", description=""
-        )
-    with pytest.raises(InvalidInputError):
-        SearchRecipe("negative", disclosure_weight=-0.5)
-
-
-def test_sentence_recipes_add_one_choice_to_the_disclosure_recipe() -> None:
-    base = RECIPES["hybrid_disclosure"]
-    names = ("hybrid_sentences_light", "hybrid_sentences", "hybrid_sentences_strong")
-    assert base.sentence_weight == 0 and base.weights["sentence"] == 0
-    assert [RECIPES[n].weights["sentence"] for n in names] == [0.25, 0.35, 0.5]
-    for name in names:
-        assert replace(RECIPES[name], name="x", description="", sentence_weight=0.0) == replace(
-            base, name="x", description=""
-        )
-    with pytest.raises(InvalidInputError):
-        SearchRecipe("negative", sentence_weight=-0.5)
-
-
 def test_demote_divides_the_flagged_hits_and_reorders() -> None:
     ranked = {"vector": [("question", 0.9), ("statement", 0.8), ("note", 0.7)]}
     fused = rrf_fuse(ranked, {"vector": 1.0}, k=10)
@@ -111,25 +66,11 @@ def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
         "vector_only",
         "fulltext_only",
         "hybrid_rrf",
-        "hybrid_expand",
-        "hybrid_context",
-        "hybrid_notes",
-        "hybrid_keywords",
-        "hybrid_keywords_k10",
-        "hybrid_session",
-        "hybrid_session_hits",
-        "hybrid_session_context",
-        "hybrid_stems",
-        "hybrid_multi_query",
-        "hybrid_disclosure_light",
-        "hybrid_disclosure",
-        "hybrid_disclosure_strong",
-        "hybrid_sentences_light",
         "hybrid_sentences",
-        "hybrid_sentences_strong",
         "cognitive",
         "cognitive_procedures",
     }
+    assert RECIPES[DEFAULT_RECIPE] is HYBRID_SENTENCES
     assert get_recipe("hybrid_rrf").rrf_k == 60
     assert get_recipe(RECIPES["vector_only"]) is RECIPES["vector_only"]
     with pytest.raises(InvalidInputError) as info:
@@ -141,9 +82,7 @@ def test_recipes_are_named_and_lookup_lists_valid_names() -> None:
 def test_recipe_shapes() -> None:
     assert RECIPES["vector_only"].weights["fulltext"] == 0
     assert RECIPES["fulltext_only"].weights["vector"] == 0
-    assert RECIPES["hybrid_expand"].weights["expand"] > 0
-    assert RECIPES["hybrid_context"].weights["context"] > 0
-    assert RECIPES["hybrid_notes"].fallback == "hybrid_expand"
+    assert RECIPES["hybrid_sentences"].weights["context"] > 0
     assert RECIPES["hybrid_rrf"].candidates(0, 5) == 30
     assert RECIPES["hybrid_rrf"].candidates(9, 5) == 150
 
