@@ -191,6 +191,9 @@ async def measured(server: ProdServer, turns: int, kill: bool) -> tuple[float, K
         rate = await throughput(sessions, turns)
         say(f"{server.workers} worker(s): {rate:.2f} turns/s")
         return rate, (await kill_mid_run(server, sessions) if kill else None)
+    except Exception:
+        say(f"server log tail:\n{server.log_tail()}")  # the log goes with its temporary directory
+        raise
     finally:
         await cleanup(server)
 
@@ -215,6 +218,9 @@ async def load(server: ProdServer) -> LevelResult:
 
         sampler = RssSampler(neo4j_pid(Settings.from_env()))
         return await run_level("production", len(clients), turn, sampler, progress=30.0)
+    except Exception:
+        say(f"server log tail:\n{server.log_tail()}")
+        raise
     finally:
         await cleanup(server)
 

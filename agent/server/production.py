@@ -52,6 +52,7 @@ RUNTIME_EDITION = "pg"
 CONFIG_KEYS = ("graphs", "auth", "http", "checkpointer", "store", "webhooks")
 # Any fixed key: two launchers on one database (or a launcher and a test) set it up in turn.
 SETUP_LOCK_KEY = 4_300_043
+POOL_TIMEOUT_S = 300.0
 
 
 async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -75,10 +76,16 @@ def server_json(value: Any) -> str:
 
 
 def with_server_json(create_engine: Callable[..., Any]) -> Callable[..., Any]:
-    """``create_async_engine`` whose JSON columns use ``server_json``."""
+    """``create_async_engine`` whose JSON columns use ``server_json`` and whose pool waits longer.
+
+    SQLAlchemy's 30 s pool timeout was a 500 for a request that found all of a worker's 40
+    connections busy: 500 learners starting at once on the loaded 2-core machine
+    (``bench.serving --load 500``) got 290 of them. Such a request now waits its turn.
+    """
 
     def create(*args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("json_serializer", server_json)
+        kwargs.setdefault("pool_timeout", POOL_TIMEOUT_S)
         return create_engine(*args, **kwargs)
 
     create.kag_adapted = True  # type: ignore[attr-defined]

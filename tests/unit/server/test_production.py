@@ -10,6 +10,7 @@ import pytest
 
 from agent.server.production import (
     ADAPTED_APP,
+    POOL_TIMEOUT_S,
     SERVER_APP,
     adapted_run,
     server_json,
@@ -57,6 +58,7 @@ def test_with_server_json_adds_the_encoder_and_leaves_an_explicit_one() -> None:
         "uri": "postgresql+asyncpg://x",
         "echo": False,
         "json_serializer": server_json,
+        "pool_timeout": POOL_TIMEOUT_S,
     }
     assert create("u", json_serializer=str)["json_serializer"] is str
     assert create.kag_adapted is True
