@@ -353,7 +353,9 @@ class OfflinePolicyModel(BaseChatModel):
             if not overrides_core(raw, available | {name for name, _ in made})
             and (found := answer_from_core(raw, core))
         ]
-        return self._reply(compose_reply(reminder_mentions(messages, results), core_answers, results))
+        asked = any(is_question(s) or explain_query(s) for s in split_sentences(request))
+        reminders = reminder_mentions(messages, results)
+        return self._reply(compose_reply(reminders, core_answers, results, asked=asked))
 
     def _call(self, request: str, index: int, name: str, args: dict[str, Any]) -> AIMessage:
         digest = hashlib.sha1(f"{request}|{name}|{index}".encode()).hexdigest()[:10]

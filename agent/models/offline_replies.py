@@ -33,7 +33,9 @@ NOTHING_TO_DO = (
     "I can keep what you tell me about yourself, find what you said before and hand back your own "
     "notes; offline I can't teach new material. Set GOOGLE_API_KEY to use Gemini."
 )
-"""The reply when a message asks for nothing the offline tutor can do."""
+"""The reply when a message asks for something the offline tutor cannot do."""
+NOTED = "Noted; it goes into your notes when this session ends."
+"""The reply to a statement no rule stores (a learner explaining a concept): the session's notes keep it."""
 SECTION_WORDS = {"user_profile": "your profile", "current_goals": "your goals"}
 """Core memory sections as a learner knows them."""
 
@@ -172,8 +174,14 @@ def result_words(name: str | None, data: Any, args: Mapping[str, Any]) -> str:
     return ""
 
 
-def compose_reply(reminders: Sequence[str], core_answers: Sequence[str], results: Sequence[Result]) -> str:
-    """The reply text (without the marker): reminders, what was stored, then the answers."""
+def compose_reply(
+    reminders: Sequence[str], core_answers: Sequence[str], results: Sequence[Result], *, asked: bool = True
+) -> str:
+    """The reply text (without the marker): reminders, what was stored, then the answers.
+
+    With nothing to say, a question (``asked``) gets what the offline tutor can do, and a
+    statement is acknowledged: the notes written at the end of the session hold it.
+    """
     acknowledged = []
     answers = []
     for name, data, args in results:
@@ -183,4 +191,4 @@ def compose_reply(reminders: Sequence[str], core_answers: Sequence[str], results
         else:
             answers.append(result_words(name, data, args))
     parts = [*reminders, _told(acknowledged), *core_answers, *answers]
-    return " ".join(part for part in parts if part) or NOTHING_TO_DO
+    return " ".join(part for part in parts if part) or (NOTHING_TO_DO if asked else NOTED)

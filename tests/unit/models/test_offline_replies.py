@@ -15,7 +15,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from agent.heartbeat.working_memory import compile_prompt
 from agent.models.offline_core import core_entries, without_opener
 from agent.models.offline_policy import NOTHING_TO_DO, OFFLINE_BANNER, OfflinePolicyModel, plan_actions
-from agent.models.offline_replies import compose_reply, day_words, second_person
+from agent.models.offline_replies import NOTED, compose_reply, day_words, second_person
 from agent.models.offline_tutor import explain_query, is_on, note_answer
 
 pytestmark = pytest.mark.unit
@@ -165,8 +165,18 @@ def test_words_of_the_reply():
     reminder = [("set_reminder", {"ok": True, "description": "review GROUP BY", "keywords": ["HAVING"]}, {})]
     assert compose_reply([], [], reminder) == "I'll remind you to review GROUP BY when HAVING comes up."
     assert compose_reply([], [], []) == NOTHING_TO_DO
+
+
+def test_a_statement_nothing_stores_is_acknowledged_not_refused():
+    model = OfflinePolicyModel().bind_tools([_schema(n) for n in ALL])
+    said = model.invoke([HumanMessage("A CTE gives a subquery a name, so a long query reads top to bottom.")])
+    assert _declared(said) == NOTED, "the session's notes keep what the learner explained"
+    asked = model.invoke([HumanMessage("Why is the sky blue?")])
+    assert _declared(asked) == NOTHING_TO_DO
     retrieved = [("retrieve", {"results": [{"text": "My cat is Miso.", "role": "user"}]}, {"query": "cat"})]
-    assert compose_reply([], [], retrieved) == 'You said earlier: "My cat is Miso."', "any retrieval is quoted"
+    assert compose_reply([], [], retrieved) == 'You said earlier: "My cat is Miso."', (
+        "any retrieval is quoted"
+    )
 
 
 # --- the offline tutor hands back the learner's own notes ---
