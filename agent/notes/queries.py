@@ -83,7 +83,8 @@ CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node
 WHERE node.learner_id = $learner_id AND NOT node.id IN $exclude
 WITH node, vector.similarity.cosine(node.embedding, $embedding) AS score
 ORDER BY score DESC LIMIT $k
-RETURN node {.id, .concept, .text, .keywords, .tags, .description, .created_at} AS note, score
+RETURN node {.id, .concept, .text, .definition, .personal_example, .keywords, .tags, .description,
+             .created_at} AS note, score
 """
 """Vector-index candidates of one learner; scores are recomputed exactly (index scores may be quantized)."""
 
@@ -92,7 +93,8 @@ MATCH (node:Note {learner_id: $learner_id})
 WHERE NOT node.id IN $exclude AND node.embedding IS NOT NULL
 WITH node, vector.similarity.cosine(node.embedding, $embedding) AS score
 ORDER BY score DESC LIMIT $k
-RETURN node {.id, .concept, .text, .keywords, .tags, .description, .created_at} AS note, score
+RETURN node {.id, .concept, .text, .definition, .personal_example, .keywords, .tags, .description,
+             .created_at} AS note, score
 """
 """Exact cosine scan over one learner's notes (fallback when the index is missing or too sparse)."""
 

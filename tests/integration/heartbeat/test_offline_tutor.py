@@ -179,7 +179,8 @@ async def test_explaining_hands_back_the_learners_own_note(make_graph, resources
     out, _ = await _ask(graph, learner_id, "Can you explain what a window function is?", events=events)
     reply = out["response"]
     assert reply.startswith(f"{OFFLINE_BANNER} From your own note on "), reply
-    assert "without collapsing them into groups" in reply and "RANK() OVER" in reply
+    assert "without collapsing them into groups" in reply and "For example: RANK() OVER" in reply
+    assert "Example: RANK" not in reply, "the note's fields (definition, example), not its text run together"
     assert CANNED not in reply and "note_" not in reply
     assert [e["tools"] for e in events if e["phase"] == "act"] == [["note_search"]]
     out, _ = await _ask(graph, learner_id, "Can you explain what recursion is?")
