@@ -51,6 +51,11 @@ REFUSED = (APIStatusError, httpx.HTTPStatusError)
 """What the SDK raises for an HTTP error (``runs.wait`` raises httpx's own)."""
 
 
+def is_production(server: Any) -> bool:
+    """Whether ``server`` is the production server (its records are rows of a PostgreSQL database)."""
+    return getattr(server, "database", None) is not None
+
+
 def http_status(err: BaseException) -> int:
     """The HTTP status of an error the SDK raised."""
     status = getattr(err, "status_code", None)

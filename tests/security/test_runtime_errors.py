@@ -8,7 +8,9 @@
   ran answers 500 in the in-memory runtime of ``langgraph dev``: the right answer
   is the matching threads, which only the runtime can give, so it is pinned here and
   named in the README. When this test fails because the runtime answers 200, the
-  runtime fixed it: drop the README note and turn the pin into a 200 check.
+  runtime fixed it: drop the README note and turn the pin into a 200 check. The
+  production server's runtime (``langgraph-runtime-pg``) answers 200 with the caller's
+  matching threads: that is checked there.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import uuid
 
 import httpx
 import pytest
+
+from tests.security.attack import is_production
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 
@@ -47,6 +51,12 @@ async def test_values_search_with_a_never_run_thread_is_the_runtimes_500(
     assert plain.status_code == 200 and bob_thread in plain.text, "control: bob's threads are found"
     await as_bob.threads.create()  # never run: no values
     pinned = await http.post("/threads/search", headers=headers, json=search)
+    if is_production(server):  # the Postgres runtime answers it right: bob's matching threads only
+        assert pinned.status_code == 200, pinned.text[:300]
+        found = pinned.json()
+        assert bob_thread in {t["thread_id"] for t in found}, found
+        assert {t["metadata"]["owner"] for t in found} == {bob.learner_id}, found
+        return
     assert pinned.status_code == 500, (
         f"the runtime now answers {pinned.status_code} ({pinned.text[:200]}): drop the README note on it"
     )

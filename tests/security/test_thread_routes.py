@@ -7,12 +7,13 @@ refuse (403/404/409) and show nothing; afterwards alice's thread is unchanged.
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import httpx
 import pytest
 from langgraph_sdk.errors import APIStatusError
 
-from tests.security.attack import ASK_SECRET, MARKER, PLANT, dump, has_secret, human
+from tests.security.attack import ASK_SECRET, MARKER, PLANT, dump, has_secret, human, is_production
 
 
 async def read_stream(
@@ -80,9 +81,16 @@ async def test_bob_reaches_alices_thread_through_no_route(
             outcomes[name] = await probe
         except APIStatusError as err:
             outcomes[name] = err.status_code
+    # The Postgres runtime answers a state read of a thread the caller may not read with the
+    # empty snapshot of a thread that does not exist (langgraph_runtime_pg ops.py State.get):
+    # nothing of alice's, and no sign that her thread exists.
+    unknown = await as_bob.threads.get_state(str(uuid.uuid4())) if is_production(server) else None
     for name, outcome in outcomes.items():
         if name == "prune" and isinstance(outcome, dict):
             assert outcome.get("pruned_count") == 0, outcome  # nothing of alice's pruned
+            continue
+        if name == "get_state" and unknown is not None and isinstance(outcome, dict):
+            assert outcome == unknown and outcome["values"] == {}, outcome
             continue
         assert outcome in (403, 404, 409), f"{name}: bob got {str(outcome)[:1000]}"
 
