@@ -3,8 +3,8 @@
 ``agent.models.offline_policy`` applies these rules first, and its older core/archival
 rules to whatever they leave. They only fire when the tools they call are bound
 (``tools/cognitive_tools.py``); without them the policy behaves as before. The phrase
-rules come from the stores' own rule modules, so the policy and the stores agree:
-``agent.memory.fact_rules``, ``procedure_rules`` and ``reminder_rules``.
+rules come from the language layer the stores read with too, so the policy and the stores
+agree: ``agent.language.facts``, ``procedures`` and ``reminders``.
 
 Per message (procedures span sentences, so they are read on the whole message):
 
@@ -14,7 +14,7 @@ C1. **A fired reminder is acted on first.** Each ``REMINDER <id>: <description>`
     ``Reminder: <description>``. A reminder already resolved in this turn is not
     resolved again.
 C2. **A procedure the learner states** ("Here is how I write a LEFT JOIN: first …, then
-    …", ``procedure_rules.parse_procedure``) becomes ``save_procedure(name, steps)``;
+    …", ``agent.language.procedures.parse_procedure``) becomes ``save_procedure(name, steps)``;
     its sentences take no other rule.
 C3. **A request for the learner's own steps** ("how do I write a LEFT JOIN again?", "I
     forgot how I …", "what were my steps?", ``is_procedure_request``) becomes one
@@ -24,7 +24,7 @@ C3. **A request for the learner's own steps** ("how do I write a LEFT JOIN again
 Per sentence:
 
 C4. **A reminder request** ("remind me to review GROUP BY when we reach HAVING",
-    ``reminder_rules.parse_reminder``; a question such as "can you remind me to …?" too)
+    ``agent.language.reminders.parse_reminder``; a question such as "can you remind me to …?" too)
     becomes ``set_reminder(description, keywords | concept | due_at)``. Time
     phrases are resolved against the system clock.
 C5. **A question about the learner's current state** — a wh-question in the first
@@ -38,7 +38,7 @@ C5. **A question about the learner's current state** — a wh-question in the fi
     the bi-temporal fact store knows (the answer then leaves the pinned line out). "How
     …" questions are tutoring, never fact searches. A fact search with no hit is retried
     once as ``archival_memory_search``.
-C6. **A statement about the learner** (``fact_rules.is_fact_statement``; not "remember
+C6. **A statement about the learner** (``agent.language.facts.is_fact_statement``; not "remember
     that …", which stays an archival insert) becomes ``remember_fact(content=sentence)``;
     the fact store infers the slot and supersedes the old fact ("Actually, I moved to
     Hanoi" closes "I live in Da Nang"). Core memory keeps only what a tutor needs pinned,
@@ -48,7 +48,7 @@ C6. **A statement about the learner** (``fact_rules.is_fact_statement``; not "re
       plans (the policy's goal phrasings, or the ``goal`` slot) go to ``current_goals``;
       everything else (where they live, their tools, preferences) lives in facts only;
     - a statement whose slot already has a line in that section (same
-      ``fact_rules.fact_slot``), or whose message retires a value a line names
+      ``agent.language.facts.fact_slot``), or whose message retires a value a line names
       (``replaced_values``: "I reached my joins goal", "switched from Jupyter"),
       **replaces** that line with ``core_memory_replace``; otherwise it is appended.
       A line that states the learner's name is only replaced by a new name;
@@ -74,14 +74,14 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from agent.language.reminders import parse_reminder
-from agent.memory.fact_rules import fact_slot, is_fact_statement, replaced_values
-from agent.memory.procedure_rules import (
+from agent.language.facts import fact_slot, is_fact_statement, replaced_values
+from agent.language.procedures import (
     is_procedure_request,
     parse_procedure,
     procedure_query,
     procedure_task,
 )
+from agent.language.reminders import parse_reminder
 from agent.models.offline_reading import reminder_slots
 
 Action = tuple[str, dict[str, Any]]
@@ -104,7 +104,7 @@ QUESTION_PREDICATES: dict[str, frozenset[str]] = {
     "level": frozenset({"level", "beginner", "intermediate", "advanced", "experience"}),
     "name": frozenset({"name", "called"}),
 }
-"""Question words naming a fact slot's predicate (the slots of ``agent.memory.fact_rules``)."""
+"""Question words naming a fact slot's predicate (the slots of ``agent.language.facts``)."""
 
 _NAME_LINE = re.compile(r"\b(?:my name is|call me|name:)", re.I)
 _NOW = re.compile(r"\b(now|currently|right now|these days|at the moment|still|anymore|any more)\b", re.I)

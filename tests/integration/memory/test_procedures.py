@@ -10,8 +10,8 @@ import pytest
 
 from agent.clock import ManualClock
 from agent.errors import InvalidInputError
+from agent.language.procedures import parse_procedure, procedure_query
 from agent.memory.backlog import WriteBacklog
-from agent.memory.procedure_rules import parse_procedure, procedure_query
 from agent.memory.procedures import OP_SAVE, ProcedureStore
 from agent.memory.recall import RecallMessage, RecallStore
 from agent.resources import Resources

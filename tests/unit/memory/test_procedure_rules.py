@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.memory.procedure_rules import (
+from agent.language.procedures import (
     is_procedure_request,
     parse_procedure,
     procedure_query,
