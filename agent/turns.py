@@ -22,7 +22,7 @@ import re
 from datetime import UTC, datetime
 
 CALL_MARK = "[calls "
-"""How the heartbeat renders a tool call in recall storage (``agent.heartbeat.nodes``)."""
+"""How the heartbeat renders a tool call in recall storage (``agent.heartbeat.turn``)."""
 
 TURN_KIND = "turn_context"
 """The archival ``kind`` of a derived turn context."""

@@ -6,12 +6,15 @@ receive → monitor ─(pressure > threshold)→ archive → compile → think �
              └─────────────────────────────────────────────────────────────────────────┘
 think ─(answer and context.end_session)→ notes (the Zettelkasten subgraph) → END
 ```
-The design's steps, with two phases inside them (``agent.heartbeat.phases``):
-``receive`` then appraises the request (``agent.heartbeat.cognition``: classify the
+Each step is one function in its own module of ``agent.heartbeat`` (``receive``,
+``monitor``, ``archive``, ``think`` with ``compile``, ``act``, ``session_end.notes``), read
+top to bottom. Two steps have two phases inside them (``agent.heartbeat.phases``):
+``receive`` then appraises the request (``agent.heartbeat.appraisal``: classify the
 intent, set the step budget and, for complex intents, plan → search → evaluate
 sufficiency into working memory slots), and a ``think`` step that answers then finishes
-(record the answer, report the effort and the memory state, clear the slots). ``monitor``
-fires reminders into the slots, ``act`` turns search results into slots. The tools are
+(``agent.heartbeat.finish``: record the answer, report the effort and the memory state,
+clear the slots). ``monitor`` fires reminders into the slots, ``act`` turns search results
+into slots. The tools are
 the MemGPT memory tools, the note tools and the cognitive memory tools (facts,
 procedures, reminders).
 Input is ``request`` or the chat convention's ``messages`` (``agent.heartbeat.chat_input``);
@@ -23,19 +26,20 @@ with ``make_builder(Resources(..., chat_model=fake))``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from functools import partial
+from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
 from agent.context import Context
-from agent.heartbeat.archiving import make_archive_node
+from agent.heartbeat.act import act
+from agent.heartbeat.archiving import archive
 from agent.heartbeat.chat_stream import display_only
-from agent.heartbeat.cognition import make_cognitive_nodes
-from agent.heartbeat.nodes import make_nodes
-from agent.heartbeat.phases import then
-from agent.heartbeat.session_end import make_notes_node
+from agent.heartbeat.monitor import monitor
+from agent.heartbeat.receive import receive
+from agent.heartbeat.session_end import notes
 from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput, HeartbeatState
+from agent.heartbeat.think import calls_tools, compile_, think
 from agent.heartbeat.wiring import Wiring
 from agent.identity import add_bound_nodes
 from agent.resources import Resources, default_resources
@@ -53,16 +57,6 @@ def route_after_monitor(state: HeartbeatState) -> Literal["archive", "compile"]:
     no ``Context``) routes too.
     """
     return "archive" if state.get("archive_due") else "compile"
-
-
-def calls_tools(state: Mapping[str, Any]) -> bool:
-    """True when the latest think step asked for tools; anything else is the final answer."""
-    return bool(getattr(state["fifo_queue"][-1], "tool_calls", None))
-
-
-def answered(state: Mapping[str, Any]) -> bool:
-    """True when the think step answered: the request finishes in the same step."""
-    return not calls_tools(state)
 
 
 def route_after_think(state: HeartbeatState) -> Literal["act", "notes", "__end__"]:
@@ -89,15 +83,17 @@ def make_builder(resources: Resources | None = None) -> StateGraph:
             *make_consult_tools(stores, provide),
         ],
     )
-    nodes = make_nodes(wiring)
-    nodes["archive"] = make_archive_node(wiring)
-    nodes.update(make_cognitive_nodes(wiring, nodes))
-    # Appraisal is part of receiving; reporting is part of the think step that answers.
-    nodes["receive"] = then(HeartbeatState, nodes["receive"], nodes.pop("appraise"))
-    nodes["think"] = then(HeartbeatState, nodes["think"], nodes.pop("finish"), when=answered)
-    nodes["notes"] = make_notes_node(
-        make_zettelkasten_builder(resources).compile(name="zettelkasten"), wiring
-    )
+    zettelkasten = make_zettelkasten_builder(resources).compile(name="zettelkasten")
+    # One function per step, each given the wiring once, here (agent.heartbeat.<step>).
+    nodes = {
+        "receive": partial(receive, wiring),  # then appraise: one checkpoint
+        "monitor": partial(monitor, wiring),  # fire reminders, measure pressure
+        "archive": partial(archive, wiring),
+        "compile": compile_,
+        "think": partial(think, wiring),  # an answer then finishes the request: one checkpoint
+        "act": partial(act, wiring),  # search results become slots
+        "notes": partial(notes, wiring, zettelkasten),
+    }
     builder = StateGraph(
         HeartbeatState,
         context_schema=Context,

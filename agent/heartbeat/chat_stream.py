@@ -91,7 +91,9 @@ def display_only(node: Callable[..., Any], key: str = DISPLAY_KEY) -> Callable[.
             keep_off_stream(config, internal_messages(update, key))
         return update
 
-    step.__name__, step.__qualname__, step.__doc__ = node.__name__, node.__qualname__, node.__doc__
+    # A step given its dependencies with functools.partial is named by the function it binds.
+    named = getattr(node, "func", node)
+    step.__name__, step.__qualname__, step.__doc__ = named.__name__, named.__qualname__, named.__doc__
     return step
 
 

@@ -6,22 +6,26 @@ think step, so each runs as a phase inside that step rather than as a step of it
 Every step costs a checkpoint and the runtime's bookkeeping, and ``bench.heartbeat``
 measures that cost per turn (docs/evaluation/heartbeat.md, "Where the budget goes").
 
-``then(schema, first, second, when)`` builds the step. ``second`` sees the state with
-``first``'s update applied through the schema's reducers, as a separate step would. The
-two updates are merged into the one the graph applies, so the result is the same as two
-steps: list channels with a reducer (messages, slots) concatenate, other reducer channels
-(counters, core memory sections) combine with their reducer, and a plain channel takes
-the later value.
+A combined step (``receive``, ``monitor``, ``think``, ``act``) runs its first phase, hands
+``after(state, update)`` to its second, and returns ``combine(update, second_update)``. The
+second phase sees the state with the first's update applied through the schema's reducers,
+as a separate step would. The two updates are merged into the one the graph applies, so the
+result is the same as two steps: list channels with a reducer (messages, slots)
+concatenate, other reducer channels (counters, core memory sections) combine with their
+reducer, and a plain channel takes the later value.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, get_type_hints
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
+
+from agent.heartbeat.state import HeartbeatState
 
 Phase = Callable[..., Any]
 """A node function: ``state`` first, then any of ``config`` and ``runtime`` by keyword."""
@@ -73,23 +77,16 @@ def caller(phase: Phase) -> Callable[..., Any]:
     return call
 
 
-def then(
-    schema: type,
-    first: Phase,
-    second: Phase,
-    when: Callable[[Mapping[str, Any]], bool] | None = None,
-) -> Phase:
-    """A node running ``first``, then ``second`` on the updated state (only if ``when`` says so)."""
-    merge = reducers(schema)
-    call_first, call_second = caller(first), caller(second)
+@functools.cache
+def _heartbeat_reducers() -> dict[str, Callable[[Any, Any], Any]]:
+    return reducers(HeartbeatState)
 
-    async def step(state: dict, config: RunnableConfig, runtime: Runtime) -> dict:
-        update = await call_first(state, config, runtime)
-        view = apply_update(state, update, merge)
-        if when is not None and not when(view):
-            return update
-        return merge_updates(update, await call_second(view, config, runtime), merge)
 
-    step.__name__ = getattr(first, "__name__", "step")
-    step.__doc__ = f"{first.__doc__ or ''}\n\nThen: {second.__doc__ or ''}".strip()
-    return step
+def after(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """The heartbeat state the second phase of a step sees: ``state`` with ``update`` applied."""
+    return apply_update(state, update, _heartbeat_reducers())
+
+
+def combine(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """The one heartbeat update with the effect of the phase updates ``first`` then ``second``."""
+    return merge_updates(first, second, _heartbeat_reducers())

@@ -22,9 +22,9 @@ clients send ``messages`` instead (``agent.heartbeat.chat_input``).
 ``agent.heartbeat.slots.merge_slots`` (dedupe by id, at most 20, lowest relevance
 evicted first, a clear sentinel). ``appraise`` starts a fresh set for each request and
 ``finish`` clears it; core memory and the FIFO queue are not touched by slots.
-``effort`` is the request's adaptive-effort record (``agent.heartbeat.cognition``):
-intent, step budget, appraisal rounds, evaluations, self-corrections, retrieved slot
-ids, fired reminders. ``finish`` copies it into ``memory_state["effort"]``.
+``effort`` is the request's adaptive-effort record (``agent.heartbeat.appraisal``,
+``agent.heartbeat.finish``): intent, step budget, appraisal rounds, evaluations,
+self-corrections, retrieved slot ids, fired reminders. ``finish`` copies it into ``memory_state["effort"]``.
 """
 
 from __future__ import annotations
@@ -190,8 +190,8 @@ class HeartbeatState(TypedDict):
     pressure: float
     """Tokens of the compiled context divided by ``max_tokens``."""
     archive_due: bool
-    """Set by ``monitor``: pressure is over ``Context.pressure_threshold`` with auto-archive on
-    and something to evict, so ``archive`` runs next."""
+    """Set by ``monitor``: pressure is over ``Context.pressure_threshold`` and there is
+    something to evict, so ``archive`` runs next."""
     summary_id: str | None
     """Id of the latest SessionSummary in Neo4j; the next one folds it in."""
     counters: Annotated[dict[str, int], add_counts]

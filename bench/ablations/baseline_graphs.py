@@ -23,7 +23,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 from agent.context import Context
-from agent.heartbeat.nodes import run_context
+from agent.heartbeat.turn import run_context
 from agent.heartbeat.prompts import FORCE_FINAL
 from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput
 from agent.heartbeat.summarizer import role_of

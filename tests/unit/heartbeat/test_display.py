@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
-from agent.heartbeat.nodes import display_update
+from agent.heartbeat.finish import display_update
 
 
 def _exchange(n: int) -> list:

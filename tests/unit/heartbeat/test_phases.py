@@ -10,7 +10,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 
-from agent.heartbeat.phases import apply_update, merge_updates, reducers, then
+from agent.heartbeat.phases import apply_update, merge_updates, reducers
 from agent.heartbeat.slots import clear_slots, make_slot, merge_slots
 from agent.heartbeat.state import HeartbeatState, add_counts
 
@@ -45,6 +45,20 @@ async def second(state: Toy, config: RunnableConfig, runtime: Runtime) -> dict:
     }
 
 
+def both(when: Any = None) -> Any:
+    """One step of ``first`` then ``second``, as the heartbeat's combined steps run their phases."""
+    merge = reducers(Toy)
+
+    async def step(state: Toy, config: RunnableConfig, runtime: Runtime) -> dict:
+        update = await first(state)
+        view = apply_update(state, update, merge)
+        if when is not None and not when(view):
+            return update
+        return merge_updates(update, await second(view, config, runtime), merge)
+
+    return step
+
+
 def _graph(*steps: tuple[str, Any]) -> Any:
     builder = StateGraph(Toy)
     for name, fn in steps:
@@ -64,7 +78,7 @@ START_STATE: dict[str, Any] = {
 
 async def test_one_step_of_two_phases_ends_where_two_steps_end():
     two = await _graph(("first", first), ("second", second)).ainvoke(START_STATE)
-    one = await _graph(("both", then(Toy, first, second))).ainvoke(START_STATE)
+    one = await _graph(("both", both())).ainvoke(START_STATE)
     assert one == two
     assert [m.id for m in one["messages"]] == ["h1", "a1"]
     assert one["seen"] == ["old", "h1"]  # the second phase saw the first one's message
@@ -74,7 +88,7 @@ async def test_one_step_of_two_phases_ends_where_two_steps_end():
 
 
 async def test_the_second_phase_runs_only_when_asked():
-    step = then(Toy, first, second, when=lambda view: view["step"] > 1)
+    step = both(when=lambda view: view["step"] > 1)
     out = await _graph(("both", step)).ainvoke(START_STATE)
     assert [m.id for m in out["messages"]] == ["old", "h1"] and "seen" not in out
     assert out["counters"] == {"requests": 5, "steps": 1}

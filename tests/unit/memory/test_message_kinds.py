@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agent.heartbeat.nodes import _recall
+from agent.heartbeat.turn import recall_message as _recall
 from agent.kernel.derive import is_conversation_turn
 from agent.memory.message_kinds import is_bookkeeping
 
