@@ -23,12 +23,12 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 from agent.context import Context
-from agent.heartbeat.turn import run_context
 from agent.heartbeat.prompts import FORCE_FINAL
 from agent.heartbeat.state import HeartbeatInput, HeartbeatOutput
 from agent.heartbeat.summarizer import role_of
 from agent.heartbeat.tokens import count_messages
 from agent.heartbeat.tool_runner import run_tool_calls
+from agent.heartbeat.turn import run_context
 from agent.identity import add_bound_nodes
 from agent.memory.recall import RecallMessage
 from agent.memory.stores import MemoryStores
