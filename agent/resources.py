@@ -11,17 +11,19 @@ from __future__ import annotations
 import asyncio
 import weakref
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import neo4j
 import redis.asyncio as aioredis
-from langchain_core.language_models import BaseChatModel
 
 from agent.clock import Clock, system_clock
-from agent.models.chat import make_chat_model
 from agent.models.embeddings import EmbeddingProvider, make_embeddings
 from agent.redis_retry import POOL_SIZE, async_client
 from agent.settings import Settings
 from agent.tracing import configure_tracing
+
+if TYPE_CHECKING:  # the chat model's stack is imported only by a process that asks for the model
+    from langchain_core.language_models import BaseChatModel
 
 NEO4J_POOL_SIZE = 50  # the design's Bolt pool
 REDIS_POOL_SIZE = POOL_SIZE  # the design's Redis pool (10)
@@ -89,7 +91,13 @@ class Resources:
 
     @cached_property
     def chat_model(self) -> BaseChatModel:
-        """The chat model the settings name (offline policy without a key)."""
+        """The chat model the settings name (offline policy without a key).
+
+        Imported here: ``kag memory show`` or ``kag search`` never call a model, and the
+        chat stack (LangChain's language models, the offline policy) is most of their start.
+        """
+        from agent.models.chat import make_chat_model
+
         return make_chat_model(self.settings)
 
     @property
