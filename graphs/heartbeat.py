@@ -14,9 +14,8 @@ intent, set the step budget and, for complex intents, plan → search → evalua
 sufficiency into working memory slots), and a ``think`` step that answers then finishes
 (``agent.heartbeat.finish``: record the answer, report the effort and the memory state,
 clear the slots). ``monitor`` fires reminders into the slots, ``act`` turns search results
-into slots. The tools are
-the MemGPT memory tools, the note tools and the cognitive memory tools (facts,
-procedures, reminders).
+into slots. The tools are the MemGPT memory tools, the note tools and the cognitive memory
+tools (facts, procedures, reminders).
 Input is ``request`` or the chat convention's ``messages`` (``agent.heartbeat.chat_input``);
 a client's ``messages`` stream carries the learner's message and the answer only
 (``agent.heartbeat.chat_stream``), and ``values`` carry the conversation (``messages``).
