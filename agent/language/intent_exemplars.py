@@ -4,7 +4,7 @@ Written for KAG, never taken from a benchmark scenario: varied phrasings of what
 a tutor with memory, by the effort each calls for (``agent.heartbeat.effort``). Adding a
 phrasing here is how the classifier learns a new way of asking; its one knob was chosen by
 leave-one-out over these and the ordinary traffic of ``bench/cognitive/sets/traffic_intents.json``
-(``python -m bench.language --intents``).
+(module docstring of ``agent.language.intents``).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def test_ordinary_turns_stay_simple_recall(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["What is the learner's job?", "What is my job?", "Which laptop does the learner use?"],
+    ["What is the learner's job?", "Which laptop does the learner use?"],
 )
 def test_a_changing_value_of_the_learner_needs_the_current_version(text: str) -> None:
     assert intent_of(text) == "contradiction_resolution"
