@@ -44,6 +44,8 @@ from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
 
 DEFAULT_DELAY = timedelta(days=1)
+DEFAULT_PHRASE = "in 1 day"
+"""``DEFAULT_DELAY`` as a time phrase (what a store resolves against its own clock)."""
 MAX_KEYWORDS = 20
 TERM_WORDS = frozenset({"clause", "keyword", "statement", "function", "operator", "command"})
 
@@ -171,14 +173,17 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         found = split_keywords(keywords["what"] or keywords["what2"])
         return (rest[: keywords.start()], {"trigger_kind": "keywords", "keywords": found}) if found else None
     timed = _time_due(rest, now)
-    rest, due = timed if timed else (rest, now + DEFAULT_DELAY)
-    return rest, {"trigger_kind": "time", "due_at": due.isoformat()}
+    task, due = timed if timed else (rest, now + DEFAULT_DELAY)
+    phrase = _strip_end(rest[len(task) :]) if timed else DEFAULT_PHRASE
+    return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
 
 
 def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] | None:
     """The reminder a request asks for (``ReminderStore.set`` arguments plus ``trigger_kind``), or None.
 
-    Keys: description, action, trigger_kind, keywords, concept, due_at (ISO or None).
+    Keys: description, action, trigger_kind, keywords, concept, due_at (ISO as of ``now``, or None)
+    and, for a time trigger, ``when``: the time phrase itself ("the day after tomorrow"), for a
+    store to resolve against the session's clock (``ReminderStore.set``).
     """
     if not isinstance(text, str):
         return None
@@ -190,10 +195,8 @@ def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] 
     inner = _TIME_FIRST.match(rest) if link is None else None
     due = due_time(inner["when"], now) if inner else None
     if inner and due is not None:  # "remind me next Monday to register": the time before the task
-        read: tuple[str, dict[str, Any]] | None = (
-            inner["task"],
-            {"trigger_kind": "time", "due_at": due.isoformat()},
-        )
+        when = {"trigger_kind": "time", "due_at": due.isoformat(), "when": inner["when"].strip()}
+        read: tuple[str, dict[str, Any]] | None = (inner["task"], when)
         link = inner["link"]
     else:
         read = _trigger(rest, now)
@@ -203,7 +206,7 @@ def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] 
     if not any(w.lower() not in FUNCTION_WORDS for w in re.findall(r"[^\W_]+", description)):
         return None  # "remind me to" with nothing to do
     link = (link or "to").lower()
-    out: dict[str, Any] = {"keywords": [], "concept": None, "due_at": None, **read[1]}
+    out: dict[str, Any] = {"keywords": [], "concept": None, "due_at": None, "when": None, **read[1]}
     return {**out, "description": description, "action": f"Remind the learner {link} {description}"}
 
 

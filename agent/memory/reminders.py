@@ -35,6 +35,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -51,6 +52,7 @@ from agent.graphdb.store import (
     normalise_time,
 )
 from agent.language.reminders import MAX_KEYWORDS, is_trigger_word
+from agent.language.when import due_time
 from agent.memory.cognitive_queries import (
     FIRE_REMINDERS,
     LIST_REMINDERS,
@@ -151,6 +153,23 @@ def _trigger_kind(keywords: list[str], concept: str | None, due_at: str | None) 
     raise InvalidInputError("a reminder needs a trigger: keywords, a concept or due_at (ISO-8601)")
 
 
+def resolve_due(due_at: str | None, now: datetime) -> str | None:
+    """ISO text as it is; a time phrase ("tomorrow at 9", "in two days") as of the store's clock.
+
+    The store's clock is the session's, so a reminder set in a session dated in May is due two
+    days after that session, not two days after the machine's today; and the same phrase asked
+    twice in a turn names the same instant (one reminder, not one per think step).
+    """
+    if due_at is None:
+        return None
+    try:
+        datetime.fromisoformat(due_at)
+        return due_at
+    except ValueError:
+        found = due_time(due_at[:200], now)
+        return found.isoformat() if found is not None else due_at  # normalise_time refuses it by name
+
+
 class ReminderStore(Neo4jStore):
     """The learner's reminders (``:Reminder``)."""
 
@@ -194,7 +213,7 @@ class ReminderStore(Neo4jStore):
             concept = check_text(concept, "concept", MAX_KEYWORD_BYTES).strip()
         if due_at is not None and not isinstance(due_at, str):
             raise InvalidInputError(f"due_at must be ISO-8601 text, got {due_at!r}")
-        due_at = normalise_time(due_at, "due_at")
+        due_at = normalise_time(resolve_due(due_at, self.clock()), "due_at")
         if not isinstance(priority, int) or isinstance(priority, bool) or not 1 <= priority <= 3:
             raise InvalidInputError(f"priority must be 1 (high), 2 or 3 (low), got {priority!r}")
         if session_id is not None and (not isinstance(session_id, str) or not ID.match(session_id)):

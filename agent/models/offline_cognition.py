@@ -25,8 +25,9 @@ Per sentence:
 
 C4. **A reminder request** ("remind me to review GROUP BY when we reach HAVING",
     ``agent.language.reminders.parse_reminder``; a question such as "can you remind me to …?" too)
-    becomes ``set_reminder(description, keywords | concept | due_at)``. Time
-    phrases are resolved against the system clock.
+    becomes ``set_reminder(description, keywords | concept | due_at)``. A time
+    is passed as its phrase ("the day after tomorrow"): the reminder store resolves it
+    against the session's clock, and the plan's arguments stay the same at every step.
 C5. **A question about the learner's current state** — a wh-question in the first
     person, present tense ("where do I live now?", "which editor do I use?", "what am I
     working towards?", "what is my exam date?"), not about the past conversation ("what
@@ -269,9 +270,11 @@ class CognitivePlanner:
             reminder = parse_reminder(s.text)
             if reminder is not None:
                 args = {"description": reminder["description"]}
-                for key in ("keywords", "concept", "due_at"):
+                for key in ("keywords", "concept"):
                     if reminder.get(key):
                         args[key] = reminder[key]
+                if reminder.get("when"):  # the store resolves the phrase against the session's clock
+                    args["due_at"] = reminder["when"]
                 return [("set_reminder", args)]
         if s.question:
             searchable = "search_facts" in self.available and is_fact_question(s.text)

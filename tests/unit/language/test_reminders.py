@@ -9,6 +9,7 @@ import pytest
 from agent.language.reminders import parse_reminder
 from agent.language.when import due_time
 from agent.memory.reminder_rules import trigger_matches
+from agent.memory.reminders import resolve_due
 
 NOW = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)  # a Monday
 
@@ -109,3 +110,16 @@ def test_a_trigger_first_reminder_fires_on_its_topic_once_named() -> None:
         "Okay, teach me while loops now.",
     ]
     assert [trigger_matches(reminder, turn, None, NOW) for turn in turns] == [False, False, True]
+
+
+def test_a_time_trigger_carries_its_phrase_for_the_session_clock() -> None:
+    got = parse_reminder("Remind me the day after tomorrow to book the speaking test.", now=NOW)
+    assert got is not None and got["when"] == "the day after tomorrow"
+    session = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)  # a session dated long before the machine's today
+    assert resolve_due(got["when"], session) == (session + timedelta(days=2)).isoformat()
+    assert resolve_due("2026-05-06T09:00:00+00:00", NOW) == "2026-05-06T09:00:00+00:00"
+    default = parse_reminder("remind me to review window functions", now=NOW)
+    assert (
+        default is not None
+        and resolve_due(default["when"], session) == (session + timedelta(days=1)).isoformat()
+    )
