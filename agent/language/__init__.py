@@ -8,7 +8,12 @@
   facts disagree about one thing; ``differences``: a change stated as a difference ("by a
   week", "cut by 200") and the value it leads to (``dateparser``).
 
-Intents and reminder triggers still come from their rule modules (``agent.heartbeat.effort``,
-``agent.memory.reminder_rules``); a first similarity-based reading of them was built,
-measured and not shipped (docs/decisions/language-layer.md).
+- ``intents``: the effort a request calls for, rules first, then a logistic regression over
+  MiniLM vectors (``intent_exemplars``) that overrides the catch-all only when sure;
+- ``reminders``: a reminder request's task and trigger, the trigger clause first or last,
+  any connective; whether a turn names a trigger; ``when``: time phrases as of a clock
+  (``dateparser``); ``procedures``: a procedure the learner states or asks for;
+- ``model``: the intent and reminder questions to an LLM with structured output, the offline
+  layer answering (and the run logging it) when the answer is malformed;
+- ``encoder``: the shared MiniLM the layer compares with.
 """
