@@ -50,10 +50,15 @@ async def test_chat_with_piped_input_writes_memory_that_later_commands_read(lear
     assert done.stdout.count("kag> ") == 3  # /end closes the session without a turn of its own
     assert "note(s) written" in done.stdout
     assert "Traceback" not in done.stderr
+    # replies in a learner's words: what was kept, said back; one quiet marker, no tool or section names
+    assert "kag> [offline policy, not an LLM] Got it: your name is Ada" in done.stdout, done.stdout
+    assert not re.search(r"remember_fact|core_memory|user_profile|archival|From your memory", done.stdout)
 
     shown = kag("memory", "show", "--learner", learner)
     assert shown.returncode == 0, shown.stderr
     assert "[current_goals]" in shown.stdout and "SQL joins" in shown.stdout
+    profile = shown.stdout.split("[user_profile]", 1)[1].split("[", 1)[0]
+    assert "My name is Ada." in profile and "goal" not in profile, "a name-and-goal sentence feeds both"
 
     found = kag("search", "locker code", "--learner", learner)
     assert found.returncode == 0, found.stderr
