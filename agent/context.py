@@ -53,7 +53,6 @@ class Context:
         default="native",
         metadata={"description": "'native' tool calling or the design's 'text' markers."},
     )
-    auto_archive: bool = field(default=True, metadata={"description": "Ablation switch for auto-archive."})
     core_section_limit: int = field(
         default=2000, metadata={"description": "Characters allowed per core memory section (1..100000)."}
     )

@@ -29,10 +29,11 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph.state import CompiledStateGraph
+from langgraph.graph.state import CompiledStateGraph, StateGraph
 from tqdm import tqdm
 
 from agent.context import Context
+from agent.errors import ConfigError
 from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryStores
 from agent.notes.metrics import note_metrics
@@ -68,12 +69,26 @@ WARM_UP = LearnerScript(
 )
 
 
+def without_auto_archive(builder: StateGraph) -> StateGraph:
+    """The heartbeat ``builder`` with its pressure interrupt cut: ``monitor`` always goes on to ``compile``.
+
+    The ablation of auto-archive: ``monitor`` still measures pressure (the records keep it),
+    but nothing is ever evicted, so the queue grows past ``max_tokens``.
+    """
+    if not builder.branches.pop("monitor", None):
+        raise ConfigError("variant", "the heartbeat graph has no monitor -> archive route to cut")
+    builder.add_edge("monitor", "compile")
+    return builder
+
+
 def build_graph(
     variant: Variant, resources: Resources, checkpointer: BaseCheckpointSaver | None = None
 ) -> CompiledStateGraph:
     """Compile ``variant``'s graph over ``resources``."""
     if variant.graph == "heartbeat":
         builder = make_heartbeat_builder(resources)
+        if not variant.auto_archive:
+            builder = without_auto_archive(builder)
     elif variant.graph == "rag_only":
         builder = make_rag_builder(resources)
     else:

@@ -1,7 +1,8 @@
 """The named variants of the ablation study: the full system, its ablations, the baselines.
 
-A variant is a graph choice (``graph``) plus ``Context`` overrides; the wiring
-(``bench/ablations/runner.py``) builds the graph. Every variant gets the same base
+A variant is a graph choice (``graph``), whether the heartbeat keeps its pressure interrupt
+(``auto_archive``), plus ``Context`` overrides; the wiring (``bench/ablations/runner.py``)
+builds the graph. Every variant gets the same base
 ``Context`` (the same ``max_tokens``), so differences come from the variant.
 """
 
@@ -30,6 +31,8 @@ class Variant:
     description: str
     overrides: Mapping[str, Any] = field(default_factory=dict)
     """``Context`` fields this variant changes."""
+    auto_archive: bool = True
+    """False: the heartbeat's monitor never routes to ``archive`` (the queue grows unchecked)."""
 
     def context(self, base: Context) -> Context:
         """``base`` with this variant's overrides."""
@@ -45,7 +48,7 @@ VARIANTS: dict[str, Variant] = {
             "ablation",
             "heartbeat",
             "no eviction: the queue grows past max_tokens (expect overflow)",
-            {"auto_archive": False},
+            auto_archive=False,
         ),
         Variant(
             "no_heartbeat",

@@ -63,7 +63,9 @@ def test_variant_registry():
     assert set(ABLATIONS) == {"no_auto_archive", "no_heartbeat", "no_zettelkasten"}
     assert set(BASELINES) == {"fixed_window", "sliding_window", "rag_only"}
     base = Context(max_tokens=1600)
-    assert get_variant("no_auto_archive").context(base).auto_archive is False
+    assert get_variant("no_auto_archive").auto_archive is False
+    assert get_variant("no_auto_archive").context(base) == base  # an ablation of the graph, not of Context
+    assert all(get_variant(n).auto_archive for n in ALL_VARIANTS if n != "no_auto_archive")
     assert get_variant("no_heartbeat").context(base).max_steps == 1
     assert get_variant("no_zettelkasten").context(base).zettelkasten is False
     full = get_variant("full").context(base)

@@ -69,9 +69,9 @@ def test_password_is_not_in_repr():
 
 def test_context_reads_environment_for_defaults_only(monkeypatch):
     monkeypatch.setenv("KAG_MAX_TOKENS", "4096")
-    monkeypatch.setenv("KAG_AUTO_ARCHIVE", "false")
+    monkeypatch.setenv("KAG_ZETTELKASTEN", "false")
     assert Context().max_tokens == 4096
-    assert Context().auto_archive is False
+    assert Context().zettelkasten is False
     assert Context(max_tokens=2048).max_tokens == 2048
 
 
@@ -173,7 +173,7 @@ def test_unknown_kag_variables_warn_once(caplog, monkeypatch):
         ({"max_tokens": 8192.0}, "max_tokens"),
         ({"max_tokens": None}, "max_tokens"),
         ({"max_steps": True}, "max_steps"),
-        ({"auto_archive": "yes"}, "auto_archive"),
+        ({"zettelkasten": "yes"}, "zettelkasten"),
         ({"pressure_threshold": "high"}, "pressure_threshold"),
         ({"search_recipe": 3}, "search_recipe"),
         ({"note_tag_vocabulary": "sql"}, "note_tag_vocabulary"),
@@ -241,7 +241,7 @@ def test_unknown_variable_warning_suggests_the_close_name(caplog, monkeypatch):
         ({"KAG_MAX_STEPS": "five"}, "KAG_MAX_STEPS"),
         ({"KAG_SEARCH_RECIPE": "hybrid_rfr"}, "KAG_SEARCH_RECIPE"),
         ({"KAG_TOOL_PROTOCOL": "json"}, "KAG_TOOL_PROTOCOL"),
-        ({"KAG_AUTO_ARCHIVE": "maybe"}, "KAG_AUTO_ARCHIVE"),
+        ({"KAG_ZETTELKASTEN": "maybe"}, "KAG_ZETTELKASTEN"),
     ],
 )
 def test_bad_context_variables_name_the_variable_not_the_field(env, variable):
