@@ -96,13 +96,15 @@ async def open_sessions(server: ProdServer) -> list[Session]:
 
 
 async def turn(session: Session, request: str) -> None:
-    """One request on the session's thread, waited for; a failed run raises."""
+    """One request on the session's thread, waited for; a failed run raises, an empty reply is named."""
     session.requests.append(request)
     output = await session.client.runs.wait(
         session.thread, "kag", input={"request": request}, raise_error=True
     )
     if not isinstance(output, dict) or not output.get("response"):
-        raise RuntimeError(f"no response on thread {session.thread}: {str(output)[:200]}")
+        # the run succeeded (a failed one raised above): an empty reply is the graph's, not the
+        # server's, so it is named and the turn still counts
+        say(f"empty reply on thread {session.thread} to {request!r}: {str(output)[:300]}")
 
 
 async def throughput(sessions: list[Session], turns: int) -> float:
