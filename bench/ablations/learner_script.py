@@ -8,10 +8,16 @@ answer: recall of early facts is then a real test, not a script that nobody
 can pass.
 
 Probes are phrased "What did I mention …?", which the offline policy maps to
-``conversation_search`` (rule 4 of ``agent/models/offline_policy.py``), and every
+``conversation_search`` (rule 5 of ``agent/models/offline_policy.py``), and every
 expected answer is a distinctive word of the fact (``Okafor``, ``wardsdb``, …)
 that no filler turn contains. Filler turns state no fact, goal or question, so
 the offline policy calls no tool on them.
+
+One fact is **superseded** (``MOVED``): the learner says where they live in session 1
+and that they moved at the start of session 2, and session 3 asks where they live *now*.
+Retrieval alone finds the old statement, which shares the question's words ("live"),
+and not the move, which shares none; only the full system's fact store knows which value
+is current (``search_facts``). This is what ``full`` has that ``rag_only`` has not.
 """
 
 from __future__ import annotations
@@ -105,6 +111,14 @@ FACTS: tuple[Fact, ...] = (
         "Miso",
     ),
 )
+FORMER_HOME = "I live in Da Nang, close to the beach."
+"""Session 1's home, superseded by ``MOVED`` in session 2 (no probe expects it)."""
+MOVED = Fact(
+    "home",
+    "Actually, I moved to Hanoi last month.",
+    "Where do I live now?",
+    "Hanoi",
+)
 RECENT = Fact(
     "buddy",
     "My study buddy this week is called Jonas.",
@@ -149,7 +163,8 @@ def build_script(filler: int = 6) -> LearnerScript:
     chain), then ``filler`` turns. Sessions 2 and 3 alternate ``filler`` turns
     and one probe, probing the early facts in order, so each probe is further
     from its fact than the one before. Session 3 ends with the recent fact,
-    one filler turn and its probe.
+    one filler turn and its probe. The superseded fact: ``FORMER_HOME`` closes session 1's
+    statements, ``MOVED`` opens session 2, and its probe comes before the recent fact.
     """
     if filler < 1:
         raise ValueError("filler must be at least 1")
@@ -166,14 +181,17 @@ def build_script(filler: int = 6) -> LearnerScript:
     add(s1, f"{by_key['goal'].statement} {by_key['preference'].statement}", states=("goal", "preference"))
     for key in ("workplace", "database", "pet"):
         add(s1, by_key[key].statement, states=(key,))
+    add(s1, FORMER_HOME)
     for _ in range(filler):
         add(s1, next(fill))
     probes = list(FACTS)
+    add("session-2", MOVED.statement, states=(MOVED.key,))
     for session, chunk in (("session-2", probes[:3]), ("session-3", probes[3:])):
         for fact in chunk:
             for _ in range(filler):
                 add(session, next(fill))
             add(session, fact.probe, probes=fact.key)
+    add("session-3", MOVED.probe, probes=MOVED.key)
     add("session-3", RECENT.statement, states=(RECENT.key,))
     add("session-3", next(fill))
     add("session-3", RECENT.probe, probes=RECENT.key)
@@ -181,4 +199,4 @@ def build_script(filler: int = 6) -> LearnerScript:
     marked = tuple(
         Turn(t.index, t.session, t.text, t.index == last_of[t.session], t.states, t.probes) for t in turns
     )
-    return LearnerScript(turns=marked, facts={f.key: f for f in (*FACTS, RECENT)})
+    return LearnerScript(turns=marked, facts={f.key: f for f in (*FACTS, MOVED, RECENT)})

@@ -13,6 +13,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 from agent.notes.metrics import DENSITY_MIN_NOTES
+from bench.ablations.learner_script import MOVED
 from bench.ablations.run_metrics import METRICS, TARGETS, meets_target
 from bench.ablations.run_record import RunRecord
 
@@ -238,3 +239,47 @@ def explain_archiving(result: AblationResult, with_: str = "full", without: str 
             "context window would have rejected. This is the ablation's measure of what eviction buys.",
         ]
     )
+
+
+def explain_rag_only(result: AblationResult, full: str = "full", rag: str = "rag_only") -> str:
+    """Markdown: what ``rag`` does as well as ``full`` in this run, and what only ``full`` answers.
+
+    The script's superseded fact (``learner_script.MOVED``) is the probe retrieval alone
+    cannot answer: the home the learner left shares the question's words, the move does not.
+    """
+    if full not in result.runs or rag not in result.runs:
+        return f"Run both `{full}` and `{rag}` to compare them."
+    rows = {r["variant"]: r for r in result.table()}
+    probes = {name: [r for r in result.runs[name].records if r.is_probe] for name in (full, rag)}
+    moved = {
+        name: next((r for r in found if r.request == MOVED.probe), None) for name, found in probes.items()
+    }
+    others = [(a, b) for a, b in zip(probes[full], probes[rag], strict=False) if a.request != MOVED.probe]
+    same = sum(a.recalled == b.recalled for a, b in others)
+    lines = [
+        f"### What `{rag}` does as well as `{full}`, and what it cannot",
+        "",
+        f"- On the other probes the two agree {same} times out of {len(others)} (recall rate "
+        f"{_fmt(rows[full]['recall_rate'])} against {_fmt(rows[rag]['recall_rate'])}): each asks for a fact "
+        "stated once, in words the question shares, and recall storage keeps every message verbatim, so "
+        f"retrieving by those words finds it with or without a heartbeat. `{rag}`'s precision "
+        f"({_fmt(rows[rag]['recall_precision'])} against {_fmt(rows[full]['recall_precision'])}) is higher "
+        "because it ranks single messages, while the full system's searches rank turns with their context "
+        "and fill their page with neighbours that do not hold the fact.",
+    ]
+    answered = [(name, r) for name, r in moved.items() if r is not None]
+    if answered:
+        lines.append(
+            f'- The superseded fact ("{MOVED.probe}", expected {MOVED.expected!r}): '
+            + "; ".join(
+                f"`{n}` {'recalled it' if r.recalled else 'missed it'} ({_said(r)})" for n, r in answered
+            )
+            + ". Retrieval finds the statement that shares the question's words, the home the learner "
+            f"left; only `{full}`'s fact store knows the move retired it, and answers with the current value."
+        )
+    return "\n".join(lines)
+
+
+def _said(record: RunRecord) -> str:
+    text = " ".join(record.response.split())
+    return f'"{text[:140]}…"' if len(text) > 140 else f'"{text}"'
