@@ -6,8 +6,11 @@
   (``|gold ∩ predicted| / |gold ∪ predicted|``); exact sentences is the share of gold
   sentences returned whole. Target ≥ 98%.
 
-(The exemplar classifiers' leave-one-out that stood here went with the classifiers: measured,
-not shipped, docs/decisions/language-layer.md.)
+- **Intents** (``--intents``): leave-one-out over ``agent.language.intent_exemplars`` (each
+  exemplar read by the rules and a classifier trained on the others) and the ordinary turns of
+  ``bench/cognitive/sets/traffic_intents.json`` (read by the classifier trained on all
+  exemplars), per setting of ``REGULARISATION`` and ``OVERRIDE``: how
+  ``agent.language.intents`` chose its knobs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Any
 from agent.language.sentences import split_sentences
 
 SEGMENTATION = Path(__file__).resolve().parents[1] / "cognitive" / "sets" / "segmentation.json"
+TRAFFIC = SEGMENTATION.with_name("traffic_intents.json")
+GRID = {"regularisation": (1.0, 4.0, 16.0), "override": (0.4, 0.5, 0.6, 0.7, 0.8)}
 
 
 def _starts(sentences: list[str]) -> set[int]:
@@ -54,11 +59,60 @@ def segmentation_report(path: Path = SEGMENTATION) -> dict[str, Any]:
     }
 
 
+def intents_report(path: Path = TRAFFIC) -> list[dict[str, Any]]:
+    """Leave-one-out accuracy on the exemplars and traffic accuracy, per (C, override)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from agent.language import intents
+    from agent.language.encoder import encode
+    from agent.language.intent_exemplars import INTENTS
+
+    texts = [t for examples in INTENTS.values() for t in examples]
+    labels = [label for label, examples in INTENTS.items() for _ in examples]
+    turns = json.loads(path.read_text())["turns"]
+    vectors, traffic = encode(texts), encode([t["text"] for t in turns])
+
+    def probs(model: LogisticRegression, rows: Any) -> list[dict[str, float]]:
+        return [dict(zip(model.classes_, map(float, r), strict=True)) for r in model.predict_proba(rows)]
+
+    def read(text: str, p: dict[str, float], override: float) -> str:
+        return intents.decide(intents.rule_intent(text), intents.is_question(text), p, override)
+
+    out = []
+    for c in GRID["regularisation"]:
+        left_out = []
+        for i in range(len(texts)):
+            keep = [j for j in range(len(texts)) if j != i]
+            model = LogisticRegression(C=c, max_iter=2000).fit(vectors[keep], [labels[j] for j in keep])
+            left_out.append(probs(model, vectors[i : i + 1])[0])
+        full = probs(LogisticRegression(C=c, max_iter=2000).fit(vectors, labels), traffic)
+        for override in GRID["override"]:
+            loo = sum(read(t, p, override) == lab for t, p, lab in zip(texts, left_out, labels, strict=True))
+            said = [read(t["text"], p, override) for t, p in zip(turns, full, strict=True)]
+            plain = [s for s, t in zip(said, turns, strict=True) if t["intent"] == intents.DEFAULT_INTENT]
+            out.append(
+                {
+                    "regularisation": c,
+                    "override": override,
+                    "exemplars_loo": round(loo / len(texts), 4),
+                    "traffic": round(
+                        sum(s == t["intent"] for s, t in zip(said, turns, strict=True)) / len(turns), 4
+                    ),
+                    "ordinary_read_as_complex": sum(s != intents.DEFAULT_INTENT for s in plain),
+                    "ordinary": len(plain),
+                }
+            )
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the reports as JSON."""
     parser = argparse.ArgumentParser(prog="python -m bench.language", description=__doc__)
-    parser.parse_args(argv)
+    parser.add_argument("--intents", action="store_true", help="the intent classifier's leave-one-out")
+    args = parser.parse_args(argv)
     out: dict[str, Any] = {"segmentation": segmentation_report()}
+    if args.intents:
+        out["intents"] = intents_report()
     print(json.dumps(out, indent=1, ensure_ascii=False))
 
 
