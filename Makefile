@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml scripts/mermaid-validate/package-lock.json agent/server
 	@$(PY) -m pip install -q --upgrade pip uv
 	@echo "[install] resolving and installing (uv; torch comes with sentence-transformers)"
 	@$(VENV)/bin/uv pip install --python $(PY) -q -e '.[dev]' || $(PY) -m pip install -q -e '.[dev]'
+	@# bench/ is not in the installed package (agent, graphs, tools are); the development venv
+	@# sees the checkout, so notebooks run from notebooks/ and `python -m bench.*` from anywhere
+	@$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kag_checkout.pth").write_text(str(pathlib.Path.cwd().resolve()) + "\n")'
 	@echo "[install] MiniLM exported to ONNX once, checked against sentence-transformers (agent.models.onnx_export)"
 	@$(PY) -m agent.models.onnx_export \
 	  || echo "[install] WARNING: no checked ONNX export; the install goes on and KAG encodes with torch" >&2
