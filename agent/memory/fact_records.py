@@ -235,3 +235,17 @@ def newest_first(hits: list[SearchHit], vectors: np.ndarray) -> list[SearchHit]:
 def current_fact_places(hits: Sequence[SearchHit]) -> list[int]:
     """Places of the current facts among ``hits`` (what the read-time net compares)."""
     return [i for i, h in enumerate(hits) if h.kind == "fact" and h.metadata.get("current", True)]
+
+
+def expand_hit(row: dict[str, Any]) -> SearchHit:
+    """A hit of ``FACT_EXPAND``: nearer (fewer hops, better seed) scores higher."""
+    score = 1.0 / (1 + row["best"] + row["distance"])
+    return SearchHit(
+        id=row["id"],
+        text=row["text"] or "",
+        score=score,
+        created_at=row["created_at"],
+        kind=row["kind"],
+        scores={"expand": score},
+        metadata={"distance": row["distance"], "session_id": row["session_id"], "label": "expand"},
+    )

@@ -1,38 +1,25 @@
 """Semantic memory: bi-temporal facts about the learner, in Neo4j.
 
-Graph: ``(:Learner)-[:HAS_MEMORY]->(:Memory:Fact {id, learner_id, learner_key, kind:
-'fact', text, norm, subject, predicate, concept, confidence, source, valid_from,
-valid_to, recorded_at, created_at, embedding, embedding_model, activation,
-last_access, access_count})`` with ``(:Fact)-[:SUPERSEDES]->(:Fact)``,
-``(:Fact)-[:SIMILAR_TO {score}]->(:Fact)`` and ``(:Fact)-[:DERIVES_FROM]->(:Message)``.
-Facts share the ``Memory`` label, so the archival vector and full-text indexes cover them.
+``(:Learner)-[:HAS_MEMORY]->(:Memory:Fact)`` with ``SUPERSEDES``, ``SIMILAR_TO`` and
+``DERIVES_FROM`` edges; facts share the ``Memory`` label, so the archival indexes cover them.
+The model and its rules are told in ``docs/cognitive-memory.md``; in short:
 
 - **Bi-temporal**: ``valid_from``/``valid_to`` say when a fact was true (``valid_to`` null:
-  current), ``recorded_at`` when KAG learnt it. Times are stored as UTC ISO-8601.
-- **Slots**: ``(subject, predicate)`` from ``agent.memory.fact_rules.fact_slot`` unless
-  given; a statement in no known slot gets a slot of its own (``fact:<hash>``), so
-  unrelated facts never retire each other. Writing a fact closes the current fact of its
-  slot (``valid_to`` = the new ``valid_from``) and links ``(new)-[:SUPERSEDES]->(old)`` in
-  the same transaction. ``replaced_values`` also retires current facts with the same
-  predicate that name a replaced value ("switched from Jupyter to VS Code"); a generic
-  ``(learner, tool)`` fact then takes the retired fact's subject.
-- **New values outside the slots** (``fact_records.changed_fact``): a statement the rules give
-  no slot is compared with the learner's closest current facts (MiniLM, stored vectors,
-  ``FACT_CLOSEST``). A change stated as a difference ("postponed by a week") that resolves
-  against one carries the new value ("… (now June 19)"); it, or a statement the language
-  layer is near-certain gives that fact a new value (``agent.language.same_thing``), takes
-  the fact's slot and retires it. When unsure both stay open.
-- **Idempotent**: re-stating the current fact of a slot (same normalised text) changes
-  nothing; ids hash (learner, slot, text, valid_from), so replays MERGE onto the same node.
-- **Search**: current facts by default, ``as_of`` for the facts valid then,
-  ``include_history`` for every version; vector + full text fused with RRF and blended
-  with activation by the ``cognitive`` recipe; a question about a known slot ("where
-  does the learner live?", ``fact_rules.query_slots``) adds that slot's facts as a third
-  RRF list (``agent.memory.activation``). Two current facts about the same thing that
-  disagree rank newest first, the older marked ``was_until`` (the read-time net,
-  ``fact_records.newest_first``). Every read boosts the activation of the facts it returns.
-- **Degraded mode**: writes are parked (op ``fact.remember``) and replayed; searches fall
-  back to the facts cached in Redis with the archival items (newest per slot), ``degraded=True``.
+  current), ``recorded_at`` when KAG learnt it (UTC ISO-8601).
+- **Slots** ``(subject, predicate)`` come from ``agent.language.facts.fact_slot``; a statement
+  in no known slot gets a slot of its own, so unrelated facts never retire each other. Writing
+  a fact closes the current fact of its slot and links ``(new)-[:SUPERSEDES]->(old)`` in one
+  transaction; ``replaced_values`` retires facts naming a replaced value ("from A to B").
+- **New values outside the slots** (``fact_records.changed_fact``): a difference ("postponed
+  by a week") resolved against the closest current fact, or a statement the language layer is
+  near-certain about (``agent.language.same_thing``), takes that fact's slot and retires it.
+- **Idempotent**: re-stating a slot's current fact changes nothing; ids hash (learner, slot,
+  text, valid_from), so replays MERGE onto the same node.
+- **Search**: current facts, ``as_of`` or ``include_history``; vector + full text (+ the asked
+  slots) fused with RRF and blended with activation. Two current facts about the same thing
+  rank newest first, the older marked ``was_until`` (``fact_records.newest_first``).
+- **Degraded mode**: writes are parked (op ``fact.remember``) and replayed; searches answer
+  from the facts cached in Redis (``agent.memory.fact_cache``), ``degraded=True``.
 """
 
 from __future__ import annotations
@@ -50,10 +37,12 @@ from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
 from agent.language.facts import query_slots
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import READ_BOOST, blend_score, boosted, decayed
+from agent.memory.fact_cache import SLOT_WEIGHT, cached_fact_page
 from agent.memory.fact_records import (
     FactRecord,
     changed_fact,
     current_fact_places,
+    expand_hit,
     fact_payload,
     hit_from_row,
     names_value,
@@ -68,7 +57,7 @@ from agent.models.embeddings import MINILM_NAME
 from agent.search.lucene import LuceneScope
 from agent.search.probe import MAX_VECTOR_K, probe_choice
 from agent.search.recipes import SearchRecipe, get_recipe
-from agent.search.results import SearchHit, SearchPage, keyword_rank, rrf_fuse
+from agent.search.results import SearchHit, SearchPage, rrf_fuse
 from agent.search.rewrite import keyword_query
 from agent.search.termstats import weighted_query
 from agent.validation import validate_learner_id, validate_text
@@ -80,8 +69,6 @@ FACT_SCHEMA_KEY = "facts"
 SIMILAR_THRESHOLD = 0.80
 SIMILAR_TOP = 3
 MAX_K = 50
-SLOT_WEIGHT = 1.0
-"""RRF weight of the ``slot`` list: facts in the slots the question asks about."""
 CLOSEST_TOP = 3
 """Current facts a statement outside the slots is compared with (the best and the margin)."""
 
@@ -381,35 +368,12 @@ class FactStore(Neo4jStore):
         await self.write(work)
 
     async def _search_cached(self, learner_id: str, query: str, k: int, history: bool) -> SearchPage:
-        """Degraded mode: the facts cached in Redis (newest per slot), by keywords and asked slots."""
+        """Degraded mode: the facts cached in Redis (``agent.memory.fact_cache``)."""
         assert self.backlog is not None
-        items = [i for i in await self.backlog.recent("archival", learner_id) if i.get("kind") == "fact"]
-        if not history:
-            newest: dict[tuple[str, str], dict[str, Any]] = {}
-            for item in items:  # newest first
-                newest.setdefault((item.get("subject", ""), item.get("predicate", "")), item)
-            items = list(newest.values())
-        by_id = {i["id"]: i for i in items}
-        predicates = {p for _, p in query_slots(query)}
-        lists = {
-            "keyword": [(f.id, f.score) for f in keyword_rank(query, items, text_key="text")],
-            "slot": [(i["id"], 1.0) for i in items if i.get("predicate") in predicates],
-        }
-        fused = rrf_fuse(lists, {"keyword": 1.0, "slot": SLOT_WEIGHT}, k=self.recipe.rrf_k)
-        hits = [
-            SearchHit(
-                id=f.id,
-                text=str(by_id[f.id].get("text") or ""),
-                score=f.score,
-                created_at=by_id[f.id].get("valid_from"),
-                kind="fact",
-                scores=dict(f.scores),
-                metadata={k: by_id[f.id].get(k) for k in ("subject", "predicate", "valid_from")}
-                | {"source": "redis", "label": "Fact"},
-            )
-            for f in fused[:k]
-        ]
-        return SearchPage(hits, 0, k, self.recipe.name, degraded=True)
+        items = await self.backlog.recent("archival", learner_id)
+        return cached_fact_page(
+            items, query, k, history=history, rrf_k=self.recipe.rrf_k, recipe=self.recipe.name
+        )
 
     async def expand(
         self, learner_id: str, seeds: list[str], *, depth: int = 2, as_of: str | None = None, limit: int = 20
@@ -426,15 +390,4 @@ class FactStore(Neo4jStore):
         async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
             return await fetch(tx, q.FACT_EXPAND, seeds=seeds, depth=depth, limit=limit, **params)
 
-        return [
-            SearchHit(
-                id=r["id"],
-                text=r["text"] or "",
-                score=1.0 / (1 + r["best"] + r["distance"]),
-                created_at=r["created_at"],
-                kind=r["kind"],
-                scores={"expand": 1.0 / (1 + r["best"] + r["distance"])},
-                metadata={"distance": r["distance"], "session_id": r["session_id"], "label": "expand"},
-            )
-            for r in await self.read(work)
-        ]
+        return [expand_hit(row) for row in await self.read(work)]
