@@ -165,7 +165,7 @@ async def test_learners_cannot_see_fire_or_resolve_each_others_reminders(rig: Ri
         ({"keywords": "HAVING"}, "keywords must be a list"),
         ({"keywords": ["it"]}, "only common words"),
         ({"keywords": [""]}, "keywords"),
-        ({"due_at": "tomorrow"}, "due_at must be ISO-8601"),
+        ({"due_at": "whenever you like"}, "due_at must be ISO-8601"),  # no time a phrase names
         ({"keywords": ["HAVING"], "priority": 5}, "priority must be 1"),
         ({"keywords": ["HAVING"], "session_id": "bad\nid"}, "invalid session_id"),
     ],
