@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
@@ -127,19 +128,29 @@ async def history_ids(session: Session) -> set[str]:
     return {c["checkpoint"]["checkpoint_id"] for c in history}
 
 
-async def wait_busy(sessions: list[Session], runs: list[dict[str, Any]], busy: int) -> int:
-    """Wait until ``busy`` runs are running (every worker has work); how many are in flight."""
+async def wait_busy(sessions: list[Session], runs: list[dict[str, Any]], busy: int) -> set[str]:
+    """Wait until ``busy`` runs are running (every worker has work); the ids of those in flight."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         statuses = await asyncio.gather(
             *(s.client.runs.get(s.thread, r["run_id"]) for s, r in zip(sessions, runs, strict=True))
         )
         running = sum(r["status"] == "running" for r in statuses)
-        in_flight = sum(r["status"] in ("pending", "running") for r in statuses)
-        if running >= busy or in_flight < busy:
+        in_flight = {r["run_id"] for r in statuses if r["status"] in ("pending", "running")}
+        if running >= busy or len(in_flight) < busy:
             return in_flight
         await asyncio.sleep(0.05)
     raise RuntimeError(f"fewer than {busy} runs were running after 120 s")
+
+
+async def join(session: Session, run_id: str) -> None:
+    """Wait for the run to end, reconnecting when the worker that held the connection was killed."""
+    while True:
+        try:
+            await session.client.runs.join(session.thread, run_id)
+            return
+        except httpx.TransportError:  # the connection went with the killed worker: ask again
+            await asyncio.sleep(1.0)
 
 
 async def kill_mid_run(server: ProdServer, sessions: list[Session]) -> KillResult:
@@ -152,27 +163,24 @@ async def kill_mid_run(server: ProdServer, sessions: list[Session]) -> KillResul
         runs.append(await session.client.runs.create(session.thread, "kag", input={"request": request}))
     in_flight = await wait_busy(sessions, runs, server.workers * server.jobs)
     pid = server.kill_worker()
-    say(f"kill -9 worker {pid} with {in_flight} runs in flight")
-    joined = await asyncio.wait_for(
-        asyncio.gather(
-            *(s.client.runs.join(s.thread, r["run_id"]) for s, r in zip(sessions, runs, strict=True))
-        ),
+    say(f"kill -9 worker {pid} with {len(in_flight)} runs in flight")
+    await asyncio.wait_for(
+        asyncio.gather(*(join(s, r["run_id"]) for s, r in zip(sessions, runs, strict=True))),
         JOIN_TIMEOUT_S,
     )
-    del joined
     final = await asyncio.gather(
         *(s.client.runs.get(s.thread, r["run_id"]) for s, r in zip(sessions, runs, strict=True))
     )
     attempts = [r.get("metadata", {}).get("run_attempt") for r in final]
     say(f"run statuses: {sorted({r['status'] for r in final})}; attempts seen in metadata: {attempts}")
-    completed = sum(r["status"] == "success" for r in final)
-    duplicated, lost = 0, len(final) - completed
+    completed = sum(r["status"] == "success" for r in final if r["run_id"] in in_flight)
+    duplicated, lost = 0, sum(r["status"] != "success" for r in final)  # every run of the phase must end well
     for session, ids in zip(sessions, before, strict=True):
         values = (await session.client.threads.get_state(session.thread))["values"]
         humans = [m["content"] for m in values.get("fifo_queue", []) if m["type"] == "human"]
         duplicated += sum(max(humans.count(r) - 1, 0) for r in session.requests)
         lost += sum(r not in humans for r in session.requests) + len(ids - await history_ids(session))
-    return KillResult(in_flight, completed, duplicated, lost)
+    return KillResult(len(in_flight), completed, duplicated, lost)
 
 
 def make_server(workdir: Path, workers: int, jobs: int, sessions: int) -> ProdServer:
