@@ -30,8 +30,9 @@ GOAL = "My name is Ada and my goal is to learn Rust"
 SECRET = f"Remember that my locker code is {SECRET_VALUE}."
 ASK_SECRET = "What do you know about my locker code?"
 STEP = ["monitor", "compile", "think", "act"]
-# The offline policy stores the name as a fact, then pins the goal in core memory, then answers.
-PHASES = ["receive", "appraise", *STEP, *STEP, "monitor", "compile", "think", "effort", "finish"]
+# The offline policy stores the sentence as a fact, pins the name in the profile and the goal in
+# the goals (a sentence holding both feeds both sections), then answers.
+PHASES = ["receive", "appraise", *STEP, *STEP, *STEP, "monitor", "compile", "think", "effort", "finish"]
 TRANSCRIPT = [
     {"role": "user", "content": "I keep mixing up inner joins and left joins."},
     {
@@ -84,8 +85,12 @@ async def test_heartbeat_streams_its_phases_and_the_output_schema(server: DevSer
     assert [event["phase"] for event in seen["custom"]] == PHASES
     calls = [e for e in seen["custom"] if e["phase"] == "think" and e["tool_calls"]]
     acts = [e for e in seen["custom"] if e["phase"] == "act"]
-    assert [c["name"] for e in calls for c in e["tool_calls"]] == ["remember_fact", "core_memory_append"]
-    assert [a["tools"] for a in acts] == [["remember_fact"], ["core_memory_append"]]
+    assert [c["name"] for e in calls for c in e["tool_calls"]] == [
+        "remember_fact",
+        "core_memory_append",
+        "core_memory_append",
+    ]
+    assert [a["tools"] for a in acts] == [["remember_fact"], ["core_memory_append"], ["core_memory_append"]]
     assert all(a["errors"] == 0 for a in acts)
     assert seen["custom"][0]["learner"] == learner_hash(ada.learner_id)
     final = seen["values"][-1]
@@ -93,10 +98,11 @@ async def test_heartbeat_streams_its_phases_and_the_output_schema(server: DevSer
     assert set(final["memory_state"]) == set(MemoryState.__required_keys__)
     assert final["memory_state"]["effort"]["intent"] == "simple_recall"
     assert final["response"].startswith(OFFLINE_BANNER)
-    assert final["memory_state"]["steps"] == 3 and final["artifacts"] == []
+    assert final["memory_state"]["steps"] == 4 and final["artifacts"] == []
     state = await client.threads.get_state(thread["thread_id"])
     assert state["values"]["learner_id"] == ada.learner_id
     assert "learn Rust" in state["values"]["core_memory"]["current_goals"]
+    assert "Ada" in state["values"]["core_memory"]["user_profile"]
 
 
 async def test_thread_state_comes_back_from_redis_after_a_restart(
