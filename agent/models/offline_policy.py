@@ -80,8 +80,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agent.language.facts import fact_slot
 from agent.language.sentences import sentence_spans, split_sentences
-from agent.memory.fact_rules import fact_slot
 from agent.models.capabilities import RULES, ModelCapabilities
 from agent.models.offline_cognition import (
     IDENTITY_PREDICATES,

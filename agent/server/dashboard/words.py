@@ -22,7 +22,7 @@ ASPECT_WORDS = {
     "level": "Your level",
     "name": "Your name",
 }
-"""The single-valued slots a fact can fill (``agent.memory.fact_rules``) as a learner says them."""
+"""The single-valued slots a fact can fill (``agent.language.facts``) as a learner says them."""
 SAID = "Something you said"
 TOPIC_WORDS = 7
 _HEX_ID = re.compile(r"^(fact|note|msg|mem)?[:_-]?[0-9a-f]{8,}$")
