@@ -86,14 +86,6 @@ from agent.language.reminders import parse_reminder
 from agent.models.offline_reading import reminder_slots
 
 Action = tuple[str, dict[str, Any]]
-COGNITIVE_TOOLS = (
-    "remember_fact",
-    "search_facts",
-    "save_procedure",
-    "recall_procedure",
-    "set_reminder",
-    "resolve_reminder",
-)
 IDENTITY_PREDICATES = frozenset({"name", "job", "study", "level"})
 """Fact slots pinned in ``user_profile`` as well as stored as facts."""
 QUESTION_PREDICATES: dict[str, frozenset[str]] = {
@@ -329,10 +321,6 @@ class CognitivePlanner:
 # ----- answers -----
 
 
-def _steps_text(steps: Sequence[Any]) -> str:
-    return " ".join(f"{i}. {str(step).strip().rstrip('.')}." for i, step in enumerate(steps, start=1))
-
-
 def _wanted_predicates(query: str) -> set[str]:
     words = set(re.findall(r"[\w'-]+", query.lower()))
     return {p for p, vocab in QUESTION_PREDICATES.items() if words & vocab}
@@ -343,43 +331,6 @@ def best_fact(query: str, hits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any
     facts = [h for h in hits if isinstance(h, Mapping) and str(h.get("text") or "").strip()]
     wanted = _wanted_predicates(query)
     return next((h for h in facts if h.get("predicate") in wanted), facts[0] if facts else None)
-
-
-def quote_result(name: str | None, data: Any, args: Mapping[str, Any]) -> str | None:
-    """What the answer says about one cognitive tool result, or None for other tools."""
-    if name not in COGNITIVE_TOOLS or not isinstance(data, Mapping):
-        return None
-    hits = data.get("results")
-    if name == "search_facts" and isinstance(hits, list):
-        query = str(args.get("query", ""))
-        fact = best_fact(query, hits)
-        if fact is None:
-            return f"no fact about '{query}' is on record"
-        when = f"as of {args['as_of']}" if args.get("as_of") else "current"
-        since = f" (since {str(fact['valid_from'])[:10]})" if fact.get("valid_from") else ""
-        return f'{when} fact: "{str(fact["text"])[:400]}"{since}'
-    if name == "recall_procedure" and isinstance(hits, list):
-        if not hits:
-            return f"no saved procedure matched '{args.get('query', '')}'"
-        top = hits[0]
-        steps = top.get("steps")
-        if isinstance(steps, list) and steps:
-            return f"your steps to {top.get('name') or args.get('query', '')}: {_steps_text(steps)}"
-        return f"your procedure: {str(top.get('text', ''))[:600]}"
-    if not data.get("ok"):
-        return None
-    if name == "remember_fact":
-        replaced = " (it replaces what was true before)" if data.get("superseded") else ""
-        return f'noted the fact "{data.get("content", args.get("content", ""))}"{replaced}'
-    if name == "save_procedure":
-        steps = data.get("steps") or args.get("steps") or []
-        return f'saved your procedure "{data.get("name", args.get("name", ""))}": {_steps_text(steps)}'
-    if name == "set_reminder":
-        when = ", ".join(data.get("keywords") or []) or data.get("concept") or data.get("due_at") or "later"
-        return f"I will remind you to {data.get('description', '')} (when: {when})"
-    if name == "resolve_reminder":
-        return ""  # the answer mentions fired reminders first (``reminder_mentions``)
-    return None
 
 
 def fact_fallback(

@@ -11,10 +11,10 @@ from agent.models.offline_cognition import (
     best_fact,
     is_fact_question,
     pending_action,
-    quote_result,
     reminder_slots,
 )
 from agent.models.offline_policy import OFFLINE_BANNER, OfflinePolicyModel, plan_actions
+from agent.models.offline_replies import result_words
 
 MEMGPT = {
     "core_memory_append",
@@ -191,9 +191,11 @@ def test_answer_prefers_the_fact_in_the_slot_the_question_names():
     ]
     assert best_fact("live now", hits)["text"].startswith("Actually")
     assert best_fact("exam date", hits)["text"].startswith("I study")
-    quote = quote_result("search_facts", {"results": hits}, {"query": "live now"})
-    assert quote == 'current fact: "Actually, I moved to Hanoi last week." (since 2026-02-01)'
-    assert "no fact" in quote_result("search_facts", {"results": []}, {"query": "live"})
+    quote = result_words("search_facts", {"results": hits}, {"query": "live now"})
+    assert quote == 'From what you told me (since 1 February): "Actually, I moved to Hanoi last week."'
+    assert (
+        result_words("search_facts", {"results": []}, {"query": "live"}) == "You haven't told me about live."
+    )
 
 
 # ----- C2/C3: procedures -----
@@ -241,8 +243,8 @@ def test_rule_a_request_for_my_steps_recalls_one_procedure(text):
 
 def test_recalled_steps_are_listed_in_order():
     hit = {"name": "write a LEFT JOIN", "steps": ["pick the table", "write LEFT JOIN", "filter"], "text": "x"}
-    quote = quote_result("recall_procedure", {"results": [hit]}, {"query": "LEFT JOIN"})
-    assert quote == "your steps to write a LEFT JOIN: 1. pick the table. 2. write LEFT JOIN. 3. filter."
+    quote = result_words("recall_procedure", {"results": [hit]}, {"query": "LEFT JOIN"})
+    assert quote == "Your own steps to write a LEFT JOIN: 1. pick the table. 2. write LEFT JOIN. 3. filter."
 
 
 # ----- C4/C1: reminders -----
