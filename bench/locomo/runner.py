@@ -304,11 +304,16 @@ def config_from_args(args: argparse.Namespace) -> LocomoConfig:
 
 
 def small_config(path: str | None = None, presets: Sequence[str] = ()) -> LocomoConfig:
-    """The CI-sized run: first conversation, 3 sessions, 20 questions."""
+    """The CI-sized run: first conversation, 2 sessions, 10 questions, with notes.
+
+    The slice of ``tests/bench/test_locomo_small.py`` (which checks the scores and runs
+    without notes), so the notebook test adds only the notes and the report, not a
+    second, larger pipeline run.
+    """
     return LocomoConfig(
         path=path or str(small_run_dataset_path()),
         presets=tuple(presets),
         limit_conversations=1,
-        limit_sessions=3,
-        limit_questions=20,
+        limit_sessions=2,
+        limit_questions=10,
     )
