@@ -51,9 +51,9 @@ from graphs.demo_script import DEMO_MAX_TOKENS
 from graphs.heartbeat import make_builder as make_heartbeat_builder
 
 FULL_FILLER = 6
-"""Filler turns between probes in the full run (56 turns per variant)."""
+"""Filler turns between probes in the full run (59 turns per variant)."""
 SMALL_FILLER = 2
-"""Filler turns between probes in the small run (28 turns per variant): CI and notebooks."""
+"""Filler turns between probes in the small run (31 turns per variant): CI and notebooks."""
 
 
 def show_progress(progress: bool | None = None) -> bool:
