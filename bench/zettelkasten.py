@@ -21,6 +21,8 @@ A note worth keeping also needs (version 2 of the gold set, per gold concept whe
 - ``question``: its question to revisit mentions one of these words, and its insight does not
   hold the confusion;
 - ``filename``: the exported file is named so (by concept, ``agent.notes.markdown``);
+- ``not_example`` (version 3): its example mentions none of these words (the learner's goal,
+  plan or self-description is not an example of the concept);
 - always: the exported prose (front matter, map and links aside) says no sentence twice.
 
 The metric is the share of notes that are right (target ≥ 90%); coverage (gold
@@ -115,6 +117,8 @@ def keeping_checks(draft: NoteDraft, gold: dict[str, Any]) -> dict[str, bool]:
         checks["example_ok"] = any(mentions(example, w) for w in gold["example"]) and not (
             EXAMPLE_OPENER.match(example)
         )
+    if gold.get("not_example"):
+        checks["not_example_ok"] = not any(mentions(example, w) for w in gold["not_example"])
     if gold.get("question"):
         held = any(mentions(question, w) for w in gold["question"])
         checks["question_ok"] = held and not any(mentions(draft.key_insight, w) for w in gold["question"])

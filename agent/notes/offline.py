@@ -11,8 +11,9 @@ not an LLM. Rules, in order:
 2. **Concepts** are terms the learner used: noun phrases (``text.noun_phrases``,
    a heuristic chunker: no verbs, no filler) from learner sentences. A term is a
    concept when some declarative sentence *defines* it (below) and either it is
-   multi-word, or it occurs at least twice. Ranked: defined by a cue verb first,
-   then multi-word, then frequency, then first appearance. Of two nested terms
+   multi-word, an acronym ("CTE", "SQL": ``text.acronyms``), or it occurs at least
+   twice. Ranked: defined by a cue verb first, then multi-word, then frequency, then
+   first appearance. Of two nested terms
    ("outer join", "full outer join") the one said more often stays (ties: the
    longer). ``current_concept`` comes first when the session defines it as a term
    of its own (``sql.joins`` needs a sentence about joins in
@@ -21,16 +22,20 @@ not an LLM. Rules, in order:
    opens with the concept as its subject ("A left join keeps …"), after learner
    lead-ins ("Remember that", "I learned that", "So") are removed; not one opening
    with a possessive ("My report keeps …": the learner's own thing, an example) nor
-   one that only equates the term with another ("patient_id is the primary key").
+   one that only equates the term with another ("patient_id is the primary key"), nor
+   an episode in the past ("The API was slow"). An aside between commas after the
+   subject is skipped ("A CTE, written with WITH, lets …").
    Clauses after ``, while``/``, whereas``/``, but`` count on their own. A tutor answer
    opening with "It …" right after a learner question about the term defines it
    (the pronoun is replaced by the term). Preferred: a defining verb ("is",
    "means", "returns", …) right after the concept, no digits, the tutor's words.
 4. ``personal_example``: a learner statement about the concept with an example cue
-   ("my", "like", "for example", digits, "practised"), an explicit "For example …"
-   first, else a tutor statement with an explicit example cue ("for example", "such
-   as"). A sentence opening with "For example" is about what the sentence before it
-   is about, even when it does not name the concept; the marker itself is dropped.
+   ("my", "like", "for example", digits, "practised", a code call such as ``RANK()``), an
+   explicit "For example …" first, else a tutor statement with an explicit example cue
+   ("for example", "such as"). A sentence opening with "For example" or with a code call
+   is about what the sentence before it is about, even when it does not name the concept;
+   the marker itself is dropped. The learner's aims and self-description ("My goal is …",
+   "I want to …", "I work as …") illustrate nothing, even when they name the concept.
 5. ``open_question``: a learner statement about the concept with a struggle cue
    ("confusing", "not sure", "mix up", …): a question to revisit, not an insight.
 6. ``key_insight``: a learner statement about the concept with an understanding cue
@@ -63,13 +68,16 @@ from agent.notes.offline_prose import (
     EXAMPLE_OPENER,
     PRONOUN_SUBJECT,
     Sentence,
+    about_the_learner,
     example_anchors,
     split_sentences,
+    without_aside,
     without_example_marker,
 )
 from agent.notes.text import (
     DETERMINERS,
     STOP,
+    acronyms,
     content_stems,
     noun_phrases,
     stem,
@@ -81,7 +89,7 @@ MIN_TERM_COUNT = 2
 
 _PREPOSITION = re.compile(r"^(of|in|on|with|for|from|between|over|across|inside|without)\b", re.I)
 _DEFINING = re.compile(
-    r"^(is|are|was|were|means?|refers?|returns?|keeps?|combines?|describes?|lets?|matches|"
+    r"^(is|are|means?|refers?|returns?|keeps?|combines?|describes?|lets?|matches|"
     r"pairs?|compares?|measures?|collapses?|counts?|stores?|holds?|contains?|builds?|splits?|"
     r"finds?|marks?|speeds?|turns?|removes?|drops?|creates?|represents?|computes?|averages?|"
     r"gives?|takes?|makes?|allows?|uses?|groups?|sorts?|filters?|maps?|runs?|checks?|"
@@ -90,7 +98,7 @@ _DEFINING = re.compile(
 )
 _EXAMPLE = re.compile(
     r"\b(for example|e\.g\.|for instance|such as|like|my|mine|practi[sc]ed|tried|used it|"
-    r"in my)\b|\d",
+    r"in my)\b|\d|[A-Za-z_]\w*\([^)]*\)",
     re.I,
 )
 _TUTOR_EXAMPLE = re.compile(r"\b(for example|e\.g\.|for instance|such as|imagine|say you)\b", re.I)
@@ -119,9 +127,10 @@ def _subject(statement: str) -> tuple[str, str]:
     """``(term key, rest)`` when ``statement`` opens with a term ("A left join keeps …").
 
     Only after an article or nothing: "My report keeps …" is about the learner's own
-    thing, not a definition of "report".
+    thing, not a definition of "report". An aside between commas after the subject is
+    skipped ("A CTE, written with WITH, lets …": the verb is "lets").
     """
-    words = _WORDS.findall(statement)
+    words = _WORDS.findall(without_aside(statement))
     if words and words[0].lower() in DETERMINERS:
         if words[0].lower() not in _ARTICLES:
             return "", ""
@@ -182,8 +191,8 @@ def _definitions(sentences: list[Sentence], concept: str, surface: str) -> list[
             head = " ".join(rest.split()[:8])
             if not any(_DEFINING.match(w) for w in head.split()[1:]):
                 continue
-        elif not cue and not re.fullmatch(r"[a-z]+[^s]s", rest.split()[0] if rest else ""):
-            continue  # a bare noun phrase, or no verb after the subject
+        elif not cue and not re.fullmatch(r"(?!was$)[a-z]+[^s]s", rest.split()[0] if rest else ""):
+            continue  # a bare noun phrase, or no verb after the subject ("was": an episode, not a definition)
         digits = bool(re.search(r"\d", text))
         found.append(Definition(text, (0 if cue else 1, int(digits), int(s.learner), order)))
     return sorted(found, key=lambda d: d.rank)
@@ -203,7 +212,8 @@ def _surfaces(sentences: list[Sentence]) -> dict[str, str]:
     for s in sentences:
         for term in s.terms:
             seen.setdefault(term_key(term), Counter())[term] += 1
-    return {k: min(c, key=lambda t: (-c[t], len(t), t)) for k, c in seen.items()}
+    caps = {a for s in sentences for a in acronyms(s.text)}  # "CTE" stays as written
+    return {k: k.upper() if k in caps else min(c, key=lambda t: (-c[t], len(t), t)) for k, c in seen.items()}
 
 
 def _candidates(sentences: list[Sentence], exclude: str, limit: int) -> list[str]:
@@ -211,6 +221,8 @@ def _candidates(sentences: list[Sentence], exclude: str, limit: int) -> list[str
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
     learner_terms: set[str] = set()
+    # An acronym ("CTE", "SQL") names a thing by its form, as a multi-word term does.
+    named = {a for s in sentences if s.learner for a in acronyms(s.text)}
     for index, s in enumerate(sentences):
         for term in dict.fromkeys(term_key(t) for t in s.terms):
             counts[term] += 1
@@ -222,7 +234,7 @@ def _candidates(sentences: list[Sentence], exclude: str, limit: int) -> list[str
     for term in learner_terms:
         if not term or term == exclude or all(w in STOP for w in term.split()):
             continue
-        if " " not in term and (counts[term] < MIN_TERM_COUNT or len(term) < 4):
+        if " " not in term and term not in named and (counts[term] < MIN_TERM_COUNT or len(term) < 4):
             continue
         defs = _definitions(sentences, term, surfaces.get(term, term))
         if not defs:
@@ -282,7 +294,7 @@ def offline_extract(
         tutor = sorted((s for s in about if not s.learner), key=crowding)
         example = (
             _pick(learner, EXAMPLE_OPENER, used)
-            or _pick(learner, _EXAMPLE, used)
+            or _pick([s for s in learner if not about_the_learner(s)], _EXAMPLE, used)
             or _pick(tutor, _TUTOR_EXAMPLE, used)
         )
         question = _pick(learner, _STRUGGLE, used | {example})

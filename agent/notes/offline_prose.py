@@ -4,7 +4,8 @@ Rule 1 of ``agent.notes.offline``: tool and system turns are dropped, and so are
 policy's renderings (its banner, ``[calls …]`` lines, tutor turns quoting memory); each
 remaining turn is cut into sentences, and declarative sentences into clauses at ``:``/``;``
 and before ``while``/``whereas``/``but``/``and then``. A tutor answer opening with "It …"
-right after a learner question remembers the term the question was about.
+right after a learner question remembers the term the question was about. The learner's
+aims and self-description are marked (``about_the_learner``): they illustrate no concept.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ _CONNECTIVE = re.compile(r"^(while|whereas|but|and then)\s+", re.I)
 _MEMORY_QUOTE = re.compile(r"^\s*from your memory\b", re.I)
 EXAMPLE_OPENER = re.compile(r"^(for example|for instance|e\.g\.|as an example)\b[,:]?\s*", re.I)
 """An explicit example marker at the start of a sentence ("For example, I used …")."""
+CODE_CALL = re.compile(r"[A-Za-z_]\w*\([^)]*\)")
+"""A call written as code ("RANK()", "COUNT(*)"): a code or query line illustrates, as "For example" does."""
 PRONOUN_SUBJECT = re.compile(r"^(it|this|that|they)\s+(?=[a-z])", re.I)
 """A sentence whose subject is a pronoun ("It keeps …"): it may define the term just asked about."""
 
@@ -83,7 +86,7 @@ def split_sentences(transcript: Sequence[dict[str, Any]]) -> list[Sentence]:
 
 
 def example_anchors(sentences: Sequence[Sentence]) -> list[Sentence | None]:
-    """For each sentence that opens with an example marker, the sentence it illustrates.
+    """For each sentence that opens with an example marker or a code call, the sentence it illustrates.
 
     "A window function computes … For example, I used ROW_NUMBER() …": the example names
     no term, but it illustrates the statement just before it (an example of an example
@@ -92,7 +95,8 @@ def example_anchors(sentences: Sequence[Sentence]) -> list[Sentence | None]:
     anchors: list[Sentence | None] = []
     for index, sentence in enumerate(sentences):
         anchor = None
-        if index and not sentence.question and EXAMPLE_OPENER.match(sentence.text):
+        illustrates = EXAMPLE_OPENER.match(sentence.text) or CODE_CALL.match(sentence.text)
+        if index and not sentence.question and illustrates:
             anchor = anchors[index - 1] or sentences[index - 1]
         anchors.append(anchor)
     return anchors
@@ -102,3 +106,30 @@ def without_example_marker(statement: str) -> str:
     """``statement`` without its opening "For example," (the note labels it an example)."""
     rest = EXAMPLE_OPENER.sub("", statement, count=1)
     return rest[:1].upper() + rest[1:] if rest else statement
+
+
+# The learner about themselves: an aim, a plan, a need, who they are. Not an illustration of
+# a concept, even when it names one ("My goal is to write the report with window functions").
+ABOUT_ME = re.compile(
+    r"^(my|our)\s+(\w+\s+)?(goal|aim|plan|target|objective|hope|wish|dream|deadline|name)s?\b"
+    r"|\b(i|we)\s+(\w+\s+)?(want|wish|hope|plan|intend|aim|need|would like|am going|will|must|have to)\b"
+    r"|\b(i|we)('d like|'m going|'ll)\b"
+    r"|^(i|we)(\s+am|'m|\s+are|'re)\s+(a|an)\s|^(i|we)\s+work\s+(as|at|in|for)\b",
+    re.I,
+)
+
+
+def about_the_learner(sentence: Sentence) -> bool:
+    """The learner's aim, plan or self-description: it may name a concept but illustrates none."""
+    return sentence.learner and bool(ABOUT_ME.search(sentence.statement or sentence.text))
+
+
+_ASIDE = re.compile(r"^((?:(?:a|an|the)\s+)?[^\s,]+(?:\s+[^\s,]+){0,2}),\s+[^,.;:]{1,60},\s+(?=[a-z])", re.I)
+
+
+def without_aside(statement: str) -> str:
+    """``statement`` without an aside between commas after a short subject.
+
+    "A CTE, written with WITH, lets …" -> "A CTE lets …": the verb after the subject is "lets".
+    """
+    return _ASIDE.sub(r"\1 ", statement, count=1)

@@ -187,6 +187,27 @@ def _is_caps_word(token: str) -> bool:
     return len(token) >= 2 and token.isalpha() and token.isupper()
 
 
+def acronyms(text: str) -> set[str]:
+    """Lowercased acronyms ``text`` uses: one ALL-CAPS word of 2–6 letters ("CTE", "SQL", "GPUs").
+
+    An acronym names a thing by its form, however short or rare, as a multi-word term does.
+    A capitalised call ("RANK()") is code, and a run of capitals ("GROUP BY") is a keyword
+    phrase (``noun_phrases``), so neither counts; stop words ("WITH", "AS") never do.
+    """
+    tokens = _TOKEN.findall(text)
+    found: set[str] = set()
+    for index, token in enumerate(tokens):
+        word = token[:-1] if token.endswith("s") and len(token) > 2 else token
+        nxt = tokens[index + 1] if index + 1 < len(tokens) else ""
+        prev = tokens[index - 1] if index else ""
+        if not (_is_caps_word(word) and len(word) <= 6) or word.lower() in STOP or nxt == "(":
+            continue
+        if _is_caps_word(prev) or _is_caps_word(nxt):
+            continue  # part of an ALL-CAPS run: a keyword phrase, not an acronym
+        found.add(word.lower())
+    return found
+
+
 def _trimmed(run: list[str], *, nominal: bool) -> str:
     """A run of content words as a term: verbs, participles and adverbs cut from its ends ("" if none left).
 

@@ -29,7 +29,7 @@ FIELDS = ("concept", "definition", "personal_example", "key_insight", "open_ques
 
 def test_gold_set_shape() -> None:
     items = load_gold()
-    assert 10 <= len(items) <= 15
+    assert 10 <= len(items) <= 20
     assert len({i["id"] for i in items}) == len(items)
     for item in items:
         assert item["turns"] and all({"role", "content"} <= set(t) for t in item["turns"])
@@ -75,6 +75,8 @@ def test_gold_set_holds_the_cases_of_a_note_worth_keeping() -> None:
     assert any(g.get("example") for g in golds)
     assert any(g.get("question") for g in golds)
     assert any(g.get("filename") for g in golds)
+    assert any(g.get("not_example") for g in golds)
+    assert any(g["concept"].isupper() for g in golds)  # an acronym ("CTE") is a concept
 
 
 def test_each_case_is_scored_on_every_gold_note() -> None:
@@ -87,6 +89,7 @@ def test_each_case_is_scored_on_every_gold_note() -> None:
     assert sum("example_ok" in v for v in verdicts) >= 2
     assert sum("question_ok" in v for v in verdicts) >= 1
     assert sum("filename_ok" in v for v in verdicts) >= 3
+    assert sum("not_example_ok" in v for v in verdicts) >= 2
 
 
 GOLD = {
@@ -117,6 +120,9 @@ def test_a_dropped_example_a_kept_marker_or_a_confusion_as_insight_are_misses() 
     assert keeping_checks(as_insight, GOLD)["question_ok"] is False
     other = kept.model_copy(update={"concept": "window functions (SQL)"})
     assert keeping_checks(other, GOLD)["filename_ok"] is False
+    goal = kept.model_copy(update={"personal_example": "My goal is to write the report by Friday."})
+    assert keeping_checks(goal, {**GOLD, "not_example": ["goal", "friday"]})["not_example_ok"] is False
+    assert keeping_checks(kept, {**GOLD, "not_example": ["goal", "friday"]})["not_example_ok"] is True
 
 
 def test_a_note_saying_its_definition_twice_is_a_miss() -> None:

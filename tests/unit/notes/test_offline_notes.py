@@ -6,6 +6,7 @@ import pytest
 
 from agent.notes.offline import offline_extract
 from agent.notes.text import (
+    acronyms,
     clean_prose,
     is_boilerplate,
     is_question,
@@ -149,3 +150,73 @@ def test_prose_helpers() -> None:
     assert strip_lead_in("Oh I get it, so a left join keeps rows.") == "A left join keeps rows."
     assert strip_lead_in("Remember that an INNER JOIN matches.") == "An INNER JOIN matches."
     assert normalise_concept("sql.left_joins") == normalise_concept("Left Join") == "left join"
+
+
+# A new learner's first session, offline: five statements, each answered by the policy's marker.
+FIRST_SESSION = turns(
+    ("user", "Hi, my name is Ana and I work as a data analyst at a logistics company."),
+    ("assistant", BANNER),
+    (
+        "user",
+        "A window function computes a value over the rows related to the current row, without "
+        "collapsing them. For example RANK() OVER (PARTITION BY depot ORDER BY late_deliveries DESC) "
+        "ranks the depots.",
+    ),
+    ("assistant", BANNER),
+    ("user", "A CTE, written with WITH, lets a long query read from top to bottom."),
+    ("assistant", BANNER),
+    ("user", "My goal is to write the weekly depot report with window functions by Friday."),
+    ("assistant", BANNER),
+    ("user", "I'm confused about when a window function needs PARTITION BY."),
+    ("assistant", BANNER),
+)
+
+
+def test_a_first_session_gives_a_note_per_concept_acronyms_included() -> None:
+    by = {d.concept: d for d in offline_extract(FIRST_SESSION, None)}
+    assert set(by) == {"window function", "CTE"}
+    assert by["CTE"].definition == "A CTE, written with WITH, lets a long query read from top to bottom."
+    window = by["window function"]
+    assert window.personal_example.startswith("RANK() OVER (PARTITION BY depot")
+    assert window.open_question == "I'm confused about when a window function needs PARTITION BY."
+    for draft in by.values():
+        assert not any("goal" in t or "Ana" in t for t in (draft.personal_example, draft.key_insight))
+
+
+def test_a_goal_or_a_self_description_is_not_an_example() -> None:
+    transcript = turns(
+        ("user", "A window function keeps every row and adds a value computed over its window."),
+        ("user", "My plan is to rebuild the sales dashboard with window functions next week."),
+        ("user", "I want to use a window function in my 3 reports by Monday."),
+        ("user", "I am an analyst who uses window functions daily."),
+    )
+    (draft,) = offline_extract(transcript, None)
+    assert draft.personal_example == ""
+
+
+def test_a_code_line_illustrates_the_sentence_before_it() -> None:
+    transcript = turns(
+        ("user", "A window function keeps every row and adds a value computed over its window."),
+        ("user", "ROW_NUMBER() OVER (ORDER BY total) numbers the orders."),
+        ("user", "My goal is to use window functions in the weekly report."),
+    )
+    (draft,) = offline_extract(transcript, None)
+    assert draft.personal_example == "ROW_NUMBER() OVER (ORDER BY total) numbers the orders."
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("A CTE, written with WITH, lets a long query read.", {"cte"}),
+        ("JSON and an API; two GPUs and SQL.", {"json", "api", "gpu", "sql"}),
+        ("RANK() OVER (PARTITION BY depot ORDER BY day)", set()),  # code, not acronyms
+        ("I am SO confused, AND it is late.", set()),  # shouted stop words
+    ],
+)
+def test_acronyms_are_short_capital_words_not_code_or_shouting(text: str, found: set[str]) -> None:
+    assert acronyms(text) == found
+
+
+def test_an_acronym_without_a_definition_makes_no_note() -> None:
+    transcript = turns(("user", "I used SQL and JSON at work today."), ("user", "The API was slow."))
+    assert offline_extract(transcript, None) == []
