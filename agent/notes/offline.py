@@ -13,11 +13,10 @@ not an LLM. Rules, in order:
    concept when some declarative sentence *defines* it (below) and either it is
    multi-word, an acronym ("CTE", "SQL": ``text.acronyms``), or it occurs at least
    twice. Ranked: defined by a cue verb first, then multi-word, then frequency, then
-   first appearance. Of two nested terms
-   ("outer join", "full outer join") the one said more often stays (ties: the
-   longer). ``current_concept`` comes first when the session defines it as a term
-   of its own (``sql.joins`` needs a sentence about joins in
-   general, not one about "an inner join"); otherwise the session's terms carry it.
+   first appearance. Of two nested terms ("outer join", "full outer join") the one said
+   more often stays (ties: the longer). ``current_concept`` comes first when the session
+   defines it as a term of its own (``sql.joins`` needs a sentence about joins in general,
+   not one about "an inner join"); otherwise the session's terms carry it.
 3. ``definition``: a declarative sentence (never a question or boilerplate) that
    opens with the concept as its subject ("A left join keeps …"), after learner
    lead-ins ("Remember that", "I learned that", "So") are removed; not one opening
