@@ -3,11 +3,10 @@
 Used when the chat model is the offline policy (``extractor_for`` picks it). It is
 not an LLM. Rules, in order:
 
-1. **Prose.** Tool/system turns are dropped; so are the offline policy's banner,
-   tool-call renderings (``[calls …]``), tutor turns that quote memory ("From
-   your memory — …"), and boilerplate sentences (the tutor talking about itself
-   or its tools, greetings, praise, quoted ``role:`` lines). Sentences are also
-   cut at ``:``/``;`` into clauses (``agent.notes.offline_prose``).
+1. **Prose.** Tool/system turns are dropped; so are the offline policy's banner, tool-call
+   renderings (``[calls …]``), tutor turns that quote memory ("From your memory — …"), and
+   boilerplate sentences (the tutor talking about itself or its tools, greetings, praise,
+   quoted ``role:`` lines). Sentences are cut at ``:``/``;`` into clauses (``offline_prose``).
 2. **Concepts** are terms the learner used: noun phrases (``text.noun_phrases``,
    a heuristic chunker: no verbs, no filler) from learner sentences. A term is a
    concept when some declarative sentence *defines* it (below) and either it is
@@ -41,8 +40,8 @@ not an LLM. Rules, in order:
    ("I get", "makes sense", …) and no struggle cue, else tutor feedback ("correct",
    "not quite", "careful", …) mentioning it. Examples, questions and insights are never
    questions asked in the session or boilerplate, and may be empty.
-7. ``keywords``: the concept plus the most frequent noun-phrase words of its
-   sentences (≤ 5); ``tags``: vocabulary words present, plus note-kind tags.
+7. ``keywords``: the concept plus its sentences' most frequent noun-phrase words (≤ 5);
+   ``tags``: vocabulary words present, plus note-kind tags.
 """
 
 from __future__ import annotations
