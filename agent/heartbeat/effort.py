@@ -34,10 +34,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 from agent.heartbeat.slots import Slot
-from agent.language.intents import intent_of
+from agent.language.intents import Intent, intent_of
 from agent.language.sentences import split_sentences
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
 from agent.models.capabilities import has_structured_output as has_structured_output
@@ -45,14 +45,6 @@ from agent.models.offline_policy import is_question
 from agent.search.results import SearchHit
 from agent.text import is_stop_word, light_stem
 
-Intent = Literal[
-    "simple_recall",
-    "computation",
-    "temporal_comparison",
-    "multi_source_synthesis",
-    "contradiction_resolution",
-    "procedural",
-]
 INTENTS: tuple[str, ...] = get_args(Intent)
 COMPLEX_INTENTS: frozenset[str] = frozenset(
     {"temporal_comparison", "multi_source_synthesis", "contradiction_resolution", "procedural"}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -41,7 +42,16 @@ from sklearn.linear_model import LogisticRegression
 from agent.language.encoder import encode
 from agent.language.intent_exemplars import INTENTS
 
-DEFAULT_INTENT = "simple_recall"
+Intent = Literal[
+    "simple_recall",
+    "computation",
+    "temporal_comparison",
+    "multi_source_synthesis",
+    "contradiction_resolution",
+    "procedural",
+]
+"""The efforts a request can call for (the design's adaptive effort)."""
+DEFAULT_INTENT: Intent = "simple_recall"
 OVERRIDE = 0.8
 """The classifier's probability for a complex intent at which it overrides the catch-all."""
 REGULARISATION = 16.0

@@ -18,26 +18,18 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.language.intents import intent_of
+from agent.language.intents import Intent, intent_of
 from agent.language.reminders import parse_reminder
 from agent.models.capabilities import has_structured_output
 
 log = logging.getLogger("kag.language")
 
-Intent = Literal[
-    "simple_recall",
-    "computation",
-    "temporal_comparison",
-    "multi_source_synthesis",
-    "contradiction_resolution",
-    "procedural",
-]
 TIMEOUT_SECONDS = 15.0
 """A model answer slower than this counts as missing: the offline layer answers."""
 INSTRUCTIONS = (
