@@ -26,7 +26,8 @@ live?" -> residence; "Which editor … for Python?" -> ``("python", "tool")``), 
 search can rank the facts of those slots as one more list (``agent.memory.facts``).
 
 ``is_fact_statement`` accepts a statement (not a question: no ``?``, no question or
-auxiliary verb first; not a request: please, let's, remind me, here is how …) that fills
+auxiliary verb first; not a request: please, let's, remind me, here is how …; not an example
+of the sentence before it: "For example, …") that fills
 a known slot, speaks in the first person (I, my, me, we, our …), reports a result ("71 out
 of 100", "86%", "scored") or states a value: a date, a number or a change by a difference
 (``agent.language.differences.states_a_value``), so an update told by an event or by
@@ -109,6 +110,8 @@ _REQUEST = re.compile(
     re.I,
 )
 _RESULT = re.compile(r"\b\d+(?:\.\d+)?\s*(?:out of|/)\s*\d+\b|\b\d+(?:\.\d+)?\s*%|\bscored?\b", re.I)
+_EXAMPLE = re.compile(r"^\s*(?:for example|for instance|e\.g\.|as an example)\b", re.I)
+"""An example of what the sentence before it says ("For example, [x * x …] gives …"): not a fact."""
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
 
 
@@ -203,7 +206,7 @@ def is_fact_statement(text: str) -> bool:
     stripped = text.strip()
     if not stripped or stripped.endswith("?") or _QUESTION_START.match(stripped):
         return False
-    if _REQUEST.search(stripped):
+    if _REQUEST.search(stripped) or _EXAMPLE.match(stripped):
         return False
     if fact_slot(stripped) is not None:
         return True

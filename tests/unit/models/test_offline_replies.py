@@ -179,6 +179,14 @@ def test_a_statement_nothing_stores_is_acknowledged_not_refused():
     )
 
 
+def test_an_example_of_the_sentence_before_is_not_a_fact_about_the_learner():
+    model = OfflinePolicyModel().bind_tools([_schema(n) for n in ALL])
+    example = "For example, [x * x for x in range(5)] gives the squares from 0 to 16."
+    said = model.invoke([HumanMessage(example)])
+    assert not said.tool_calls, "its digits do not make it a fact to store"
+    assert _declared(said) == NOTED, "the session's notes keep it as the example of the definition before"
+
+
 # --- the offline tutor hands back the learner's own notes ---
 
 WINDOW = {
