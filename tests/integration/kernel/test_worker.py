@@ -54,7 +54,13 @@ async def test_a_worker_killed_after_commit_loses_and_doubles_nothing(
     assert await stores.kernel.depth(learner_id) == 3  # ...but was never acknowledged
 
     worker = build_worker(resources, stores, consumer="successor", batch_size=50)
-    # The dead worker holds the learner's lock until it expires (60 s); then its entry is reclaimed.
+    # The dead worker still holds the learner's lock: a successor cannot take it now.
+    lock = stores.kernel.key(learner_id, "lock")
+    assert await stores.kernel.lock(learner_id) is None
+    assert 0 < await resources.redis.pttl(lock) <= stores.kernel.lock_ttl_ms
+    # Redis expires it after its TTL (60 s); the test brings that expiry forward instead of
+    # sleeping through it. The successor waits for the lock, then reclaims the dead one's entry.
+    await resources.redis.pexpire(lock, 500)
     assert await worker.drain(learner_id, wait=120) == 3
     assert await _count(resources, MESSAGES, learner_id) == 6
     assert await _count(resources, DISTINCT, learner_id) == 6
