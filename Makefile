@@ -19,7 +19,9 @@ $(STAMP): pyproject.toml scripts/mermaid-validate/package-lock.json agent/server
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install -q --upgrade pip uv
 	@echo "[install] resolving and installing (uv; torch comes with sentence-transformers)"
-	@$(VENV)/bin/uv pip install --python $(PY) -q -e '.[dev]' || $(PY) -m pip install -q -e '.[dev]'
+	@# --compile-bytecode: uv writes no .pyc by default, and a shell with PYTHONDONTWRITEBYTECODE=1 never
+	@# does, so every `kag` process and test server would compile ~900 modules again (half of `kag search`)
+	@$(VENV)/bin/uv pip install --python $(PY) -q --compile-bytecode -e '.[dev]' || $(PY) -m pip install -q -e '.[dev]'
 	@# bench/ is not in the installed package (agent, graphs, tools are); the development venv
 	@# sees the checkout, so notebooks run from notebooks/ and `python -m bench.*` from anywhere
 	@$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kag_checkout.pth").write_text(str(pathlib.Path.cwd().resolve()) + "\n")'

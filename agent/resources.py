@@ -41,16 +41,21 @@ class Resources:
         neo4j_driver: neo4j.AsyncDriver | None = None,
         redis_client: aioredis.Redis | None = None,
         clock: Clock | None = None,
+        tracing: bool = True,
     ) -> None:
         """Keep what was passed; build the rest from ``settings`` on first use.
 
         Configures LangSmith tracing from ``settings`` (off unless opted in) before
-        any model built here can be called.
+        any model built here can be called. ``tracing=False`` is for a process that
+        calls no model and runs no graph (``kag search``, ``kag memory show``): then
+        the first use of ``chat_model`` configures it, since configuring, even off,
+        imports LangSmith's run trees (seconds of a loaded machine's start).
         """
         self.settings = settings or Settings.from_env()
         self.clock: Clock = clock or system_clock
         """What the stores stamp and age memory with (tests pass a ``ManualClock``)."""
-        configure_tracing(self.settings)
+        if tracing or chat_model is not None:
+            configure_tracing(self.settings)
         if chat_model is not None:
             self.__dict__["chat_model"] = chat_model
         if embeddings is not None:
@@ -98,6 +103,7 @@ class Resources:
         """
         from agent.models.chat import make_chat_model
 
+        configure_tracing(self.settings)  # idempotent; a bundle built with tracing=False configures it here
         return make_chat_model(self.settings)
 
     @property

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import neo4j
 
@@ -25,15 +25,17 @@ from agent.memory.backlog import WriteBacklog
 from agent.memory.cognitive_queries import LINK_PENDING_EPISODES
 from agent.memory.core import CoreLimits, CoreMemoryStore
 from agent.memory.episodes import EpisodeStore
-from agent.memory.facts import FactStore
 from agent.memory.procedures import ProcedureStore
 from agent.memory.queries import LINK_PENDING_SUMMARIES
 from agent.memory.recall import RecallStore
-from agent.memory.reminders import ReminderStore
 from agent.memory.sensory import SensoryBuffer
 from agent.resources import Resources
 from agent.search.recipes import DEFAULT_RECIPE
 from agent.turns import TURN_KIND
+
+if TYPE_CHECKING:  # imported by ``MemoryStores.wire``: a search (``search_stores``) never loads them
+    from agent.memory.facts import FactStore  # scikit-learn and dateparser, via agent.language
+    from agent.memory.reminders import ReminderStore  # dateparser
 
 MAX_CONSOLIDATIONS_PER_BATCH = 5
 """Episode consolidations the kernel runs after one recall batch (the rest wait for the next)."""
@@ -109,19 +111,18 @@ class MemoryStores:
         ``settings.ingest_mode`` picks how recall logging reaches Neo4j: ``kernel`` (the
         stream; the worker writes it) or ``sync`` (in the call, the path before issue 14).
         """
-        settings = resources.settings
-        prefix = settings.kernel_prefix
-        kernel = KernelStream(resources.redis, prefix=prefix, max_backlog=settings.kernel_max_backlog)
-        backlog = WriteBacklog(resources.redis, prefix=prefix, kernel=kernel)
+        from agent.memory.facts import FactStore
+        from agent.memory.reminders import ReminderStore
+
+        kernel, backlog, shared = _plumbing(resources)
+        archival, recall = _readers(resources, kernel, shared)
         neo = (resources.neo4j, resources.embeddings)
-        shared = {"database": resources.database, "backlog": backlog, "clock": resources.clock}
-        recall_kernel = kernel if settings.ingest_mode == "kernel" else None
         stores = cls(
             core=CoreMemoryStore(
                 resources.redis, driver=resources.neo4j, embeddings=resources.embeddings, **shared
             ),
-            archival=ArchivalStore(*neo, **shared),
-            recall=RecallStore(*neo, kernel=recall_kernel, **shared),
+            archival=archival,
+            recall=recall,
             facts=FactStore(*neo, **shared),
             procedures=ProcedureStore(*neo, **shared),
             reminders=ReminderStore(*neo, redis=resources.redis, **shared),
@@ -170,3 +171,32 @@ class MemoryStores:
         Returns how many events were applied; the background worker does the same.
         """
         return await self.backlog.replay(learner_id=learner_id)
+
+
+def _plumbing(resources: Resources) -> tuple[KernelStream, WriteBacklog, dict[str, Any]]:
+    """The kernel stream, the one write backlog over it, and the keywords every store shares."""
+    settings = resources.settings
+    prefix = settings.kernel_prefix
+    kernel = KernelStream(resources.redis, prefix=prefix, max_backlog=settings.kernel_max_backlog)
+    backlog = WriteBacklog(resources.redis, prefix=prefix, kernel=kernel)
+    return kernel, backlog, {"database": resources.database, "backlog": backlog, "clock": resources.clock}
+
+
+def _readers(
+    resources: Resources, kernel: KernelStream, shared: dict[str, Any]
+) -> tuple[ArchivalStore, RecallStore]:
+    """Archival and recall memory; recall logs through the kernel stream when ``ingest_mode`` is kernel."""
+    neo = (resources.neo4j, resources.embeddings)
+    recall_kernel = kernel if resources.settings.ingest_mode == "kernel" else None
+    return ArchivalStore(*neo, **shared), RecallStore(*neo, kernel=recall_kernel, **shared)
+
+
+def search_stores(resources: Resources) -> tuple[ArchivalStore, RecallStore]:
+    """Archival and recall memory wired as ``MemoryStores.wire`` wires them, for a search and nothing else.
+
+    ``kag search`` reads these two only; building every store would load the facts' and
+    reminders' language stack (scikit-learn, dateparser), most of a fresh process's start.
+    Recall search still sees the messages the kernel has not written to Neo4j yet.
+    """
+    kernel, _, shared = _plumbing(resources)
+    return _readers(resources, kernel, shared)

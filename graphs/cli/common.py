@@ -97,11 +97,15 @@ def run(
 
 
 @asynccontextmanager
-async def open_resources(settings: Settings) -> AsyncIterator[Resources]:
-    """A ``Resources`` bundle for one command, closed on the way out."""
+async def open_resources(settings: Settings, *, tracing: bool = True) -> AsyncIterator[Resources]:
+    """A ``Resources`` bundle for one command, closed on the way out.
+
+    ``tracing=False``: the command calls no model and runs no graph, so it skips configuring
+    LangSmith (``Resources``; the chat model, if ever built, still configures it first).
+    """
     from agent.resources import Resources
 
-    resources = Resources(settings)
+    resources = Resources(settings, tracing=tracing)
     try:
         yield resources
     finally:

@@ -59,7 +59,7 @@ def memory_show(learner_id: str) -> int:
     """Print every core memory section of the learner."""
 
     async def work(settings: Settings) -> int:
-        async with open_resources(settings) as resources:
+        async with open_resources(settings, tracing=False) as resources:
             sections = await core_store(resources).read(learner_id)
         for line in format_sections(sections):
             click.echo(line)
@@ -79,7 +79,7 @@ def memory_edit(section: str, text: str, old: str | None, learner_id: str) -> in
     """Append TEXT to SECTION (e.g. user_profile, current_goals), or replace OLD with TEXT."""
 
     async def work(settings: Settings) -> int:
-        async with open_resources(settings) as resources:
+        async with open_resources(settings, tracing=False) as resources:
             store = core_store(resources)
             if old is None:
                 sections = await store.append(learner_id, section, text)
@@ -188,20 +188,19 @@ def search_command(query: str, learner_id: str, kind: str, limit: int, verbose: 
 
     async def work(settings: Settings) -> int:
         from agent.context import Context
-        from agent.memory.stores import MemoryStores
+        from agent.memory.stores import search_stores
 
         recipe = Context().search_recipe
-        async with open_resources(settings) as resources:
+        async with open_resources(settings, tracing=False) as resources:
             # The product's stores: conversation search also sees messages the kernel has not written yet.
-            stores = MemoryStores.wire(resources)
+            archival, recall = search_stores(resources)
             if kind == "archival":
-                archival = stores.archival
                 # Tool renderings and repeats are skipped: ask for more than will be shown.
                 result = await archival.search(
                     learner_id, query, page=0, page_size=min(50, 3 * limit), recipe=recipe
                 )
             else:
-                result = await stores.recall.search(learner_id, query, page=0, page_size=min(50, 3 * limit))
+                result = await recall.search(learner_id, query, page=0, page_size=min(50, 3 * limit))
         for line in format_hits(result.to_dict(), verbose=verbose, limit=limit):
             click.echo(line)
         return 0

@@ -31,6 +31,50 @@ def test_importing_the_cli_imports_nothing_heavy():
     assert done.stdout.strip() == ""
 
 
+READ_COMMANDS_PROBE = """
+import asyncio, sys
+from agent import tracing
+from agent.memory.archival import ArchivalStore
+from agent.memory.core import CoreMemoryStore
+from agent.resources import Resources
+from agent.search.results import SearchPage
+from agent.settings import Settings
+from graphs.cli import main, memory
+
+async def no_hits(self, learner_id, query, *, page, page_size, recipe=None):
+    return SearchPage([], page, page_size, recipe or "")
+
+async def no_sections(self, learner_id, **_):
+    return {"user_profile": ""}
+
+ArchivalStore.search = no_hits
+CoreMemoryStore.read = no_sections
+memory.run = lambda work, **_: asyncio.run(work(Settings.from_env({})))  # no services in a unit test
+assert main(["search", "SQL joins", "--learner", "probe"]) == 0
+assert main(["memory", "show", "--learner", "probe"]) == 0
+loaded = ("sklearn", "dateparser", "agent.memory.facts", "agent.memory.reminders", "langsmith.run_trees")
+print("loaded:" + ",".join(sorted(m for m in loaded if m in sys.modules)))
+settings = Settings.from_env({})
+bundle = Resources(settings, tracing=False)
+before = settings in tracing._INSTALLED
+bundle.chat_model
+print(f"tracing configured: before the model {before}, after {settings in tracing._INSTALLED}")
+"""
+
+
+def test_search_and_memory_show_load_only_what_they_read():
+    # kag search reads archival and recall memory, kag memory show core memory: neither builds the
+    # fact or reminder stores (scikit-learn, dateparser) nor configures LangSmith (its run trees);
+    # a bundle that skipped tracing still configures it before its chat model exists.
+    done = subprocess.run(
+        [sys.executable, "-c", READ_COMMANDS_PROBE], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[-2] == "loaded:", lines
+    assert lines[-1] == "tracing configured: before the model False, after True"
+
+
 def test_kag_help_lists_every_command():
     # Fast help is the import probe's job above (no clock here: speed lives in bench/).
     assert KAG.exists(), "the kag console script is not installed in this venv"
