@@ -3,21 +3,24 @@
 Used when the chat model is the offline policy (``extractor_for`` picks it). It is
 not an LLM. Rules, in order:
 
-1. **Prose.** Tool/system turns are dropped; so are the offline policy's banner, tool-call
+1. **Prose.** Tool/system turns are dropped; so are the offline policy's replies (a turn
+   opening with its banner: "Noted; …", "Got it: …", memory quotes, a note handed back), tool-call
    renderings (``[calls …]``), tutor turns that quote memory ("From your memory — …"), and
    boilerplate sentences (the tutor talking about itself or its tools, greetings, praise,
    quoted ``role:`` lines). Sentences are cut at ``:``/``;`` into clauses (``offline_prose``).
 2. **Concepts** are terms the learner used: noun phrases (``text.noun_phrases``,
    a heuristic chunker: no verbs, no filler) from learner sentences. A term is a
    concept when some declarative sentence *defines* it (below) and either it is
-   multi-word, an acronym ("CTE", "SQL": ``text.acronyms``), or it occurs at least
-   twice. Ranked: defined by a cue verb first, then multi-word, then frequency, then
-   first appearance. Of two nested terms ("outer join", "full outer join") the one said
-   more often stays (ties: the longer). ``current_concept`` comes first when the session
-   defines it as a term of its own (``sql.joins`` needs a sentence about joins in general,
-   not one about "an inner join"); otherwise the session's terms carry it.
-3. ``definition``: a declarative sentence (never a question or boilerplate) that
-   opens with the concept as its subject ("A left join keeps …"), after learner
+   multi-word, an acronym ("CTE", "SQL": ``text.acronyms``), occurs at least twice, or
+   the learner defines it in a generic sentence ("A dictionary maps keys to values.":
+   the shape of a textbook definition, ``definitions.generic_shape``). Ranked: defined
+   by a cue verb first, then multi-word, then frequency, then first appearance. Of two
+   nested terms ("outer join", "full outer join") the one said more often stays (ties:
+   the longer). ``current_concept`` comes first when the session defines it as a term of
+   its own (``sql.joins`` needs a sentence about joins in general, not one about "an
+   inner join"); otherwise the session's terms carry it.
+3. ``definition`` (``agent.notes.definitions``): a declarative sentence (never a question
+   or boilerplate) that opens with the concept as its subject ("A left join keeps …"), after learner
    lead-ins ("Remember that", "I learned that", "So") are removed; not one opening
    with a possessive ("My report keeps …": the learner's own thing, an example) nor
    one that only equates the term with another ("patient_id is the primary key"), nor
@@ -49,9 +52,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from agent.notes.definitions import definitions as defining_sentences
 from agent.notes.models import (
     DEFAULT_TAG_VOCABULARY,
     MAX_NOTES,
@@ -64,16 +67,13 @@ from agent.notes.models import (
 )
 from agent.notes.offline_prose import (
     EXAMPLE_OPENER,
-    PRONOUN_SUBJECT,
     Sentence,
     about_the_learner,
     example_anchors,
     split_sentences,
-    without_aside,
     without_example_marker,
 )
 from agent.notes.text import (
-    DETERMINERS,
     STOP,
     acronyms,
     content_stems,
@@ -82,18 +82,9 @@ from agent.notes.text import (
     term_key,
 )
 
-OFFLINE_MODEL = "offline-extractor/2"
+OFFLINE_MODEL = "offline-extractor/3"
 MIN_TERM_COUNT = 2
 
-_PREPOSITION = re.compile(r"^(of|in|on|with|for|from|between|over|across|inside|without)\b", re.I)
-_DEFINING = re.compile(
-    r"^(is|are|means?|refers?|returns?|keeps?|combines?|describes?|lets?|matches|"
-    r"pairs?|compares?|measures?|collapses?|counts?|stores?|holds?|contains?|builds?|splits?|"
-    r"finds?|marks?|speeds?|turns?|removes?|drops?|creates?|represents?|computes?|averages?|"
-    r"gives?|takes?|makes?|allows?|uses?|groups?|sorts?|filters?|maps?|runs?|checks?|"
-    r"produces?|applies|works?|acts?|tells?|shows?|says?|can|will|has|have)\b",
-    re.I,
-)
 _EXAMPLE = re.compile(
     r"\b(for example|e\.g\.|for instance|such as|like|my|mine|practi[sc]ed|tried|used it|"
     r"in my)\b|\d|[A-Za-z_]\w*\([^)]*\)",
@@ -116,84 +107,6 @@ _MISCONCEPTION = re.compile(r"\b(not quite|common mistake|misconception|actually
 
 
 _WORDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9+#_'-]*")
-
-
-_ARTICLES = frozenset({"a", "an", "the"})
-
-
-def _subject(statement: str) -> tuple[str, str]:
-    """``(term key, rest)`` when ``statement`` opens with a term ("A left join keeps …").
-
-    Only after an article or nothing: "My report keeps …" is about the learner's own
-    thing, not a definition of "report". An aside between commas after the subject is
-    skipped ("A CTE, written with WITH, lets …": the verb is "lets").
-    """
-    words = _WORDS.findall(without_aside(statement))
-    if words and words[0].lower() in DETERMINERS:
-        if words[0].lower() not in _ARTICLES:
-            return "", ""
-        words = words[1:]
-    phrases = noun_phrases(" ".join(words))
-    if not phrases:
-        return "", ""
-    head = phrases[0].split()
-    if [w.lower() for w in words[: len(head)]] != head:
-        return "", ""
-    rest = words[len(head) :]
-    while rest and rest[0].lower().endswith("ly"):
-        rest = rest[1:]  # "uniquely identifies": the adverb is not the verb
-    return term_key(phrases[0]), " ".join(rest)
-
-
-def _family(subject: str, concept: str) -> bool:
-    """The subject names the concept: the same term, or its multi-word tail ("outer join")."""
-    if subject == concept:
-        return True
-    s, c = subject.split(), concept.split()
-    return len(s) >= 2 and len(s) < len(c) and c[-len(s) :] == s
-
-
-@dataclass(frozen=True)
-class Definition:
-    """A statement that defines a concept, and how good a definition it is (lower is better)."""
-
-    text: str
-    rank: tuple[int, int, int, int]
-
-
-_IDENTIFIES = re.compile(r"(?:^|\s)(is|are|was|were)\s+(a|an|the)\s+([^,;]+?)[.!]?$", re.I)
-
-
-def _terms_used(sentences: list[Sentence]) -> set[str]:
-    return {term_key(t) for s in sentences if s.learner for t in s.terms}
-
-
-def _definitions(sentences: list[Sentence], concept: str, surface: str) -> list[Definition]:
-    found: list[Definition] = []
-    others = _terms_used(sentences) - {concept}
-    for order, s in enumerate(sentences):
-        if not s.statement:
-            continue
-        text = s.statement
-        if s.resolved and term_key(s.resolved) == concept:
-            text = PRONOUN_SUBJECT.sub(f"The {surface} ", text, count=1)
-        subject, rest = _subject(text)
-        if not subject or not _family(subject, concept):
-            continue
-        same = _IDENTIFIES.search(rest)
-        if same and term_key(same.group(3)) in others:
-            continue  # "patient_id is the primary key": an instance of another concept
-        cue = bool(_DEFINING.match(rest))
-        if not cue and _PREPOSITION.match(rest):
-            # "A cross join of 20 patients gives …": the verb follows a prepositional phrase.
-            head = " ".join(rest.split()[:8])
-            if not any(_DEFINING.match(w) for w in head.split()[1:]):
-                continue
-        elif not cue and not re.fullmatch(r"(?!was$)[a-z]+[^s]s", rest.split()[0] if rest else ""):
-            continue  # a bare noun phrase, or no verb after the subject ("was": an episode, not a definition)
-        digits = bool(re.search(r"\d", text))
-        found.append(Definition(text, (0 if cue else 1, int(digits), int(s.learner), order)))
-    return sorted(found, key=lambda d: d.rank)
 
 
 def _mentions(sentence: Sentence, concept: str) -> bool:
@@ -232,10 +145,13 @@ def _candidates(sentences: list[Sentence], exclude: str, limit: int) -> list[str
     for term in learner_terms:
         if not term or term == exclude or all(w in STOP for w in term.split()):
             continue
-        if " " not in term and term not in named and (counts[term] < MIN_TERM_COUNT or len(term) < 4):
-            continue
-        defs = _definitions(sentences, term, surfaces.get(term, term))
+        defs = defining_sentences(sentences, term, surfaces.get(term, term))
         if not defs:
+            continue
+        # A single common word needs saying twice, unless the learner defines it as a kind.
+        said_twice = counts[term] >= MIN_TERM_COUNT and len(term) >= 4
+        defined = any(d.generic and d.rank[2] for d in defs)
+        if " " not in term and term not in named and not (said_twice or defined):
             continue
         eligible[term] = (defs[0].rank[0], int(" " not in term), -counts[term], first[term])
     # A term hides the shorter terms it contains ("full outer join" hides "outer join", "join").
@@ -282,7 +198,7 @@ def offline_extract(
             return sum(1 for o in others if _mentions(s, o))
 
         surface = name.rsplit(".", 1)[-1].replace("_", " ") if name == current else name
-        definitions = _definitions(sentences, key, surface)
+        definitions = defining_sentences(sentences, key, surface)
         if not definitions:
             continue
         definition = definitions[0].text
@@ -336,7 +252,8 @@ def _session_concepts(
     """The session's concepts as (name on the note, term key): the current one first if it is defined."""
     current_key = term_key(current) if current else ""
     concepts: list[tuple[str, str]] = []
-    if current_key and _definitions(sentences, current_key, current.rsplit(".", 1)[-1].replace("_", " ")):
+    surface = current.rsplit(".", 1)[-1].replace("_", " ")
+    if current_key and defining_sentences(sentences, current_key, surface):
         concepts.append((current, current_key))
     for key in _candidates(sentences, current_key, max_notes - len(concepts)):
         concepts.append((surfaces.get(key, key), key))

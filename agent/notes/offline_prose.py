@@ -1,7 +1,8 @@
 """The offline extractor's reading of a session: prose only, cut into sentences and clauses.
 
 Rule 1 of ``agent.notes.offline``: tool and system turns are dropped, and so are the offline
-policy's renderings (its banner, ``[calls …]`` lines, tutor turns quoting memory); each
+policy's replies (a tutor turn opening with its banner: acknowledgements, memory quotes, the
+learner's own note handed back) and renderings (``[calls …]`` lines, turns quoting memory); each
 remaining turn is cut into sentences, and declarative sentences into clauses at ``:``/``;``
 and before ``while``/``whereas``/``but``/``and then``. A tutor answer opening with "It …"
 right after a learner question remembers the term the question was about. The learner's
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent.models.offline_reading import OFFLINE_BANNER
 from agent.notes.text import clean_prose, is_boilerplate, is_question, noun_phrases, strip_lead_in
 
 LEARNER_ROLES = frozenset({"user", "human", "learner"})
@@ -58,9 +60,14 @@ def split_sentences(transcript: Sequence[dict[str, Any]]) -> list[Sentence]:
         if role in NON_PROSE_ROLES:
             continue  # tool results are JSON, not something the learner or tutor said
         learner = role in LEARNER_ROLES
-        content = clean_prose(str(turn.get("content", "")))
+        raw_content = str(turn.get("content", ""))
+        if not learner and raw_content.lstrip().startswith(OFFLINE_BANNER):
+            # The offline policy's own words ("Noted; …", "Got it: …", a memory quote, a note handed
+            # back) teach nothing new, and would stand between an example and what it illustrates.
+            continue
+        content = clean_prose(raw_content)
         if not learner and _MEMORY_QUOTE.match(content):
-            continue  # the offline policy quoting tool results: a rendering, not prose
+            continue  # a tool result quoted by a tutor: a rendering, not prose
         for position, raw in enumerate(_split(content)):
             question = is_question(raw)
             boiler = is_boilerplate(raw, tutor=not learner)
@@ -105,7 +112,12 @@ def example_anchors(sentences: Sequence[Sentence]) -> list[Sentence | None]:
 def without_example_marker(statement: str) -> str:
     """``statement`` without its opening "For example," (the note labels it an example)."""
     rest = EXAMPLE_OPENER.sub("", statement, count=1)
-    return rest[:1].upper() + rest[1:] if rest else statement
+    if not rest:
+        return statement
+    first = rest.split(maxsplit=1)[0]
+    if CODE_CALL.match(rest) or first[1:] != first[1:].lower():
+        return rest  # code keeps its case: "makeCounter() returns …", "iPhone"
+    return rest[:1].upper() + rest[1:]
 
 
 # The learner about themselves: an aim, a plan, a need, who they are. Not an illustration of

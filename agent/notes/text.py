@@ -14,13 +14,17 @@ STOP = STOP_WORDS
 
 
 def stem(word: str) -> str:
-    """A plural normaliser for concept names: ``joins`` -> ``join``, ``rows`` -> ``row``.
+    """A plural normaliser for concept names: ``joins`` -> ``join``, ``matches`` -> ``match``.
 
+    "-es" goes only after a sibilant (``indexes``, ``classes``), so a word ending in "e" and
+    its plural meet (``closures`` -> ``closure``, not ``closur``); "-ies" -> "-y" (``queries``).
     Not ``agent.text.light_stem``: the search stemmer keeps four letters, so it
     leaves "rows" whole, and changing it would move the retrieval figures.
     """
-    if len(word) > 4 and word.endswith("es") and not word.endswith("ses"):
+    if len(word) > 4 and word.endswith(("ches", "shes", "xes", "zes", "sses")):
         return word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word

@@ -110,17 +110,18 @@ def test_offline_notes_skip_banners_tool_output_and_questions() -> None:
         {"role": "tool", "content": '{"results": [{"text": "the left join keeps rows"}]}'},
         {
             "role": "assistant",
+            # The offline policy's own words: it quotes memory, it teaches nothing new (issue 42).
             "content": "[offline policy, not an LLM] A left join keeps every row of the left table.",
         },
         {"role": "user", "content": "So the left join kept my customers without orders."},
-        {"role": "assistant", "content": "Yes, the left join keeps them, with NULLs for orders."},
+        {"role": "assistant", "content": "Yes, a left join keeps every row of the left table, with NULLs."},
     ]
     drafts = offline_extract(transcript, "sql.left_join")
     assert drafts, "the session names a concept twice on both sides"
     text = " ".join(f"{d.definition} {d.personal_example} {d.key_insight}" for d in drafts)
     assert "offline policy" not in text and "results" not in text
     assert not any(d.definition.endswith("?") for d in drafts)
-    assert drafts[0].definition == "A left join keeps every row of the left table."
+    assert drafts[0].definition == "A left join keeps every row of the left table, with NULLs."
 
 
 def test_extractor_for_picks_the_strategy_once() -> None:
