@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.memory.erasure import erase_learner
+from agent.notes.markdown import prose_of, repeated_sentences
 from agent.resources import Resources
 
 KAG = Path(sys.executable).with_name("kag")
@@ -91,6 +92,40 @@ async def test_chat_with_piped_input_writes_memory_that_later_commands_read(lear
 
     shown_note = kag("notes", "show", note_id, "--learner", learner)
     assert shown_note.returncode == 0 and shown_note.stdout.strip() == text.strip()
+
+
+FIRST_SESSION = (
+    "Hi, I'm Lena and I'm a second-year biology student learning Python.",
+    "A list comprehension builds a new list from an iterable in a single expression.",
+    "For example, [x * x for x in range(5)] gives the squares from 0 to 16.",
+    "A dictionary maps keys to values, and looking up a key stays fast even in a big dictionary.",
+    "I'm not sure when a generator is better than a list comprehension.",
+)
+
+
+async def test_a_new_learners_first_session_gives_notes_worth_keeping(learner, tmp_path):
+    done = kag("chat", "--learner", learner, stdin="\n".join(FIRST_SESSION) + "\n/end\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Got it: For example" not in done.stdout, "an example is not a fact about the learner"
+    assert "2 note(s) written" in done.stdout, done.stdout
+
+    vault = tmp_path / "vault"
+    exported = kag("notes", "export", str(vault), "--learner", learner)
+    assert exported.returncode == 0, exported.stderr
+    assert {p.name for p in vault.glob("*.md")} == {"list-comprehension.md", "dictionary.md"}
+    comprehension = (vault / "list-comprehension.md").read_text()
+    assert (
+        "\nA list comprehension builds a new list from an iterable in a single expression.\n" in comprehension
+    )
+    assert "**Example:** [x * x for x in range(5)] gives the squares from 0 to 16." in comprehension
+    assert (
+        "**To revisit:** I'm not sure when a generator is better than a list comprehension." in comprehension
+    )
+    dictionary = (vault / "dictionary.md").read_text()  # a single common word, defined once
+    assert "\nA dictionary maps keys to values, and looking up a key stays fast" in dictionary
+    for text in (comprehension, dictionary):
+        assert repeated_sentences([prose_of(text)]) == [], "no text twice"
+        assert not re.search(r"Lena|biology|Noted|Got it|offline policy", text), text
 
 
 async def test_memory_edit_then_show(learner):
