@@ -7,7 +7,11 @@ export: torch), measured side by side so the machine's load cancels out:
 - cold start: a fresh interpreter from its first line to the first query vector (the
   imports, the model load, one encode), the two paths' processes alternating;
 - warm single-query encode p50 (and p95): distinct ~16-token queries (the query memo never
-  answers), the two encoders alternating in one process;
+  answers), the two encoders alternating in one process (the order swapped every query),
+  both warmed up first on ``WARM_UP`` other queries; beside the wall time, the CPU time
+  the process spent on each encode, which a loaded machine's run queue does not stretch (on
+  2 shared cores every short encode waits its turn, so the wall ratio drifts towards 1 as
+  the load rises while the work each path does stays the same);
 - the vectors: the smallest cosine and the largest element difference over the export's
   check sentences and the queries;
 - the product's query encode alone and while a kernel-worker-like loop encodes batches of
@@ -58,6 +62,9 @@ print(json.dumps({"seconds": seconds, "encoder": emb.encoder, "dimension": len(v
                   "sentence_transformers": "sentence_transformers" in sys.modules}))
 """
 """A fresh process's import -> first query vector, on the path its argument names."""
+
+WARM_UP = 5
+"""Queries each encoder runs before it is timed (sessions, arenas, caches, torch's first calls)."""
 
 TOPICS = ("recursion", "fractions", "photosynthesis", "SQL joins", "the French subjunctive", "derivatives")
 
@@ -122,16 +129,26 @@ async def beside_worker(product: MiniLMEmbeddings, n: int) -> tuple[list[float],
     return alone, beside, batches
 
 
-def warm_p50(product: MiniLMEmbeddings, reference: MiniLMEmbeddings, n: int) -> dict[str, list[float]]:
-    """Seconds per single-query encode, the two encoders alternating (and swapping who goes first)."""
-    times: dict[str, list[float]] = {"product": [], "torch": []}
+def warm_p50(
+    product: MiniLMEmbeddings, reference: MiniLMEmbeddings, n: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """(wall, CPU) seconds per single-query encode, the encoders alternating and swapping who goes first.
+
+    Both run the same queries; each is warmed up on ``WARM_UP`` other queries first.
+    """
+    for text in queries(WARM_UP, "warm"):
+        product.embed_query(text)
+        reference.embed_query(text)
+    wall: dict[str, list[float]] = {"product": [], "torch": []}
+    cpu: dict[str, list[float]] = {"product": [], "torch": []}
     for i, text in enumerate(queries(n)):
         pair = (("product", product), ("torch", reference))
         for name, emb in pair if i % 2 else pair[::-1]:
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), time.process_time()
             emb.embed_query(text)
-            times[name].append(time.perf_counter() - began)
-    return times
+            cpu[name].append(time.process_time() - began_cpu)
+            wall[name].append(time.perf_counter() - began)
+    return wall, cpu
 
 
 def vector_gap(product: MiniLMEmbeddings, reference: MiniLMEmbeddings) -> tuple[float, float, int]:
@@ -159,6 +176,8 @@ class Figures:
 
     colds: dict[str, list[Cold]]
     warm: dict[str, list[float]]
+    warm_cpu: dict[str, list[float]]
+    """The same encodes' process CPU time (every intra-op thread's, so fair at any thread count)."""
     cosine: float
     diff: float
     texts: int
@@ -175,12 +194,10 @@ def measure(cold: int, n: int, settings: Settings) -> Figures:
             colds[path].append(cold_start(path))
     product = make_embeddings(settings)
     reference = MiniLMEmbeddings(threads=settings.embed_threads, onnx_path=None)
-    product.embed_query("warm up")
-    reference.embed_query("warm up")
-    warm = warm_p50(product, reference, n)
+    warm, warm_cpu = warm_p50(product, reference, n)
     cosine, diff, texts = vector_gap(product, reference)
     alone, beside, batches = asyncio.run(beside_worker(product, n // 2))
-    return Figures(colds, warm, cosine, diff, texts, alone, beside, batches)
+    return Figures(colds, warm, warm_cpu, cosine, diff, texts, alone, beside, batches)
 
 
 def report(f: Figures) -> list[str]:
@@ -192,6 +209,7 @@ def report(f: Figures) -> list[str]:
     first = f.colds["product"][0]
     p50 = {k: 1000 * statistics.median(v) for k, v in f.warm.items()}
     p95 = {k: 1000 * pct(v, 0.95) for k, v in f.warm.items()}
+    cpu = {k: 1000 * statistics.median(v) for k, v in f.warm_cpu.items()}
     cold = ("cold start, import -> first query vector", med("product", "seconds"), med("torch", "seconds"))
     wall = (
         "  the same, process wall (with the interpreter's start)",
@@ -203,6 +221,9 @@ def report(f: Figures) -> list[str]:
         ratio_line(*wall, "s", 0.15),
         ratio_line("warm single-query encode p50", p50["product"], p50["torch"], "ms", 0.40),
         f"  p95: onnxruntime {p95['product']:.3g} ms, sentence-transformers {p95['torch']:.3g} ms",
+        ratio_line(
+            "  the same encodes' CPU time p50 (no run-queue wait)", cpu["product"], cpu["torch"], "ms", 0.40
+        ),
         f"vectors over {f.texts} texts: min cosine {f.cosine:.8f} (1 - cos {1 - f.cosine:.1g}), "
         f"max |difference| {f.diff:.2g}",
         f"product query encode p50 alone {1000 * statistics.median(f.alone):.3g} ms, beside the "
