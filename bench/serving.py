@@ -103,9 +103,12 @@ async def turn(session: Session, request: str) -> None:
         session.thread, "kag", input={"request": request}, raise_error=True
     )
     if not isinstance(output, dict) or not output.get("response"):
-        # the run succeeded (a failed one raised above): an empty reply is the graph's, not the
-        # server's, so it is named and the turn still counts
-        say(f"empty reply on thread {session.thread} to {request!r}: {str(output)[:300]}")
+        # the run succeeded (a failed one raised above); the runtime's wait can answer with an
+        # earlier state of the run (docs/serving-production.md): the thread's state says which
+        values = (await session.client.threads.get_state(session.thread))["values"]
+        early = values.get("response")
+        what = "runs.wait answered early (the thread has the reply)" if early else "empty reply"
+        say(f"{what} on thread {session.thread} to {request!r}: {str(output)[:300]}")
 
 
 async def throughput(sessions: list[Session], turns: int) -> float:
@@ -208,26 +211,55 @@ async def measured(server: ProdServer, turns: int, kill: bool) -> tuple[float, K
         await cleanup(server)
 
 
-async def load(server: ProdServer) -> LevelResult:
-    """``bench.concurrency``'s level over HTTP: every learner at once, ``TURNS`` turns each."""
+@dataclass
+class Load:
+    """The load's result and the turns whose ``runs.wait`` answer was an earlier state."""
+
+    level: LevelResult
+    early: int
+    swept: int = 0
+    """Runs the runtime found with a lapsed heartbeat and queued again (its log's "Swept stale run")."""
+
+
+async def load(server: ProdServer, in_flight: int) -> Load:
+    """``bench.concurrency``'s level over HTTP: every learner at once, ``TURNS`` turns each.
+
+    A turn is the learner's request answered: ``runs.wait`` (which raises on a failed run),
+    and, when its answer has no reply, the thread's state after the run (the checkpoint is
+    the durable result; ``early`` counts those turns, see docs/serving-production.md).
+    At most ``in_flight`` requests are at the server at once (0: no limit), the others wait
+    in the client: this runtime's ``runs.wait`` polls PostgreSQL every 0.5 s while its run is
+    queued, and 500 of them took the workers' CPU from the runs (docs/serving-production.md).
+    """
     await asyncio.to_thread(server.start)
+    early = 0
+    gate = asyncio.Semaphore(in_flight or len(server.learners))
     try:
         clients = [
             get_client(url=server.url, headers={"Authorization": f"Bearer {lr.token}"}, timeout=None)
             for lr in server.learners.values()
         ]
-        threads = [(await c.threads.create())["thread_id"] for c in clients]
+        # at once, right before the load: a client whose connection idled while 499 others
+        # created theirs one by one found it closed by the server's keep-alive timeout (ReadError)
+        threads = [t["thread_id"] for t in await asyncio.gather(*(c.threads.create() for c in clients))]
 
         async def turn(s: int, i: int) -> bool:
-            output = await clients[s].runs.wait(
-                threads[s], "kag", input={"request": QUESTION.format(i=i, s=s)}, raise_error=True
-            )
-            if not isinstance(output, dict) or not output.get("response"):
+            nonlocal early
+            async with gate:
+                output = await clients[s].runs.wait(
+                    threads[s], "kag", input={"request": QUESTION.format(i=i, s=s)}, raise_error=True
+                )
+            if isinstance(output, dict) and output.get("response"):
+                return False
+            values = (await clients[s].threads.get_state(threads[s]))["values"]
+            if not values.get("response"):
                 raise RuntimeError(f"no response: {str(output)[:120]}")
+            early += 1
             return False
 
         sampler = RssSampler(neo4j_pid(Settings.from_env()))
-        return await run_level("production", len(clients), turn, sampler, progress=30.0)
+        level = await run_level("production", len(clients), turn, sampler, progress=30.0)
+        return Load(level, early, server.log_path.read_text(errors="replace").count("Swept stale run "))
     except Exception:
         say(f"server log tail:\n{server.log_tail()}")
         raise
@@ -254,13 +286,16 @@ async def cleanup(server: ProdServer) -> None:
         await resources.aclose()
 
 
-def load_line(workers: int, result: LevelResult) -> str:
+def load_line(workers: int, jobs: int, in_flight: int, done: Load) -> str:
     """The load's one line."""
+    result = done.level
     errors = sum(result.errors.values())
     kinds = "; ".join(f"{k} x{n}" for k, n in result.errors.most_common()) or "none"
     return (
-        f"serving load: {ENGINE}, workers {workers}, sessions {result.sessions}, "
+        f"serving load: {ENGINE}, workers {workers} x {jobs} jobs, sessions {result.sessions} "
+        f"({in_flight or result.sessions} requests in flight at most), "
         f"turns {result.turns}/{result.sessions * TURNS}, errors {errors} ({kinds}), "
+        f"wait answered early {done.early}, runs swept {done.swept}, "
         f"turns/s {result.throughput:.2f}, p50 {pct(result.latencies or [0.0], 0.5):.1f} s, "
         f"p95 {pct(result.latencies or [0.0], 0.95):.1f} s ({os.cpu_count()} cores)"
     )
@@ -298,6 +333,11 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=12, help="learners at once in the throughput runs")
     parser.add_argument("--turns", type=int, default=3, help="measured turns per learner")
     parser.add_argument("--load", type=int, metavar="N", help="only bench.concurrency's load: N sessions")
+    parser.add_argument(
+        "--in-flight",
+        type=int,
+        help="--load: requests at the server at once (default 2 x workers x jobs; 0: every session's)",
+    )
     args = parser.parse_args()
     unavailable = prod_available()
     if unavailable:
@@ -305,7 +345,9 @@ def main() -> None:
     if args.load:
         with tempfile.TemporaryDirectory(prefix="kag-serving-") as tmp:
             server = make_server(Path(tmp) / "load", args.workers, args.jobs, args.load)
-            print(load_line(args.workers, asyncio.run(load(server))))
+            server.heartbeat = None  # the production default: see tests/integration/prod_server.py
+            in_flight = 2 * args.workers * args.jobs if args.in_flight is None else args.in_flight
+            print(load_line(args.workers, args.jobs, in_flight, asyncio.run(load(server, in_flight))))
         return
     if args.sessions <= args.workers * args.jobs:
         parser.error("--sessions must exceed --workers x --jobs, so every worker is busy at the kill")

@@ -99,7 +99,15 @@ install() {
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip uv
   log "installing KAG and $RUNTIME_PIN into $VENV"
+  # compileall: each worker imports KAG (torch, transformers) at start; with no .pyc
+  # (PYTHONDONTWRITEBYTECODE, or a read-only venv) every start compiled them from source again
   "$VENV/bin/uv" pip install --python "$VENV/bin/python" -q -e "$ROOT" "$RUNTIME_PIN"
+  "$VENV/bin/python" -m compileall -q -j 0 "$VENV/lib" >/dev/null || true
+  # The MiniLM ONNX export, as `make install` makes it for .venv (a file inside the venv): without
+  # it every worker encodes with torch, on the event loop, and a run's heartbeat can lapse
+  log "MiniLM exported to ONNX once for $VENV (agent.models.onnx_export)"
+  "$VENV/bin/python" -m agent.models.onnx_export \
+    || log "WARNING: no checked ONNX export; the serving venv encodes with torch (slower)"
 }
 
 serve() {

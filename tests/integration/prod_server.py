@@ -26,8 +26,11 @@ SERVE_PROD = REPO / "scripts" / "serve-prod.sh"
 PG_PORT = os.environ.get("KAG_PG_PORT", "5433")
 PG_PASSWORD = os.environ.get("KAG_PG_PASSWORD", "kag-dev-password")
 # A worker that dies is noticed when its runs' heartbeats expire; the default (120 s) makes
-# a test wait minutes, the runtime sweeps every two heartbeats.
-HEARTBEAT_S = "5"
+# a test wait minutes, the runtime sweeps every two heartbeats. A live run's heartbeat is a
+# task on its worker's event loop: a loop held longer than two heartbeats (a turn's encodes
+# on a starved machine) lets the sweep queue a *running* run again, so a load keeps the
+# production default (``ProdServer(heartbeat=None)``).
+HEARTBEAT_S = 5
 
 
 def prod_available() -> str | None:
@@ -72,16 +75,22 @@ class ProdServer(DevServer):
 
     workers: int = 2
     jobs: int = 4
+    heartbeat: int | None = HEARTBEAT_S
+    """``LG_BG_JOB_HEARTBEAT`` seconds; None keeps the runtime's default (120 s)."""
     database: str = field(default_factory=lambda: f"kag_e2e_{uuid.uuid4().hex[:10]}")
 
     def environment(self) -> dict[str, str]:
         """The development server's environment plus the runtime's Postgres and Redis."""
+        env = super().environment()
+        if "LG_BG_JOB_HEARTBEAT" not in self.extra_env:  # the shell's never counts
+            env.pop("LG_BG_JOB_HEARTBEAT", None)
+            if self.heartbeat is not None:
+                env["LG_BG_JOB_HEARTBEAT"] = str(self.heartbeat)
         return {
-            **super().environment(),
+            **env,
             "DATABASE_URI": f"postgresql://kag:{PG_PASSWORD}@127.0.0.1:{PG_PORT}/{self.database}",
             # the runtime's queue and streams; KAG's checkpoints stay on KAG_REDIS_URL's database
             "REDIS_URI": os.environ.get("KAG_PROD_REDIS_URI", "redis://127.0.0.1:6379/1"),
-            "LG_BG_JOB_HEARTBEAT": HEARTBEAT_S,
         }
 
     def start(self) -> None:

@@ -76,3 +76,15 @@ def test_server_kwargs_carry_the_projects_auth_routes_and_checkpointer() -> None
     assert kwargs["auth"] == config["auth"] and kwargs["http"] == config["http"]
     assert kwargs["checkpointer"] == config["checkpointer"] and kwargs["graphs"] == config["graphs"]
     assert "python_version" not in kwargs
+
+
+def test_prod_server_heartbeat_is_the_kill_tests_or_the_runtimes_default(tmp_path: Any) -> None:
+    from tests.integration.prod_server import HEARTBEAT_S, ProdServer
+
+    # the kill test wants a dead worker's runs back within seconds
+    assert ProdServer(tmp_path).environment()["LG_BG_JOB_HEARTBEAT"] == str(HEARTBEAT_S)
+    # a load keeps the runtime's 120 s: a 5 s heartbeat lapsed while a busy event loop ran
+    # other turns, and the sweep queued *running* runs again (run twice)
+    assert "LG_BG_JOB_HEARTBEAT" not in ProdServer(tmp_path, heartbeat=None).environment()
+    chosen = ProdServer(tmp_path, heartbeat=None, extra_env={"LG_BG_JOB_HEARTBEAT": "30"})
+    assert chosen.environment()["LG_BG_JOB_HEARTBEAT"] == "30"
