@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.notes.definitions import definitions as defining_sentences
+from agent.notes.definitions import family, subject_of
 from agent.notes.models import (
     DEFAULT_TAG_VOCABULARY,
     MAX_NOTES,
@@ -273,8 +274,16 @@ def _keywords(source: list[str], key: str, surface: str) -> list[str]:
 
 
 def _about(sentence: Sentence, anchor: Sentence | None, key: str) -> bool:
-    """The sentence names the concept, or is an example of a sentence that does."""
-    return _mentions(sentence, key) or (anchor is not None and _mentions(anchor, key))
+    """The sentence names the concept, or is an example of a sentence that does.
+
+    An example of a sentence with a term as its subject illustrates that term, not every term
+    the sentence names ("A borrow checker enforces the ownership rules. For example, …" is an
+    example of the borrow checker, not of ownership).
+    """
+    if _mentions(sentence, key) or anchor is None:
+        return _mentions(sentence, key)
+    subject = subject_of(anchor.statement)[1] if anchor.statement else ""
+    return family(subject, key) if subject else _mentions(anchor, key)
 
 
 def _mentions_text(text: str, key: str) -> bool:

@@ -197,3 +197,15 @@ def test_an_example_opening_with_code_keeps_its_case() -> None:
     assert without_example_marker("For example, height and weight move together.") == (
         "Height and weight move together."
     )
+
+
+def test_an_example_illustrates_the_subject_of_the_sentence_before_not_every_term_it_names() -> None:
+    lines = [
+        "Ownership means each value has exactly one owner at a time.",
+        "A borrow checker enforces the ownership rules at compile time.",
+        "For example, moving a String into a function makes the old variable unusable.",
+    ]
+    drafts = {d.concept: d for d in offline_extract(session(lines), None)}
+    assert set(drafts) == {"ownership", "borrow checker"}
+    assert drafts["borrow checker"].personal_example.startswith("Moving a String into a function")
+    assert drafts["ownership"].personal_example == "", "one example, on the note it illustrates"
