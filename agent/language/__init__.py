@@ -6,7 +6,9 @@
   ``same_thing``: whether a statement outside those slots gives a new value to a fact the
   learner told before (MiniLM, retired only when near-certain) and, at read time, which open
   facts disagree about one thing; ``differences``: a change stated as a difference ("by a
-  week", "cut by 200") and the value it leads to (``dateparser``).
+  week", "cut by 200") and the value it leads to (``dateparser``); ``about``: which part of
+  the learner's life a statement tells (job, home, major, device, language, app: a logistic
+  regression over MiniLM vectors, ``about_exemplars``), what the read-time net compares.
 
 - ``intents``: the effort a request calls for, rules first, then a logistic regression over
   MiniLM vectors (``intent_exemplars``) that overrides the catch-all only when sure;

@@ -63,25 +63,37 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else _WORD_NUMBERS[word]
 
 
-def _sign(text: str) -> int | None:
-    up, down = bool(_UP.search(text)), bool(_DOWN.search(text))
-    return None if up == down else (1 if up else -1)
+def _sign(text: str, at: int) -> int | None:
+    """The direction of the change stated around ``at``: the nearest direction word wins.
+
+    "After the rent went up I reduced the budget by 100": "reduced" is nearer to "by 100"
+    than "up", whose change is the rent's. A tie (or no word) is no direction.
+    """
+    nearest: dict[int, int] = {}
+    for sign, pattern in ((1, _UP), (-1, _DOWN)):
+        spans = [m.end() if m.end() <= at else m.start() for m in pattern.finditer(text)]
+        if spans:
+            nearest[sign] = min(abs(at - s) for s in spans)
+    if not nearest or (len(nearest) == 2 and nearest[1] == nearest[-1]):
+        return None
+    return min(nearest, key=lambda k: nearest[k])
 
 
 def shift(text: str) -> Shift | None:
     """The signed difference ``text`` states ("postponed by a week" -> +7 days), or None."""
     if not isinstance(text, str):
         return None
-    sign = _sign(text)
     for match in _DURATION.finditer(text):
         before, after = text[: match.start()].lower(), text[match.end() :].lower()
         if re.search(r"\bby\s*$", before) or re.match(r"\s*(?:earlier|later|sooner)\b", after):
+            sign = _sign(text, match.start())
             if sign is None:
                 return None
             return Shift(
                 time=timedelta(days=_count(match["count"]) * _UNIT_DAYS[match["unit"].lower()] * sign)
             )
     match = _BY_AMOUNT.search(text)
+    sign = None if match is None else _sign(text, match.start())
     if match is not None and sign is not None:
         return Shift(amount=float(match["n"].replace(",", ".")) * sign)
     return None
@@ -122,6 +134,16 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
         return None
     value = float(values[0].replace(",", ".")) + change.amount
     return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def value_kind(text: str) -> str | None:
+    """The kind of value ``text`` states: ``"date"`` (a month, a weekday, 3/14), ``"number"`` or None.
+
+    Two statements of one kind can hold one thing's old and new value.
+    """
+    if _CALENDAR.search(text):
+        return "date"
+    return "number" if _NUMBER.search(text) else None
 
 
 def states_a_value(text: str) -> bool:

@@ -1,6 +1,6 @@
 """Is a new statement a new value for something the learner told before? (MiniLM cosine).
 
-Two readers with opposite costs, so two knobs:
+Two readers with opposite costs, so two sets of knobs:
 
 - **At write time** (``retire_choice``) a wrong answer loses the learner's data: the old
   fact would be closed. So the closest current fact is retired only when it is near-certain
@@ -13,14 +13,22 @@ Two readers with opposite costs, so two knobs:
   (``agent.language.differences``) is near-certain at the lower ``CHANGE_MIN``: it names
   the thing it changes and needs its one date or number.
   When unsure, nothing is retired: both facts stay open and the read-time net orders them.
-- **At read time** (``disagreeing``) a wrong answer only reorders: two open facts about the
-  same thing (cosine at least ``NET_SAME``) show newest first, the older with
-  ``was_until`` ("was X until …", ``agent.memory.fact_records.newest_first``).
+- **At read time** (``same_pairs``, ``disagreeing``) a wrong answer only reorders: two open
+  facts about the same thing show newest first, the older with ``was_until`` ("was X until
+  …", ``agent.memory.fact_records.newest_first``). Same thing is decided by what the
+  statements are *about*, not by their words: a job, home, major, device, language or app
+  (``agent.language.about``: "I bake bread at a bakery" and "my days are spent doing IT
+  support" share no words, cosine 0.10); or one gives the other a new value of its kind
+  (both dates, both numbers: ``new_value_of_kind``) at ``VALUE_MIN``; or the sentences are
+  nearly the same (``NET_SAME``). A statement that adds a value ("too", "also") is never
+  the same thing as the one it adds to.
 
-The knobs were chosen by leave-one-out over pairs written for KAG, same-thing and
-different-thing, with hard negatives (two facts about one learner's life, two quizzes):
-``python -m bench.language.facts`` (``bench/language/fact_pairs.json``). They hold for
-MiniLM vectors only; the fact store skips both readers with another embedding model.
+Every knob was chosen by leave-one-out over pairs written for KAG, same-thing and
+different-thing, with hard negatives (someone else's job, a second language learned too, two
+quizzes): ``python -m bench.fact_knobs`` (``bench/cognitive/sets/fact_pairs.json`` and
+``fact_pairs_about.json``; write time: the most cautious knobs within one right retirement of
+the best, a wrong one costing 100; read time: a pair found +1, a wrong grouping -1). They
+hold for MiniLM vectors only; the fact store skips both readers with another embedding model.
 """
 
 from __future__ import annotations
@@ -30,14 +38,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
-NET_SAME = 0.49
+from agent.language.about import OTHER, read
+from agent.language.differences import value_kind
+
+NET_SAME = 0.72
 """Read time: two open facts at least this close are about the same thing (ordering only)."""
-RETIRE_MIN = 0.70
+VALUE_MIN = 0.58
+"""Read time: … or at least this close when one gives the other a new value of its kind."""
+RETIRE_MIN = 0.71
 """Write time: the closest current fact is retired only at this cosine or more …"""
-RETIRE_MARGIN = 0.35
+RETIRE_MARGIN = 0.30
 """… and only when it beats the second closest by this much."""
-CHANGE_MIN = 0.45
+CHANGE_MIN = 0.38
 """Write time: a change stated as a difference applies to a fact at least this close."""
+ABOUT_FLOOR = 0.30
+"""Read time: two open facts about one part of the learner's life (``agent.language.about``)
+are the same thing from this cosine on (below ``NET_SAME``: their words differ)."""
 
 
 _VALUE = re.compile(r"(?<![\w.])(?:\w*\d[\w.,:/-]*\w|\d|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
@@ -47,6 +63,9 @@ _ORDINAL = re.compile(
     re.I,
 )
 """Words that name one instance of a series ("the second quiz", "pet number 2"): a closed class."""
+_ADDED = re.compile(r"\b(?:also|as well)\b|\btoo\s*(?:[.,;:!?]|$)", re.I)
+"""Words that add a value beside the old one ("I'm learning Spanish too"): a closed class
+("too" only at a clause's end: "too hard" adds nothing)."""
 
 
 def values(text: str) -> set[str]:
@@ -64,6 +83,12 @@ def values(text: str) -> set[str]:
         if value and value != "I":
             found.add(value.lower())
     return found
+
+
+def new_value_of_kind(a: str, b: str) -> bool:
+    """One of ``a``, ``b`` gives the other a new value of the same kind (both dates, or both numbers)."""
+    kind = value_kind(a)
+    return kind is not None and kind == value_kind(b) and (gives_a_new_value(a, b) or gives_a_new_value(b, a))
 
 
 def gives_a_new_value(new: str, old: str) -> bool:
@@ -86,15 +111,35 @@ def retire_choice(new: str, facts: Sequence[str], scores: Sequence[float]) -> in
     return order[0] if gives_a_new_value(new, facts[order[0]]) else None
 
 
+def same_pairs(texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+    """Which of ``texts`` (rows of ``vectors``, L2-normalised MiniLM) are about the same thing, pairwise.
+
+    Same: cosine at least ``NET_SAME``; or at least ``VALUE_MIN`` when one gives the other a
+    new value of its kind (``new_value_of_kind``: "is 120 days" / "hit 151 days"); or both
+    about one part of the learner's life (``agent.language.about``) at ``ABOUT_FLOOR`` or
+    more. Never a statement that adds a value beside the other ("too", "also": ``_ADDED``).
+    """
+    sims = vectors @ vectors.T
+    labels = np.asarray(read(vectors), dtype=object)
+    same_part = (labels[:, None] == labels[None, :]) & (labels[:, None] != OTHER)
+    n = len(texts)
+    kinds = np.array(
+        [[i != j and new_value_of_kind(texts[i], texts[j]) for j in range(n)] for i in range(n)], dtype=bool
+    ).reshape(n, n)
+    added = np.array([bool(_ADDED.search(t)) for t in texts], dtype=bool)
+    same = (sims >= NET_SAME) | (kinds & (sims >= VALUE_MIN)) | (same_part & (sims >= ABOUT_FLOOR))
+    return same & ~added[:, None] & ~added[None, :]
+
+
 def disagreeing(texts: Sequence[str], vectors: np.ndarray) -> list[list[int]]:
     """Groups (indexes, two or more) of ``texts`` about the same thing that say different things.
 
-    ``vectors``: one L2-normalised row per text. Same thing: cosine at least ``NET_SAME``,
-    linked through any member; different: not the same text.
+    ``vectors``: one L2-normalised row per text. Same thing: ``same_pairs``, linked through
+    any member; different: not the same text.
     """
     if len(texts) < 2:
         return []
-    sims = vectors @ vectors.T
+    same = same_pairs(texts, vectors)
     parent = list(range(len(texts)))
 
     def root(i: int) -> int:
@@ -104,7 +149,7 @@ def disagreeing(texts: Sequence[str], vectors: np.ndarray) -> list[list[int]]:
 
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
-            if sims[i, j] >= NET_SAME and texts[i].strip().lower() != texts[j].strip().lower():
+            if same[i, j] and texts[i].strip().lower() != texts[j].strip().lower():
                 parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for i in range(len(texts)):

@@ -69,8 +69,7 @@ FACT_SCHEMA_KEY = "facts"
 SIMILAR_THRESHOLD = 0.80
 SIMILAR_TOP = 3
 MAX_K = 50
-CLOSEST_TOP = 3
-"""Current facts a statement outside the slots is compared with (the best and the margin)."""
+CLOSEST_TOP = 3  # current facts a statement outside the slots is compared with (best, margin)
 
 
 class FactStore(Neo4jStore):
@@ -345,16 +344,24 @@ class FactStore(Neo4jStore):
             hit_from_row(row, score, {**f.scores, "activation": act, "blend": score})
             for score, act, f, row in chosen
         ]
-        return await self._newest_first(hits)
+        return await self._newest_first(learner_id, hits)
 
-    async def _newest_first(self, hits: list[SearchHit]) -> list[SearchHit]:
-        """The read-time net (``fact_records.newest_first``) on MiniLM vectors of the current facts."""
+    async def _newest_first(self, learner_id: str, hits: list[SearchHit]) -> list[SearchHit]:
+        """The read-time net (``fact_records.newest_first``) on the current facts' stored MiniLM vectors."""
         places = current_fact_places(hits)
         if len(places) < 2 or self.embeddings.model_name != MINILM_NAME:
             return hits
-        vectors = np.asarray(await self.embed_documents([hits[i].text for i in places]), dtype="float32")
+        ids, model = [hits[i].id for i in places], self.embeddings.model_name
+
+        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, q.FACT_VECTORS, ids=ids, learner_id=learner_id, model=model)
+
+        stored = {r["id"]: r["embedding"] for r in await self.read(work)}
+        missing = [hits[i].text for i in places if stored.get(hits[i].id) is None]  # none: written here
+        fresh = iter(await self.embed_documents(missing) if missing else [])
+        vectors = np.asarray([stored.get(i) or next(fresh) for i in ids], dtype="float32")
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-        return newest_first(hits, vectors)
+        return await asyncio.to_thread(newest_first, hits, vectors)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
         """Store the read boost of the facts a search returned."""

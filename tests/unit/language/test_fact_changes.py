@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 import pytest
 
 from agent.language.differences import resolve_change, shift
@@ -111,7 +110,7 @@ def test_read_time_net_leaves_unrelated_facts_alone() -> None:
         _fact("a", "I keep my scripts in a GitHub repository.", "2026-02-01T00:00:00+00:00"),
         _fact("b", "My statistics final is on June 12.", "2026-03-15T00:00:00+00:00"),
     ]
-    assert newest_first(hits, np.eye(2, dtype="float32")) == hits
+    assert newest_first(hits, encode([h.text for h in hits])) == hits
 
 
 @pytest.mark.parametrize(

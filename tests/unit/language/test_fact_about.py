@@ -1,0 +1,68 @@
+"""What a statement is about, and the read-time net that uses it (``agent.language.about``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.language.about import OTHER, about
+from agent.language.differences import shift, value_kind
+from agent.language.encoder import encode
+from agent.language.same_thing import new_value_of_kind, same_pairs
+from agent.memory.fact_records import newest_first
+from agent.search.results import SearchHit
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("I repair bicycles at a shop near the station.", "job"),
+        ("Our flat is in Bologna, next to the market.", "home"),
+        ("My degree is in geography.", "study"),
+        ("Hungarian is what I practise each night now.", "language"),
+        ("I keep my scripts in a GitHub repository.", "tool"),
+        ("My statistics final is on June 12.", OTHER),
+    ],
+)
+def test_what_a_statement_is_about(text: str, part: str) -> None:
+    assert about(text) == part
+
+
+def _fact(i: str, text: str, valid_from: str) -> SearchHit:
+    meta = {"current": True, "valid_from": valid_from}
+    return SearchHit(id=i, text=text, score=1.0, created_at=valid_from, kind="fact", metadata=meta)
+
+
+def test_a_new_home_in_other_words_ranks_first_though_the_sentences_differ() -> None:
+    old = _fact("a", "Our flat is in Bologna, next to the market.", "2026-01-10T00:00:00+00:00")
+    other = _fact("c", "My statistics final is on June 12.", "2026-01-12T00:00:00+00:00")
+    new = _fact(
+        "b", "Greetings from a tiny apartment in Turin where we live now.", "2026-03-01T00:00:00+00:00"
+    )
+    vectors = encode([old.text, other.text, new.text])
+    assert float(vectors[0] @ vectors[2]) < 0.49  # cosine alone (the old net) kept them apart
+    ranked = newest_first([old, other, new], vectors)
+    assert [h.id for h in ranked] == ["b", "c", "a"]
+    assert ranked[2].metadata["was_until"] == new.metadata["valid_from"]
+    assert "was_until" not in ranked[1].metadata
+
+
+def test_a_value_added_beside_the_old_one_is_not_the_same_thing() -> None:
+    texts = ["I'm learning Polish.", "My brother is learning Polish too.", "I now study Latvian as well."]
+    same = same_pairs(texts, encode(texts))
+    assert not same[0, 1] and not same[0, 2] and not same[1, 2]
+
+
+def test_a_new_value_of_the_same_kind_links_a_date_to_a_date_only() -> None:
+    assert value_kind("My piano exam is on June 20.") == "date"
+    assert value_kind("My streak is 120 days.") == "number"
+    assert new_value_of_kind("The piano exam was moved to July 4.", "My piano exam is on June 20.")
+    assert not new_value_of_kind("Da Nang is hot in May.", "I live in Da Nang.")  # a date beside a home
+    texts = ["My Duolingo streak is 120 days.", "The streak just hit 151 days!"]
+    assert same_pairs(texts, encode(texts))[0, 1]
+
+
+def test_the_direction_nearest_the_difference_wins() -> None:
+    cut = shift("After the rent went up I reduced the tutoring budget by 100 dollars.")
+    assert cut is not None and cut.amount == -100.0  # "up" is the rent's, "reduced" the budget's
+    raised = shift("The gym cut its prices, so my parents raised my allowance by 30 dollars.")
+    assert raised is not None and raised.amount == 30.0
