@@ -96,3 +96,12 @@ def test_make_test_runs_the_lanes() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "PY=.venv/bin/python bash scripts/test-lanes.sh" in done.stdout.splitlines()
+
+
+def test_a_lane_left_without_a_test_by_the_arguments_passes(tmp_path: Path) -> None:
+    done, _ = run_lanes(tmp_path, "-k", "only_a_unit_test", services=5)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(rc 0, " in done.stdout.splitlines()[-2]
+    (tmp_path / "bare").mkdir()
+    bare, _ = run_lanes(tmp_path / "bare", services=5)  # `make test` itself: no test is an error
+    assert bare.returncode == 5
