@@ -167,8 +167,18 @@ class MiniLMEmbeddings(Embeddings):
         return vectors.astype("float32").tolist()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed texts in batches of ``batch_size``."""
-        return self._encode(texts)
+        """Embed texts in batches of ``batch_size``, each distinct text once.
+
+        A text already encoded as a query is taken from the memo: a turn's request is
+        encoded when it is read (its intent, its searches) and again when it is stored
+        as a message. Documents are not added to the memo (they would push out the
+        queries it is for).
+        """
+        with self._memo_lock:
+            known = {t: self._memo[t] for t in texts if t in self._memo}
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        known.update(zip(missing, self._encode(missing), strict=True))
+        return [list(known[t]) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (memoised: one request searches several stores with the same text)."""
