@@ -5,18 +5,16 @@
 facts and new statements, each naming the fact it gives a new value to (or none), and:
 
 - **write time** (``RETIRE_MIN``, ``RETIRE_MARGIN``): for each new statement left out, the
-  pair of knobs that retires the most right facts with **no** wrong retirement on the
-  others (ties: the highest knobs, the side that retires less) decides it; the report
-  counts right, wrong and missed retirements of the left-out statements;
-- **read time** (``NET_SAME``): each (new statement, open fact) pair is same-thing or not;
-  the threshold with the best accuracy on the other pairs decides the left-out pair;
-- **read time, about one part of a life** (``about.SURE``, ``ABOUT_FLOOR``): a pair below
-  ``NET_SAME`` is the same thing when both statements are sure to be about one part of the
-  learner's life (``agent.language.about``) at ``ABOUT_FLOOR`` or more; the pair of knobs
-  with the best score on the other pairs (a same-thing pair found: +1, two different things
-  grouped: -``WRONG_GROUPING``) decides the left-out pair;
-- **changes by a difference** (``CHANGE_MIN``): the statements with a difference that
-  resolve against the fact they change, and against any other fact.
+  knobs that score best on the others (a right retirement +1, a wrong one -``WRONG_COST``),
+  or the most cautious within ``WRITE_SLACK`` of the best, decide it; the report counts
+  right, wrong and missed retirements of the left-out statements;
+- **read time** (``NET_SAME``, ``VALUE_MIN``, ``about.SURE``, ``ABOUT_FLOOR``): each (new
+  statement, open fact) pair is same-thing or not; the knobs with the best score on the other
+  pairs (a same-thing pair found +1, two different things grouped -``WRONG_GROUPING``; ties:
+  the most cautious) decide the left-out pair (``read_time``);
+- **changes by a difference** (``CHANGE_MIN``): a difference takes the closest fact it
+  resolves against at ``CHANGE_MIN`` or more; the middle of the best knobs on the other
+  statements decides the left-out one.
 
 With several files, the learners of all of them are pooled.
 """
