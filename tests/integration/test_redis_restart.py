@@ -164,9 +164,13 @@ async def test_a_redis_that_keeps_loading_says_so(
 
     async with AsyncRedisSaver.from_conn_string(private_redis.url) as saver:
         await saver.setup()
-        private_redis.populate(10 * LOADING_KEYS)
-        private_redis.restart(key_load_delay=200, wait=False)  # over 40 s of LOADING, past the budget
+        # A loading Redis answers only between every 1,024 keys it replays: the lower the per-key delay,
+        # the sooner each of the 14 retries (4 round trips each) hears LOADING. Measured here: the
+        # retries took 7.6 s, LOADING lasted 64 s (at 200 us a key and half the keys: 19.5 s and 40 s).
+        private_redis.populate(20 * LOADING_KEYS)
+        private_redis.restart(key_load_delay=50, wait=False)
         monkeypatch.setattr(redis.asyncio.retry, "sleep", backoff)
         with pytest.raises(StoreUnavailableError, match="still loading its data"):
             await saver.aget_tuple({"configurable": {"thread_id": "loading"}})
+        assert private_redis.reply().startswith("-LOADING"), "the error came while Redis was loading"
     assert len(slept) == RETRIES and low <= sum(slept) <= high  # the whole budget, and no more
