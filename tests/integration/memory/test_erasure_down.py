@@ -1,24 +1,28 @@
 """Erasure with a store down: an error naming what is left, never "erased"; a second run finishes.
 
 The store is really unreachable (a client pointed at a port nobody listens on), nothing is
-mocked. The learner's data is planted through a heartbeat run checkpointed in Redis (its
-owner recorded, as the CLI does) and a core-memory edit; after the second erasure a scan
-of every Redis key and Neo4j property finds neither the learner's word nor their id.
+mocked; the Redis client's backoffs between its connection attempts are counted, not slept.
+The learner's data is planted through a heartbeat run checkpointed in Redis (its owner
+recorded, as the CLI does) and a core-memory edit; after the second erasure a scan of every
+Redis key and Neo4j property finds neither the learner's word nor their id.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import socket
 import uuid
 
 import pytest
+import redis.asyncio.retry
 
 from agent.checkpoint import AsyncRedisSaver
 from agent.checkpoint.owners import owned_config
 from agent.context import Context
 from agent.memory.core import CoreMemoryStore, core_key
 from agent.memory.erasure import ErasureIncompleteError, erase_learner, owned_nodes
+from agent.redis_retry import RETRIES
 from agent.resources import Resources
 from graphs.heartbeat import make_builder
 from tests.integration.erasure_scan import neo4j_hits, redis_hits
@@ -61,16 +65,25 @@ async def learner(resources: Resources):
 
 
 async def test_redis_down_names_what_is_left_and_a_second_run_finishes(
-    resources: Resources, learner: str
+    resources: Resources, learner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await plant(resources, learner)
     settings = dataclasses.replace(resources.settings, redis_url=f"redis://127.0.0.1:{closed_port()}/0")
     down = Resources(settings, embeddings=resources.embeddings)  # its own clients: closed below
+    slept: list[float] = []
+
+    async def backoff(seconds: float) -> None:  # counted, not slept: every attempt still connects
+        slept.append(seconds)
+        await asyncio.sleep(0)
+
     try:
-        with pytest.raises(ErasureIncompleteError) as failed:
+        with monkeypatch.context() as patched, pytest.raises(ErasureIncompleteError) as failed:
+            patched.setattr(redis.asyncio.retry, "sleep", backoff)
             await erase_learner(down, learner)
     finally:
         await down.aclose()
+    # Each Redis command the erasure tried waited out its whole retry budget before giving up.
+    assert slept and len(slept) % RETRIES == 0, len(slept)
     message, report = str(failed.value), failed.value.report
     assert "incomplete" in message and "redis: checkpoints of the learner's threads" in message
     assert list(report.left) == ["redis"] and not report.complete
