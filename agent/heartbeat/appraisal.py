@@ -1,6 +1,7 @@
 """Appraisal, the second phase of ``receive``: intent, step budget and, when it pays, retrieval.
 
-Classify the request's intent (``agent.heartbeat.effort``, local, never a model call),
+Classify the request's intent (``agent.heartbeat.effort.classify``: never a model call; a
+fact search only when the words ask for a value that may have changed),
 start a fresh set of working memory slots with a ``question`` slot (and a ``context``
 slot naming ``current_concept``); for the complex intents (temporal, synthesis,
 contradiction, procedural) run plan → search (``agent.memory.blend.blended_search``) →
@@ -28,7 +29,7 @@ from agent.heartbeat.chat_input import served_request
 from agent.heartbeat.effort import (
     EFFORT,
     appraisal_rounds,
-    classify_offline,
+    classify,
     evaluate,
     new_effort,
     step_budget,
@@ -52,7 +53,8 @@ async def appraise(wiring: Wiring, state: Mapping[str, Any], runtime: Runtime[Co
     ctx = run_context(runtime)
     learner_id, request = state["learner_id"], served_request(state)
     # Local, never a model call: a turn that needs no tool asks the model once (think).
-    intent = classify_offline(request)
+    # Memory is asked only when the words ask for a value that may have changed.
+    intent = await classify(wiring().stores.facts, learner_id, request)
     budget = step_budget(intent, ctx.max_steps)
     plan: RetrievalPlan = EFFORT[intent].plan
     effort = new_effort(intent, "local", budget, plan.name)

@@ -3,10 +3,12 @@
 Intents (issue 13): ``simple_recall``, ``computation``, ``temporal_comparison``,
 ``multi_source_synthesis``, ``contradiction_resolution``, ``procedural``.
 
-**The intent** (``classify_offline``) is the language layer's (``agent.language.intents``):
-rules first, then a logistic regression over MiniLM vectors for the questions the rules leave
-to the catch-all, which names a complex intent only when it is sure (``simple_recall`` wins
-otherwise).
+**The intent** (``classify``) is the language layer's (``agent.language.intents``): rules
+first, then a logistic regression over MiniLM vectors for the questions the rules leave to
+the catch-all, which names a complex intent only when it is sure (``simple_recall`` wins
+otherwise). When its likeliest reading is ``contradiction_resolution`` but unsure, the
+learner's facts settle it: a value with history needs the current version first
+(``classify_offline`` is the words alone).
 
 **One model call per turn** (design § 10): the intent never costs a model call, with or
 without an LLM. The local classifier decides it before the first think step, so a turn that
@@ -31,19 +33,22 @@ when at least ``USED_OVERLAP`` (0.5) of its content words occur in the answer.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, get_args
 
 from agent.heartbeat.slots import Slot
-from agent.language.intents import Intent, intent_of
+from agent.language.intents import CHANGING, Intent, intent_of, reading
 from agent.language.sentences import split_sentences
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
 from agent.models.capabilities import has_structured_output as has_structured_output
 from agent.models.offline_policy import is_question
 from agent.search.results import SearchHit
 from agent.text import is_stop_word, light_stem
+
+log = logging.getLogger("kag.heartbeat.effort")
 
 INTENTS: tuple[str, ...] = get_args(Intent)
 COMPLEX_INTENTS: frozenset[str] = frozenset(
@@ -80,8 +85,37 @@ EFFORT: dict[str, EffortPlan] = {
 
 
 def classify_offline(text: str) -> str:
-    """The intent of ``text`` by the language layer (``simple_recall`` when unsure)."""
+    """The intent the words of ``text`` call for, by the language layer (``simple_recall`` when unsure)."""
     return intent_of(text or "")
+
+
+CHANGED_K = 3
+"""Facts (every version) read to tell whether the value a question asks for has changed."""
+
+
+async def classify(facts: Any, learner_id: str, text: str) -> str:
+    """The intent of ``text``: its words, and memory when the words ask for a value that may have changed.
+
+    A question like "What does the learner study?" asks for one value either way; it needs
+    the current version among older ones (``contradiction_resolution``) only when memory
+    holds more than one. Memory is asked only then (one fact search of ``CHANGED_K`` hits
+    with history), so other turns cost no search; when it cannot answer, the words stand.
+    """
+    intent, ask_memory = reading(text or "")
+    if not ask_memory or facts is None:
+        return intent
+    try:
+        page = await facts.search(learner_id, text, k=CHANGED_K, include_history=True)
+    except Exception as exc:  # noqa: BLE001 - advisory: the words' reading still holds
+        log.warning("intent: the fact search failed (%s); the words decide", exc)
+        return intent
+    return CHANGING if any(has_history(hit) for hit in page.results) else intent
+
+
+def has_history(hit: SearchHit) -> bool:
+    """True for a fact hit that another version replaced, or an open fact a newer one disagrees with."""
+    meta = hit.metadata or {}
+    return hit.kind == "fact" and (meta.get("current") is False or bool(meta.get("was_until")))
 
 
 def step_budget(intent: str, max_steps: int) -> int:

@@ -13,7 +13,8 @@ the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthes
    "timeline", "history", "in (what) order", "evolve(d)" are temporal comparison (a present
    "When is my exam?" asks for one value, not an order); "summary", "everything", "all",
    "compare", "overview", "across", "together", "know about", "have … learned" are synthesis;
-   "calculate", "how many/much", "percent", "add up", arithmetic on numbers are computation.
+   "calculate", "percent", "add up", arithmetic on numbers are computation ("how many/much"
+   alone is not: "How many hours a week does the learner have?" asks for a stored value).
 2. **A classifier** for the questions the rules leave to the catch-all: logistic regression
    over MiniLM vectors (``agent.language.encoder``), trained on ``intent_exemplars.INTENTS``
    (phrasings written for KAG, ordinary ones among them). It names a complex intent only when
@@ -27,6 +28,11 @@ the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthes
    rules') and keep the dev probes (11 of 12). Settings that read more exemplars right read
    ordinary turns as complex ("Can you recommend a good book on statistics?" as synthesis)
    or lost dev probes.
+3. **Memory** for a question whose likeliest intent is ``contradiction_resolution`` below
+   ``OVERRIDE`` (``reading``): "What does the learner study?" asks for one value, and whether
+   it needs the current version among older ones depends on what memory holds, not on the
+   words (the same question is a plain recall when the learner said it once). The heartbeat
+   asks the learner's facts (``agent.heartbeat.effort.classify``); no new knob.
 """
 
 from __future__ import annotations
@@ -52,6 +58,8 @@ Intent = Literal[
 ]
 """The efforts a request can call for (the design's adaptive effort)."""
 DEFAULT_INTENT: Intent = "simple_recall"
+CHANGING: Intent = "contradiction_resolution"
+"""The intent of a question about a value that changed: memory, not the words, can tell it."""
 OVERRIDE = 0.8
 """The classifier's probability for a complex intent at which it overrides the catch-all."""
 REGULARISATION = 16.0
@@ -103,8 +111,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "computation",
         re.compile(
-            r"\b(?:calculate|compute|how many|how much|percent|percentage|add up|multiply|divide|"
-            r"subtract)\b|\d+(?:\.\d+)?\s*[-+*/×÷x]\s*\d|\d\s*%",
+            r"\b(?:calculate|compute|percent|percentage|add up|multiply|divide|subtract)\b|"
+            r"\d+(?:\.\d+)?\s*[-+*/×÷x]\s*\d|\d\s*%",
             _W,
         ),
     ),
@@ -162,12 +170,26 @@ def probabilities(text: str) -> dict[str, float]:
     return {str(label): float(p) for label, p in zip(model.classes_, row, strict=True)}
 
 
-def intent_of(text: str) -> str:
-    """The intent ``text`` calls for (``simple_recall`` for an empty text)."""
+def reading(text: str) -> tuple[str, bool]:
+    """The intent the words of ``text`` call for, and whether memory should settle it.
+
+    The second value is True when the classifier's likeliest intent is
+    ``contradiction_resolution`` but below ``OVERRIDE``: the words ask for one value that
+    may have changed ("What does the learner study?"), and only memory knows whether it
+    did (``agent.heartbeat.effort.classify`` asks it). The words alone then read the
+    catch-all.
+    """
     if not isinstance(text, str) or not text.strip():
-        return DEFAULT_INTENT
+        return DEFAULT_INTENT, False
     text = text.strip()[:MAX_CHARS]
     rule, question = rule_intent(text), is_question(text)
     if rule is not None or not question:
-        return decide(rule, question, {})
-    return decide(None, True, probabilities(text))
+        return decide(rule, question, {}), False
+    found = probabilities(text)
+    intent = decide(None, True, found)
+    return intent, intent == DEFAULT_INTENT and max(found, key=found.__getitem__) == CHANGING
+
+
+def intent_of(text: str) -> str:
+    """The intent the words of ``text`` call for (``simple_recall`` for an empty text)."""
+    return reading(text)[0]

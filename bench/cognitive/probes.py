@@ -1,10 +1,10 @@
 """The two searches a probe is scored on: KAG's adaptive-effort blend and the archival baseline.
 
-- **KAG** searches the way the heartbeat does: the offline intent classifier
-  (``agent.heartbeat.effort.classify_offline``) names the intent, the intent names a
-  retrieval plan (``agent.memory.blend.PLANS``), and ``blended_search`` ranks facts,
-  procedures, archival memories and recall messages by that plan, ``as_of`` the probe's
-  time when it has one. The report names the intent and plan of every probe.
+- **KAG** searches the way the heartbeat does: ``agent.heartbeat.effort.classify`` names the
+  intent (the words, and the learner's facts when the words ask for a value that may have
+  changed), the intent names a retrieval plan (``agent.memory.blend.PLANS``), and
+  ``blended_search`` ranks facts, procedures, archival memories and recall messages by that
+  plan, ``as_of`` the probe's time when it has one. The report names the intent and plan of every probe.
 - **Baseline**: today's archival search alone (``ArchivalStore.search``, the default
   recipe, ``page_size = k``) over the same ingested data. It has no ``as_of``: such a
   probe searches current memory, and the outcome says so.
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.heartbeat.effort import classify_offline
+from agent.heartbeat.effort import classify
 from agent.memory.blend import PLANS, blended_search
 from agent.memory.stores import MemoryStores
 from agent.search.results import SearchHit
@@ -80,7 +80,7 @@ def _plan_dict(plan: Any) -> dict[str, Any]:
 
 async def kag_search(stores: MemoryStores, learner_id: str, probe: Probe) -> SearchOutcome:
     """The blend adaptive effort chooses for ``probe.query`` (see the module docstring)."""
-    intent = classify_offline(probe.query)
+    intent = await classify(stores.facts, learner_id, probe.query)
     plan = PLANS[intent]
     as_of = probe.as_of.isoformat() if probe.as_of else None
     started = time.perf_counter()

@@ -10,7 +10,9 @@
   exemplar read by the rules and a classifier trained on the others) and the ordinary turns of
   ``bench/cognitive/sets/traffic_intents.json`` (read by the classifier trained on all
   exemplars), per setting of ``REGULARISATION`` and ``OVERRIDE``: how
-  ``agent.language.intents`` chose its knobs.
+  ``agent.language.intents`` chose its knobs. ``ordinary_asking_memory`` counts the ordinary
+  turns whose reading is left to the learner's facts (a fact search each, no change of intent
+  unless memory holds a changed value).
 """
 
 from __future__ import annotations
@@ -78,6 +80,14 @@ def intents_report(path: Path = TRAFFIC) -> list[dict[str, Any]]:
     def read(text: str, p: dict[str, float], override: float) -> str:
         return intents.decide(intents.rule_intent(text), intents.is_question(text), p, override)
 
+    def asks_memory(text: str, p: dict[str, float], override: float) -> bool:
+        # as intents.reading: the catch-all, with contradiction the likeliest below the override
+        return read(text, p, override) == intents.DEFAULT_INTENT and bool(
+            intents.is_question(text)
+            and intents.rule_intent(text) is None
+            and max(p, key=p.__getitem__) == intents.CHANGING
+        )
+
     out = []
     for c in GRID["regularisation"]:
         left_out = []
@@ -99,6 +109,11 @@ def intents_report(path: Path = TRAFFIC) -> list[dict[str, Any]]:
                         sum(s == t["intent"] for s, t in zip(said, turns, strict=True)) / len(turns), 4
                     ),
                     "ordinary_read_as_complex": sum(s != intents.DEFAULT_INTENT for s in plain),
+                    "ordinary_asking_memory": sum(
+                        asks_memory(t["text"], p, override)
+                        for t, p in zip(turns, full, strict=True)
+                        if t["intent"] == intents.DEFAULT_INTENT
+                    ),
                     "ordinary": len(plain),
                 }
             )

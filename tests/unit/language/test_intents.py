@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.intents import DEFAULT_INTENT, OVERRIDE, decide, intent_of
+from agent.language.intents import CHANGING, DEFAULT_INTENT, OVERRIDE, decide, intent_of, reading
 
 
 @pytest.mark.parametrize(
@@ -38,3 +38,32 @@ def test_the_catch_all_wins_when_the_classifier_is_unsure() -> None:
     assert decide(None, True, {"procedural": OVERRIDE, "simple_recall": 0.1}) == "procedural"
     assert decide(None, False, {"procedural": 0.99}) == DEFAULT_INTENT  # statements ask nothing
     assert decide("temporal_comparison", True, {"procedural": 0.99}) == "temporal_comparison"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How many hours a week does the learner have for chemistry?",
+        "How many members does the learner's capstone team have?",
+        "How much can the learner spend on learning apps per month?",
+    ],
+)
+def test_how_many_asks_for_a_stored_quantity_not_a_computation(text: str) -> None:
+    assert intent_of(text) != "computation"
+
+
+@pytest.mark.parametrize("text", ["What does the learner study?", "What computer does the learner code on?"])
+def test_a_value_that_may_have_changed_is_left_to_memory(text: str) -> None:
+    assert reading(text) == (DEFAULT_INTENT, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What are inner joins?", "Question 1: how does a LEFT JOIN differ from an INNER JOIN?", "I study law."],
+)
+def test_memory_is_not_asked_for_ordinary_turns(text: str) -> None:
+    assert reading(text)[1] is False
+
+
+def test_a_sure_reading_needs_no_memory() -> None:
+    assert reading("Where does the learner live?") == (CHANGING, False)
