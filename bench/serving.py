@@ -21,8 +21,10 @@ unanswered, plus checkpoints that were in a thread before the kill and are gone 
 
 ``--load 500`` runs ``bench.concurrency``'s load instead, over HTTP against N workers: 500
 learners at once, each on its own thread, ``TURNS`` turns of its questions one after the
-other (``runs.wait``, no client timeout: a run may wait its turn in the queue); one line with
-the turns completed, the errors by kind, turns/s and the p50/p95 seconds per turn.
+other (``runs.wait``, no client timeout), at most ``--in-flight`` requests at the server at
+once (the others wait in the client: a queued ``runs.wait`` costs the runtime two PostgreSQL
+reads a second); one line with the turns completed, the errors by kind, the turns whose wait
+answered before its run's last state, the runs swept, turns/s and the p50/p95 s per turn.
 
 The chat model is the offline policy (no key): the numbers measure the serving path, the
 graph and the stores, not a provider. Turns per second are the machine's, next to its cores.
