@@ -9,7 +9,8 @@ probe and exits 1 when one fails.
 The story shows the cognitive memory too: Ana says where she lives in session 1
 and that she moved in session 2 (one **updated fact**: ``memory_checks`` asks
 ``search_facts`` for the new value first and for the old one ``as_of`` a time
-between the sessions); she asks for a reminder in session 1 that **fires once**
+between the sessions); she asks for a reminder in session 1, trigger first and with
+no "remind" in it ("Before we get to HAVING, don't let me forget …"), that **fires once**
 in session 3 when HAVING comes up, and not again on the next HAVING turn; and
 the LEFT JOIN steps she states in session 2 come back in order.
 """
@@ -107,7 +108,7 @@ SESSIONS: list[tuple[str, list[str]]] = [
             "Hi! My name is Ana and I am a beginner in SQL.",
             "I want to master SQL joins by Friday.",
             "I live in Da Nang and study SQL online in the evenings.",
-            "Please remind me to review GROUP BY when we get to HAVING.",
+            "Before we get to HAVING, don't let me forget to review GROUP BY.",
             "Remember that an INNER JOIN returns only the rows whose keys match in both tables.",
             "Remember that a LEFT JOIN keeps every row of the left table and fills the missing "
             "right-hand columns with NULL.",
