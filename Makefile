@@ -1,6 +1,6 @@
 # KAG: two commands set everything up on a fresh machine.
 #   make demo   install, start Neo4j + Redis, run the multi-session demo offline
-#   make test   install, start Neo4j + Redis, run every test (two lanes at once, scripts/test-lanes.sh)
+#   make test   install, start Neo4j + Redis, run every test (three lanes at once, scripts/test-lanes.sh)
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v python3)
 VENV ?= .venv
@@ -58,8 +58,9 @@ services-status:
 demo: install services-up
 	@$(VENV)/bin/kag demo
 
-# Two lanes at once (scripts/test-lanes.sh): the service tests, and beside them the unit and pure
-# bench tests, which need no service; a final line per lane and the overall status. Each lane
+# Three lanes at once (scripts/test-lanes.sh): the service tests, the tests that talk to a running
+# server (attack suite, server, dashboard), and the unit and pure bench tests, which need no
+# service; a final line per lane and the overall status. Each lane
 # prints its slowest steps (--durations), so the suite's time budget (20 min) is watched.
 test: install serve-prod-install services-up
 	@PY=$(PY) bash scripts/test-lanes.sh
