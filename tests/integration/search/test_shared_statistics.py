@@ -115,7 +115,8 @@ async def _snapshot(t: Tenants) -> dict[str, Any]:
         "notes": await t.notes.text_hits(t.a, t.query, k=10),
         # Reading a fact raises its activation, which fact ranking blends in: compare the lists' scores.
         "facts": {
-            h.id: h.scores.get("fulltext") for h in (await t.stores.facts.search(t.a, t.query, k=10)).results
+            h.id: (h.text, h.scores.get("fulltext"))
+            for h in (await t.stores.facts.search(t.a, t.query, k=10)).results
         },
     }
 
@@ -127,7 +128,11 @@ async def test_another_learners_words_do_not_move_a_learners_ranking(tenants: Te
     assert len(fulltext) >= 4 and len(set(fulltext)) >= 3  # memories and facts (both :Memory)
     assert len(before["notes"]) == 4 and len(before["facts"]) >= 4
     assert all(any("fulltext" in s for _, s in before[name]) for name in ("default", "messages"))
-    assert sum(score is not None for score in before["facts"].values()) >= 4
+    # Every current fact of A's that names a query word is found by full text. Which facts are
+    # current is the write-time rule's call: "Note three: X with Y" can close "Note one: X" as
+    # its new value (about one run in four, by the random words), so count the current ones.
+    worded = [score for text, score in before["facts"].values() if any(w in text for w in tenants.words)]
+    assert len(worded) >= 2 and all(score is not None for score in worded)
     await _crowd(tenants)
     after = await _snapshot(tenants)
     for name in before:
