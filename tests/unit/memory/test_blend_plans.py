@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
 from agent.errors import InvalidInputError
+from agent.language.intents import Intent
 from agent.memory.blend import PLANS, RetrievalPlan, get_plan
 
-INTENTS = (
-    "simple_recall",
-    "computation",
-    "temporal_comparison",
-    "multi_source_synthesis",
-    "contradiction_resolution",
-    "procedural",
-)
+INTENTS = get_args(Intent)  # the intents are named once, in agent.language.intents
 
 
 def test_one_plan_per_intent() -> None:
