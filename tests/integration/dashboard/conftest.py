@@ -2,12 +2,14 @@
 
 Learners: ``ana`` (runs a session and uses every page), ``ben`` (a second learner
 who must see none of ana's data) and ``cai`` (erases her data). Screenshots and
-downloads go to the test artifact folder ``bench/results/dashboard/`` (git-ignored);
-the two README screenshots are refreshed under ``docs/dashboard/``.
+downloads go to pytest's temporary folder: a test run writes nothing into the repository.
+The docs' screenshots (``docs/dashboard/``) are refreshed only on request, by
+``scripts/dashboard-screenshots.sh``, which names the folder in ``KAG_DASHBOARD_DOCS``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +17,11 @@ import pytest
 from selenium.webdriver.chrome.webdriver import WebDriver
 
 from tests.integration.dashboard.browser import chromium, fresh
-from tests.integration.langgraph_server import REPO, DevServer
+from tests.integration.langgraph_server import DevServer
 from tests.service_fixtures import ServerView
 
-ARTIFACTS = REPO / "bench" / "results" / "dashboard"
-README_SHOTS = REPO / "docs" / "dashboard"
+DOCS_ENV = "KAG_DASHBOARD_DOCS"
+"""The folder the docs' screenshots are refreshed in; unset (a test run), none are written."""
 
 
 @pytest.fixture(scope="session")
@@ -45,10 +47,20 @@ def dashboard_log_on_failure(
 
 
 @pytest.fixture(scope="session")
-def artifacts() -> Path:
-    """Where screenshots and downloads of the browser tests go."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    return ARTIFACTS
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots and downloads of the browser tests go: a temporary folder, never the repository."""
+    return tmp_path_factory.mktemp("dashboard")
+
+
+@pytest.fixture(scope="session")
+def docs_shots() -> Path | None:
+    """The docs' screenshot folder named by ``KAG_DASHBOARD_DOCS`` (the docs generator), else None."""
+    folder = os.environ.get(DOCS_ENV)
+    if not folder:
+        return None
+    path = Path(folder).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 @pytest.fixture(scope="session")

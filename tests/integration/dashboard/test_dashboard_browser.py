@@ -14,13 +14,13 @@ import io
 import shutil
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
 
 from agent.memory.core import CoreMemoryStore, core_key
 from agent.resources import Resources
-from tests.integration.dashboard.conftest import README_SHOTS
 from tests.integration.dashboard.pages import login, open_page, wait
 from tests.integration.dashboard.seed import XSS_DEFINITION, XSS_EXAMPLE, XSS_TITLE, link, seed_note
 
@@ -51,17 +51,16 @@ async def run_session(server, learner) -> list[str]:
     return notes
 
 
-def shot(browser, artifacts, name: str, readme: bool = False) -> None:
-    """Save a screenshot in the artifact folder (and as a README screenshot)."""
+def shot(browser, artifacts: Path, name: str, docs: Path | None = None) -> None:
+    """Save a screenshot in the artifact folder (and in ``docs`` when the docs generator names it)."""
     path = artifacts / f"{name}.png"
     assert browser.save_screenshot(str(path)), path
-    if readme:
-        README_SHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, README_SHOTS / f"{name}.png")
+    if docs is not None:
+        shutil.copyfile(path, docs / f"{name}.png")
 
 
 async def test_session_note_arrives_live_map_graph_memory_export(
-    dashboard_server, browser, artifacts, resources: Resources
+    dashboard_server, browser, artifacts, docs_shots, resources: Resources
 ) -> None:
     ana = dashboard_server.learners["ana"]
     login(browser, dashboard_server.url, ana.token)
@@ -132,7 +131,7 @@ async def test_session_note_arrives_live_map_graph_memory_export(
     links = browser.find_elements(By.CSS_SELECTOR, "#note-links a")
     assert any(a.text == "inner join" for a in links), [a.text for a in links]
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
-    shot(browser, artifacts, "note", readme=True)
+    shot(browser, artifacts, "note", docs_shots)
     browser.execute_script("window.scrollTo(0, 0)")
     next(a for a in links if a.text == "inner join").click()  # typed link → linked note
     wait(browser, lambda d: d.find_element(By.ID, "note-title").text == "inner join")
@@ -141,7 +140,7 @@ async def test_session_note_arrives_live_map_graph_memory_export(
     graph = browser.execute_script("return window.__kagGraph")
     assert graph["nodes"] >= 2 and graph["edges"] >= 1, graph
     time.sleep(0.5)  # let the layout settle before the screenshot
-    shot(browser, artifacts, "graph", readme=True)
+    shot(browser, artifacts, "graph", docs_shots)
 
     open_page(browser, "#/memory")
     area = browser.find_element(By.ID, "core-user_profile")

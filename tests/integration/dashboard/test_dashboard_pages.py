@@ -4,7 +4,8 @@ Ana holds a session through the CLI (the CLI's own request function over the hea
 in this process), tells two facts about where she lives, sets a reminder and gets a fact
 back in a search. Each page is then checked in chromium: its text is there, no internal
 id (a long hex run, ``fact:``, ``note_``) is visible, a screenshot is read back (a PNG
-that decodes and is not blank) and saved under ``docs/dashboard/pages/``. The header shows
+that decodes and is not blank) and kept in pytest's temporary folder (``docs/dashboard/pages/``
+is refreshed only by ``scripts/dashboard-screenshots.sh``). The header shows
 nothing of a session before login or after logout, every note card counts the links its
 page lists, and the CLI session is on the memory page, named by date and topic.
 """
@@ -27,7 +28,6 @@ from agent.memory.reminders import ReminderStore
 from agent.resources import Resources
 from graphs.cli.session import run_request
 from graphs.heartbeat import make_builder
-from tests.integration.dashboard.conftest import README_SHOTS
 from tests.integration.dashboard.pages import login, open_page, wait
 from tests.integration.dashboard.seed import link, seed_note
 
@@ -35,7 +35,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.server]
 
 INTERNAL_ID = re.compile(r"[0-9a-f]{12,}|\bfact:|\bnote_|\bfact-|\bsession [0-9a-f]{6,}|checkpoint \d")
 """What an engineer's id or chart looks like in visible text."""
-PAGES = README_SHOTS / "pages"
 CLI_SAID = "A window function computes a value over the rows related to the current row."
 
 
@@ -44,8 +43,11 @@ def visible_text(browser: WebDriver) -> str:
     return browser.execute_script("return document.body.innerText")
 
 
-def page_shot(browser: WebDriver, artifacts: Path, name: str) -> Image.Image:
-    """Screenshot the page, read it back (a PNG that decodes, not blank) and save it for the docs."""
+def page_shot(browser: WebDriver, artifacts: Path, name: str, docs: Path | None = None) -> Image.Image:
+    """Screenshot the page and read it back (a PNG that decodes, not blank).
+
+    It is copied to ``docs/pages`` only when the docs generator names a folder.
+    """
     path = artifacts / f"page-{name}.png"
     assert browser.save_screenshot(str(path)), path
     with Image.open(path) as image:
@@ -56,8 +58,9 @@ def page_shot(browser: WebDriver, artifacts: Path, name: str) -> Image.Image:
     counts = gray.histogram()
     assert high - low > 64, f"{name}: a blank screenshot ({low}..{high})"
     assert max(counts) < 0.995 * sum(counts), f"{name}: one colour fills the screenshot"
-    PAGES.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, PAGES / f"{name}.png")
+    if docs is not None:
+        (docs / "pages").mkdir(exist_ok=True)
+        shutil.copyfile(path, docs / "pages" / f"{name}.png")
     return gray
 
 
@@ -89,7 +92,7 @@ async def cli_session(resources: Resources, redis_saver, learner_id: str) -> str
 
 
 async def test_header_shows_nothing_of_a_session_before_login_or_after_logout(
-    dashboard_server, browser, artifacts
+    dashboard_server, browser, artifacts, docs_shots
 ) -> None:
     ana = dashboard_server.learners["ana"]
     browser.get(f"{dashboard_server.url}/dashboard")
@@ -97,7 +100,7 @@ async def test_header_shows_nothing_of_a_session_before_login_or_after_logout(
     assert not session_visible(browser), "the header shows a session before login"
     text = visible_text(browser)
     assert "Delete my data" not in text and "Log out" not in text, text
-    page_shot(browser, artifacts, "login")
+    page_shot(browser, artifacts, "login", docs_shots)
 
     login(browser, dashboard_server.url, ana.token)
     assert browser.find_element(By.ID, "logout").is_displayed()
@@ -108,11 +111,11 @@ async def test_header_shows_nothing_of_a_session_before_login_or_after_logout(
     assert ana.learner_id not in visible_text(browser)
     browser.execute_script("document.getElementById('erase-open').click()")
     assert not browser.find_element(By.ID, "erase-panel").is_displayed(), "the erase panel opens logged out"
-    page_shot(browser, artifacts, "logged-out")
+    page_shot(browser, artifacts, "logged-out", docs_shots)
 
 
 async def test_every_page_in_the_learners_words(
-    dashboard_server, browser, artifacts, resources: Resources, redis_saver
+    dashboard_server, browser, artifacts, docs_shots, resources: Resources, redis_saver
 ) -> None:
     ana = dashboard_server.learners["ana"]
     stores = {"database": resources.database, "clock": resources.clock}
@@ -136,7 +139,7 @@ async def test_every_page_in_the_learners_words(
     login(browser, dashboard_server.url, ana.token)
     text = assert_no_ids(browser, "notes")
     assert "Your notes" in text and "window function" in text, text[:800]
-    page_shot(browser, artifacts, "notes")
+    page_shot(browser, artifacts, "notes", docs_shots)
     cards = {
         card.get_attribute("data-note-id"): card.find_element(By.CSS_SELECTOR, ".link-count").text
         for card in browser.find_elements(By.CSS_SELECTOR, ".note-card")
@@ -152,12 +155,12 @@ async def test_every_page_in_the_learners_words(
     text = assert_no_ids(browser, "note")
     assert "window function" in browser.find_element(By.ID, "note-title").text
     assert "2 links" in text.lower() and "window frame" in text, text[:800]
-    page_shot(browser, artifacts, "note")
+    page_shot(browser, artifacts, "note", docs_shots)
 
     open_page(browser, "#/graph")
     text = assert_no_ids(browser, "graph")
     assert "Knowledge graph" in text and "depends on" in text, text[:800]
-    page_shot(browser, artifacts, "graph")
+    page_shot(browser, artifacts, "graph", docs_shots)
 
     open_page(browser, "#/memory")
     text = assert_no_ids(browser, "memory")
@@ -174,7 +177,7 @@ async def test_every_page_in_the_learners_words(
     )
     assert chart["legends"] == ["Notes written", "Things you told me", "Came back"], chart
     assert today in chart["labels"], chart
-    page_shot(browser, artifacts, "memory")
+    page_shot(browser, artifacts, "memory", docs_shots)
 
     open_page(browser, "#/facts")
     text = assert_no_ids(browser, "facts")
@@ -182,4 +185,4 @@ async def test_every_page_in_the_learners_words(
     assert "Where you live" in table and "I moved to Hue (since 14 Feb)" in table, table
     assert "was “I live in Da Nang” from 3 Jan until 14 Feb" in table, table
     assert "learner ·" not in text, text
-    page_shot(browser, artifacts, "facts")
+    page_shot(browser, artifacts, "facts", docs_shots)
