@@ -63,6 +63,14 @@ _ORDINAL = re.compile(
     re.I,
 )
 """Words that name one instance of a series ("the second quiz", "pet number 2"): a closed class."""
+_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_LABEL = re.compile(
+    rf"^\W*((?:[^\W\d_]+\s+){{0,2}}?(?:#?\d{{1,3}}[a-z]?|{_NUMBER_WORDS})(?:\s+[^\W\d_]+)?)\s*(?::|\s[-\u2013\u2014]\s|\))",
+    re.I,
+)
+"""A heading that labels a statement as one item of a numbered series, by its shape, not its
+noun: up to two words and a number (digits, "#3" or a number word), then a colon, a dash or a
+bracket ("Note one:", "Step 4:", "Week 3 -", "Chapter 5 summary:", "Item #2:")."""
 _ADDED = re.compile(r"\b(?:also|as well)\b|\btoo\s*(?:[.,;:!?]|$)", re.I)
 """Words that add a value beside the old one ("I'm learning Spanish too"): a closed class
 ("too" only at a clause's end: "too hard" adds nothing)."""
@@ -91,12 +99,36 @@ def new_value_of_kind(a: str, b: str) -> bool:
     return kind is not None and kind == value_kind(b) and (gives_a_new_value(a, b) or gives_a_new_value(b, a))
 
 
+def series_item(text: str) -> str | None:
+    """The label of ``text`` when it is one item of a numbered series ("note three"), else None."""
+    match = _LABEL.match(text)
+    return None if match is None else re.sub(r"\s+", " ", match.group(1).lower())
+
+
+def _instance(text: str) -> tuple[frozenset[str], str | None]:
+    """The ordinals ``text`` names and its series label ("note three"), if any."""
+    return frozenset(m.lower() for m in _ORDINAL.findall(text)), series_item(text)
+
+
+def other_instance(new: str, old: str, *, both: bool = False) -> bool:
+    """``new`` names another instance of a series than ``old``.
+
+    Another ordinal ("the second quiz" / "the first quiz"), or another label ("Note three:" /
+    "Note one:"): items of a series are never one thing with a new value, whatever their
+    words. With ``both`` (read time, symmetric) only when each names its own instance; else
+    (write time, cautious) when ``new`` names one ``old`` does not, or ``old`` has a label.
+    """
+    (new_ord, new_label), (old_ord, old_label) = _instance(new), _instance(old)
+    if both:
+        return bool(new_ord and old_ord and new_ord != old_ord) or (
+            new_label is not None and old_label is not None and new_label != old_label
+        )
+    return bool(new_ord and new_ord != old_ord) or new_label != old_label
+
+
 def gives_a_new_value(new: str, old: str) -> bool:
     """``new`` holds a value ``old`` does not, and names no other instance of it (docstring)."""
-    if not values(new) - values(old):
-        return False
-    ordinals = {m.lower() for m in _ORDINAL.findall(new)}, {m.lower() for m in _ORDINAL.findall(old)}
-    return not (ordinals[0] and ordinals[0] != ordinals[1])
+    return bool(values(new) - values(old)) and not other_instance(new, old)
 
 
 def retire_choice(new: str, facts: Sequence[str], scores: Sequence[float]) -> int | None:
@@ -127,8 +159,12 @@ def same_pairs(texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
         [[i != j and new_value_of_kind(texts[i], texts[j]) for j in range(n)] for i in range(n)], dtype=bool
     ).reshape(n, n)
     added = np.array([bool(_ADDED.search(t)) for t in texts], dtype=bool)
+    items = np.array(
+        [[i != j and other_instance(texts[i], texts[j], both=True) for j in range(n)] for i in range(n)],
+        dtype=bool,
+    ).reshape(n, n)
     same = (sims >= NET_SAME) | (kinds & (sims >= VALUE_MIN)) | (same_part & (sims >= ABOUT_FLOOR))
-    return same & ~added[:, None] & ~added[None, :]
+    return same & ~added[:, None] & ~added[None, :] & ~items
 
 
 def disagreeing(texts: Sequence[str], vectors: np.ndarray) -> list[list[int]]:

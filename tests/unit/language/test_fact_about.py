@@ -9,7 +9,7 @@ from agent.language.differences import shift, value_kind
 from agent.language.encoder import encode
 from agent.language.same_thing import new_value_of_kind, same_pairs
 from agent.memory.fact_records import newest_first
-from agent.search.results import SearchHit
+from tests.unit.language.open_facts import open_fact
 
 
 @pytest.mark.parametrize(
@@ -27,15 +27,10 @@ def test_what_a_statement_is_about(text: str, part: str) -> None:
     assert about(text) == part
 
 
-def _fact(i: str, text: str, valid_from: str) -> SearchHit:
-    meta = {"current": True, "valid_from": valid_from}
-    return SearchHit(id=i, text=text, score=1.0, created_at=valid_from, kind="fact", metadata=meta)
-
-
 def test_a_new_home_in_other_words_ranks_first_though_the_sentences_differ() -> None:
-    old = _fact("a", "Our flat is in Bologna, next to the market.", "2026-01-10T00:00:00+00:00")
-    other = _fact("c", "My statistics final is on June 12.", "2026-01-12T00:00:00+00:00")
-    new = _fact(
+    old = open_fact("a", "Our flat is in Bologna, next to the market.", "2026-01-10T00:00:00+00:00")
+    other = open_fact("c", "My statistics final is on June 12.", "2026-01-12T00:00:00+00:00")
+    new = open_fact(
         "b", "Greetings from a tiny apartment in Turin where we live now.", "2026-03-01T00:00:00+00:00"
     )
     vectors = encode([old.text, other.text, new.text])

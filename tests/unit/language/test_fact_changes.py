@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import string
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -9,9 +11,9 @@ import pytest
 from agent.language.differences import resolve_change, shift
 from agent.language.encoder import encode
 from agent.language.facts import is_fact_statement
-from agent.language.same_thing import gives_a_new_value, retire_choice
+from agent.language.same_thing import gives_a_new_value, other_instance, retire_choice, same_pairs
 from agent.memory.fact_records import changed_fact, newest_first
-from agent.search.results import SearchHit
+from tests.unit.language.open_facts import open_fact
 
 NOW = datetime(2026, 5, 20, 18, 0, tzinfo=UTC)
 EARLIER = NOW - timedelta(days=16)
@@ -89,15 +91,10 @@ def test_changed_fact_takes_a_difference_or_a_near_certain_new_value_only() -> N
     assert changed_fact(slotted, [final]) is None
 
 
-def _fact(i: str, text: str, valid_from: str) -> SearchHit:
-    meta = {"current": True, "valid_from": valid_from}
-    return SearchHit(id=i, text=text, score=1.0, created_at=valid_from, kind="fact", metadata=meta)
-
-
 def test_read_time_net_ranks_the_newer_of_two_open_facts_first() -> None:
-    old = _fact("a", "I got 5.5 on the IELTS writing test.", "2026-02-01T00:00:00+00:00")
-    new = _fact("b", "Retook IELTS writing and it came back 7.0!", "2026-03-15T00:00:00+00:00")
-    other = _fact("c", "I keep my scripts in a GitHub repository.", "2026-03-20T00:00:00+00:00")
+    old = open_fact("a", "I got 5.5 on the IELTS writing test.", "2026-02-01T00:00:00+00:00")
+    new = open_fact("b", "Retook IELTS writing and it came back 7.0!", "2026-03-15T00:00:00+00:00")
+    other = open_fact("c", "I keep my scripts in a GitHub repository.", "2026-03-20T00:00:00+00:00")
     hits = [old, other, new]
     ranked = newest_first(hits, encode([h.text for h in hits]))
     assert [h.id for h in ranked] == ["b", "c", "a"]
@@ -107,8 +104,8 @@ def test_read_time_net_ranks_the_newer_of_two_open_facts_first() -> None:
 
 def test_read_time_net_leaves_unrelated_facts_alone() -> None:
     hits = [
-        _fact("a", "I keep my scripts in a GitHub repository.", "2026-02-01T00:00:00+00:00"),
-        _fact("b", "My statistics final is on June 12.", "2026-03-15T00:00:00+00:00"),
+        open_fact("a", "I keep my scripts in a GitHub repository.", "2026-02-01T00:00:00+00:00"),
+        open_fact("b", "My statistics final is on June 12.", "2026-03-15T00:00:00+00:00"),
     ]
     assert newest_first(hits, encode([h.text for h in hits])) == hits
 
@@ -123,3 +120,30 @@ def test_read_time_net_leaves_unrelated_facts_alone() -> None:
 )
 def test_updates_told_by_an_event_are_fact_statements(text: str) -> None:
     assert is_fact_statement(text)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_items_of_a_numbered_series_never_retire_or_group_each_other(seed: int) -> None:
+    rng = random.Random(seed)
+    w1, w2 = ("".join(rng.choices(string.ascii_lowercase + string.digits, k=10)) for _ in range(2))
+    old, new = f"Note one: {w1}.", f"Note three: {w1} with {w2}."
+    assert retire_choice(new, [old], [0.95]) is None  # near-certain by cosine, yet another item
+    assert not same_pairs([old, new], encode([old, new]))[0, 1]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Step 2: install the compiler.", "Step 4: install the compiler and the debugger."),
+        ("Week 1 - arrays and loops.", "Week 3 - arrays and recursion."),
+        (
+            "Chapter 3 summary: limits and continuity.",
+            "Chapter 5 summary: limits at infinity and continuity.",
+        ),
+        ("Item #2: buy a USB stick.", "Item #5: buy a USB stick and a mouse."),
+    ],
+)
+def test_another_label_of_a_series_is_another_item(old: str, new: str) -> None:
+    assert other_instance(new, old) and other_instance(new, old, both=True)
+    assert retire_choice(new, [old], [0.95]) is None
+    assert not other_instance("I'm on chapter 5 of the book now.", "I'm on chapter 3 of the book.")
