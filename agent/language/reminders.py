@@ -9,37 +9,46 @@ trigger:
 
 - *concept*: "when/once/after/before we study | learn | cover | start | begin | do <concept>";
 - *keywords*: a clause with any connective (when, whenever, once, as soon as, if, before,
-  after, next time) and any verb: "<connective> we|I|you [ever] <verb> [on|to|about|…] <X>",
-  or "<connective> <X> comes up". ``X`` may list several keywords ("HAVING or window
-  functions"), any of which fires;
+  after, next time, the first time) and any verb: "<connective> we|I|you [ever] <verb>
+  [on|to|about|…] <X>" ("when we come to verb aspect in Russian"), or "<connective> <X> comes
+  up [in <context>]" (the keyword keeps its context: "generators in Python"). ``X`` may list
+  several keywords ("HAVING or window functions"), any of which fires. "I want you to remind
+  me" after a leading condition reads as "remind me";
 - *time* (``due_at``, ISO-8601, from ``now``): "tomorrow [at HH:MM]", "tonight", "next week",
   "in N minutes|hours|days|weeks", "at HH:MM" (today, or tomorrow when it has passed),
   "on <weekday>"; any other time phrase through ``agent.language.when.due_time``
   (``dateparser``: "the day after tomorrow", "next Friday at 5pm");
 - no condition: a time trigger one day later (``DEFAULT_DELAY``).
 
-**Mentions** (``mentions``): does a turn name a trigger? Whole words compared by light stem
-("window functions" matches "window function"), never a substring ("behaving" never matches
+**Mentions** (``mentions``): does a turn name a trigger's words? Whole words compared by light
+stem ("window functions" matches "window function"), never a substring ("behaving" never matches
 "having"); a keyword written in capitals ("HAVING") is a code term and matches in capitals,
 in backticks, or before "clause", "keyword", "statement", "function", "operator"
 (``TERM_WORDS``), so "I'm having trouble" never fires a HAVING reminder.
 
-Not by similarity: MiniLM cosine of a turn and its trigger does not separate a turn about the
-trigger from one about a neighbour or one that shares a word. Measured (2026-11-28): "Let's
-look at recursive functions" / recursion 0.66 and "Time to learn about eigenvectors and
-eigenvalues" / eigenvalues 0.62 against "open the window and call a function" / window
-functions 0.69, "subqueries" / query 0.73, "Let's continue with LEFT JOIN" / joins 0.67 and
-"Let's finish loops first" / while loops 0.62: every threshold that adds a fire the words
-miss adds a false fire, against a target of at most 2 %.
+**Sense** (``names_trigger``, what ``reminder_rules.trigger_matches`` asks): a code name
+("GROUP BY", "functools.wraps", "useEffect") fires on its mention alone. Any other keyword fires
+when one sentence of the turn names every topic word of the trigger (``head_words``: "borrowing"
+of "borrowing in Rust", in any form by ``word_key``: "merge" / "merges" / "merging") AND reads
+like the trigger as the learner said it: MiniLM cosine with the keyword ("pointers in C", "merges
+in pandas") at least ``SENSE_THRESHOLD``. "Can you point me to a good C book?" (0.41 to
+"pointers") or "our teams are merging" (0.31 to "merges in pandas") stay silent, so they no
+longer use the reminder up before the topic's turn ("Explain pointers to me.", 0.85).
+
+Similarity alone does not decide (measured 2026-11-28: a turn about a neighbour, "subqueries" /
+query 0.73, scores like a turn about the trigger), so it only vetoes a word match. The threshold
+is chosen by leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` (``bench/reminder_knobs.py``).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from agent.clock import as_aware, system_clock
+from agent.language.encoder import encode
 from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
 
@@ -55,10 +64,14 @@ _REQUEST = re.compile(
     r"|jog\s+my\s+memory)\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
     re.I | re.S,
 )
-_CONNECTIVE = r"(?:when(?:ever)?|once|if|as\s+soon\s+as|before|after|(?:the\s+)?next\s+time)"
+_CONNECTIVE = r"(?:when(?:ever)?|once|if|as\s+soon\s+as|before|after|(?:the\s+)?(?:next|first)\s+time)"
 _LEAD = re.compile(rf"^\s*(?P<cond>{_CONNECTIVE}\s+[^,]+?|[^,]{{1,40}}?),\s*(?P<rest>.+)$", re.I | re.S)
 _TIME_FIRST = re.compile(r"^(?P<when>.+?)\s+(?P<link>to|about|that)\s+(?P<task>.+)$", re.I | re.S)
-_POLITE = re.compile(r"^\s*(?:please|can\s+you|could\s+you|would\s+you|will\s+you|and|so)\s+", re.I)
+_POLITE = re.compile(
+    r"^\s*(?:please|can\s+you|could\s+you|would\s+you|will\s+you|and|so"
+    r"|I(?:\s+(?:want|need)|'d\s+like|\s+would\s+like)\s+you\s+to)\s+",
+    re.I,
+)
 _WE = r"(?:we|I|you)(?:\s*'re|\s+are|\s+am|\s*'m)?"
 _CONCEPT = re.compile(
     rf"\s*,?\s+(?:when|once|after|before)\s+{_WE}\s+(?:start(?:ing)?\s+|begin(?:ning)?\s+)?"
@@ -67,10 +80,10 @@ _CONCEPT = re.compile(
     re.I | re.S,
 )
 _KEYWORDS = re.compile(
-    rf"\s*,?\s+{_CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\b)[^\W\d_]+"
+    rf"\s*,?\s+{_CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\s+up\b)[^\W\d_]+"
     r"(?:\s+(?:on|to|into|about|with|at|over|through|up|around))*\s+(?P<what>.+)$"
     rf"|\s*,?\s+{_CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
-    r"(?:\s+(?:again|later|next|at\s+last))?\s*$",
+    r"(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?(?:\s+(?:again|later|next|at\s+last))?\s*$",
     re.I | re.S,
 )
 _TIME_UNITS = {"minute": 60, "hour": 3600, "day": 86400, "week": 604800}
@@ -171,6 +184,8 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         }
     if keywords:
         found = split_keywords(keywords["what"] or keywords["what2"])
+        if keywords["where"]:  # "if generators come up in Python": the trigger as the learner said it
+            found = [f"{k} {_strip_end(keywords['where'])}" for k in found]
         return (rest[: keywords.start()], {"trigger_kind": "keywords", "keywords": found}) if found else None
     timed = _time_due(rest, now)
     task, due = timed if timed else (rest, now + DEFAULT_DELAY)
@@ -246,3 +261,74 @@ def mentions(message: str, keyword: str) -> bool:
         if after in TERM_WORDS or (after.endswith("s") and after[:-1] in TERM_WORDS):
             return True
     return False
+
+
+# ----- does a turn name a trigger in its sense -----
+
+_CONTEXT_CUT = re.compile(r"\s+(?:in|of|for|on|with|from|using|inside|by)\s+", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_CODE_NAME = re.compile(r"[._()`]|[a-z][A-Z]|^[^\W\d_]*\d")
+SENSE_THRESHOLD = 0.48
+"""Least MiniLM cosine between the turn and the trigger as the learner said it (leave-one-out over
+``bench/cognitive/sets/reminders_sense.json``, ``bench/reminder_knobs.py``)."""
+
+
+def word_key(word: str) -> str:
+    """``light_stem`` without a final silent e, so "merge", "merges" and "merging" share a key."""
+    stem = light_stem(word)
+    return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
+
+
+def is_code_name(keyword: str) -> bool:
+    """A keyword that names code ("GROUP BY", "functools.wraps", "useEffect"): its words fire alone."""
+    return _is_code_term(keyword) or any(_CODE_NAME.search(w) for w in keyword.split())
+
+
+def head_words(keyword: str) -> list[str]:
+    """The topic words of a trigger ("borrowing in Rust" -> ["borrowing"]), without its context."""
+    head = _CONTEXT_CUT.split(keyword, maxsplit=1)[0]
+    # function words only: "cases" is a chat word ("in some cases") but the topic of "German cases"
+    words = [w for w in re.findall(r"[^\W_]+", head) if w.lower() not in FUNCTION_WORDS and len(w) > 1]
+    return words or [w for w in re.findall(r"[^\W_]+", keyword) if w.lower() not in FUNCTION_WORDS]
+
+
+def naming_sentence(message: str, keyword: str) -> str | None:
+    """The sentence of ``message`` that names every topic word of ``keyword`` (any form, any order).
+
+    Every word, not one: "Inner joins first." does not name "outer joins", nor "Let's do French
+    numbers." "French accents"; the context ("in Rust") may be left out.
+    """
+    wanted = {word_key(w) for w in head_words(keyword)}
+    if not wanted:
+        return None
+    for sentence in _SENTENCE_END.split(message.strip()):
+        if wanted <= {word_key(w) for w in re.findall(r"[^\W_]+", sentence)}:
+            return sentence
+    return None
+
+
+@lru_cache(maxsize=512)
+def _trigger_vector(phrase: str) -> Any:
+    return encode([phrase])[0]
+
+
+def sense(sentence: str, phrase: str) -> float:
+    """MiniLM cosine between a turn's sentence and a trigger phrase (the phrase's vector is kept)."""
+    return float(encode([sentence])[0] @ _trigger_vector(phrase))
+
+
+def names_trigger(message: str, keyword: str, *, threshold: float | None = None) -> bool:
+    """True when ``message`` names ``keyword`` in the sense the learner gave it.
+
+    A code name fires on its whole-word mention (``mentions``). Any other keyword fires when a
+    sentence names one of its topic words (``head_words``, by ``word_key``) AND that sentence
+    reads like the trigger as the learner said it ("pointers in C"): MiniLM cosine of at least
+    ``threshold`` (default ``SENSE_THRESHOLD``), so "Any pointers for staying focused?" or "our
+    teams are merging" stay silent.
+    Only a turn that names a topic word is embedded (the turn's vector is memoised by the encoder).
+    """
+    if is_code_name(keyword):
+        return mentions(message, keyword)
+    sentence = naming_sentence(message, keyword)
+    least = SENSE_THRESHOLD if threshold is None else threshold
+    return sentence is not None and sense(sentence, keyword) >= least

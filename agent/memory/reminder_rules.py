@@ -6,7 +6,10 @@ What a request asks for and whether a turn names a trigger is the language layer
 - time: ``due_at <= now``;
 - concept: the turn's concept has the same light stems as the reminder's concept, or the
   message mentions the concept as a keyword;
-- keywords: the message mentions one keyword (``agent.language.reminders.mentions``);
+- keywords: the message names one keyword in the sense the learner gave it
+  (``agent.language.reminders.names_trigger``: a code name by its whole-word mention, any
+  other keyword by one of its topic words AND MiniLM similarity to the trigger as said, so
+  "Any pointers for staying focused?" does not use up a reminder set for "pointers in C");
 - keywords that are only stop words never fire (``is_trigger_word``);
 - the message that *sets* a reminder ("remind me to …") never fires one, so a condition
   named in the request does not trigger at once.
@@ -22,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from agent.clock import as_aware
-from agent.language.reminders import is_reminder_request, is_trigger_word, mentions
+from agent.language.reminders import is_reminder_request, is_trigger_word, names_trigger
 from agent.text import STOP_WORDS, light_stem
 
 
@@ -52,4 +55,4 @@ def trigger_matches(
         keywords = [*keywords, str(reminder["concept"])]
     if not message or kind not in ("keywords", "concept"):
         return False
-    return any(is_trigger_word(k) and mentions(message, k) for k in keywords)
+    return any(is_trigger_word(k) and names_trigger(message, k) for k in keywords)

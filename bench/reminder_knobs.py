@@ -1,0 +1,172 @@
+"""Reminder firing knobs by leave-one-out (does a turn name a reminder's trigger in its sense?).
+
+Replays the learner turns of kag-cognitive-v1 sets through the language layer alone (no store,
+no heartbeat): each turn that asks for a reminder (``parse_reminder``, sentence by sentence) sets
+one, and every other turn is checked against the pending ones as ``ReminderStore.fire`` would
+(``trigger_matches``), with the turn's clock. A reminder fires once. Scored on the scenarios'
+``reminders`` checks: *fires once* (share of ``fires: true`` checks met) and *false fires*
+(share of ``fires: false`` checks where something fired).
+
+The sense threshold is chosen by leave-one-out over the tuning sets' scenarios (each scenario is
+scored with the threshold best on all the others), then reported on every set given, and on a
+traffic set (kag-intent-traffic/1) as false fires of every tuning trigger on every ordinary turn.
+
+    .venv/bin/python -m bench.reminder_knobs bench/cognitive/sets/reminders_sense.json \
+        --check bench/cognitive/sets/heldout3.json --traffic bench/cognitive/sets/traffic_intents.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.language import reminders as language
+from agent.language.sentences import split_sentences
+from agent.memory.reminder_rules import trigger_matches
+
+GRID = [round(x, 2) for x in np.arange(0.15, 0.71, 0.01)]
+
+
+@dataclass
+class Turn:
+    """One learner turn with what fired on it at each threshold (filled by ``replay``)."""
+
+    session: str
+    index: int
+    text: str
+    when: datetime
+
+
+def _turns(scenario: dict[str, Any]) -> list[Turn]:
+    out = []
+    for session in scenario["sessions"]:
+        start = datetime.fromisoformat(session["date"])
+        for i, text in enumerate(session["learner"]):
+            out.append(Turn(session["id"], i, text, start + timedelta(minutes=i)))
+    return out
+
+
+def _requests(text: str, now: datetime) -> list[dict[str, Any]]:
+    found = [language.parse_reminder(s, now=now) for s in split_sentences(text)]
+    return [r for r in found if r is not None]
+
+
+def replay(scenario: dict[str, Any], threshold: float) -> dict[tuple[str, int], int]:
+    """``(session, turn) -> how many reminders fired`` with the sense ``threshold``."""
+    pending: list[dict[str, Any]] = []
+    fired: dict[tuple[str, int], int] = {}
+    saved = language.SENSE_THRESHOLD
+    language.SENSE_THRESHOLD = threshold
+    try:
+        for turn in _turns(scenario):
+            new = _requests(turn.text, turn.when)
+            due = [r for r in pending if trigger_matches(r, turn.text, None, turn.when)]
+            pending = [r for r in pending if r not in due] + new
+            fired[(turn.session, turn.index)] = len(due)
+    finally:
+        language.SENSE_THRESHOLD = saved
+    return fired
+
+
+def score(scenarios: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
+    """Fires once, false fires and failing checks at ``threshold``."""
+    hits = fires = false = silent = 0
+    failures = []
+    for scenario in scenarios:
+        fired = replay(scenario, threshold)
+        for check in scenario.get("reminders", []):
+            n = fired.get((check["session"], check["turn"]), 0)
+            if check["fires"]:
+                fires += 1
+                hits += n == 1
+            else:
+                silent += 1
+                false += n > 0
+            if (n == 1) != check["fires"] or n > 1:
+                failures.append(f"{scenario['id']} {check['session']}#{check['turn']} fired {n}")
+    return {
+        "fires_once": f"{hits}/{fires}",
+        "false_fires": f"{false}/{silent}",
+        "errors": (fires - hits) + false,
+        "failures": failures,
+    }
+
+
+def leave_one_out(scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each scenario scored with the threshold that makes the fewest errors on all the others."""
+    errors = {t: [score([s], t)["errors"] for s in scenarios] for t in GRID}
+    total = {t: sum(e) for t, e in errors.items()}
+    chosen, loo_errors = [], 0
+    for i in range(len(scenarios)):
+        rest = {t: total[t] - errors[t][i] for t in GRID}
+        best = min(rest.values())
+        ties = [t for t in GRID if rest[t] == best]
+        pick = ties[len(ties) // 2]  # the middle of the best interval
+        chosen.append(pick)
+        loo_errors += errors[pick][i]
+    best_all = min(total.values())
+    ties = [t for t in GRID if total[t] == best_all]
+    return {
+        "loo_errors": loo_errors,
+        "chosen": sorted(set(chosen)),
+        "best_interval": [ties[0], ties[-1]],
+        "full_set_choice": ties[len(ties) // 2],
+    }
+
+
+def traffic_false_fires(path: Path, triggers: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
+    """Ordinary turns that would fire any of ``triggers`` (each pending reminder checked alone)."""
+    turns = [t["text"] for t in json.loads(path.read_text())["turns"]]
+    now = datetime.fromisoformat("2026-01-01T12:00:00+00:00")
+    saved = language.SENSE_THRESHOLD
+    language.SENSE_THRESHOLD = threshold
+    try:
+        bad = [(t, r["keywords"]) for t in turns for r in triggers if trigger_matches(r, t, None, now)]
+    finally:
+        language.SENSE_THRESHOLD = saved
+    return {"pairs": len(turns) * len(triggers), "false_fires": len(bad), "examples": bad[:10]}
+
+
+def _load(path: str) -> list[dict[str, Any]]:
+    scenarios = json.loads(Path(path).read_text())["scenarios"]
+    return [s for s in scenarios if s.get("reminders")]
+
+
+def _keyword_triggers(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for scenario in scenarios:
+        for turn in _turns(scenario):
+            out += [r for r in _requests(turn.text, turn.when) if r["trigger_kind"] != "time"]
+    return out
+
+
+def main(argv: list[str] | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Choose the sense threshold by leave-one-out and report it on every set."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tune", nargs="+", help="kag-cognitive-v1 sets to choose the threshold on")
+    parser.add_argument("--check", nargs="*", default=[], help="sets only reported")
+    parser.add_argument("--traffic", default=None, help="a kag-intent-traffic/1 file")
+    args = parser.parse_args(argv)
+    tuning = [s for path in args.tune for s in _load(path)]
+    loo = leave_one_out(tuning)
+    threshold = loo["full_set_choice"]
+    report: dict[str, Any] = {"leave_one_out": loo, "threshold_now": language.SENSE_THRESHOLD, "sets": {}}
+    for path in [*args.tune, *args.check]:
+        result = score(_load(path), language.SENSE_THRESHOLD)
+        report["sets"][Path(path).stem] = result
+    if args.traffic:
+        triggers = _keyword_triggers(tuning)
+        report["traffic"] = traffic_false_fires(Path(args.traffic), triggers, language.SENSE_THRESHOLD)
+    echo(json.dumps({**report, "chosen_threshold": threshold}, indent=1, ensure_ascii=False))
+    return report
+
+
+if __name__ == "__main__":
+    main()

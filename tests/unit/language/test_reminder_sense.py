@@ -1,0 +1,129 @@
+"""A reminder fires on its trigger's sense: the topic as the learner said it, not only its word.
+
+Each case failed on the code before (a trigger word in another sense used the reminder up, or
+the request was read as a one-day time reminder that fired on the next turn).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from agent.language.reminders import (
+    head_words,
+    is_code_name,
+    names_trigger,
+    parse_reminder,
+    word_key,
+)
+from agent.memory.reminder_rules import trigger_matches
+
+NOW = datetime(2026, 7, 6, 18, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "description", "keywords"),
+    [
+        (
+            "Once pointers come up, I want you to remind me to ask why arrays decay.",
+            "ask why arrays decay",
+            ["pointers"],
+        ),
+        (
+            "I'd like a reminder about the validate argument the first time we do merges in pandas.",
+            "the validate argument",
+            ["merges in pandas"],
+        ),
+        (
+            "When we come to verb aspect in Russian, remind me that I mix up pisat and napisat.",
+            "I mix up pisat and napisat",
+            ["verb aspect in Russian"],
+        ),
+        (
+            "Remind me to ask about yield from if generators come up in Python.",
+            "ask about yield from",
+            ["generators in Python"],
+        ),
+    ],
+)
+def test_requests_the_old_rules_read_as_a_time(text: str, description: str, keywords: list[str]) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None
+    assert (got["trigger_kind"], got["description"], got["keywords"]) == ("keywords", description, keywords)
+
+
+def reminder(text: str) -> dict:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None and got["trigger_kind"] != "time"
+    return got
+
+
+STORIES = [
+    (
+        "Once pointers come up, I want you to remind me to ask why arrays decay.",
+        [
+            "Can you point me to a good C book?",
+            "Any pointers for staying focused during long study sessions?",
+        ],
+        "Explain pointers to me.",
+    ),
+    (
+        "I'd like a reminder about the validate argument the first time we do merges in pandas.",
+        ["Our two teams at work are merging next month, so I might be busy."],
+        "How do I merge two DataFrames in pandas?",
+    ),
+    (
+        "Remind me to ask about lifetimes once we get to borrowing in Rust.",
+        ["My friend is borrowing my laptop tomorrow, so I'll study on paper."],
+        "OK, teach me borrowing and references in Rust.",
+    ),
+    (
+        "If the church modes come up, remind me to ask about the raised sixth in Dorian.",
+        ["Dark mode in my notation app makes the staff hard to read, any tips?"],
+        "Right, let's dig into the church modes.",
+    ),
+    (
+        "Next time we talk about React hooks, remind me to ask about useEffect cleanup.",
+        ["I put up some coat hooks in the hallway this weekend."],
+        "Let's talk about React hooks today.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "silent", "fires"), STORIES)
+def test_the_word_in_another_sense_stays_silent_and_the_topic_fires(
+    request_text: str, silent: list[str], fires: str
+) -> None:
+    pending = reminder(request_text)
+    for turn in silent:
+        assert not trigger_matches(pending, turn, None, NOW), turn
+    assert trigger_matches(pending, fires, None, NOW)
+
+
+def test_a_multi_word_topic_needs_each_word() -> None:
+    outer = reminder("Give me a heads-up about NULLs when we get to outer joins.")
+    assert not trigger_matches(outer, "Inner joins first.", None, NOW)
+    assert trigger_matches(outer, "I'm ready for outer joins.", None, NOW)
+    german = reminder("Before we study the German cases, remind me to ask about der, die and das.")
+    assert not trigger_matches(german, "Let's practise numbers in German.", None, NOW)
+    assert head_words("German cases") == ["German", "cases"]
+    assert head_words("borrowing in Rust") == ["borrowing"]
+
+
+def test_code_names_fire_on_their_own() -> None:
+    assert is_code_name("functools.wraps") and is_code_name("GROUP BY") and is_code_name("useEffect")
+    assert not is_code_name("pointers in C")
+    assert names_trigger("why is functools.wraps needed at all", "functools.wraps")
+    assert not names_trigger("I'm having trouble with OFFSET.", "HAVING")
+
+
+def test_word_forms_share_a_key() -> None:
+    assert word_key("merge") == word_key("merges") == word_key("merging")
+    assert word_key("scale") == word_key("scales")
+
+
+def test_the_threshold_is_the_knob() -> None:
+    turn, keyword = "Can you point me to a good C book?", "pointers"
+    assert names_trigger(turn, keyword, threshold=0.0)
+    assert not names_trigger(turn, keyword)
