@@ -2,16 +2,25 @@
 
 A learner often tells a new value as a change of the old one: "the professor postponed the
 final by a week", "my employer cut the course budget by 200 euros", "the exam moved two
-days earlier". ``resolve_change`` reads such a statement against the earlier statement it
-changes ("My statistics final is on June 12.") and gives the new value ("June 19"), so the
-fact store can write it into the new fact.
+days earlier", "another 60 Polish words went into the deck", "the credit is cut in half".
+``resolve_change`` reads such a statement against the earlier statement it changes ("My
+statistics final is on June 12.") and gives the new value ("June 19"), so the fact store can
+write it into the new fact ("… (now June 19)"); a fact changed before is changed from that
+resolved value, not from its first number.
 
-- a **duration** counts only after "by" or before "earlier"/"later" ("for two weeks", "in 3
-  days" are no differences); an **amount** only after "by" ("by 200 euros", "by 2");
+- a **duration** counts after "by", before "earlier"/"later", or as "N more days" /
+  "another week" with a direction verb ("slips by three more days", "pushed back another
+  week"); "for two weeks", "in 3 days" are no differences;
+- an **amount** counts after "by" ("by 200 euros", "by 2") or as an increment without "by"
+  (``agent.language.quantities.amount_change``: "another 60", "12 more", "18 new stars",
+  "added 150 euros", "cut 250 euros from", "doubled", "cut in half"); numbers in words too;
 - the **direction** is read from the verb or adverb of the change (``_UP``/``_DOWN``).
   This one is a short word list on purpose: MiniLM does not encode which way a change goes
   (leave-one-out over direction exemplars was 0%, docs/decisions/language-layer.md);
   with no direction word the change is not resolved (never a guess);
+- an amount applies to the old fact's number that counts the same thing: when both name
+  what they count ("60 Polish words" and "150 words"), the two are compared by MiniLM
+  (``UNIT_MIN``, chosen by leave-one-out: ``python -m bench.increment_knobs``);
 - dates are read relative to when the earlier statement was said (``dateparser``,
   future dates preferred), and only phrases with a month, a weekday or digits count.
 """
@@ -23,16 +32,35 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from dateparser.search import search_dates
+from agent.language.quantities import (
+    amount_change,
+    current_value,
+    number_text,
+    numbers,
+    unit_after,
+    without_current,
+)
+
+CHANGE_MIN = 0.46
+"""A change applies to a current fact at least this close to it (MiniLM cosine of the statements;
+``agent.memory.fact_records.changed_fact``): below, "my dog gained 2 kilos" (0.43) would change
+"I weigh 82 kilos". Leave-one-out: ``python -m bench.increment_knobs``."""
+UNIT_MIN = 0.5
+"""An amount applies to an old number whose unit is at least this close (MiniLM cosine, or the
+same counted word)."""
 
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
 _WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _WORD_NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
 _COUNT = r"\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten"
-_DURATION = re.compile(rf"\b(?P<count>{_COUNT})\s+(?P<unit>day|week|fortnight)s?\b", re.I)
-_BY_AMOUNT = re.compile(r"\bby\s+(?:another\s+)?(?P<n>\d+(?:[.,]\d+)?)\b(?!\s*(?:day|week|fortnight))", re.I)
+_DURATION = re.compile(
+    rf"\b(?P<another>another\s+)?(?P<count>{_COUNT})\s+(?P<more>(?:more|extra|additional)\s+)?"
+    r"(?P<unit>day|week|fortnight)s?\b",
+    re.I,
+)
+_ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight)\b", re.I)
 _UP = re.compile(
-    r"\b(?:later|postpone[sd]?|delay(?:ed|s)?|(?:push(?:ed)?|put)\s+(?:\w+\s+){0,4}?back|extend(?:ed|s)?|rais(?:ed|es)"
+    r"\b(?:later|postpone[sd]?|delay(?:ed|s)?|slip(?:s|ped)?|(?:push(?:ed)?|put)\s+(?:\w+\s+){0,4}?back|extend(?:ed|s)?|rais(?:ed|es)"
     r"|increas(?:ed|es)|up|grew|gain(?:ed)?|rose|added|more)\b",
     re.I,
 )
@@ -43,19 +71,23 @@ _DOWN = re.compile(
 )
 _CALENDAR = re.compile(
     r"\b(?:"
-    + "|".join(n[:3] for n in (*calendar.month_name[1:], *calendar.day_name))
-    + r")[a-z]*\b|\d[/.-]\d",
+    + "|".join(f"{n}|{n[:3]}" for n in (*calendar.month_name[1:], *calendar.day_name))
+    + r"|sept|tues|thurs?)\b|\d[/.-]\d",
     re.I,
 )
+"""A month or a weekday, in full or abbreviated ("Mon", not "monad"), or a date in digits."""
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.]*\d)")
 
 
 @dataclass(frozen=True)
 class Shift:
-    """A change stated as a difference, signed: a duration or an amount."""
+    """A change stated as a difference, signed: a duration, an amount or a factor (and its unit)."""
 
     time: timedelta | None = None
     amount: float | None = None
+    factor: float | None = None
+    unit: str | None = None
+    """What an amount counts ("Polish words", "euros"), when the statement names it."""
 
 
 def _count(word: str) -> int:
@@ -63,15 +95,17 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else _WORD_NUMBERS[word]
 
 
-def _sign(text: str, at: int) -> int | None:
+def _sign(text: str, at: int, inside: tuple[int, int] = (0, 0)) -> int | None:
     """The direction of the change stated around ``at``: the nearest direction word wins.
 
     "After the rent went up I reduced the budget by 100": "reduced" is nearer to "by 100"
-    than "up", whose change is the rent's. A tie (or no word) is no direction.
+    than "up", whose change is the rent's. A tie (or no word) is no direction. Words
+    ``inside`` the span of the difference itself ("three *more* days") are no direction.
     """
     nearest: dict[int, int] = {}
     for sign, pattern in ((1, _UP), (-1, _DOWN)):
-        spans = [m.end() if m.end() <= at else m.start() for m in pattern.finditer(text)]
+        found = [m for m in pattern.finditer(text) if not inside[0] <= m.start() < inside[1]]
+        spans = [m.end() if m.end() <= at else m.start() for m in found]
         if spans:
             nearest[sign] = min(abs(at - s) for s in spans)
     if not nearest or (len(nearest) == 2 and nearest[1] == nearest[-1]):
@@ -79,28 +113,40 @@ def _sign(text: str, at: int) -> int | None:
     return min(nearest, key=lambda k: nearest[k])
 
 
+def _duration(text: str) -> tuple[bool, Shift | None]:
+    """``(states a duration, its shift)``; a duration with no direction shifts nothing (no guess)."""
+    for match in _DURATION.finditer(text):
+        before, after = text[: match.start()].lower(), text[match.end() :].lower()
+        more = bool(match["more"] or match["another"])
+        if re.search(r"\bby\s*$", before) or re.match(r"\s*(?:earlier|later|sooner)\b", after) or more:
+            sign = _sign(text, match.start(), match.span() if more else (0, 0))
+            days = _count(match["count"]) * _UNIT_DAYS[match["unit"].lower()] * (sign or 0)
+            return True, None if sign is None else Shift(time=timedelta(days=days))
+    match = _ANOTHER_DURATION.search(text)
+    if match is not None:
+        sign = _sign(text, match.start(), match.span())
+        days = _UNIT_DAYS[match["unit"].lower()] * (sign or 0)
+        return True, None if sign is None else Shift(time=timedelta(days=days))
+    return False, None
+
+
 def shift(text: str) -> Shift | None:
     """The signed difference ``text`` states ("postponed by a week" -> +7 days), or None."""
     if not isinstance(text, str):
         return None
-    for match in _DURATION.finditer(text):
-        before, after = text[: match.start()].lower(), text[match.end() :].lower()
-        if re.search(r"\bby\s*$", before) or re.match(r"\s*(?:earlier|later|sooner)\b", after):
-            sign = _sign(text, match.start())
-            if sign is None:
-                return None
-            return Shift(
-                time=timedelta(days=_count(match["count"]) * _UNIT_DAYS[match["unit"].lower()] * sign)
-            )
-    match = _BY_AMOUNT.search(text)
-    sign = None if match is None else _sign(text, match.start())
-    if match is not None and sign is not None:
-        return Shift(amount=float(match["n"].replace(",", ".")) * sign)
-    return None
+    found, time = _duration(text)
+    if found:
+        return time
+    change = amount_change(text, lambda at: _sign(text, at))
+    if change is None:
+        return None
+    return Shift(amount=change.delta, factor=change.factor, unit=change.unit)
 
 
 def dates_in(text: str, said_at: datetime) -> list[datetime]:
     """The calendar dates ``text`` names (a month, a weekday or digits), read as of ``said_at``."""
+    from dateparser.search import search_dates  # about two seconds to import: only when a date is read
+
     settings = {"RELATIVE_BASE": said_at.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
     found = search_dates(text, languages=["en"], settings=settings) or []  # type: ignore[arg-type]
     return [when for phrase, when in found if _CALENDAR.search(phrase)]
@@ -111,12 +157,53 @@ def numbers_in(text: str) -> list[str]:
     return _NUMBER.findall(text)
 
 
+def _head(unit: str) -> str:
+    """The word a unit counts by ("LeetCode problems" -> "problem", "words per minute" -> "word")."""
+    return unit.lower().split(" per ")[0].split()[-1].removesuffix("s")
+
+
+def _similar_units(unit: str, others: list[str]) -> list[float]:
+    """How close ``unit`` is to each of ``others``: 1 for the same head word, else the MiniLM cosine.
+
+    MiniLM alone reads short units poorly ("LeetCode problems" and "problems": 0.25, "bpm" and
+    "wpm": 0.41), so the same counted word is the same unit; other pairs ("euros", "dollars")
+    are compared by meaning.
+    """
+    from agent.language.encoder import encode  # loads MiniLM: only when an amount is resolved
+
+    vectors = encode([unit, *others])
+    cosines = [float(v) for v in vectors[1:] @ vectors[0]]
+    return [1.0 if _head(other) == _head(unit) else c for other, c in zip(others, cosines, strict=True)]
+
+
+def _old_amount(change: Shift, old: str) -> float | None:
+    """The number of ``old`` that ``change`` applies to (its resolved value first), or None."""
+    base = without_current(old)
+    found = numbers(base)
+    units = [unit_after(base, n.end) for n in found]
+    now = current_value(old)
+    if now is not None:
+        found = [n for n in numbers(now) if n.start == 0 and n.end == len(now)]
+        if len(found) != 1:
+            return None
+        units = [u for u in units if u] or [None]  # what the change before counted
+    if change.unit is not None and any(units):
+        named = [(i, u) for i, u in enumerate(units) if u]
+        sims = _similar_units(change.unit, [u for _, u in named])
+        close = {i for (i, _), s in zip(named, sims, strict=True) if s >= UNIT_MIN}
+        if now is not None:
+            return found[0].value if close else None
+        found = [n for i, n in enumerate(found) if i in close]
+    return found[0].value if len(found) == 1 else None
+
+
 def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) -> str | None:
     """The value ``new`` gives ``old`` by a stated difference ("June 19", "400"), or None.
 
     None unless ``new`` states a difference with a direction and ``old`` holds exactly one
-    value of its kind (one date for a duration, one number for an amount); None too when
-    ``new`` names its own date ("moved to May 15"): nothing to compute.
+    value of its kind (one date for a duration, one number counting the same thing for an
+    amount; a fact changed before: its resolved "(now …)" value); None too when ``new`` names
+    its own date ("moved to May 15"): nothing to compute.
     """
     change = shift(new)
     if change is None:
@@ -124,16 +211,16 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
     if change.time is not None:
         if dates_in(new, new_at):
             return None
-        found = dates_in(old, old_at)
+        found = dates_in(current_value(old) or without_current(old), old_at)
         if len(found) != 1:
             return None
         when = found[0] + change.time
         return f"{when:%B} {when.day}"
-    values = numbers_in(old)
-    if len(values) != 1 or change.amount is None:
+    value = _old_amount(change, old)
+    if value is None:
         return None
-    value = float(values[0].replace(",", ".")) + change.amount
-    return str(int(value)) if value == int(value) else f"{value:g}"
+    value = value * change.factor if change.factor is not None else value + (change.amount or 0.0)
+    return number_text(value)
 
 
 def value_kind(text: str) -> str | None:

@@ -11,8 +11,6 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
-import dateparser
-
 from agent.clock import as_aware
 
 TONIGHT = "today at 20:00"
@@ -29,6 +27,8 @@ def _settings(now: datetime) -> dict[str, object]:
 
 @lru_cache(maxsize=512)
 def _parse(phrase: str, base: datetime) -> datetime | None:
+    import dateparser  # about two seconds to import: only when a time phrase is read
+
     return dateparser.parse(phrase, languages=["en"], settings=_settings(base))
 
 

@@ -13,9 +13,9 @@ import numpy as np
 
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
-from agent.language.differences import resolve_change, shift
+from agent.language.differences import CHANGE_MIN, resolve_change, shift
 from agent.language.facts import fact_slot, replaced_values
-from agent.language.same_thing import CHANGE_MIN, disagreeing, retire_choice
+from agent.language.same_thing import disagreeing, retire_choice
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text
@@ -190,8 +190,9 @@ def changed_fact(
     """The current fact a statement outside the known slots gives a new value to, or None.
 
     ``rows``: the learner's closest current facts (``FACT_CLOSEST``, best first). A change
-    stated as a difference ("postponed by a week") takes the closest fact it resolves against
-    (cosine at least ``CHANGE_MIN``) and the new value ("June 19"); any other statement takes
+    stated as a difference ("postponed by a week", "another 60 words", "cut in half") takes the
+    closest fact it resolves against (cosine at least ``differences.CHANGE_MIN``) and the new
+    value ("June 19"; from a changed fact's "(now …)" value); any other statement takes
     the fact ``retire_choice`` is near-certain of, with no value (``agent.language.same_thing``).
     """
     if p["slotted"] or not p["predicate"].startswith("fact:") or not rows:

@@ -1,0 +1,224 @@
+"""Quantities in learner text: numbers in digits or words, and a change stated as an amount.
+
+A running total is often updated without "by": "Another 60 Polish words went into the deck",
+"Twelve more LeetCode problems solved", "tidy-csv got 18 new stars", "the school cut 250
+euros from the budget", "the GPU credit is cut in half". ``amount_change`` reads such a
+statement as a signed amount (or a factor) and the unit it counts ("Polish words",
+"stars"), so ``agent.language.differences`` can apply it to the number of the fact it is
+about (the unit compared by MiniLM, not by a list).
+
+- **Numbers** in digits ("1,200", "5.5") or in words up to the thousands ("twelve",
+  "twenty-five", "a hundred and five", "a dozen"); no library for English number words is
+  installed, so the small closed vocabulary of number words is here (numbers are a closed
+  class; ``number-parser`` or ``numerizer`` on PyPI could replace it).
+- **Which way** the amount goes is read from the words right around it: "another N", "N
+  more/new/extra", "add(ed) N", "gained N", "plus N" add; "N fewer/less", "lost N", "cut/
+  removed/took N", "minus N" take away; "doubled", "tripled", "halved", "cut in half",
+  "by N%" scale. MiniLM does not encode direction (docs/decisions/language-layer.md), so
+  this is a short closed list, as in ``differences``.
+- **No change** when the amount is negated ("I didn't add 5 more words"), only planned or
+  wished for ("I want to add 10 more", "I'll need 20 more"), compared ("3 more points than
+  my friend") or still to go ("5 more lessons to go", "10 more left").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+_UNITS += " sixteen seventeen eighteen nineteen"
+_SMALL = {w: i for i, w in enumerate(_UNITS.split())}
+_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_TENS = {w: 10 * (i + 2) for i, w in enumerate(_TENS_WORDS.split())}
+_SCALES = {"hundred": 100, "thousand": 1000}
+_SMALL_RE = "|".join(_SMALL)
+_TENS_RE = "|".join(_TENS)
+_UPTO_99 = rf"(?:(?:{_TENS_RE})(?:[\s-]+(?:{_SMALL_RE}))?|{_SMALL_RE})"
+_WORD_NUMBER = re.compile(
+    rf"\b(?:a\s+dozen|(?:a|{_UPTO_99})\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_UPTO_99})?|{_UPTO_99})\b",
+    re.I,
+)
+_DIGITS = re.compile(
+    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]*\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d)"
+)
+_DATE_NUMBER = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[:/]\d{1,2}\b|\b(?:19|20)\d\d\b",
+    re.I,
+)
+"""Numbers that are part of a date or a time ("May 4", "3rd", "10:30", "2026"): no amounts."""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number written in ``text``: where it is and its value."""
+
+    start: int
+    end: int
+    value: float
+
+
+def _word_value(phrase: str) -> float:
+    words = re.split(r"[\s-]+", phrase.lower().replace(" and ", " "))
+    if words[-1] == "dozen":
+        return 12.0
+    total, part = 0, 0
+    for word in words:
+        if word == "a":
+            part = 1
+        elif word in _SCALES:
+            total += max(part, 1) * _SCALES[word]
+            part = 0
+        else:
+            part += _SMALL.get(word, 0) + _TENS.get(word, 0)
+    return float(total + part)
+
+
+def numbers(text: str, *, dates: bool = False) -> list[Number]:
+    """The numbers ``text`` writes, in digits or words, in order; not those of a date unless ``dates``."""
+    if not isinstance(text, str):
+        return []
+    skip = [] if dates else [m.span() for m in _DATE_NUMBER.finditer(text)]
+    found = [Number(m.start(), m.end(), float(m.group().replace(",", ""))) for m in _DIGITS.finditer(text)]
+    found += [Number(m.start(), m.end(), _word_value(m.group())) for m in _WORD_NUMBER.finditer(text)]
+    kept = [n for n in found if not any(a <= n.start < b for a, b in skip)]
+    return sorted(kept, key=lambda n: n.start)
+
+
+_FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
+_UP_BEFORE = re.compile(
+    rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on)\s+{_FILLER}$", re.I
+)
+_DOWN_BEFORE = re.compile(
+    rf"\b(?:lost|lose|loses|losing|minus|cut|cuts|removed?|removes|deleted?|took|takes?|shaved|dropped)"
+    rf"\s+{_FILLER}$",
+    re.I,
+)
+_UP_AFTER = re.compile(r"^\s+(?:more|new|extra|additional|further)\b", re.I)
+_DOWN_AFTER = re.compile(r"^\s+(?:fewer|less)\b", re.I)
+_BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
+_PERCENT_AFTER = re.compile(r"^\s*(?:%|per\s*cent|percent)", re.I)
+_FACTORS = (
+    (
+        re.compile(r"\b(?:doubled|doubles|double[sd]?\s+(?:up|its|their)|twice\s+what\s+it\s+was)\b", re.I),
+        2.0,
+    ),
+    (re.compile(r"\b(?:tripled|triples)\b", re.I), 3.0),
+    (re.compile(r"\b(?:halved|halves|in\s+half|by\s+half|by\s+50\s*%|half\s+what\s+it\s+was)\b", re.I), 0.5),
+)
+_NOT_DONE = re.compile(
+    r"\b(?:not|no|never|n't|want|wants|wanted|plan|plans|planning|hope|hopes|hoping|going\s+to|gonna|need|needs"
+    r"|should|could|would|might|may|will|'ll|'d|if|unless|try|trying|aim|aiming|wish|can)\b"
+    r"|n't\b",
+    re.I,
+)
+"""Before the amount in its clause: the change is negated, planned or hypothetical."""
+_STILL_TO_GO = re.compile(r"^[^.;!?]*?\b(?:than|to\s+go|left|remaining|until|before\s+i)\b", re.I)
+_COUNTED_AS = re.compile(r"^(?:more|new|extra|additional|further|fewer|less)$", re.I)
+_UNIT_STOP = re.compile(
+    r"^(?:more|new|extra|additional|further|fewer|less|of|to|in|into|on|at|for|from|by|with|and|or|but|so|the"
+    r"|a|an|my|our|this|that|these|those|is|are|was|were|went|got|get|have|has|had|since|after|before"
+    r"|today|now|far|per|than|this|last|over|up|down|off|away|out|it|them)$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Amount:
+    """A change stated as an amount: add ``delta`` or multiply by ``factor``; ``unit`` it counts."""
+
+    delta: float | None = None
+    factor: float | None = None
+    unit: str | None = None
+
+
+def unit_after(text: str, end: int) -> str | None:
+    """The thing a number at ``text[:end]`` counts: up to two words after it ("Polish words", "bpm")."""
+    words: list[str] = []
+    for token in re.findall(r"[^\s,.;:!?()]+", text[end:])[:4]:
+        if not words and _COUNTED_AS.match(token):
+            continue  # "12 more problems": the unit follows
+        if _UNIT_STOP.match(token):
+            break
+        if not re.match(r"^[A-Za-z][\w+#'-]*$", token):
+            break
+        words.append(token)
+        if len(words) == 2:
+            break
+    rate = (
+        re.match(
+            r"\s*(?:per|an?)\s+(hour|minute|day|week|month|year|term|second)\b",
+            text[end:].split(words[-1], 1)[-1],
+        )
+        if words
+        else None
+    )
+    return " ".join(words) + (f" per {rate.group(1)}" if rate else "") if words else None
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The words of the clause before ``start`` (from the last clause break)."""
+    head = text[:start]
+    cut = max(head.rfind(c) for c in ".;:!?,")
+    return head[cut + 1 :]
+
+
+def _direction(text: str, n: Number) -> float | None:
+    """+1 or -1 when the words around the number say it is added or taken away, else None."""
+    before, after = text[: n.start], text[n.end :]
+    if _UP_AFTER.match(after):
+        return 1.0
+    if _DOWN_AFTER.match(after) or _DOWN_BEFORE.search(before):
+        return -1.0  # "lost another 50": the verb, not "another", says which way
+    return 1.0 if _UP_BEFORE.search(before) else None
+
+
+def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None) -> Amount | None:
+    """The amount ``text`` changes a total by, or None (module docstring).
+
+    ``sign_at``: the direction of a change "by N" at a place of ``text``, read by
+    ``agent.language.differences`` from its verbs ("went up by 120", "cut by 200");
+    without it, or with no direction, "by N" is no amount.
+    """
+    if not isinstance(text, str):
+        return None
+    for pattern, factor in _FACTORS:
+        match = pattern.search(text)
+        if match and not _NOT_DONE.search(_clause_before(text, match.start())):
+            return Amount(factor=factor)
+    for n in numbers(text):
+        before, after = text[: n.start], text[n.end :]
+        if text[n.start : n.end].lower() in ("one", "zero"):
+            continue  # "one more question", "the new one": a pronoun as often as an amount
+        if _NOT_DONE.search(_clause_before(text, n.start)) or _STILL_TO_GO.match(after):
+            continue
+        if _BY.search(before):
+            by_sign = None if sign_at is None else sign_at(n.start)
+            if by_sign is None:
+                continue
+            if _PERCENT_AFTER.match(after):
+                return Amount(factor=1 + by_sign * n.value / 100)
+            return Amount(delta=by_sign * n.value, unit=unit_after(text, n.end))
+        sign = _direction(text, n)
+        if sign is not None and not _PERCENT_AFTER.match(after):
+            return Amount(delta=sign * n.value, unit=unit_after(text, n.end))
+    return None
+
+
+def current_value(text: str) -> str | None:
+    """The value a changed fact was resolved to ("… (now 210)" -> "210"), or None."""
+    match = re.search(r"\(now ([^()]+)\)\s*$", text) if isinstance(text, str) else None
+    return match.group(1).strip() if match else None
+
+
+def without_current(text: str) -> str:
+    """``text`` without its resolved "(now …)" value."""
+    return re.sub(r"\s*\(now [^()]+\)\s*$", "", text) if isinstance(text, str) else ""
+
+
+def number_text(value: float) -> str:
+    """``value`` as a learner writes it ("210", "5.5")."""
+    return str(int(value)) if value == int(value) else f"{value:g}"

@@ -1,0 +1,129 @@
+"""A running total or a date updated by an increment without "by", twice in a row (issue 39, L6)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.language.differences import resolve_change, shift, value_kind
+from agent.language.facts import is_fact_statement
+from agent.memory.fact_records import changed_fact
+
+NOW = datetime(2026, 5, 2, 18, 0, tzinfo=UTC)
+EARLIER = NOW - timedelta(days=14)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        (
+            "My Polish flashcard deck has 150 words so far.",
+            "Another 60 Polish words went into the deck.",
+            "210",
+        ),
+        ("I've solved 40 LeetCode problems.", "Twelve more LeetCode problems solved this fortnight.", "52"),
+        (
+            "My CLI tool, tidy-csv, has 35 GitHub stars.",
+            "tidy-csv got 18 new stars after the Reddit post.",
+            "53",
+        ),
+        (
+            "The study is clean at 84 bpm.",
+            "My teacher told me to add 8 more bpm to the study, and I did.",
+            "92",
+        ),
+        (
+            "Our robotics club has 800 euros for parts.",
+            "The school cut 250 euros from the robotics budget.",
+            "550",
+        ),
+        (
+            "The lab gives me 400 dollars of GPU credit per term.",
+            "The GPU credit per term is cut in half.",
+            "200",
+        ),
+        ("I run 25 kilometres a week and weigh 82 kilos.", "I lost 4 kilos since I started running.", "78"),
+        ("My course budget is 150 euros.", "The course budget went up by 20% this year.", "180"),
+    ],
+)
+def test_an_increment_without_by_resolves_to_the_new_total(old: str, new: str, value: str) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        # the old fact was changed before: the change applies to its "(now …)" value, not its first number
+        (
+            "The school cut 250 euros from the robotics budget. (now 550)",
+            "A sponsor added 150 euros to it!",
+            "700",
+        ),
+        ("Another 60 Polish words went into the deck. (now 210)", "Forty more Polish words added.", "250"),
+        (
+            "The midterm got postponed by a week. (now May 11)",
+            "The midterm slipped another three days.",
+            "May 14",
+        ),
+    ],
+)
+def test_a_second_change_starts_from_the_resolved_value(old: str, new: str, value: str) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+def test_a_date_moved_by_more_days() -> None:
+    old = "The professor put the discrete maths midterm on May 11 because of the elections."
+    new = "Another delay: the discrete maths midterm slips by three more days."
+    assert shift(new) is not None and shift(new).time == timedelta(days=3)  # type: ignore[union-attr]
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == "May 14"
+    assert shift("I need three more days of practice.") is None  # no direction: never a guess
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My Spanish deck has 320 cards.", "I added 10 new tags to my deck."),  # another unit
+        ("My exams are on May 3 and May 9.", "They cut it by 2."),  # no number, two dates
+        ("My Spanish deck has 320 cards.", "I didn't add any new cards this week."),
+        ("My Spanish deck has 320 cards.", "I want to add 50 more cards."),
+    ],
+)
+def test_no_amount_or_no_unit_of_the_same_thing_no_value(old: str, new: str) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) is None
+
+
+def test_an_increment_in_words_is_a_fact_and_a_month_inside_a_word_is_no_date() -> None:
+    assert is_fact_statement("Twelve more LeetCode problems solved this fortnight.")
+    assert is_fact_statement("Another delay: the discrete maths midterm slips by three more days.")
+    assert value_kind("Another question: what is a monad") is None
+    assert value_kind("My lesson is on Tuesday.") == "date"
+
+
+def _row(text: str, score: float, fact_id: str) -> dict:
+    return {"id": fact_id, "text": text, "score": score, "valid_from": EARLIER.isoformat()}
+
+
+def test_the_store_changes_the_closest_fact_it_resolves_against() -> None:
+    payload = {
+        "slotted": False,
+        "predicate": "fact:abc",
+        "text": "A local sponsor added 150 euros to the robotics parts budget!",
+        "valid_from": NOW.isoformat(),
+    }
+    rows = [
+        _row("The school cut 250 euros from the robotics parts budget. (now 550)", 0.71, "f1"),
+        _row("Our robot has 4 motors.", 0.40, "f2"),
+    ]
+    changed = changed_fact(payload, rows)
+    assert changed is not None and changed[0]["id"] == "f1" and changed[1] == "700"
+    far = [_row("I weigh 82 kilos.", 0.43, "f3")]  # "my dog gained 2 kilos" is not about the learner
+    assert changed_fact({**payload, "text": "My dog gained 2 kilos over the winter."}, far) is None
+
+
+def test_reading_dates_does_not_import_dateparser_until_needed() -> None:
+    code = "import sys, agent.language.facts, agent.language.when; print('dateparser' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

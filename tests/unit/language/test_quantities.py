@@ -1,0 +1,81 @@
+"""Numbers in digits or words, and a change stated as an amount without "by" (issue 39, L6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.language.quantities import amount_change, current_value, numbers, unit_after, without_current
+
+
+def test_numbers_in_words_and_digits_but_not_in_dates() -> None:
+    text = "Twelve problems, twenty-five cards, a hundred and five words, 1,200 euros, a dozen eggs"
+    assert [n.value for n in numbers(text)] == [12, 25, 105, 1200, 12]
+    assert [n.value for n in numbers("My exam is on May 4 at 10:30, in 2026, and I have 3 mocks.")] == [3]
+
+
+@pytest.mark.parametrize(
+    ("text", "delta", "unit"),
+    [
+        ("Another 60 Polish words went into the deck over the weekend.", 60, "Polish words"),
+        ("Twelve more LeetCode problems solved this fortnight.", 12, "LeetCode problems"),
+        ("tidy-csv got 18 new stars after the Reddit post.", 18, "stars"),
+        ("My teacher told me to add 8 more bpm to the study, and I managed it.", 8, "bpm"),
+        ("A local sponsor added 150 euros to the robotics parts budget!", 150, "euros"),
+        ("The school cut 250 euros from the robotics parts budget.", -250, "euros"),
+        ("The robotics budget lost another 50 euros.", -50, "euros"),
+        ("Five members left, so we have 5 fewer.", -5, None),
+        ("I typed 3 more words per minute today.", 3, "words per minute"),
+    ],
+)
+def test_an_amount_without_by_is_a_signed_change_of_a_unit(text: str, delta: float, unit: str | None) -> None:
+    change = amount_change(text)
+    assert change is not None and change.delta == delta and change.unit == unit
+
+
+@pytest.mark.parametrize(
+    ("text", "factor"),
+    [
+        ("The GPU credit per term is cut in half.", 0.5),
+        ("My employer halved my course budget.", 0.5),
+        ("The faculty doubled my travel grant.", 2.0),
+        ("The subscriber count tripled after the interview.", 3.0),
+    ],
+)
+def test_a_ratio_is_a_factor(text: str, factor: float) -> None:
+    change = amount_change(text)
+    assert change is not None and change.factor == factor
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I didn't add 5 more words this week.",  # negated
+        "I want to add 10 more cards before the exam.",  # only planned
+        "I'll need 20 more words for the review.",
+        "I scored 3 more points than my friend.",  # a comparison
+        "I have 12 more problems to go.",  # still to go
+        "I read 3 chapters of another book.",  # "another" counts no amount
+        "Another question: what is a monad?",
+        "I have one more question.",  # "one more" is a pronoun as often as an amount
+        "I would double my experiments if I had more GPUs.",
+        "My rating went by 40.",  # "by N" without a direction
+    ],
+)
+def test_no_change_when_negated_planned_compared_or_no_amount(text: str) -> None:
+    assert amount_change(text) is None
+
+
+def test_a_by_amount_takes_the_direction_it_is_given() -> None:
+    change = amount_change("Rating went up by 45.", lambda at: 1)
+    assert change is not None and change.delta == 45
+    percent = amount_change("The budget went up by 20%.", lambda at: 1)
+    assert percent is not None and percent.factor == pytest.approx(1.2)
+
+
+def test_a_resolved_value_and_units() -> None:
+    fact = "The school cut 250 euros from the budget. (now 550)"
+    assert current_value(fact) == "550"
+    assert without_current(fact) == "The school cut 250 euros from the budget."
+    assert current_value("My budget is 800 euros.") is None
+    text = "Puzzle rating went up by 120 after the course."
+    assert unit_after(text, text.index("120") + 3) is None  # "after the course" is not what 120 counts
