@@ -43,6 +43,9 @@ MIN_STEPS = 2
 MAX_STEPS = 30
 
 _TIME_TAIL = r"(?:\s+(?:now|nowadays|these\s+days|usually|normally|today|always))*"
+_KINDS = r"steps|procedure|process|method|routine|recipe|checklist"
+"""What a learner calls their own way of doing something ("my steps for …", "my checklist to …")."""
+_FORGOT = r"forgot|forget|forgotten"
 _INTROS = (
     # "Here is how I write a LEFT JOIN now: ..."
     re.compile(
@@ -56,7 +59,7 @@ _INTROS = (
         re.I | re.S,
     ),
     re.compile(
-        r"my\s+(?:steps|procedure|process|method|routine|recipe|checklist)\s+(?:for|to)\s+"
+        rf"my\s+(?:{_KINDS})\s+(?:for|to)\s+"
         r"(?P<name>[^:]+?)" + _TIME_TAIL + r"\s*(?:(?:is|are)\s*:?|:)\s*(?P<body>.+)",
         re.I | re.S,
     ),
@@ -131,19 +134,19 @@ _TASK_PATTERNS = (
         re.I,
     ),
     re.compile(
-        r"(?:forgot|forget|forgotten|remember|recall|remind\s+me)\s+how\s+(?:I|to)\s+"
+        rf"(?:{_FORGOT}|remember|recall|remind\s+me)\s+how\s+(?:I|to)\s+"
         r"(?P<task>[^,?.!;]+?)(?:\s+again\b|\s*[,?.!;]|$)",
         re.I,
     ),
     re.compile(
-        r"(?:steps|procedure|process|method|routine|recipe|checklist)\s+(?:for|to)\s+"
+        rf"(?:{_KINDS})\s+(?:for|to)\s+"
         r"(?P<task>[^,?.!;]+?)(?:\s+again\b|\s*[,?.!;]|$)",
         re.I,
     ),
 )
 _RECALL_MARKERS = re.compile(
-    r"\bagain\b|\bmy\s+(?:own\s+)?(?:steps|procedure|process|method|routine|recipe|checklist|way)\b"
-    r"|\b(?:forgot|forget|forgotten|(?:don't|do\s+not|can't|cannot)\s+(?:remember|recall))\b"
+    rf"\bagain\b|\bmy\s+(?:own\s+)?(?:{_KINDS}|way)\b"
+    rf"|\b(?:{_FORGOT}|(?:don't|do\s+not|can't|cannot)\s+(?:remember|recall))\b"
     r"|\bremind\s+me\s+how\b|\bwhat\s+(?:were|are)\s+(?:the|my)\s+steps\b|\bwalk\s+me\s+through\b"
     r"|\bhow\s+did\s+I\b",
     re.I,

@@ -10,6 +10,9 @@ word list: no white space at the cut (``"path?x=1"``, ``"[a-z]+.py$"``); the nex
 with a digit (``"approx. 2.7"``, ``"Ch. 3"``); or it starts in lower case after a word of at
 most :data:`SHORT_WORD` letters and a full stop (``"Tue. and Thu."``).
 Measured on ``bench/cognitive/sets/segmentation.json`` by ``python -m bench.language``.
+
+The words of a sentence (:data:`WORD`) and an example marker at its start
+(:data:`EXAMPLE_OPENER`) are read here too, once for every reader of learner text.
 """
 
 from __future__ import annotations
@@ -22,6 +25,12 @@ import pysbd
 SHORT_WORD = 3
 """A word this short before a full stop followed by lower case is an abbreviation ("Tue.", "pp.")."""
 _SHORT_END = re.compile(rf"(?<![^\W\d_])[^\W\d_]{{1,{SHORT_WORD}}}\.$")
+
+WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9+#_'-]*")
+"""A word of learner text, with the characters code names and contractions keep ("C++", "C#",
+"row_number", "don't", "left-join")."""
+EXAMPLE_OPENER = re.compile(r"^(for example|for instance|e\.g\.|as an example)\b[,:]?\s*", re.I)
+"""An explicit example marker at the start of a sentence ("For example, I used …"), with its comma."""
 
 
 @lru_cache(maxsize=1)

@@ -61,7 +61,8 @@ def read_core_memory(messages: Sequence[BaseMessage]) -> dict[str, str]:
     return sections
 
 
-def _stems(text: str) -> set[str]:
+def query_stems(text: str) -> set[str]:
+    """The light stems of ``text``'s words, without function and recall words (for matching a question)."""
     return {light_stem(w) for w in re.findall(r"[\w+#]+", text.lower()) if w not in QUERY_STOP_WORDS}
 
 
@@ -92,13 +93,13 @@ def learner_statements(hit: Mapping[str, Any]) -> list[str]:
 
 def best_statement(query: str, hits: Sequence[Mapping[str, Any]]) -> str | None:
     """The learner statement sharing the most query stems (ties: the higher-ranked hit)."""
-    wanted = _stems(query)
+    wanted = query_stems(query)
     best, best_score = None, 0
     for hit in hits:
         if not isinstance(hit, Mapping):
             continue
         for statement in learner_statements(hit):
-            score = len(wanted & _stems(statement))
+            score = len(wanted & query_stems(statement))
             if score > best_score:
                 best, best_score = statement, score
     return best

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent.text import QUERY_STOP_WORDS, light_stem
+from agent.models.offline_reading import query_stems
 
 _EXPLAIN = re.compile(
     r"^\s*(?:(?:can|could|would|will) you\s+)?(?:please\s+)?"
@@ -50,13 +50,9 @@ def explain_query(sentence: str) -> str | None:
     return rest
 
 
-def _stems(text: str) -> set[str]:
-    return {light_stem(w) for w in re.findall(r"[\w+#]+", text.lower()) if w not in QUERY_STOP_WORDS}
-
-
 def is_on(asked: str, concept: str) -> bool:
     """The note's concept names the asked one (or the other way round), stem by stem."""
-    a, c = _stems(asked), _stems(concept)
+    a, c = query_stems(asked), query_stems(concept)
     return bool(a and c) and (c <= a or a <= c)
 
 

@@ -27,10 +27,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent.language.sentences import WORD
 from agent.notes.offline_prose import PRONOUN_SUBJECT, Sentence, without_aside
 from agent.notes.text import DETERMINERS, noun_phrases, term_key
 
-_WORDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9+#_'-]*")
 _ARTICLES = frozenset({"a", "an", "the"})
 _PREPOSITION = re.compile(r"^(of|in|on|with|for|from|between|over|across|inside|without)\b", re.I)
 DEFINING = re.compile(
@@ -65,7 +65,7 @@ def subject_of(statement: str) -> tuple[str, str, str]:
     thing, not a definition of "report". An aside between commas after the subject is
     skipped ("A CTE, written with WITH, lets …": the verb is "lets").
     """
-    words = _WORDS.findall(without_aside(statement))
+    words = WORD.findall(without_aside(statement))
     article = ""
     if words and words[0].lower() in DETERMINERS:
         if words[0].lower() not in _ARTICLES:

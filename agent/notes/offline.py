@@ -54,6 +54,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from agent.language.sentences import EXAMPLE_OPENER, WORD
 from agent.notes.definitions import definitions as defining_sentences
 from agent.notes.definitions import family, subject_of
 from agent.notes.models import (
@@ -67,7 +68,7 @@ from agent.notes.models import (
     slugify,
 )
 from agent.notes.offline_prose import (
-    EXAMPLE_OPENER,
+    CODE_CALL,
     Sentence,
     about_the_learner,
     example_anchors,
@@ -86,28 +87,26 @@ from agent.notes.text import (
 OFFLINE_MODEL = "offline-extractor/3"
 MIN_TERM_COUNT = 2
 
+_EXAMPLE_MARKERS = r"for example|e\.g\.|for instance|such as"
+"""Words that mark an example anywhere in a sentence."""
+_STRUGGLE_WORDS = r"confus\w*|struggl\w*|don't get|do not get|not sure|hard|tricky|mix\w* up"
+"""Words of a learner who has not got it yet: a question for the note, never its insight."""
+_CORRECTION_WORDS = r"not quite|common mistake|actually|careful"
+"""A tutor correcting the learner."""
+
 _EXAMPLE = re.compile(
-    r"\b(for example|e\.g\.|for instance|such as|like|my|mine|practi[sc]ed|tried|used it|"
-    r"in my)\b|\d|[A-Za-z_]\w*\([^)]*\)",
+    rf"\b({_EXAMPLE_MARKERS}|like|my|mine|practi[sc]ed|tried|used it|in my)\b|\d|{CODE_CALL.pattern}",
     re.I,
 )
-_TUTOR_EXAMPLE = re.compile(r"\b(for example|e\.g\.|for instance|such as|imagine|say you)\b", re.I)
+_TUTOR_EXAMPLE = re.compile(rf"\b({_EXAMPLE_MARKERS}|imagine|say you)\b", re.I)
 _INSIGHT = re.compile(
-    r"\b(i get|i see|i understand|makes sense|i think|i reali[sz]ed?|so it|confus\w*|"
-    r"struggl\w*|don't get|do not get|not sure|hard|tricky|mix\w* up|surpris\w*|"
+    rf"\b(i get|i see|i understand|makes sense|i think|i reali[sz]ed?|so it|{_STRUGGLE_WORDS}|surpris\w*|"
     r"the trick|the key|the difference|i keep|i used to|i thought|now i)\b",
     re.I,
 )
-_STRUGGLE = re.compile(
-    r"\b(confus\w*|struggl\w*|don't get|do not get|not sure|hard|tricky|mix\w* up)\b", re.I
-)
-_FEEDBACK = re.compile(
-    r"\b(correct|exactly|right|not quite|careful|common mistake|actually|remember)\b", re.I
-)
-_MISCONCEPTION = re.compile(r"\b(not quite|common mistake|misconception|actually|careful)\b", re.I)
-
-
-_WORDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9+#_'-]*")
+_STRUGGLE = re.compile(rf"\b({_STRUGGLE_WORDS})\b", re.I)
+_FEEDBACK = re.compile(rf"\b(correct|exactly|right|remember|{_CORRECTION_WORDS})\b", re.I)
+_MISCONCEPTION = re.compile(rf"\b({_CORRECTION_WORDS}|misconception)\b", re.I)
 
 
 def _mentions(sentence: Sentence, concept: str) -> bool:
@@ -115,7 +114,7 @@ def _mentions(sentence: Sentence, concept: str) -> bool:
     if concept in keys:
         return True
     words = set(concept.split())
-    return bool(words) and words <= {stem(w) for w in _WORDS.findall(sentence.text.lower())}
+    return bool(words) and words <= {stem(w) for w in WORD.findall(sentence.text.lower())}
 
 
 def _surfaces(sentences: list[Sentence]) -> dict[str, str]:
@@ -288,7 +287,7 @@ def _about(sentence: Sentence, anchor: Sentence | None, key: str) -> bool:
 
 def _mentions_text(text: str, key: str) -> bool:
     words = set(key.split())
-    return bool(words) and words <= {stem(w) for w in _WORDS.findall(text.lower())}
+    return bool(words) and words <= {stem(w) for w in WORD.findall(text.lower())}
 
 
 def _offline_tags(

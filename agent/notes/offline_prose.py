@@ -3,7 +3,8 @@
 Rule 1 of ``agent.notes.offline``: tool and system turns are dropped, and so are the offline
 policy's replies (a tutor turn opening with its banner: acknowledgements, memory quotes, the
 learner's own note handed back) and renderings (``[calls …]`` lines, turns quoting memory); each
-remaining turn is cut into sentences, and declarative sentences into clauses at ``:``/``;``
+remaining turn is cut into sentences (by the language layer's splitter,
+``agent.language.sentences``), and declarative sentences into clauses at ``:``/``;``
 and before ``while``/``whereas``/``but``/``and then``. A tutor answer opening with "It …"
 right after a learner question remembers the term the question was about. The learner's
 aims and self-description are marked (``about_the_learner``): they illustrate no concept.
@@ -16,18 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent.language.sentences import EXAMPLE_OPENER
+from agent.language.sentences import split_sentences as sentences_of
 from agent.models.offline_reading import OFFLINE_BANNER
 from agent.notes.text import clean_prose, is_boilerplate, is_question, noun_phrases, strip_lead_in
 
 LEARNER_ROLES = frozenset({"user", "human", "learner"})
 NON_PROSE_ROLES = frozenset({"tool", "function", "system"})
 
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")  # "example.org" stays whole
 _CLAUSE = re.compile(r"\s*[:;]\s+|,\s+(?=(?:while|whereas|but|and then)\s)")
 _CONNECTIVE = re.compile(r"^(while|whereas|but|and then)\s+", re.I)
 _MEMORY_QUOTE = re.compile(r"^\s*from your memory\b", re.I)
-EXAMPLE_OPENER = re.compile(r"^(for example|for instance|e\.g\.|as an example)\b[,:]?\s*", re.I)
-"""An explicit example marker at the start of a sentence ("For example, I used …")."""
 CODE_CALL = re.compile(r"[A-Za-z_]\w*\([^)]*\)")
 """A call written as code ("RANK()", "COUNT(*)"): a code or query line illustrates, as "For example" does."""
 PRONOUN_SUBJECT = re.compile(r"^(it|this|that|they)\s+(?=[a-z])", re.I)
@@ -47,8 +47,8 @@ class Sentence:
 
 
 def _split(content: str) -> list[str]:
-    """The sentences of ``content`` (a dot inside a word, "example.org", does not end one)."""
-    return [s.strip() for s in _SENTENCE.findall(content) if len(s.strip()) > 2]
+    """The sentences of ``content`` by the language layer's splitter, but the shortest (``"OK."``)."""
+    return [s for s in sentences_of(content) if len(s) > 2]
 
 
 def split_sentences(transcript: Sequence[dict[str, Any]]) -> list[Sentence]:

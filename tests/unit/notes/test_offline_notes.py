@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.notes.offline import offline_extract
+from agent.notes.offline_prose import split_sentences as prose_sentences
 from agent.notes.text import (
     acronyms,
     clean_prose,
@@ -220,3 +221,14 @@ def test_acronyms_are_short_capital_words_not_code_or_shouting(text: str, found:
 def test_an_acronym_without_a_definition_makes_no_note() -> None:
     transcript = turns(("user", "I used SQL and JSON at work today."), ("user", "The API was slow."))
     assert offline_extract(transcript, None) == []
+
+
+def test_the_extractor_cuts_sentences_with_the_language_layers_splitter() -> None:
+    # One splitter for learner text (agent.language.sentences): "e.g." and "approx. 2.5" stay
+    # inside their sentence, where the extractor's own full-stop rule used to cut them.
+    said = "A CTE, e.g. one written with WITH, names a subquery. It costs approx. 2.5 ms."
+    turn = {"role": "user", "content": said}
+    assert [s.text for s in prose_sentences([turn])] == [
+        "A CTE, e.g. one written with WITH, names a subquery.",
+        "It costs approx. 2.5 ms.",
+    ]
