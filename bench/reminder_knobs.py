@@ -103,18 +103,23 @@ def leave_one_out(scenarios: list[dict[str, Any]]) -> dict[str, Any]:
     """Each scenario scored with the threshold that makes the fewest errors on all the others."""
     errors = {t: [score([s], t)["errors"] for s in scenarios] for t in GRID}
     total = {t: sum(e) for t, e in errors.items()}
-    chosen, loo_errors = [], 0
-    for i in range(len(scenarios)):
+    chosen, loo_errors, counts = [], 0, [0, 0, 0, 0]
+    for i, scenario in enumerate(scenarios):
         rest = {t: total[t] - errors[t][i] for t in GRID}
         best = min(rest.values())
         ties = [t for t in GRID if rest[t] == best]
         pick = ties[len(ties) // 2]  # the middle of the best interval
         chosen.append(pick)
         loo_errors += errors[pick][i]
+        held = score([scenario], pick)
+        for j, part in enumerate([*held["fires_once"].split("/"), *held["false_fires"].split("/")]):
+            counts[j] += int(part)
     best_all = min(total.values())
     ties = [t for t in GRID if total[t] == best_all]
     return {
         "loo_errors": loo_errors,
+        "loo_fires_once": f"{counts[0]}/{counts[1]}",
+        "loo_false_fires": f"{counts[2]}/{counts[3]}",
         "chosen": sorted(set(chosen)),
         "best_interval": [ties[0], ties[-1]],
         "full_set_choice": ties[len(ties) // 2],

@@ -42,6 +42,7 @@ is chosen by leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` (`
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -274,8 +275,17 @@ SENSE_THRESHOLD = 0.48
 
 
 def word_key(word: str) -> str:
-    """``light_stem`` without a final silent e, so "merge", "merges" and "merging" share a key."""
-    stem = light_stem(word)
+    """A word's key: ``light_stem`` of the singular without a final silent e.
+
+    "merge", "merges" and "merging" share a key, and so do "set" and "sets" (``light_stem``
+    keeps short plurals whole).
+    """
+    lowered = word.lower()
+    if lowered.endswith(("sses", "shes", "ches", "xes", "zes")):
+        lowered = lowered[:-2]
+    elif len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is")):
+        lowered = lowered[:-1]
+    stem = light_stem(lowered)
     return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
 
 
@@ -293,18 +303,33 @@ def head_words(keyword: str) -> list[str]:
 
 
 def naming_sentence(message: str, keyword: str) -> str | None:
-    """The sentence of ``message`` that names every topic word of ``keyword`` (any form, any order).
+    """The sentence of ``message`` that names the topic words of ``keyword`` in a row (any form).
 
-    Every word, not one: "Inner joins first." does not name "outer joins", nor "Let's do French
-    numbers." "French accents"; the context ("in Rust") may be left out.
+    Every word, in its order: "Inner joins first." does not name "outer joins", "Let's do French
+    numbers." not "French accents", "The function broke my window layout." not "window
+    functions"; the context ("in Rust") may be left out.
     """
-    wanted = {word_key(w) for w in head_words(keyword)}
+    wanted = [word_key(w) for w in head_words(keyword)]
     if not wanted:
         return None
     for sentence in _SENTENCE_END.split(message.strip()):
-        if wanted <= {word_key(w) for w in re.findall(r"[^\W_]+", sentence)}:
-            return sentence
+        have = [word_key(w) for w in re.findall(r"[^\W_]+", sentence)]
+        for i in range(len(have) - len(wanted) + 1):
+            if all(same_word(w, h) for w, h in zip(wanted, have[i : i + len(wanted)], strict=True)):
+                return sentence
     return None
+
+
+def same_word(a: str, b: str) -> bool:
+    """True for two word keys of one word ("matrices" / "matrix"), not of one family ("recursive").
+
+    Equal, or differing in at most their last letter each after five shared ones; the sense check
+    decides after.
+    """
+    if a == b:
+        return True
+    common = len(os.path.commonprefix([a, b]))
+    return common >= max(5, len(a) - 1, len(b) - 1)
 
 
 @lru_cache(maxsize=512)
