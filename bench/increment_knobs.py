@@ -5,9 +5,15 @@ reads learners' current facts (a fact changed before carries its "(now X)") and 
 statements, each naming the fact it changes and the value it leads to (or none), and picks:
 
 - ``differences.CHANGE_MIN``: a change takes the closest fact (MiniLM cosine at least the knob)
-  it resolves against (``agent.language.differences.resolve_change``), as
-  ``agent.memory.fact_records.changed_fact`` does;
+  it resolves against, or a newer open fact about the same thing (the product's write,
+  ``agent.memory.fact_records.changed_fact``, is what is scored);
+- ``differences.DATE_CHANGE_MIN``: the same for a date moved by a duration;
+- ``differences.NEWER_MARGIN``: … or a newer open fact about the same thing, at most this much
+  less close;
 - ``differences.UNIT_MIN``: an amount applies to an old number whose unit is at least this close.
+
+One knob (or the pair of cosines ``CHANGE_MIN``, ``UNIT_MIN``) at a time, in that order, the
+others at their chosen values.
 
 For each statement left out, the knobs with the best score on the others (a right value +1,
 a wrong change -``WRONG_COST``: it closes the learner's fact with a wrong value; ties: the
@@ -20,17 +26,20 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 from agent.language import differences
 from agent.language.encoder import encode
+from agent.memory import fact_records
 
 SETS = Path(__file__).parent / "cognitive" / "sets"
 DEFAULT = [SETS / "fact_increments.json"]
-CHANGE_MINS = [round(x, 2) for x in np.arange(0.20, 0.71, 0.02)]
-UNIT_MINS = [round(x, 2) for x in np.arange(0.20, 0.81, 0.05)]
+CHANGE_MINS = [round(x, 2) for x in np.arange(0.30, 0.61, 0.02)]
+UNIT_MINS = [round(x, 2) for x in np.arange(0.30, 0.71, 0.05)]
+MARGINS = [round(x, 2) for x in np.arange(0.0, 0.41, 0.02)]
 WRONG_COST = 100
 """A wrong change closes a fact with a wrong value; a miss keeps the old value current."""
 OLD_AT = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -38,45 +47,60 @@ NEW_AT = OLD_AT + timedelta(days=14)
 
 
 def _cases(paths: list[Path]) -> list[dict]:
+    """Each new statement with its learner's facts (``said``: when each was said) and their cosines."""
     cases = []
     for path in paths:
         for learner in json.loads(path.read_text())["learners"]:
-            facts = learner["facts"]
-            vectors = encode(facts)
+            facts = [f if isinstance(f, dict) else {"text": f} for f in learner["facts"]]
+            texts = [f["text"] for f in facts]
+            said = [datetime.fromisoformat(f["said"]) if "said" in f else OLD_AT for f in facts]
+            vectors = encode(texts)
             for new in learner["new"]:
                 scores = [float(s) for s in vectors @ encode([new["text"]])[0]]
-                cases.append({"facts": facts, "scores": scores, **new})
+                cases.append({"facts": texts, "said": said, "scores": scores, **new})
     return cases
 
 
-def _outcomes(case: dict, unit_min: float) -> list[tuple[float, int, str]]:
-    """``(cosine, fact, value)`` of each fact the statement resolves against, closest first."""
+@cache
+def _resolve(new: str, old: str, old_at: datetime, new_at: datetime, unit_min: float) -> str | None:
     differences.UNIT_MIN = unit_min
-    found = []
-    for j, (fact, score) in enumerate(zip(case["facts"], case["scores"], strict=True)):
-        value = differences.resolve_change(case["text"], fact, old_at=OLD_AT, new_at=NEW_AT)
-        if value is not None:
-            found.append((score, j, value))
-    return sorted(found, reverse=True)
+    return differences.resolve_change(new, old, old_at=old_at, new_at=new_at)
 
 
-def _outcome(resolved: list[tuple[float, int, str]], case: dict, change_min: float) -> str:
-    above = [(j, v) for s, j, v in resolved if s >= change_min]
-    if not above:
+def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
+    """``(fact, value)`` the product's write changes for the statement (``changed_fact``), or None."""
+    fact_records.CHANGE_MIN, fact_records.DATE_CHANGE_MIN = knobs["change_min"], knobs["date_change_min"]
+    fact_records.NEWER_MARGIN = knobs["newer_margin"]
+    unit_min = knobs["unit_min"]
+    fact_records.resolve_change = lambda new, old, *, old_at, new_at: _resolve(
+        new, old, old_at, new_at, unit_min
+    )
+    rows = [
+        {"id": j, "text": fact, "score": score, "valid_from": when.isoformat()}
+        for j, (fact, score, when) in enumerate(zip(case["facts"], case["scores"], case["said"], strict=True))
+    ]
+    rows.sort(key=lambda r: -r["score"])
+    new = {"slotted": False, "predicate": "fact:x", "text": case["text"], "valid_from": NEW_AT.isoformat()}
+    changed = fact_records.changed_fact(new, rows)
+    if changed is None or changed[1] is None:
+        return None
+    return int(changed[0]["id"]), changed[1]
+
+
+def _outcome(changed: tuple[int, str] | None, case: dict) -> str:
+    if changed is None:
         return "missed" if case["replaces"] is not None else "kept"
-    j, value = above[0]
+    j, value = changed
     right = j == case["replaces"] and value.lower() == str(case["value"]).lower()
     return "right" if right else "wrong"
 
 
-def main() -> None:
-    """Print the leave-one-out report as JSON."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="*", type=Path, default=DEFAULT)
-    cases = _cases(parser.parse_args().paths)
-    grid = [(c, u) for u in UNIT_MINS for c in CHANGE_MINS]
-    resolved = {u: [_outcomes(case, u) for case in cases] for u in UNIT_MINS}
-    outcomes = [[_outcome(resolved[u][i], case, c) for i, case in enumerate(cases)] for c, u in grid]
+def _leave_one_out(cases: list[dict], grid: list[tuple[float, ...]], knobs: dict[str, float]) -> dict:
+    """Leave-one-out over ``grid`` (``knobs`` names the grid's fields; module docstring)."""
+    outcomes = []
+    for point in grid:
+        k = knobs | dict(zip(list(knobs)[: len(point)], point, strict=True))
+        outcomes.append([_outcome(_change(case, k), case) for case in cases])
     gain = np.array([[{"right": 1, "wrong": -WRONG_COST}.get(o, 0) for o in row] for row in outcomes])
     total = gain.sum(axis=1)
     tally: dict[str, dict[str, int]] = {}
@@ -90,13 +114,38 @@ def main() -> None:
         row[outcomes[g][i]] += 1
     best = np.flatnonzero(total == total.max())
     all_ = {k: sum(r[k] for r in tally.values()) for k in ("right", "wrong", "missed", "kept")}
-    report = {
-        "statements": len(cases),
+    return {
+        "knobs": list(knobs)[: len(grid[0])],
         "leave_one_out": all_ | {"per_class": tally},
         "knobs_chosen": sorted(chosen),
         "chosen_on_all": grid[int(best[len(best) // 2])],
-        "best_on_all": [grid[int(b)] for b in best][:3] + ["…"] + [grid[int(b)] for b in best][-3:],
+        "best_on_all": [grid[int(b)] for b in best[:3]] + ["…"] + [grid[int(b)] for b in best[-3:]],
     }
+
+
+def main() -> None:
+    """Print the leave-one-out report as JSON: one knob (or pair) at a time, the others at their choice."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", type=Path, default=DEFAULT)
+    cases = _cases(parser.parse_args().paths)
+    knobs = {
+        "change_min": differences.CHANGE_MIN,
+        "unit_min": differences.UNIT_MIN,
+        "date_change_min": differences.DATE_CHANGE_MIN,
+        "newer_margin": differences.NEWER_MARGIN,
+    }
+    report: dict = {"statements": len(cases)}
+    steps = (
+        ("change_min", "unit_min", [(c, u) for u in UNIT_MINS for c in CHANGE_MINS]),
+        ("date_change_min", None, [(c,) for c in CHANGE_MINS]),
+        ("newer_margin", None, [(m,) for m in MARGINS]),
+    )
+    for first, second, grid in steps:
+        names = [first, *([second] if second else [])]
+        step = {n: knobs[n] for n in names} | {n: v for n, v in knobs.items() if n not in names}
+        result = _leave_one_out(cases, grid, step)
+        knobs |= dict(zip(names, result["chosen_on_all"], strict=True))
+        report["+".join(names)] = result
     print(json.dumps(report, indent=1))
 
 

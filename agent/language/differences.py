@@ -45,6 +45,13 @@ CHANGE_MIN = 0.46
 """A change applies to a current fact at least this close to it (MiniLM cosine of the statements;
 ``agent.memory.fact_records.changed_fact``): below, "my dog gained 2 kilos" (0.43) would change
 "I weigh 82 kilos". Leave-one-out: ``python -m bench.increment_knobs``."""
+DATE_CHANGE_MIN = 0.42
+"""… for a date moved by a duration: "The tutor moved the portfolio deadline two days earlier"
+changes "My portfolio is due on June 10" at 0.44; another thing's date moved ("my brother's
+driving lessons moved a week later") reached 0.39 over the learner's test date."""
+NEWER_MARGIN = 0.18
+"""… or to a newer open fact about the same thing as the closest, at most this much less close
+(``changed_fact``: the older of two open values is not the one a change applies to)."""
 UNIT_MIN = 0.5
 """An amount applies to an old number whose unit is at least this close (MiniLM cosine, or the
 same counted word)."""
@@ -72,7 +79,7 @@ _DOWN = re.compile(
 _CALENDAR = re.compile(
     r"\b(?:"
     + "|".join(f"{n}|{n[:3]}" for n in (*calendar.month_name[1:], *calendar.day_name))
-    + r"|sept|tues|thurs?)\b|\d[/.-]\d",
+    + r"|sept|tues|thurs?)s?\b|\d[/.-]\d",
     re.I,
 )
 """A month or a weekday, in full or abbreviated ("Mon", not "monad"), or a date in digits."""

@@ -13,9 +13,10 @@ import numpy as np
 
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
-from agent.language.differences import CHANGE_MIN, resolve_change, shift
+from agent.language.differences import CHANGE_MIN, DATE_CHANGE_MIN, NEWER_MARGIN, resolve_change, shift
+from agent.language.encoder import encode
 from agent.language.facts import fact_slot, replaced_values
-from agent.language.same_thing import disagreeing, retire_choice
+from agent.language.same_thing import disagreeing, retire_choice, same_pairs
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text
@@ -191,24 +192,52 @@ def changed_fact(
 
     ``rows``: the learner's closest current facts (``FACT_CLOSEST``, best first). A change
     stated as a difference ("postponed by a week", "another 60 words", "cut in half") takes the
-    closest fact it resolves against (cosine at least ``differences.CHANGE_MIN``) and the new
+    closest fact it resolves against (cosine at least ``differences.CHANGE_MIN``, a date moved:
+    ``DATE_CHANGE_MIN``) and the new
     value ("June 19"; from a changed fact's "(now …)" value); any other statement takes
     the fact ``retire_choice`` is near-certain of, with no value (``agent.language.same_thing``).
     """
     if p["slotted"] or not p["predicate"].startswith("fact:") or not rows:
         return None
-    new_at = datetime.fromisoformat(p["valid_from"])
-    if shift(p["text"]) is not None:
-        for row in rows:
-            if row["score"] < CHANGE_MIN:
-                break
-            old_at = datetime.fromisoformat(row["valid_from"])
-            value = resolve_change(p["text"], row["text"] or "", old_at=old_at, new_at=new_at)
-            if value is not None:
-                return dict(row), value
-        return None
+    change = shift(p["text"])
+    if change is not None:
+        low = DATE_CHANGE_MIN if change.time is not None else CHANGE_MIN
+        return _changed_by_difference(p["text"], rows, datetime.fromisoformat(p["valid_from"]), low)
     chosen = retire_choice(p["text"], [r["text"] or "" for r in rows], [r["score"] for r in rows])
     return None if chosen is None else (dict(rows[chosen]), None)
+
+
+def _changed_by_difference(
+    text: str, rows: Sequence[dict[str, Any]], new_at: datetime, low: float
+) -> tuple[dict[str, Any], str] | None:
+    """The fact a difference changes and its new value: the closest it resolves against at ``low`` or more.
+
+    Two open facts can hold one thing's old and new value when the write was not sure enough
+    to close the old one ("My midterm is on May 4", then "The professor put the midterm on May
+    11"); the closest may be the older. Among the facts it resolves against, a newer one about
+    the same thing as the closest (``same_thing.same_pairs``, the read-time net's own test, so
+    the value changed is the one a search shows first) and nearly as close to the statement
+    (``differences.NEWER_MARGIN``: "20 new words to the Czech deck" is not about the Polish
+    one) is the value the difference changes.
+    """
+    found: list[tuple[dict[str, Any], str]] = []
+    for row in rows:
+        if row["score"] < low:
+            break
+        old_at = datetime.fromisoformat(row["valid_from"])
+        value = resolve_change(text, row["text"] or "", old_at=old_at, new_at=new_at)
+        if value is not None:
+            found.append((dict(row), value))
+    if len(found) < 2:
+        return found[0] if found else None
+    texts = [str(row["text"] or "") for row, _ in found]
+    same = same_pairs(texts, encode(texts))[0]
+    near = found[0][0]["score"] - NEWER_MARGIN
+    newest = max(
+        (k for k in range(len(found)) if k == 0 or (same[k] and found[k][0]["score"] >= near)),
+        key=lambda k: str(found[k][0]["valid_from"]),
+    )
+    return found[newest]
 
 
 def newest_first(hits: list[SearchHit], vectors: np.ndarray) -> list[SearchHit]:

@@ -127,3 +127,25 @@ def test_reading_dates_does_not_import_dateparser_until_needed() -> None:
     code = "import sys, agent.language.facts, agent.language.when; print('dateparser' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_of_two_open_values_of_one_thing_the_newer_is_changed() -> None:
+    payload = {
+        "slotted": False,
+        "predicate": "fact:abc",
+        "text": "Another delay: the discrete maths midterm slips by three more days.",
+        "valid_from": NOW.isoformat(),
+    }
+    older = _row("My discrete maths midterm is on May 4.", 0.64, "f1")
+    newer = {
+        **_row(
+            "The professor put the discrete maths midterm on May 11 because of the elections.", 0.58, "f2"
+        ),
+        "valid_from": (EARLIER + timedelta(days=7)).isoformat(),
+    }
+    changed = changed_fact(payload, [older, newer])
+    assert changed is not None and changed[0]["id"] == "f2" and changed[1] == "May 14"
+    czech = _row("My Czech deck has 90 words.", 0.84, "c1")
+    polish = {**_row("Polish deck count: 180.", 0.56, "p1"), "valid_from": NOW.isoformat()}
+    added = changed_fact({**payload, "text": "Added 20 new words to the Czech deck."}, [czech, polish])
+    assert added is not None and added[0]["id"] == "c1" and added[1] == "110"  # not the newer Polish deck
