@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 SERVE_FLAGS ?= --no-reload
 SERVE_PORT ?= 2024
 
-.PHONY: install dashboard-browser services-up services-down services-status demo test test-unit test-integration lint serve bench clean clean-data serve-prod-install serve-prod bench-serving
+.PHONY: install dashboard-browser services-up services-down services-status demo test test-unit test-integration lint serve bench clean clean-data serve-prod-install serve-prod bench-serving docs-screenshots
 
 install: $(STAMP) dashboard-browser
 
@@ -105,6 +105,10 @@ serve-prod: install serve-prod-install services-up
 
 bench-serving: install serve-prod-install services-up
 	@$(PY) -m bench.serving --workers $(WORKERS)
+
+# docs-screenshots: refresh docs/dashboard/*.png (needs the services and chromium); tests never write there.
+docs-screenshots: install services-up
+	bash scripts/dashboard-screenshots.sh
 
 # clean: the venv and Python build artefacts only; learner data and the Neo4j launcher stay.
 # clean-data: asks, then stops the services and deletes their data (.services) and the dev
