@@ -95,7 +95,7 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 _LIST_SPLIT = re.compile(r"\s*(?:,|\bor\b|\band\b|/)\s*", re.I)
-_LEADING = re.compile(r"^(?:the|a|an|some|any|our|my)\s+", re.I)
+_LEADING = re.compile(r"^(?:(?:on|into|about|with)\s+)?(?:(?:the|a|an|some|any|our|my)\s+)?", re.I)
 _TRAILING = re.compile(r"\s+(?:clauses?|keywords?|part|topic|section|lesson|chapter)$", re.I)
 _TOKEN = re.compile(r"`[^`]*`|[^\W_]+(?:['\u2019][^\W_]+)?")
 

@@ -127,3 +127,11 @@ def test_the_threshold_is_the_knob() -> None:
     turn, keyword = "Can you point me to a good C book?", "pointers"
     assert names_trigger(turn, keyword, threshold=0.0)
     assert not names_trigger(turn, keyword)
+
+
+def test_a_preposition_after_the_verb_is_not_part_of_the_topic() -> None:
+    got = parse_reminder("Once we start on hash tables, nudge me about collisions.", now=NOW)
+    assert got is not None
+    assert (got["concept"], got["keywords"]) == ("hash tables", ["hash tables"])
+    theory = parse_reminder("Before we get to theory of computation, remind me to ask about DFAs.", now=NOW)
+    assert theory is not None and theory["keywords"] == ["theory of computation"]
