@@ -33,7 +33,7 @@ from agent.language.differences import resolve_change, shift
 from agent.language.encoder import encode
 
 SETS = Path(__file__).parent / "cognitive" / "sets"
-DEFAULT = [SETS / "fact_pairs.json", SETS / "fact_pairs_about.json"]
+DEFAULT = [SETS / "fact_pairs.json", SETS / "fact_pairs_about.json", SETS / "fact_pairs_compound.json"]
 MINS = [round(x, 2) for x in np.arange(0.40, 1.001, 0.01)]
 MARGINS = [round(x, 2) for x in np.arange(0.0, 0.41, 0.05)]
 WRONG_COST = 100
@@ -52,27 +52,30 @@ SURES = [round(x, 2) for x in np.arange(0.30, 0.96, 0.05)]
 FLOORS = [round(x, 2) for x in np.arange(0.0, 0.51, 0.05)]
 
 
-def _part(text: str, probs: np.ndarray, model: object) -> tuple[str, float]:
-    """The part ``text`` is about and its probability (``other`` when it adds a value)."""
+def _part(text: str, probs: np.ndarray, classes: list[str]) -> tuple[str, float]:
+    """The likeliest part ``text`` is about besides ``other``, and its probability (``about.read``).
+
+    ``other`` when it adds a value.
+    """
     if same_thing._ADDED.search(text):
         return about.OTHER, 1.0
-    return str(model.classes_[probs.argmax()]), float(probs.max())  # type: ignore[attr-defined]
+    probs = np.where(np.array(classes) == about.OTHER, -1.0, probs)
+    return classes[int(probs.argmax())], float(probs.max())
 
 
-def _cases(paths: list[Path]) -> list[dict]:
-    model = about._classifier()
+def _cases(paths: list[Path], *, per_clause: bool = True) -> list[dict]:
     cases = []
     for path in paths:
         for learner in json.loads(path.read_text())["learners"]:
             facts = learner["facts"]
             vectors = encode(facts)
-            fact_probs = model.predict_proba(vectors)
+            classes, fact_probs = about.probabilities(vectors, facts if per_clause else None)
             for new in learner["new"]:
                 vector = encode([new["text"]])
                 scores = [float(s) for s in vectors @ vector[0]]
-                [new_probs] = model.predict_proba(vector)
+                _, [new_probs] = about.probabilities(vector, [new["text"]] if per_clause else None)
                 parts = [
-                    (*_part(fact, row, model), *_part(new["text"], new_probs, model))
+                    (*_part(fact, row, classes), *_part(new["text"], new_probs, classes))
                     for fact, row in zip(facts, fact_probs, strict=True)
                 ]
                 cases.append(
@@ -139,7 +142,8 @@ def read_time(cases: list[dict]) -> dict:
     Same thing: cosine at least ``NET_SAME``; or at least ``VALUE_MIN`` with a new value of the
     same kind (``same_thing.new_value_of_kind``); or both statements sure to be about
     one part of the learner's life at ``ABOUT_FLOOR`` or more; never a statement that adds a
-    value beside the other ("too", "also": ``same_thing._ADDED``). Score of a choice: same-thing pairs found
+    value beside the other ("too", "also": ``same_thing._ADDED``) or names another item of a
+    series (``same_thing.other_instance``). Score of a choice: same-thing pairs found
     minus ``WRONG_GROUPING`` per pair of different things grouped.
     """
     items = [
@@ -150,7 +154,13 @@ def read_time(cases: list[dict]) -> dict:
     new_value = np.array(
         [same_thing.new_value_of_kind(c["text"], fact) for c in cases for fact in c["facts"]]
     )
-    added = np.array([bool(same_thing._ADDED.search(c["text"])) for c in cases for _ in c["facts"]])
+    added = np.array(
+        [
+            bool(same_thing._ADDED.search(c["text"])) or same_thing.other_instance(c["text"], fact, both=True)
+            for c in cases
+            for fact in c["facts"]
+        ]
+    )
     score = np.where(added, -1.0, np.array([s for s, _, _ in items]))
     same = np.array([t for _, _, t in items])
     part_p = np.array([min(p[1], p[3]) if p[0] == p[2] != about.OTHER else -1.0 for _, p, _ in items])
@@ -216,7 +226,9 @@ def main() -> None:
     """Print the leave-one-out report as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, default=DEFAULT)
-    cases = _cases(parser.parse_args().paths)
+    parser.add_argument("--whole", action="store_true", help="read what a statement is about as a whole only")
+    args = parser.parse_args()
+    cases = _cases(args.paths, per_clause=not args.whole)
     report = {"write_time": write_time(cases), "read_time": read_time(cases)}
     report["changes"] = changes(cases)
     print(json.dumps(report, indent=1))

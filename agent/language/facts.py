@@ -32,7 +32,9 @@ a known slot, speaks in the first person (I, my, me, we, our …), reports a res
 of 100", "86%", "scored") or states a value: a date, a number or a change by a difference
 (``agent.language.differences.states_a_value``), so an update told by an event or by
 someone else ("The professor postponed the final by a week", "Retook IELTS writing and it
-came back 7.0") is remembered too.
+came back 7.0") is remembered too; or tells a part of the learner's life without the first
+person ("Home is a village outside Kraków.", ``agent.language.about``). A general truth in a
+definition's shape ("A prime number has exactly two divisors, 1 and itself.") is none.
 
 The same-thing reader for statements outside these slots is ``agent.language.same_thing``;
 the fact store applies both (``agent.memory.facts``).
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import re
 
+from agent.language.about import OTHER, about
 from agent.language.differences import states_a_value
 
 LANGUAGES = (
@@ -113,6 +116,30 @@ _RESULT = re.compile(r"\b\d+(?:\.\d+)?\s*(?:out of|/)\s*\d+\b|\b\d+(?:\.\d+)?\s*
 _EXAMPLE = re.compile(r"^\s*(?:for example|for instance|e\.g\.|as an example)\b", re.I)
 """An example of what the sentence before it says ("For example, [x * x …] gives …"): not a fact."""
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
+_DEFINITION = re.compile(
+    r"^\s*(?:an?|every|each|any)\s+[\w\s'-]{1,60}?\s+(?:is|are|has|have|means|equals|contains|consists)\b",
+    re.I,
+)
+"""A general truth by its shape: an indefinite subject ("A prime number", "Every triangle") and a
+verb in the present that defines it ("has exactly two divisors, 1 and itself")."""
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours)\b", re.I)
+
+
+def is_definition(text: str) -> bool:
+    """True for a general truth ("A prime number has exactly two divisors, 1 and itself.").
+
+    A definition's shape, in neither the first nor the second person: its numbers are no value
+    of the learner's.
+    """
+    return bool(_DEFINITION.match(text)) and not (_FIRST_PERSON.search(text) or _SECOND_PERSON.search(text))
+
+
+def tells_a_part_of_life(text: str) -> bool:
+    """True when ``text`` tells a one-value part of the learner's life (``agent.language.about``).
+
+    For statements without the first person: "Home is a village outside Kraków."
+    """
+    return about(text) != OTHER
 
 
 def _clean(value: str) -> str:
@@ -210,4 +237,8 @@ def is_fact_statement(text: str) -> bool:
         return False
     if fact_slot(stripped) is not None:
         return True
-    return bool(_FIRST_PERSON.search(stripped) or _RESULT.search(stripped) or states_a_value(stripped))
+    if is_definition(stripped):
+        return False
+    if _FIRST_PERSON.search(stripped) or _RESULT.search(stripped) or states_a_value(stripped):
+        return True
+    return tells_a_part_of_life(stripped)

@@ -94,3 +94,39 @@ def test_non_text_is_rejected_quietly() -> None:
     assert fact_slot(None) is None  # type: ignore[arg-type]
     assert replaced_values(42) == []  # type: ignore[arg-type]
     assert is_fact_statement(None) is False  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Home is a village outside Kraków.",
+        "Vienna is home now, a small place in the second district.",
+        "Work is a bakery in the old town, early shifts.",
+    ],
+)
+def test_a_part_of_the_learners_life_told_without_the_first_person_is_a_fact(text: str) -> None:
+    assert is_fact_statement(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A prime number has exactly two divisors, 1 and itself.",
+        "An hour has 60 minutes.",
+        "Every even number greater than 2 is the sum of two primes.",
+        "Any triangle has angles that add up to 180 degrees.",
+    ],
+)
+def test_a_general_truth_with_numbers_is_no_fact_about_the_learner(text: str) -> None:
+    assert not is_fact_statement(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A local sponsor added 150 euros to the robotics parts budget!",  # an event, not a definition
+        "A friend of mine has 3 cats and I feed them on Sundays.",
+    ],
+)
+def test_an_indefinite_subject_alone_makes_no_definition(text: str) -> None:
+    assert is_fact_statement(text)
