@@ -9,11 +9,13 @@ trigger:
 
 - *concept*: "when/once/after/before we study | learn | cover | start | begin | do <concept>";
 - *keywords*: a clause with any connective (when, whenever, once, as soon as, if, before,
-  after, next time, the first time) and any verb: "<connective> we|I|you [ever] <verb>
+  after, next time, the first time, the moment) and any verb: "<connective> we|I|you [ever] <verb>
   [on|to|about|…] <X>" ("when we come to verb aspect in Russian"), or "<connective> <X> comes
   up [in <context>]" (the keyword keeps its context: "generators in Python"). ``X`` may list
-  several keywords ("HAVING or window functions"), any of which fires. "I want you to remind
-  me" after a leading condition reads as "remind me";
+  several keywords ("HAVING or window functions"), any of which fires; also "<connective> the
+  lesson | session | class on <X>" (unless X is a time: "the lesson on Friday"), "next lesson on
+  <X>", "when it's time for <X>". "I want you to remind me" after a leading condition reads as
+  "remind me";
 - *time* (``due_at``, ISO-8601, from ``now``): "tomorrow [at HH:MM]", "tonight", "next week",
   "in N minutes|hours|days|weeks", "at HH:MM" (today, or tomorrow when it has passed),
   "on <weekday>"; any other time phrase through ``agent.language.when.due_time``
@@ -65,7 +67,9 @@ _REQUEST = re.compile(
     r"|jog\s+my\s+memory)\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
     re.I | re.S,
 )
-_CONNECTIVE = r"(?:when(?:ever)?|once|if|as\s+soon\s+as|before|after|(?:the\s+)?(?:next|first)\s+time)"
+_CONNECTIVE = (
+    r"(?:when(?:ever)?|once|if|as\s+soon\s+as|before|after|(?:the\s+)?(?:next|first)\s+time|the\s+moment)"
+)
 _LEAD = re.compile(rf"^\s*(?P<cond>{_CONNECTIVE}\s+[^,]+?|[^,]{{1,40}}?),\s*(?P<rest>.+)$", re.I | re.S)
 _TIME_FIRST = re.compile(r"^(?P<when>.+?)\s+(?P<link>to|about|that)\s+(?P<task>.+)$", re.I | re.S)
 _POLITE = re.compile(
@@ -84,7 +88,10 @@ _KEYWORDS = re.compile(
     rf"\s*,?\s+{_CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\s+up\b)[^\W\d_]+"
     r"(?:\s+(?:on|to|into|about|with|at|over|through|up|around))*\s+(?P<what>.+)$"
     rf"|\s*,?\s+{_CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
-    r"(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?(?:\s+(?:again|later|next|at\s+last))?\s*$",
+    r"(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?(?:\s+(?:again|later|next|at\s+last))?\s*$"
+    rf"|\s*,?\s+(?:{_CONNECTIVE}\s+(?:the|our|a|next)|next)\s+(?:lesson|session|class|unit|chapter|lecture)"
+    r"\s+(?:on|about)\s+(?P<what3>.+)$"
+    rf"|\s*,?\s+{_CONNECTIVE}\s+it(?:'s|\s+is)\s+time\s+(?:for|to\s+(?:do|learn|start))\s+(?P<what4>.+)$",
     re.I | re.S,
 )
 _TIME_UNITS = {"minute": 60, "hour": 3600, "day": 86400, "week": 604800}
@@ -95,7 +102,9 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 _LIST_SPLIT = re.compile(r"\s*(?:,|\bor\b|\band\b|/)\s*", re.I)
-_LEADING = re.compile(r"^(?:(?:on|into|about|with)\s+)?(?:(?:the|a|an|some|any|our|my)\s+)?", re.I)
+_LEADING = re.compile(
+    r"^(?:(?:on|into|about|with)\s+)?(?:(?:the|a|an|some|any|our|my)\s+)?(?:(?:topic|subject)\s+of\s+)?", re.I
+)
 _TRAILING = re.compile(r"\s+(?:clauses?|keywords?|part|topic|section|lesson|chapter)$", re.I)
 _TOKEN = re.compile(r"`[^`]*`|[^\W_]+(?:['\u2019][^\W_]+)?")
 
@@ -176,6 +185,8 @@ def is_reminder_request(text: str) -> bool:
 def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     """``(the task, the trigger fields)`` of a request's text after "remind me to"."""
     concept, keywords = _CONCEPT.search(rest), _KEYWORDS.search(rest)
+    if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
+        keywords = None  # "before the lesson on Monday" names a time, not a topic
     if concept and (keywords is None or concept.start() <= keywords.start()):
         what = _TRAILING.sub("", _LEADING.sub("", _strip_end(concept["what"])))
         return rest[: concept.start()], {
@@ -184,7 +195,7 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
             "keywords": split_keywords(what),
         }
     if keywords:
-        found = split_keywords(keywords["what"] or keywords["what2"])
+        found = split_keywords(next(k for k in keywords.group("what", "what2", "what3", "what4") if k))
         if keywords["where"]:  # "if generators come up in Python": the trigger as the learner said it
             found = [f"{k} {_strip_end(keywords['where'])}" for k in found]
         return (rest[: keywords.start()], {"trigger_kind": "keywords", "keywords": found}) if found else None

@@ -135,3 +135,25 @@ def test_a_preposition_after_the_verb_is_not_part_of_the_topic() -> None:
     assert (got["concept"], got["keywords"]) == ("hash tables", ["hash tables"])
     theory = parse_reminder("Before we get to theory of computation, remind me to ask about DFAs.", now=NOW)
     assert theory is not None and theory["keywords"] == ["theory of computation"]
+
+
+@pytest.mark.parametrize(
+    ("text", "keywords"),
+    [
+        ("Remind me about the chain rule before the lesson on integrals.", ["integrals"]),
+        ("Before our session on regex, remind me to ask about lookaheads.", ["regex"]),
+        ("Please nudge me about tail recursion the moment we reach recursion.", ["recursion"]),
+        ("When it's time for eigenvectors, remind me to ask about diagonalisation.", ["eigenvectors"]),
+        ("Next lesson on fractions, remind me to bring my worksheet.", ["fractions"]),
+        ("When the topic of inheritance comes up, remind me to ask about mixins.", ["inheritance"]),
+    ],
+)
+def test_a_lesson_or_a_moment_names_the_topic(text: str, keywords: list[str]) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None
+    assert (got["trigger_kind"], got["keywords"]) == ("keywords", keywords)
+
+
+def test_a_lesson_on_a_day_is_a_time() -> None:
+    got = parse_reminder("Remind me to pack my calculator before the lesson on Friday.", now=NOW)
+    assert got is not None and got["trigger_kind"] == "time"
