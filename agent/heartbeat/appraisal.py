@@ -1,7 +1,8 @@
 """Appraisal, the second phase of ``receive``: intent, step budget and, when it pays, retrieval.
 
 Classify the request's intent (``agent.heartbeat.effort.classify``: never a model call; a
-fact search only when the words ask for a value that may have changed),
+read of the learner's fact versions, which touches no activation, only when the words ask
+for one value),
 start a fresh set of working memory slots with a ``question`` slot (and a ``context``
 slot naming ``current_concept``); for the complex intents (temporal, synthesis,
 contradiction, procedural) run plan → search (``agent.memory.blend.blended_search``) →
@@ -53,7 +54,7 @@ async def appraise(wiring: Wiring, state: Mapping[str, Any], runtime: Runtime[Co
     ctx = run_context(runtime)
     learner_id, request = state["learner_id"], served_request(state)
     # Local, never a model call: a turn that needs no tool asks the model once (think).
-    # Memory is asked only when the words ask for a value that may have changed.
+    # Memory (a read that leaves activation alone) is asked only when the words ask for one value.
     intent = await classify(wiring().stores.facts, learner_id, request)
     budget = step_budget(intent, ctx.max_steps)
     plan: RetrievalPlan = EFFORT[intent].plan

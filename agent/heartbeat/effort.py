@@ -6,9 +6,9 @@ Intents (issue 13): ``simple_recall``, ``computation``, ``temporal_comparison``,
 **The intent** (``classify``) is the language layer's (``agent.language.intents``): rules
 first, then a logistic regression over MiniLM vectors for the questions the rules leave to
 the catch-all, which names a complex intent only when it is sure (``simple_recall`` wins
-otherwise). When its likeliest reading is ``contradiction_resolution`` but unsure, the
-learner's facts settle it: a value with history needs the current version first
-(``classify_offline`` is the words alone).
+otherwise). When the words ask for one value (a question read as ``simple_recall`` or
+``contradiction_resolution``), the learner's facts may settle it: two values for what it
+asks need the current version first (``classify``; ``classify_offline`` is the words alone).
 
 **One model call per turn** (design § 10): the intent never costs a model call, with or
 without an LLM. The local classifier decides it before the first think step, so a turn that
@@ -33,15 +33,18 @@ when at least ``USED_OVERLAP`` (0.5) of its content words occur in the answer.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, get_args
+from typing import Any, Protocol, get_args
 
+from agent.errors import KAGError
 from agent.heartbeat.slots import Slot
-from agent.language.intents import CHANGING, Intent, intent_of, reading
+from agent.language.intents import Intent, intent_of, reading
 from agent.language.sentences import split_sentences
+from agent.language.versions import Version, memory_holds, settle
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
 from agent.models.capabilities import has_structured_output as has_structured_output
 from agent.models.offline_policy import is_question
@@ -89,38 +92,37 @@ def classify_offline(text: str) -> str:
     return intent_of(text or "")
 
 
-CHANGED_K = 5
-"""Facts (every version) read to tell whether the value a question asks for has changed.
-
-Chosen on the dev sets over 1, 3, 5 (probe intents: language_dev 0.73, 0.93, 1.0;
-cognitive_dev 0.92 for each, its "What does the learner study?" stays a plain recall);
-language_heldout and reminders_intents_heldout2 read 0.75/0.79 at 1, 1.0 at 3 and 5."""
+HISTORY_LIMIT = 200
+"""Fact versions, newest first, read to tell whether a question's value has more than one."""
 
 
-async def classify(facts: Any, learner_id: str, text: str) -> str:
-    """The intent of ``text``: its words, and memory when the words ask for a value that may have changed.
+class FactHistory(Protocol):
+    """The read ``classify`` needs of the fact store (``agent.memory.facts.FactStore.history``)."""
 
-    A question like "What does the learner study?" asks for one value either way; it needs
-    the current version among older ones (``contradiction_resolution``) only when memory
-    holds more than one. Memory is asked only then (one fact search of ``CHANGED_K`` hits
-    with history), so other turns cost no search; when it cannot answer, the words stand.
-    The search is a read like any other: it boosts the activation of the facts it returns.
+    async def history(self, learner_id: str, *, limit: int = ...) -> Sequence[Version]:
+        """Every version of the learner's facts, newest first; it does not touch their activation."""
+        ...
+
+
+async def classify(facts: FactHistory | None, learner_id: str, text: str) -> str:
+    """The intent of ``text``: its words, and memory when the words ask for one value.
+
+    A question like "What tool does the learner clean data with?" asks for one value either
+    way; it needs the current version among older ones (``contradiction_resolution``) when
+    memory holds more than one for what it asks (``agent.language.versions``). Memory is read
+    with ``history``, which leaves the facts' activation alone (classifying is no recall: it
+    must not reorder the learner's memories), and only for such questions; otherwise, or
+    when memory cannot be read (a store error, logged), the words' reading stands.
     """
     intent, ask_memory = reading(text or "")
     if not ask_memory or facts is None:
         return intent
     try:
-        page = await facts.search(learner_id, text, k=CHANGED_K, include_history=True)
-    except Exception as exc:  # noqa: BLE001 - advisory: the words' reading still holds
-        log.warning("intent: the fact search failed (%s); the words decide", exc)
+        versions = await facts.history(learner_id, limit=HISTORY_LIMIT)
+    except KAGError as exc:  # advisory: the words' reading still holds
+        log.warning("intent: the learner's facts could not be read (%s); the words decide", exc)
         return intent
-    return CHANGING if any(has_history(hit) for hit in page.results) else intent
-
-
-def has_history(hit: SearchHit) -> bool:
-    """True for a fact hit that another version replaced, or an open fact a newer one disagrees with."""
-    meta = hit.metadata or {}
-    return hit.kind == "fact" and (meta.get("current") is False or bool(meta.get("was_until")))
+    return settle(intent, await asyncio.to_thread(memory_holds, text, versions))
 
 
 def step_budget(intent: str, max_steps: int) -> int:

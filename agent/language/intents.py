@@ -29,12 +29,13 @@ the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthes
    ordinary turns as complex ("Can you recommend a good book on statistics?" as synthesis)
    or lost dev probes (C=1 at 0.4 reads 0.74, but the dev "What does the learner study?"
    as contradiction).
-3. **Memory** for a question whose likeliest intent is ``contradiction_resolution`` below
-   ``OVERRIDE`` (``reading``): "What does the learner study?" asks for one value, and whether
-   it needs the current version among older ones depends on what memory holds, not on the
-   words (the same question is a plain recall when the learner said it once). The heartbeat
-   asks the learner's facts (``agent.heartbeat.effort.classify``); no new knob. 2 of the 62
-   ordinary turns ask memory ("What is the capital of Australia?"): a fact search each.
+3. **Memory** for a question the words read as asking one value (``simple_recall`` or
+   ``contradiction_resolution``, by a rule or the classifier: ``reading``): whether "What tool
+   does the learner clean data with?" needs the current version among older ones depends on
+   what memory holds, not on the words (the same question is a plain recall when the
+   learner said it once). The heartbeat reads the learner's facts
+   (``agent.heartbeat.effort.classify``, ``agent.language.versions``): two values for what
+   it asks make it ``contradiction_resolution``; otherwise the words' reading stands.
 """
 
 from __future__ import annotations
@@ -42,13 +43,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from agent.language.encoder import encode
 from agent.language.intent_exemplars import INTENTS
+
+if TYPE_CHECKING:  # sklearn costs seconds to import: only the first classification pays it
+    from sklearn.linear_model import LogisticRegression
 
 Intent = Literal[
     "simple_recall",
@@ -62,6 +65,8 @@ Intent = Literal[
 DEFAULT_INTENT: Intent = "simple_recall"
 CHANGING: Intent = "contradiction_resolution"
 """The intent of a question about a value that changed: memory, not the words, can tell it."""
+ONE_VALUE: frozenset[str] = frozenset({DEFAULT_INTENT, CHANGING})
+"""The intents of a question asking one value: memory tells which of the two it is (``reading``)."""
 OVERRIDE = 0.8
 """The classifier's probability for a complex intent at which it overrides the catch-all."""
 REGULARISATION = 16.0
@@ -142,6 +147,8 @@ def train(
     texts: Sequence[str], labels: Sequence[str], vectors: np.ndarray | None = None
 ) -> LogisticRegression:
     """A logistic regression over the MiniLM vectors of ``texts`` (``vectors`` when given)."""
+    from sklearn.linear_model import LogisticRegression
+
     model = LogisticRegression(C=REGULARISATION, max_iter=2000)
     return model.fit(encode(list(texts)) if vectors is None else vectors, list(labels))
 
@@ -175,21 +182,22 @@ def probabilities(text: str) -> dict[str, float]:
 def reading(text: str) -> tuple[str, bool]:
     """The intent the words of ``text`` call for, and whether memory should settle it.
 
-    The second value is True when the classifier's likeliest intent is
-    ``contradiction_resolution`` but below ``OVERRIDE``: the words ask for one value that
-    may have changed ("What does the learner study?"), and only memory knows whether it
-    did (``agent.heartbeat.effort.classify`` asks it). The words alone then read the
-    catch-all.
+    The second value is True for a question the words read as asking one value
+    (``simple_recall`` or ``contradiction_resolution``, ``ONE_VALUE``): whether it needs the
+    current version among older ones depends on what memory holds, not on the words (the
+    same "Which city does Aino live in?" is a plain recall for a learner who said it once),
+    so ``agent.heartbeat.effort.classify`` asks the learner's facts
+    (``agent.language.versions.settle``).
     """
     if not isinstance(text, str) or not text.strip():
         return DEFAULT_INTENT, False
     text = text.strip()[:MAX_CHARS]
     rule, question = rule_intent(text), is_question(text)
     if rule is not None or not question:
-        return decide(rule, question, {}), False
-    found = probabilities(text)
-    intent = decide(None, True, found)
-    return intent, intent == DEFAULT_INTENT and max(found, key=found.__getitem__) == CHANGING
+        intent = decide(rule, question, {})
+        return intent, question and rule == CHANGING
+    intent = decide(None, True, probabilities(text))
+    return intent, intent in ONE_VALUE
 
 
 def intent_of(text: str) -> str:

@@ -11,8 +11,11 @@
   ``bench/cognitive/sets/traffic_intents.json`` (read by the classifier trained on all
   exemplars), per setting of ``REGULARISATION`` and ``OVERRIDE``: how
   ``agent.language.intents`` chose its knobs. ``ordinary_asking_memory`` counts the ordinary
-  turns whose reading is left to the learner's facts (a fact search each, no change of intent
-  unless memory holds a changed value).
+  turns whose reading is left to the learner's facts (a read of their versions each, no
+  change of intent unless memory holds two values, or one for what the words read as a change).
+
+- **Memory** (``--memory``, ``bench.language.memory``): leave-one-out of the knobs of
+  ``agent.language.versions`` over ``bench/cognitive/sets/intents_memory.json``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.language.sentences import split_sentences
+from bench.language.memory import memory_report
 
 SEGMENTATION = Path(__file__).resolve().parents[1] / "cognitive" / "sets" / "segmentation.json"
 TRAFFIC = SEGMENTATION.with_name("traffic_intents.json")
@@ -81,12 +85,11 @@ def intents_report(path: Path = TRAFFIC) -> list[dict[str, Any]]:
         return intents.decide(intents.rule_intent(text), intents.is_question(text), p, override)
 
     def asks_memory(text: str, p: dict[str, float], override: float) -> bool:
-        # as intents.reading: the catch-all, with contradiction the likeliest below the override
-        return read(text, p, override) == intents.DEFAULT_INTENT and bool(
-            intents.is_question(text)
-            and intents.rule_intent(text) is None
-            and max(p, key=p.__getitem__) == intents.CHANGING
-        )
+        # as intents.reading: a question the words read as asking one value
+        rule = intents.rule_intent(text)
+        if rule is not None or not intents.is_question(text):
+            return intents.is_question(text) and rule == intents.CHANGING
+        return read(text, p, override) in intents.ONE_VALUE
 
     out = []
     for c in GRID["regularisation"]:
@@ -124,10 +127,15 @@ def main(argv: list[str] | None = None) -> None:
     """Print the reports as JSON."""
     parser = argparse.ArgumentParser(prog="python -m bench.language", description=__doc__)
     parser.add_argument("--intents", action="store_true", help="the intent classifier's leave-one-out")
+    parser.add_argument(
+        "--memory", action="store_true", help="leave-one-out of what memory tells a question's intent"
+    )
     args = parser.parse_args(argv)
     out: dict[str, Any] = {"segmentation": segmentation_report()}
     if args.intents:
         out["intents"] = intents_report()
+    if args.memory:
+        out["memory"] = memory_report()
     print(json.dumps(out, indent=1, ensure_ascii=False))
 
 

@@ -1,0 +1,160 @@
+"""Does the learner's memory hold more than one value for what a question asks? (MiniLM cosine).
+
+"Which city does Aino live in?" asks for one value; it calls for the current version among
+older ones (``contradiction_resolution``) only when memory holds more than one, and the
+question's words cannot tell (the same words are a plain recall for a learner who said it
+once). ``memory_holds`` reads it from the learner's facts, every version:
+
+1. **What the question asks about**: the fact closest to the question by MiniLM cosine
+   (and those within ``ASKED_MARGIN`` of it), read in the learner's own person first
+   (``as_learner``: "the learner's" → "my", as facts are stated: "Which city does the
+   learner live in?" / "I live in Valencia" 0.25 → 0.38). The closest below ``ASKED_MIN``:
+   memory holds nothing about it (``None``).
+2. **Two values** for it: a version another one closed (``valid_to`` set) or a current
+   version that closed an older one (``superseded``); or the closest is open and disagrees
+   with another open fact of the ``ASKED_K`` closest (``agent.language.same_thing.disagreeing``:
+   the write left both open, and the newer one often shares fewer words with the question:
+   "I code on my brother's gaming PC." 0.73, "A Chromebook from school is what I write my
+   code on these days." 0.44). Otherwise one value.
+3. **The intent** (``settle``): two values make a question ``contradiction_resolution``;
+   otherwise the words' reading stands. Sure words ("Where does the learner live?") stay a
+   contradiction with one value in memory: a change the write missed ("Got hired as a
+   junior data analyst…", no fact) leaves one value, and on the dev sets that cost more
+   probes (4 of 30 on language_dev) than the plain recalls it would give back (1 of 5 on
+   heldout3, "Where does the learner work?").
+
+``ASKED_K``, ``ASKED_MARGIN`` and ``ASKED_MIN`` are the leave-one-out choice over questions and
+memories written for KAG (``bench/cognitive/sets/intents_memory.json``,
+``python -m bench.language --memory``): changed values stated in other words than the
+question, and unchanged ones beside a changed value about something else.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+
+from agent.language.encoder import encode
+from agent.language.intents import CHANGING
+from agent.language.same_thing import disagreeing
+
+ASKED_K = 5
+"""Facts (every version) closest to the question among which open ones may disagree."""
+ASKED_MARGIN = 0.0
+"""Facts within this cosine of the closest are asked about too (0: the closest alone)."""
+ASKED_MIN = 0.20
+"""The cosine from which the closest fact is about what the question asks."""
+CACHED = 4096
+"""Fact vectors kept by text (a learner's facts are read on every question; each is encoded once)."""
+
+
+class Version(Protocol):
+    """One version of a fact, as the fact store returns it (``agent.memory.fact_records.FactRecord``)."""
+
+    @property
+    def content(self) -> str:
+        """The statement."""
+        ...
+
+    @property
+    def valid_to(self) -> str | None:
+        """When another version closed it (None: current)."""
+        ...
+
+    @property
+    def superseded(self) -> list[str]:
+        """Ids of the versions it closed."""
+        ...
+
+
+_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+_lock = threading.Lock()
+
+
+def vectors(texts: Sequence[str]) -> np.ndarray:
+    """L2-normalised MiniLM rows of ``texts``, each text encoded once per process (LRU of ``CACHED``)."""
+    with _lock:
+        missing = list(dict.fromkeys(t for t in texts if t not in _cache))
+    fresh = encode(missing) if missing else None
+    with _lock:
+        for text, row in zip(missing, fresh if fresh is not None else [], strict=True):
+            _cache[text] = row
+        for text in texts:
+            if text in _cache:
+                _cache.move_to_end(text)
+        found = {t: _cache[t] for t in texts if t in _cache}
+        while len(_cache) > CACHED:
+            _cache.popitem(last=False)
+    return np.stack([found[t] for t in texts]) if texts else encode([])
+
+
+_PERSON = (
+    (re.compile(r"\bthe learner['’]s\b", re.I), "my"),
+    (re.compile(r"\bdoes the learner\b", re.I), "do I"),
+    (re.compile(r"\bis the learner\b", re.I), "am I"),
+    (re.compile(r"\bhas the learner\b", re.I), "have I"),
+    (re.compile(r"\bthe learner\b", re.I), "I"),
+)
+"""KAG speaks of the learner in the third person; the learner's facts are in the first."""
+
+
+def as_learner(question: str) -> str:
+    """``question`` in the learner's own person ("What is the learner's job?" → "What is my job?")."""
+    for pattern, person in _PERSON:
+        question = pattern.sub(person, question)
+    return question
+
+
+Held = Literal["two", "one"]
+"""What memory holds for a question: two values, or one."""
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """``held``'s knobs (module docstring)."""
+
+    k: int = ASKED_K
+    margin: float = ASKED_MARGIN
+    floor: float = ASKED_MIN
+
+
+def held(
+    sims: np.ndarray, versions: Sequence[Version], rows: np.ndarray, knobs: Knobs = Knobs()
+) -> Held | None:
+    """What memory holds for a question whose cosine with each of ``versions`` is ``sims`` (docstring)."""
+    if not len(sims):
+        return None
+    order = [int(i) for i in np.argsort(-sims, kind="stable")]
+    best = float(sims[order[0]])
+    if best < knobs.floor:
+        return None
+    closest = order[: knobs.k]
+    near = [i for i in closest if sims[i] >= best - knobs.margin]
+    if any(versions[i].valid_to is not None or versions[i].superseded for i in near):
+        return "two"
+    open_ = [i for i in closest if versions[i].valid_to is None]
+    if open_ and open_[0] == order[0] and len(open_) > 1:  # the closest and another open fact disagree
+        groups = disagreeing([versions[i].content for i in open_], rows[open_])
+        if any(0 in group for group in groups):
+            return "two"
+    return "one"
+
+
+def settle(words: str, memory: Held | None) -> str:
+    """The intent of a one-value question from its words' reading and what memory holds (docstring, 3)."""
+    return CHANGING if memory == "two" else words
+
+
+def memory_holds(question: str, versions: Sequence[Version]) -> Held | None:
+    """What the learner's fact ``versions`` hold for ``question``; None when nothing about it."""
+    versions = [v for v in versions if isinstance(v.content, str) and v.content.strip()]
+    if not question.strip() or not versions:
+        return None
+    rows = vectors([v.content for v in versions])
+    return held(rows @ encode([as_learner(question)])[0], versions, rows)

@@ -1,0 +1,95 @@
+"""Memory tells a one-value question's intent: two values for what it asks, or one (``versions``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agent.language.versions import Knobs, as_learner, held, memory_holds, settle, vectors
+
+SET = Path(__file__).resolve().parents[3] / "bench" / "cognitive" / "sets" / "intents_memory.json"
+
+
+@dataclass(frozen=True)
+class Fact:
+    content: str
+    valid_to: str | None = None
+    superseded: list[str] = field(default_factory=list)
+
+
+CLOSED = "2026-02-01T00:00:00+00:00"
+
+
+def test_a_value_another_version_closed_is_two_values() -> None:
+    memory = [
+        Fact("My TOEFL score was 88.", valid_to=CLOSED),
+        Fact("I retook the TOEFL and got 97.", superseded=["old"]),
+        Fact("My cat is called Miso."),
+    ]
+    assert memory_holds("What did the learner score in the TOEFL?", memory) == "two"
+
+
+def test_an_unchanged_value_beside_a_changed_one_is_one_value() -> None:
+    memory = [
+        Fact("I work as a receptionist at a dental clinic."),
+        Fact("My anatomy exam is on 3 May.", valid_to=CLOSED),
+        Fact("The anatomy exam moved to 10 May.", superseded=["old"]),
+    ]
+    # "still" and "where … work" are the words of a change; memory holds one value
+    # (the words still decide those: ``settle``)
+    assert memory_holds("Where does the learner work?", memory) == "one"
+    assert (
+        memory_holds(
+            "Which Python topic still confuses the learner?",
+            [*memory, Fact("Python decorators still confuse me.")],
+        )
+        == "one"
+    )
+
+
+def test_two_open_facts_that_disagree_are_two_values() -> None:
+    memory = [Fact("My IELTS writing score is 6.0."), Fact("My IELTS writing score is 6.5.")]
+    assert memory_holds("What is the learner's IELTS writing score?", memory) == "two"
+
+
+def test_memory_holding_nothing_about_the_question_leaves_it_to_the_words() -> None:
+    memory = [
+        Fact("I bake bread at a bakery.", valid_to=CLOSED),
+        Fact("I do IT support now.", superseded=["o"]),
+    ]
+    assert memory_holds("What are inner joins?", memory) is None
+    assert memory_holds("What are inner joins?", []) is None
+
+
+def test_questions_are_read_in_the_learners_person() -> None:
+    assert as_learner("What is the learner's job?") == "What is my job?"
+    assert as_learner("Where does the learner live?") == "Where do I live?"
+    assert as_learner("Which course is the learner taking?") == "Which course am I taking?"
+    assert as_learner("What are inner joins?") == "What are inner joins?"
+
+
+def test_only_the_closest_facts_are_asked_about() -> None:
+    texts = ["My chess rating is 1320.", "I live in Lyon.", "I moved to Grenoble."]
+    memory = [Fact(texts[0]), Fact(texts[1], valid_to=CLOSED), Fact(texts[2], superseded=["o"])]
+    rows = vectors(texts)
+    sims = np.array([0.8, 0.5, 0.45])  # the closed home fact is near, not the closest
+    assert held(sims, memory, rows, Knobs(k=5, margin=0.0, floor=0.4)) == "one"
+    assert held(sims, memory, rows, Knobs(k=5, margin=0.35, floor=0.4)) == "two"
+    assert held(sims, memory, rows, Knobs(k=5, margin=0.0, floor=0.9)) is None
+
+
+def test_memory_settles_only_what_the_words_leave_open() -> None:
+    assert settle("simple_recall", "two") == "contradiction_resolution"
+    assert settle("simple_recall", "one") == "simple_recall"
+    assert settle("simple_recall", None) == "simple_recall"
+    # sure words stand: a change the write missed leaves one value in memory
+    assert settle("contradiction_resolution", "one") == "contradiction_resolution"
+
+
+def test_the_leave_one_out_set_has_ten_phrasings_per_intent() -> None:
+    items = json.loads(SET.read_text())["items"]
+    for intent in ("contradiction_resolution", "simple_recall"):
+        assert len({i["question"] for i in items if i["intent"] == intent}) >= 10
