@@ -18,7 +18,9 @@ about (the unit compared by MiniLM, not by a list).
   this is a short closed list, as in ``differences``.
 - **No change** when the amount is negated ("I didn't add 5 more words"), only planned or
   wished for ("I want to add 10 more", "I'll need 20 more"), compared ("3 more points than
-  my friend") or still to go ("5 more lessons to go", "10 more left").
+  my friend") or still to go ("5 more lessons to go", "10 more left"); none either when the
+  statement gives its own new total ("added 20 more, so now I have 300"): the learner's
+  number is the value, not a sum KAG computes.
 """
 
 from __future__ import annotations
@@ -176,6 +178,20 @@ def _direction(text: str, n: Number) -> float | None:
     return 1.0 if _UP_BEFORE.search(before) else None
 
 
+_TOTAL_BEFORE = re.compile(
+    r"\b(?:now(?:\s+[\w']+){0,3}|(?:is|are|stands?|sits?)\s+at|total(?:\s+of)?|reached|reaching|hits?|to)"
+    r"\s+(?:about\s+|around\s+)?$",
+    re.I,
+)
+"""Before a number the statement gives as the new total ("… 20 more, so now I have 300", "up by 45 to
+1655"): then it names its own value and there is nothing to compute."""
+
+
+def _names_a_total(text: str, own: Number | None = None) -> bool:
+    """True when ``text`` gives a new total beside its change ``own`` ("added 20 more, now at 300")."""
+    return any(_TOTAL_BEFORE.search(text[: n.start]) for n in numbers(text) if n != own)
+
+
 def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None) -> Amount | None:
     """The amount ``text`` changes a total by, or None (module docstring).
 
@@ -188,7 +204,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     for pattern, factor in _FACTORS:
         match = pattern.search(text)
         if match and not _NOT_DONE.search(_clause_before(text, match.start())):
-            return Amount(factor=factor)
+            return None if _names_a_total(text) else Amount(factor=factor)
     for n in numbers(text):
         before, after = text[: n.start], text[n.end :]
         if text[n.start : n.end].lower() in ("one", "zero"):
@@ -199,12 +215,18 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             by_sign = None if sign_at is None else sign_at(n.start)
             if by_sign is None:
                 continue
+            if _names_a_total(text, n):
+                return None
             if _PERCENT_AFTER.match(after):
                 return Amount(factor=1 + by_sign * n.value / 100)
             return Amount(delta=by_sign * n.value, unit=unit_after(text, n.end))
         sign = _direction(text, n)
         if sign is not None and not _PERCENT_AFTER.match(after):
-            return Amount(delta=sign * n.value, unit=unit_after(text, n.end))
+            return (
+                None
+                if _names_a_total(text, n)
+                else Amount(delta=sign * n.value, unit=unit_after(text, n.end))
+            )
     return None
 
 

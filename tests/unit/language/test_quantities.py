@@ -79,3 +79,16 @@ def test_a_resolved_value_and_units() -> None:
     assert current_value("My budget is 800 euros.") is None
     text = "Puzzle rating went up by 120 after the course."
     assert unit_after(text, text.index("120") + 3) is None  # "after the course" is not what 120 counts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I added 20 more cards, so now I have 300.",
+        "My rating went up by 45 to 1655.",
+        "The deck is at 290 after another 40 cards.",
+        "The GPU credit was doubled to 800 dollars.",
+    ],
+)
+def test_a_change_that_gives_its_own_total_is_no_sum_to_compute(text: str) -> None:
+    assert amount_change(text, lambda at: 1) is None
