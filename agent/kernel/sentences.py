@@ -9,8 +9,9 @@ dilute the vector. Each sentence of the turn is therefore embedded on its own as
 ``sentence`` retriever ranks turn contexts by their best sentence
 (``SearchRecipe.sentence_weight``).
 
-- **Sentences** are split at ``.``, ``!`` or ``?`` followed by white space; sentences of
-  fewer than :data:`MIN_WORDS` words ("Wow!", "Thanks so much.") are left out.
+- **Sentences** are the language layer's (``agent.language.sentences``, ``pysbd``), which keeps
+  code names ("functools.wraps"), versions, abbreviations, decimals and URLs whole; sentences
+  of fewer than :data:`MIN_WORDS` words ("Wow!", "Thanks so much.") are left out.
 - **Attribution**: a turn stored as ``"Name: text"`` (a transcript's speaker label: the
   LoCoMo ingest, imported conversations) keeps that label on every sentence, as the turn
   itself carries it; a turn without a label (a live learner's message) gives plain sentences.
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.graphdb.store import fetch
 from agent.kernel.derive_queries import TURN_CONTEXTS_WITHOUT_SENTENCES, WRITE_SENTENCES
+from agent.language.sentences import split_sentences
 from agent.turns import TURN_KIND, sentence_id, turn_of
 
 if TYPE_CHECKING:
@@ -69,7 +71,6 @@ cool."); chosen against keeping every sentence by leave one conversation out on 
 (docs/evaluation/locomo.md)."""
 MAX_SENTENCES = 12
 """Sentences kept per turn (the first ones): a pasted essay does not flood the index."""
-_SPLIT = re.compile(r"(?<=[.!?])\s+")
 _LABEL = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): (?=\S)")
 
 
@@ -83,7 +84,7 @@ def sentences(turn: str) -> list[str]:
     """The turn's sentences of at least :data:`MIN_WORDS` words, each with the turn's speaker label."""
     label = speaker_label(turn)
     body = turn[len(label) :].strip()
-    kept = [s.strip() for s in _SPLIT.split(body) if len(s.split()) >= MIN_WORDS]
+    kept = [s for s in split_sentences(body) if len(s.split()) >= MIN_WORDS]
     return [f"{label}{s}" for s in kept[:MAX_SENTENCES]]
 
 

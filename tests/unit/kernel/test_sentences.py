@@ -68,3 +68,20 @@ def test_a_turn_ranks_by_its_best_sentence_once() -> None:
     assert flagged == {"b-ctx"}  # only an explicit False demotes
     assert best_sentence_turns(rows, limit=2)[0] == [("a-ctx", 0.90), ("b-ctx", 0.65)]
     assert best_sentence_turns([], limit=5) == ([], set())
+
+
+def test_a_turn_is_cut_by_the_language_layer_not_at_every_full_stop() -> None:
+    # The kernel's own "full stop and a space" rule cut these after abbreviations (issue 39:
+    # sentences split inside "e.g.", "approx. 2.5", "Dr. Le"), and kept a quote's sentence
+    # joined to the next one.
+    turn = (
+        "Ana: I find it confusing why functools.wraps is needed, e.g. for decorators in Python 3.11. "
+        "Dr. Le says the loss is approx. 0.25 now. We read a post called "
+        '"Closures Explained." It was really clear.'
+    )
+    assert sentences(turn) == [
+        "Ana: I find it confusing why functools.wraps is needed, e.g. for decorators in Python 3.11.",
+        "Ana: Dr. Le says the loss is approx. 0.25 now.",
+        'Ana: We read a post called "Closures Explained."',
+        "Ana: It was really clear.",
+    ]

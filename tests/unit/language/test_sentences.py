@@ -26,6 +26,26 @@ def test_versions_abbreviations_decimals_urls_and_lines() -> None:
     assert split_sentences("") == [] and split_sentences(None) == []  # type: ignore[arg-type]
 
 
+def test_cuts_pysbd_misses_after_everyday_words_and_numbers() -> None:
+    # pysbd lists "me", "ok", "is" as abbreviations and never ends one before "I"; and it
+    # reads numbers in a row as list items. Both came out as one sentence.
+    assert split_sentences("It means a lot to me. I'm glad we met. Hope you are OK. I had fun.") == [
+        "It means a lot to me.",
+        "I'm glad we met.",
+        "Hope you are OK.",
+        "I had fun.",
+    ]
+    assert split_sentences("I am on step 1. It fails at step 2. Why?") == [
+        "I am on step 1.",
+        "It fails at step 2.",
+        "Why?",
+    ]
+    assert split_sentences("Use a guard, e.g. I check None first.") == [
+        "Use a guard, e.g. I check None first."
+    ]
+    assert split_sentences("1. Open the file. 2. Run it.") == ["1. Open the file. 2. Run it."]
+
+
 def test_spans_point_into_the_text() -> None:
     text = "One fact here.  Another one!"
     assert [(text[i : i + len(s)], s) for i, s in sentence_spans(text)] == [
