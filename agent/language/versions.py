@@ -12,7 +12,8 @@ once). ``memory_holds`` reads it from the learner's facts, every version:
    memory holds nothing about it (``None``).
 2. **Two values** for it: a version another one closed (``valid_to`` set) or a current
    version that closed an older one (``superseded``); or the closest is open and disagrees
-   with another open fact of the ``ASKED_K`` closest (``agent.language.same_thing.disagreeing``:
+   with another open fact of the ``ASKED_K`` closest, itself at ``ASKED_MIN`` or more (both
+   values are about the question; ``agent.language.same_thing.disagreeing``:
    the write left both open, and the newer one often shares fewer words with the question:
    "I code on my brother's gaming PC." 0.73, "A Chromebook from school is what I write my
    code on these days." 0.44). Otherwise one value.
@@ -48,7 +49,7 @@ ASKED_K = 5
 """Facts (every version) closest to the question among which open ones may disagree."""
 ASKED_MARGIN = 0.0
 """Facts within this cosine of the closest are asked about too (0: the closest alone)."""
-ASKED_MIN = 0.20
+ASKED_MIN = 0.35
 """The cosine from which the closest fact is about what the question asks."""
 CACHED = 4096
 """Fact vectors kept by text (a learner's facts are read on every question; each is encoded once)."""
@@ -138,7 +139,7 @@ def held(
     near = [i for i in closest if sims[i] >= best - knobs.margin]
     if any(versions[i].valid_to is not None or versions[i].superseded for i in near):
         return "two"
-    open_ = [i for i in closest if versions[i].valid_to is None]
+    open_ = [i for i in closest if versions[i].valid_to is None and sims[i] >= knobs.floor]
     if open_ and open_[0] == order[0] and len(open_) > 1:  # the closest and another open fact disagree
         groups = disagreeing([versions[i].content for i in open_], rows[open_])
         if any(0 in group for group in groups):
