@@ -31,7 +31,7 @@ in backticks, or before "clause", "keyword", "statement", "function", "operator"
 **Sense** (``names_trigger``, what ``reminder_rules.trigger_matches`` asks): a code name
 ("GROUP BY", "functools.wraps", "useEffect") fires on its mention alone. Any other keyword fires
 when one sentence of the turn names every topic word of the trigger (``head_words``: "borrowing"
-of "borrowing in Rust", in any form by ``word_key``: "merge" / "merges" / "merging") AND reads
+of "borrowing in Rust", in any form by ``word_lemmas``: "merge" / "merges" / "merging") AND reads
 like the trigger as the learner said it: MiniLM cosine with the keyword ("pointers in C", "merges
 in pandas") at least ``SENSE_THRESHOLD``. "Can you point me to a good C book?" (0.41 to
 "pointers") or "our teams are merging" (0.31 to "merges in pandas") stay silent, so they no
@@ -44,11 +44,12 @@ is chosen by leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` (`
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
+
+from simplemma import is_known, lemmatize
 
 from agent.clock import as_aware, system_clock
 from agent.language.encoder import encode
@@ -285,19 +286,31 @@ SENSE_THRESHOLD = 0.48
 ``bench/cognitive/sets/reminders_sense.json``, ``bench/reminder_knobs.py``)."""
 
 
-def word_key(word: str) -> str:
-    """A word's key: ``light_stem`` of the singular without a final silent e.
+@lru_cache(maxsize=4096)
+def word_lemmas(word: str) -> frozenset[str]:
+    """A word's dictionary forms; two words are one when these meet.
 
-    "merge", "merges" and "merging" share a key, and so do "set" and "sets" (``light_stem``
-    keeps short plurals whole).
+    Its ``simplemma`` lemma ("merging", "merges" -> "merge"; "matrices" -> "matrix"), and for an
+    "-ing" word the lemmatizer keeps whole ("borrowing", "programming": its dictionary lists the
+    noun) also the verb it is made from when that verb is a known word ("borrow", "program"), so
+    "borrowing in Rust" is named by "can I borrow it twice in Rust?" as it was by the old stems.
+    A plural the dictionary does not know ("dataframes", "subqueries") is read by its regular
+    ending. Nothing else is derived: "recursive" is not "recursion".
     """
     lowered = word.lower()
-    if lowered.endswith(("sses", "shes", "ches", "xes", "zes")):
-        lowered = lowered[:-2]
-    elif len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is")):
-        lowered = lowered[:-1]
-    stem = light_stem(lowered)
-    return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
+    lemmas = {lemmatize(lowered, lang="en")}
+    if lowered.endswith("ing") and lowered in lemmas:
+        stem = lowered[:-3]
+        doubled = stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else ""
+        for verb in (doubled, stem, stem + "e"):
+            if len(verb) >= 3 + (verb != doubled) and is_known(verb, lang="en"):
+                lemmas.add(verb)
+                break
+    elif lowered.endswith("s") and not lowered.endswith("ss") and not is_known(lowered, lang="en"):
+        # the dictionary lacks most programming words ("dataframes", "coroutines", "subqueries"):
+        # their plural is read by its regular ending
+        lemmas.add(lowered[:-3] + "y" if lowered.endswith("ies") else lowered[:-1])
+    return frozenset(lemmas)
 
 
 def is_code_name(keyword: str) -> bool:
@@ -320,27 +333,15 @@ def naming_sentence(message: str, keyword: str) -> str | None:
     numbers." not "French accents", "The function broke my window layout." not "window
     functions"; the context ("in Rust") may be left out.
     """
-    wanted = [word_key(w) for w in head_words(keyword)]
+    wanted = [word_lemmas(w) for w in head_words(keyword)]
     if not wanted:
         return None
     for sentence in _SENTENCE_END.split(message.strip()):
-        have = [word_key(w) for w in re.findall(r"[^\W_]+", sentence)]
+        have = [word_lemmas(w) for w in re.findall(r"[^\W_]+", sentence)]
         for i in range(len(have) - len(wanted) + 1):
-            if all(same_word(w, h) for w, h in zip(wanted, have[i : i + len(wanted)], strict=True)):
+            if all(w & h for w, h in zip(wanted, have[i : i + len(wanted)], strict=True)):
                 return sentence
     return None
-
-
-def same_word(a: str, b: str) -> bool:
-    """True for two word keys of one word ("matrices" / "matrix"), not of one family ("recursive").
-
-    Equal, or differing in at most their last letter each after five shared ones; the sense check
-    decides after.
-    """
-    if a == b:
-        return True
-    common = len(os.path.commonprefix([a, b]))
-    return common >= max(5, len(a) - 1, len(b) - 1)
 
 
 @lru_cache(maxsize=512)
@@ -357,7 +358,7 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
     """True when ``message`` names ``keyword`` in the sense the learner gave it.
 
     A code name fires on its whole-word mention (``mentions``). Any other keyword fires when a
-    sentence names one of its topic words (``head_words``, by ``word_key``) AND that sentence
+    sentence names one of its topic words (``head_words``, by ``word_lemmas``) AND that sentence
     reads like the trigger as the learner said it ("pointers in C"): MiniLM cosine of at least
     ``threshold`` (default ``SENSE_THRESHOLD``), so "Any pointers for staying focused?" or "our
     teams are merging" stay silent.

@@ -14,8 +14,9 @@ from agent.language.reminders import (
     head_words,
     is_code_name,
     names_trigger,
+    naming_sentence,
     parse_reminder,
-    word_key,
+    word_lemmas,
 )
 from agent.memory.reminder_rules import trigger_matches
 
@@ -118,15 +119,30 @@ def test_code_names_fire_on_their_own() -> None:
     assert not names_trigger("I'm having trouble with OFFSET.", "HAVING")
 
 
-def test_word_forms_share_a_key() -> None:
-    assert word_key("merge") == word_key("merges") == word_key("merging")
-    assert word_key("scale") == word_key("scales")
+def test_word_forms_share_a_lemma() -> None:
+    assert word_lemmas("merge") == word_lemmas("merges") == word_lemmas("merging") == {"merge"}
+    assert word_lemmas("scale") == word_lemmas("scales")
+    assert word_lemmas("matrices") == word_lemmas("matrix")
+    assert word_lemmas("borrowing") & word_lemmas("borrowed")  # a gerund noun meets its verb
+    assert word_lemmas("dataframes") & word_lemmas("DataFrame")  # a plural the dictionary lacks
+    assert not word_lemmas("recursive") & word_lemmas("recursion")
+
+
+def test_irregular_forms_name_a_topic() -> None:
+    """The old stems could not read "indices" as "index"."""
+    assert naming_sentence("Which indices does this table have?", "indexes in Postgres")
+    assert naming_sentence("Two analyses of variance, please.", "analysis of variance")
 
 
 def test_the_threshold_is_the_knob() -> None:
-    turn, keyword = "Can you point me to a good C book?", "pointers"
+    turn, keyword = "Any pointers for staying focused during long study sessions?", "pointers in C"
     assert names_trigger(turn, keyword, threshold=0.0)
     assert not names_trigger(turn, keyword)
+
+
+def test_another_word_of_the_family_is_not_the_topic() -> None:
+    """By lemma "point" is not "pointer" (the old stems made them one word, and only MiniLM vetoed)."""
+    assert naming_sentence("Can you point me to a good C book?", "pointers in C") is None
 
 
 def test_a_preposition_after_the_verb_is_not_part_of_the_topic() -> None:
