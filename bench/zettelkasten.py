@@ -47,6 +47,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from agent.language.questions import is_question
 from agent.notes.artifacts import delete_stream
 from agent.notes.linking import expand_note_links
 from agent.notes.markdown import note_filenames, note_markdown, prose_of, repeated_sentences
@@ -56,7 +57,7 @@ from agent.notes.offline import offline_extract
 from agent.notes.offline_prose import EXAMPLE_OPENER
 from agent.notes.pipeline import PipelineConfig, ingest_session
 from agent.notes.store import NoteStore
-from agent.notes.text import is_boilerplate, is_question, normalise_concept
+from agent.notes.text import is_boilerplate, normalise_concept
 from agent.resources import Resources
 from agent.settings import Settings
 

@@ -81,6 +81,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agent.language.facts import fact_slot
+from agent.language.questions import is_question
 from agent.language.sentences import sentence_spans, split_sentences
 from agent.models.capabilities import RULES, ModelCapabilities
 from agent.models.offline_cognition import (
@@ -100,7 +101,6 @@ from agent.models.offline_reading import (
     OFFLINE_BANNER,
     best_statement,
     call_args,
-    is_question,
     read_core_memory,
     result_data,
 )

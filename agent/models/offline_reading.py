@@ -22,6 +22,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
+from agent.language.questions import is_question
 from agent.models.slot_block import read_slots
 from agent.text import QUERY_STOP_WORDS, light_stem
 from agent.turns import CALL_MARK, TURN_KIND, turn_of
@@ -29,10 +30,6 @@ from agent.turns import CALL_MARK, TURN_KIND, turn_of
 OFFLINE_BANNER = "[offline policy, not an LLM]"
 
 LEARNER_ROLES = frozenset({"user", "human"})  # recall storage says "user", LangChain "human"
-
-_QUESTION_WORDS = re.compile(
-    r"^\s*(what|when|where|who|which|how|why|did|do|does|have|can|am|is|are)\b", re.I
-)
 
 _CORE_SECTION = re.compile(r"<([a-z][a-z0-9_]*)>\n(.*?)\n</\1>", re.S)
 _ROLE_LINE = re.compile(r"^\s*-?\s*(user|assistant|tool|summary):\s*(.*)$", re.I)
@@ -42,11 +39,6 @@ _REMINDER_SLOT = re.compile(
     r"(?:\s+\(action:.*?\))?(?:\.?\s*Act on it\b.*)?$"
 )
 """A fired reminder's slot: ``REMINDER <id>: <description>[ (action: …)]. Act on it, …``."""
-
-
-def is_question(sentence: str) -> bool:
-    """A sentence ending in ``?`` or opening with a question word."""
-    return sentence.strip().endswith("?") or bool(_QUESTION_WORDS.match(sentence))
 
 
 def read_core_memory(messages: Sequence[BaseMessage]) -> dict[str, str]:

@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent.language.questions import is_question
 from agent.language.sentences import EXAMPLE_OPENER
 from agent.language.sentences import split_sentences as sentences_of
 from agent.models.offline_reading import OFFLINE_BANNER
-from agent.notes.text import clean_prose, is_boilerplate, is_question, noun_phrases, strip_lead_in
+from agent.notes.text import clean_prose, is_boilerplate, noun_phrases, strip_lead_in
 
 LEARNER_ROLES = frozenset({"user", "human", "learner"})
 NON_PROSE_ROLES = frozenset({"tool", "function", "system"})

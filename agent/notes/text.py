@@ -60,12 +60,6 @@ _BRACKETED = re.compile(
     re.I,
 )
 _ROLE_PREFIX = re.compile(r"^\s*-?\s*(assistant|user|human|ai|tutor|learner|system|tool)\s*:", re.I)
-_QUESTION_START = re.compile(
-    r"^\s*(what|when|where|who|whom|whose|which|how|why|is|are|was|were|do|does|did|can|could|"
-    r"should|would|will|shall|may|might|has|have|had|isn't|aren't|doesn't|don't|didn't|"
-    r"can't|won't)\b",
-    re.I,
-)
 _BOILERPLATE = re.compile(
     r"api[_ ]?key|\bgemini\b|\bllm\b|language model|offline policy|core memory|archival memory|"
     r"recall storage|from your memory|nothing matched in memory|stored in archival|noted in core",
@@ -96,11 +90,6 @@ _LEAD_INS = (
 def clean_prose(text: str) -> str:
     """``text`` without banners, tool-call renderings and protocol markers."""
     return " ".join(_BRACKETED.sub(" ", text).split())
-
-
-def is_question(sentence: str) -> bool:
-    """A question: ends with '?' or opens with a question word or an inverted auxiliary."""
-    return sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence))
 
 
 def is_boilerplate(sentence: str, *, tutor: bool) -> bool:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from agent.language.questions import is_question
 from agent.notes.offline import offline_extract
 from agent.notes.offline_prose import split_sentences as prose_sentences
 from agent.notes.text import (
     acronyms,
     clean_prose,
     is_boilerplate,
-    is_question,
     normalise_concept,
     noun_phrases,
     strip_lead_in,
