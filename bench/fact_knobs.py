@@ -52,15 +52,16 @@ SURES = [round(x, 2) for x in np.arange(0.30, 0.96, 0.05)]
 FLOORS = [round(x, 2) for x in np.arange(0.0, 0.51, 0.05)]
 
 
-def _part(text: str, probs: np.ndarray, classes: list[str]) -> tuple[str, float]:
-    """The likeliest part ``text`` is about besides ``other``, and its probability (``about.read``).
+def _shared(texts: tuple[str, str], probs: tuple[np.ndarray, np.ndarray], classes: list[str]) -> float:
+    """How sure two statements are to tell one part of the learner's life (``about.parts``).
 
-    ``other`` when it adds a value.
+    The highest, over the parts besides ``other``, of the lower of their two probabilities;
+    -1 when one adds a value ("too", "also").
     """
-    if same_thing._ADDED.search(text):
-        return about.OTHER, 1.0
-    probs = np.where(np.array(classes) == about.OTHER, -1.0, probs)
-    return classes[int(probs.argmax())], float(probs.max())
+    if any(same_thing._ADDED.search(t) for t in texts):
+        return -1.0
+    lower = np.minimum(*probs)
+    return float(np.where(np.array(classes) == about.OTHER, -1.0, lower).max())
 
 
 def _cases(paths: list[Path], *, per_clause: bool = True) -> list[dict]:
@@ -75,7 +76,7 @@ def _cases(paths: list[Path], *, per_clause: bool = True) -> list[dict]:
                 scores = [float(s) for s in vectors @ vector[0]]
                 _, [new_probs] = about.probabilities(vector, [new["text"]] if per_clause else None)
                 parts = [
-                    (*_part(fact, row, classes), *_part(new["text"], new_probs, classes))
+                    _shared((fact, new["text"]), (row, new_probs), classes)
                     for fact, row in zip(facts, fact_probs, strict=True)
                 ]
                 cases.append(
@@ -163,7 +164,7 @@ def read_time(cases: list[dict]) -> dict:
     )
     score = np.where(added, -1.0, np.array([s for s, _, _ in items]))
     same = np.array([t for _, _, t in items])
-    part_p = np.array([min(p[1], p[3]) if p[0] == p[2] != about.OTHER else -1.0 for _, p, _ in items])
+    part_p = np.array([p for _, p, _ in items])
     grid = [(n, v, sure, floor) for n in NETS for v in VALUES for sure in SURES for floor in FLOORS]
     got = np.array(
         [

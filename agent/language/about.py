@@ -108,6 +108,22 @@ def clause_vectors(text: str) -> np.ndarray:
     return encode(parts) if parts else np.zeros((0, _classifier().n_features_in_), dtype="float32")
 
 
+def parts(vectors: np.ndarray, texts: Sequence[str], *, sure: float | None = None) -> list[frozenset[str]]:
+    """Every part each row of ``vectors`` (``texts``) is sure to tell, besides ``other``.
+
+    A compound statement can tell two ("We're relocating to Milan, so Italian lessons have
+    taken over my mornings": a home and a language), so two statements are about one part when
+    their sets meet (``agent.language.same_thing.same_pairs``).
+    """
+    if len(vectors) == 0:
+        return []
+    sure = SURE if sure is None else sure
+    classes, probs = probabilities(vectors, texts)
+    return [
+        frozenset(c for c, p in zip(classes, row, strict=True) if c != OTHER and p >= sure) for row in probs
+    ]
+
+
 def read(
     vectors: np.ndarray,
     texts: Sequence[str] | None = None,

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agent.language.about import OTHER, read
+from agent.language.about import parts
 from agent.language.differences import value_kind
 
 NET_SAME = 0.70
@@ -157,9 +157,11 @@ def same_pairs(texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
     more. Never a statement that adds a value beside the other ("too", "also": ``_ADDED``).
     """
     sims = vectors @ vectors.T
-    labels = np.asarray(read(vectors, texts), dtype=object)
-    same_part = (labels[:, None] == labels[None, :]) & (labels[:, None] != OTHER)
+    told = parts(vectors, texts)
     n = len(texts)
+    same_part = np.array([[bool(told[i] & told[j]) for j in range(n)] for i in range(n)], dtype=bool).reshape(
+        n, n
+    )
     kinds = np.array(
         [[i != j and new_value_of_kind(texts[i], texts[j]) for j in range(n)] for i in range(n)], dtype=bool
     ).reshape(n, n)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.about import OTHER, about
+from agent.language.about import OTHER, about, parts
 from agent.language.differences import shift, value_kind
 from agent.language.encoder import encode
 from agent.language.same_thing import new_value_of_kind, same_pairs
@@ -61,3 +61,20 @@ def test_the_direction_nearest_the_difference_wins() -> None:
     assert cut is not None and cut.amount == -100.0  # "up" is the rent's, "reduced" the budget's
     raised = shift("The gym cut its prices, so my parents raised my allowance by 30 dollars.")
     assert raised is not None and raised.amount == 30.0
+
+
+def test_a_compound_statement_tells_each_part_its_clauses_tell() -> None:
+    texts = [
+        "I'm learning German for my job.",
+        "I rent a room in Graz.",
+        "We're moving to Porto in the autumn, so Portuguese classes fill my evenings.",
+    ]
+    vectors = encode(texts)
+    assert parts(vectors, texts)[2] >= {"home", "language"}
+    same = same_pairs(texts, vectors)
+    assert same[0, 2] and same[1, 2]  # a new language and a new home, in one sentence
+    assert not same[0, 1]
+
+
+def test_a_part_told_in_one_clause_of_a_longer_sentence_is_read() -> None:
+    assert about("I live in Da Nang and study SQL online in the evenings.") == "home"  # whole: other 0.57
