@@ -82,7 +82,7 @@ from agent.language.procedures import (
     procedure_query,
     procedure_task,
 )
-from agent.language.reminders import parse_reminder
+from agent.language.reminders import DEFAULT_PHRASE, parse_reminder
 from agent.models.offline_reading import reminder_slots
 
 Action = tuple[str, dict[str, Any]]
@@ -165,11 +165,22 @@ def procedure_actions(
             return {start: ("save_procedure", {"name": name, "steps": steps})}, set(range(start, len(rests)))
     if "recall_procedure" not in available:
         return {}, set()
-    asks = [i for i, s in enumerate(sentences) if is_procedure_request(s)]
+    asks = [i for i, s in enumerate(sentences) if is_procedure_request(s) and not _names_a_reminder(s)]
     if not asks:
         return {}, set()
     named = next((i for i in asks if procedure_task(sentences[i])), asks[0])
     return {asks[0]: ("recall_procedure", {"query": procedure_query(sentences[named])})}, set(asks)
+
+
+def _names_a_reminder(sentence: str) -> bool:
+    """A reminder request with a trigger of its own wins over a procedure reading.
+
+    "When we get to slicing, don't let me forget to ask how negative steps work" asks to be
+    reminded, whatever its words share with "what are my steps for …"; "Can you remind me how I
+    write a LEFT JOIN?" names no trigger (the one-day default) and stays a request for the steps.
+    """
+    reminder = parse_reminder(sentence)
+    return reminder is not None and reminder.get("when") != DEFAULT_PHRASE
 
 
 def pending_action(plan: Sequence[Action], made: Sequence[Action]) -> Action | None:
