@@ -64,6 +64,12 @@ def _shared(texts: tuple[str, str], probs: tuple[np.ndarray, np.ndarray], classe
     return float(np.where(np.array(classes) == about.OTHER, -1.0, lower).max())
 
 
+def _sure_of_slot(text: str, probs: np.ndarray, classes: list[str]) -> np.ndarray:
+    """``probs`` with the part of ``text``'s rule-table slot at 1 (``same_thing.told_parts``)."""
+    part = same_thing.slot_part(text)
+    return np.where(np.array(classes) == part, 1.0, probs) if part else probs
+
+
 def _cases(paths: list[Path], *, per_clause: bool = True) -> list[dict]:
     cases = []
     for path in paths:
@@ -71,10 +77,14 @@ def _cases(paths: list[Path], *, per_clause: bool = True) -> list[dict]:
             facts = learner["facts"]
             vectors = encode(facts)
             classes, fact_probs = about.probabilities(vectors, facts if per_clause else None)
+            fact_probs = np.array(
+                [_sure_of_slot(f, row, classes) for f, row in zip(facts, fact_probs, strict=True)]
+            )
             for new in learner["new"]:
                 vector = encode([new["text"]])
                 scores = [float(s) for s in vectors @ vector[0]]
                 _, [new_probs] = about.probabilities(vector, [new["text"]] if per_clause else None)
+                new_probs = _sure_of_slot(new["text"], new_probs, classes)
                 parts = [
                     _shared((fact, new["text"]), (row, new_probs), classes)
                     for fact, row in zip(facts, fact_probs, strict=True)

@@ -45,6 +45,7 @@ import numpy as np
 
 from agent.language.about import parts
 from agent.language.differences import value_kind
+from agent.language.facts import fact_slot
 
 NET_SAME = 0.70
 """Read time: two open facts at least this close are about the same thing (ordering only)."""
@@ -148,6 +149,24 @@ def retire_choice(new: str, facts: Sequence[str], scores: Sequence[float]) -> in
     return order[0] if gives_a_new_value(new, facts[order[0]]) else None
 
 
+SLOT_PARTS = {"residence": "home", "job": "job", "study": "study", "tool": "tool"}
+"""The part of a life a rule-table slot (``agent.language.facts.fact_slot``) tells for sure."""
+
+
+def slot_part(text: str) -> str | None:
+    """The part ``text`` tells by the rule table's narrow slots ("I live in …": home), or None."""
+    slot = fact_slot(text)
+    return None if slot is None else SLOT_PARTS.get(slot[1])
+
+
+def told_parts(texts: Sequence[str], vectors: np.ndarray) -> list[frozenset[str]]:
+    """The parts each of ``texts`` tells: by meaning (``about.parts``) and by the rule table's slot."""
+    return [
+        found | ({part} if (part := slot_part(t)) else set())
+        for found, t in zip(parts(vectors, texts), texts, strict=True)
+    ]
+
+
 def same_pairs(texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
     """Which of ``texts`` (rows of ``vectors``, L2-normalised MiniLM) are about the same thing, pairwise.
 
@@ -157,7 +176,7 @@ def same_pairs(texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
     more. Never a statement that adds a value beside the other ("too", "also": ``_ADDED``).
     """
     sims = vectors @ vectors.T
-    told = parts(vectors, texts)
+    told = told_parts(texts, vectors)
     n = len(texts)
     same_part = np.array([[bool(told[i] & told[j]) for j in range(n)] for i in range(n)], dtype=bool).reshape(
         n, n

@@ -7,7 +7,7 @@ import pytest
 from agent.language.about import OTHER, about, parts
 from agent.language.differences import shift, value_kind
 from agent.language.encoder import encode
-from agent.language.same_thing import new_value_of_kind, same_pairs
+from agent.language.same_thing import new_value_of_kind, same_pairs, told_parts
 from agent.memory.fact_records import newest_first
 from tests.unit.language.open_facts import open_fact
 
@@ -78,3 +78,13 @@ def test_a_compound_statement_tells_each_part_its_clauses_tell() -> None:
 
 def test_a_part_told_in_one_clause_of_a_longer_sentence_is_read() -> None:
     assert about("I live in Da Nang and study SQL online in the evenings.") == "home"  # whole: other 0.57
+
+
+def test_a_fact_in_a_rule_slot_is_sure_of_its_part() -> None:
+    texts = [
+        "I'm a second-year history student in Bristol.",  # the study slot; by meaning alone unsure
+        "The registrar signed my transfer, so my degree is in philosophy from this term.",
+    ]
+    vectors = encode(texts)
+    assert told_parts(texts, vectors)[0] == {"study"}
+    assert same_pairs(texts, vectors)[0, 1]
