@@ -40,6 +40,11 @@ longer use the reminder up before the topic's turn ("Explain pointers to me.", 0
 Similarity alone does not decide (measured 2026-11-28: a turn about a neighbour, "subqueries" /
 query 0.73, scores like a turn about the trigger), so it only vetoes a word match. The threshold
 is chosen by leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` (``bench/reminder_knobs.py``).
+Measured and not kept (2026-11-29): the head noun alone with a threshold of its own ("Let's cover
+perfective and imperfective aspect." for "verb aspect in Russian" scores 0.33, the head noun in
+another sense up to 0.47; ``bench/cognitive/sets/reminders_head_only.json``), and a completion
+reading of "after we finish X" by similarity ("we're done with joins" 0.64-0.86 against the
+finished phrase, ordinary joins talk 0.49-0.81).
 """
 
 from __future__ import annotations
