@@ -50,7 +50,10 @@ ASKED_K = 5
 ASKED_MARGIN = 0.0
 """Facts within this cosine of the closest are asked about too (0: the closest alone)."""
 ASKED_MIN = 0.35
-"""The cosine from which the closest fact is about what the question asks."""
+"""The cosine from which a fact is about what the question asks (the closest, and a fact it
+disagrees with). 0.30 ties on the set but for one hard negative ("I grew up near Kraków" /
+"I moved to Berlin", 0.31); it would keep language_heldout's "What does the learner study?"
+(the newer major at 0.30, both left open by the write)."""
 CACHED = 4096
 """Fact vectors kept by text (a learner's facts are read on every question; each is encoded once)."""
 
