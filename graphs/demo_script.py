@@ -6,10 +6,13 @@ reminders in Neo4j), not from the prompt. Each session-3 turn is a ``Probe``
 naming the exact fact its answer must quote; ``kag demo`` prints pass/fail per
 probe and exits 1 when one fails.
 
-The story shows the cognitive memory too: Ana says where she lives in session 1
-and that she moved in session 2 (one **updated fact**: ``memory_checks`` asks
-``search_facts`` for the new value first and for the old one ``as_of`` a time
-between the sessions); she asks for a reminder in session 1, trigger first and with
+The story shows the cognitive memory too, in phrasings no rule names: Ana says where
+she lives in session 1 and, in session 2, only that "these days I rent a small flat in
+Hanoi" (a **contradiction** with no "moved" in it: the read-time net ranks the newer value
+first, and ``memory_checks`` asks ``search_facts`` for it and for the old one ``as_of`` a
+time between the sessions); she has solved 12 join exercises, then "Eight more join
+exercises done" (an **update** as a running total: session 3 hears 20, a number she
+never said); she asks for a reminder in session 1, trigger first and with
 no "remind" in it ("Before we get to HAVING, don't let me forget …"), that **fires once**
 in session 3 when HAVING comes up, and not again on the next HAVING turn; and
 the LEFT JOIN steps she states in session 2 come back in order.
@@ -52,6 +55,7 @@ PROBES: tuple[Probe, ...] = (
     ),
     Probe("What did I say about my job earlier?", "I work as a nurse", "core memory (user_profile)"),
     Probe("Where do I live now?", "Hanoi", "facts (search_facts: the current fact)", absent="Da Nang"),
+    Probe("How many join exercises have I solved?", "20", "facts (a running total: 12, then eight more)"),
     Probe(
         "Now I'm ready for HAVING clauses.",
         "Reminder: review GROUP BY",
@@ -113,6 +117,7 @@ SESSIONS: list[tuple[str, list[str]]] = [
             "Remember that a LEFT JOIN keeps every row of the left table and fills the missing "
             "right-hand columns with NULL.",
             "I work as a nurse, so my practice database is about patients and wards.",
+            "So far I have solved 12 join exercises on SQLZoo.",
         ],
     ),
     (
@@ -124,7 +129,8 @@ SESSIONS: list[tuple[str, list[str]]] = [
             "keeps unmatched rows from both sides, while the cross join pairs every row with every row.",
             "Remember that a CROSS JOIN of 20 patients and 5 wards gives 100 rows, because it has no "
             "join condition at all.",
-            "Actually, I moved to Hanoi last week for my internship.",
+            "These days I rent a small flat in Hanoi, near the hospital where I do my internship.",
+            "Eight more join exercises done on SQLZoo today.",
             "Here is how I write a LEFT JOIN now: first pick the table whose rows I must keep, then write "
             "LEFT JOIN with the other table, then put the key match in ON, and only then filter with WHERE.",
             "I also learned that a self join compares rows of the same table, like nurses and the "

@@ -104,6 +104,10 @@ _NOW = re.compile(r"\b(now|currently|right now|these days|at the moment|still|an
 _WH_FIRST_PERSON = re.compile(
     r"^\s*(what|which|where|who|when|whose)\b.*\b(do i|am i|is my|are my|my|i'm|i am)\b", re.I
 )
+_HOW_MUCH_FIRST_PERSON = re.compile(
+    r"^\s*how\s+(?:many|much|long|far|old|often)\b.*\b(?:i|i've|i'm|my)\b", re.I
+)
+"""A question for an amount of the learner's ("How many exercises have I solved?"): a running total."""
 _ABOUT_PAST = re.compile(
     r"\b(did|was|were|used to|before|earlier|last time|previous(ly)?|said|say|told|mention(ed)?|"
     r"discuss(ed)?|talk(ed)?|remember|recall|know about)\b",
@@ -200,13 +204,15 @@ def _key(action: Action) -> str:
 
 
 def is_fact_question(sentence: str) -> bool:
-    """Rule C5: a first-person, present-tense wh-question about the learner's state."""
+    """Rule C5: a first-person, present-tense wh-question (or "how many/much …") about the learner's state."""
     text = sentence.strip()
-    if not (text.endswith("?") or re.match(r"^\s*(what|which|where|who|when|whose)\b", text, re.I)):
+    if not (text.endswith("?") or re.match(r"^\s*(what|which|where|who|when|whose|how)\b", text, re.I)):
         return False
-    if is_procedure_request(text) or _ABOUT_PAST.search(text) or re.search(r"\bhow\b", text, re.I):
+    if is_procedure_request(text) or _ABOUT_PAST.search(text):
         return False
-    return bool(_WH_FIRST_PERSON.search(text))
+    if _HOW_MUCH_FIRST_PERSON.search(text):
+        return True
+    return not re.search(r"\bhow\b", text, re.I) and bool(_WH_FIRST_PERSON.search(text))
 
 
 def overrides_core(sentence: str, available: set[str]) -> bool:
@@ -282,7 +288,9 @@ class CognitivePlanner:
         if s.question:
             searchable = "search_facts" in self.available and is_fact_question(s.text)
             if searchable and (not s.answered or overrides_core(s.text, self.available)):
-                return [("search_facts", {"query": self.query_of(s.text)})]
+                # The whole question: MiniLM reads "Where do I live now?" better than "live now",
+                # and the read-time net can only order values that the search returned.
+                return [("search_facts", {"query": s.text.strip().rstrip("?").strip() or s.text})]
             return None
         if "remember_fact" not in self.available or not _states_a_fact(s):
             return None
@@ -340,6 +348,8 @@ def _wanted_predicates(query: str) -> set[str]:
 def best_fact(query: str, hits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """Rule C5's answer: the first hit whose predicate the question names, else the top hit."""
     facts = [h for h in hits if isinstance(h, Mapping) and str(h.get("text") or "").strip()]
+    # An older value the read-time net put after a newer one ("was_until") is never the answer.
+    facts = [h for h in facts if not h.get("was_until")] or facts
     wanted = _wanted_predicates(query)
     return next((h for h in facts if h.get("predicate") in wanted), facts[0] if facts else None)
 

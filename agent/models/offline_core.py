@@ -25,7 +25,8 @@ SectionOf = Callable[[str], str | None]
 
 _OPENER = re.compile(
     r"^\s*(?:hi|hello|hey|hiya|greetings|good (?:morning|afternoon|evening)|dear tutor|"
-    r"nice to meet you|thanks|thank you|ok(?:ay)?|so|well|oh|actually|anyway|by the way|"
+    r"nice to meet you|thanks|thank you|ok(?:ay)?|so(?!\s+(?:far|much|many|that)\b)|well|oh|actually|"
+    r"anyway|by the way|"
     r"just so you know|fyi)\b(?:\s+there)?[\s,!.:;-]*",
     re.I,
 )

@@ -109,7 +109,7 @@ async def test_a_new_goal_replaces_the_old_goal_line_and_fact(graph, bundle, clo
     assert core["current_goals"].strip() == "My new goal is to learn window functions before the exam."
     clock.set(S3)
     reply, calls = await _ask(graph, learner_id, "What am I working towards right now?", "s3")
-    assert ("search_facts", {"query": "working towards right now"}) in calls
+    assert ("search_facts", {"query": "What am I working towards right now"}) in calls
     assert "window functions" in reply and "master SQL joins" not in reply
 
 

@@ -364,3 +364,26 @@ def test_a_now_question_is_answered_from_facts_not_a_stale_core_line():
     assert "Hanoi" in reply.text and "Da Nang" not in reply.text
     # Asked without "now", the pinned line answers, with no search.
     assert not model.decide([SystemMessage(core), HumanMessage("Where do I live?")]).tool_calls
+
+
+def test_an_older_value_the_read_time_net_put_after_a_newer_one_is_never_the_answer():
+    # The net gives the older open fact ``was_until``; the slot rule must not pick it back.
+    hits = [
+        {"text": "These days I rent a flat in Hanoi.", "predicate": "fact:1", "valid_from": "2026-03-01"},
+        {
+            "text": "I live in Da Nang.",
+            "predicate": "residence",
+            "valid_from": "2026-01-01",
+            "was_until": "2026-03-01",
+        },
+    ]
+    assert best_fact("Where do I live now", hits)["text"].startswith("These days")
+    assert best_fact("Where do I live now", hits[1:])["text"] == "I live in Da Nang."
+
+
+def test_a_question_for_an_amount_of_the_learners_is_a_fact_question():
+    assert is_fact_question("How many join exercises have I solved?")
+    assert is_fact_question("How much GPU credit do I get per term?")
+    assert not is_fact_question("How do I write a LEFT JOIN?")
+    assert not is_fact_question("How many rows does a CROSS JOIN give?")
+    assert not is_fact_question("How many exercises did I solve last week?")  # the past: archival

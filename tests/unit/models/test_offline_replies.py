@@ -159,6 +159,9 @@ def test_words_of_the_reply():
     assert (
         second_person("Hi! I'm a beginner and my goal is mine.") == "you're a beginner and your goal is yours"
     )
+    # "So" opens a sentence as a discourse word, but "So far" is part of what was said.
+    assert second_person("So far I have solved 12 exercises.") == "So far you have solved 12 exercises"
+    assert second_person("So, I live in Hanoi.") == "you live in Hanoi"
     assert day_words("2026-05-12T09:00:00Z") == "12 May" and day_words("soon") == ""
     facts = [("search_facts", {"results": [{"text": "I live in Hanoi.", "valid_from": "2026-02-01"}]}, {})]
     assert compose_reply([], [], facts) == 'From what you told me (since 1 February): "I live in Hanoi."'
