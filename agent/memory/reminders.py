@@ -51,8 +51,8 @@ from agent.graphdb.store import (
     is_neo4j_down,
     normalise_time,
 )
+from agent.language.reminder_times import phrase_due
 from agent.language.reminders import MAX_KEYWORDS, is_trigger_word
-from agent.language.when import due_time
 from agent.memory.cognitive_queries import (
     FIRE_REMINDERS,
     LIST_REMINDERS,
@@ -166,7 +166,7 @@ def resolve_due(due_at: str | None, now: datetime) -> str | None:
         datetime.fromisoformat(due_at)
         return due_at
     except ValueError:
-        found = due_time(due_at[:200], now)
+        found = phrase_due(due_at[:200], now)
         return found.isoformat() if found is not None else due_at  # normalise_time refuses it by name
 
 

@@ -123,3 +123,21 @@ def test_a_time_trigger_carries_its_phrase_for_the_session_clock() -> None:
         default is not None
         and resolve_due(default["when"], session) == (session + timedelta(days=1)).isoformat()
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("At the start of next month, remind me to cancel my trial.", datetime(2026, 4, 1, 9, tzinfo=UTC)),
+        ("Remind me to submit my timesheet at the end of the month.", datetime(2026, 3, 31, 9, tzinfo=UTC)),
+        ("By the beginning of next week, remind me to book the exam.", datetime(2026, 3, 9, 9, tzinfo=UTC)),
+        ("Remind me to update my plan at the start of next year.", datetime(2027, 1, 1, 9, tzinfo=UTC)),
+    ],
+)
+def test_the_start_or_end_of_a_period(text: str, due: datetime) -> None:
+    # dateparser reads "next month" as a month from now and "the start of next month" not at all
+    got = parse_reminder(text, now=NOW)
+    assert got is not None and got["trigger_kind"] == "time"
+    assert got["due_at"] == due.isoformat()
+    assert "start" not in got["description"] and "end of" not in got["description"]
+    assert resolve_due(got["when"], NOW) == due.isoformat()
