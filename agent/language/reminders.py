@@ -280,7 +280,8 @@ _CODE_NAME = re.compile(r"[._()`]|[a-z][A-Z]|^[^\W\d_]*\d")
 SENSE_THRESHOLD = 0.53
 """Least MiniLM cosine between the turn (or its naming clause) and the trigger as the learner said it
 (leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` and ``heldout4.json``,
-``bench/reminder_knobs.py``; best interval 0.53-0.53 on both, 0.53-0.56 on reminders_sense alone)."""
+``bench/reminder_knobs.py``; best interval 0.53-0.53 on both, 0.53-0.56 on reminders_sense alone).
+Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,164 pairs (0.4 %)."""
 
 
 @lru_cache(maxsize=4096)
