@@ -10,10 +10,14 @@ statements, each naming the fact it changes and the value it leads to (or none),
 - ``differences.DATE_CHANGE_MIN``: the same for a date moved by a duration;
 - ``differences.NEWER_MARGIN``: … or a newer open fact about the same thing, at most this much
   less close;
-- ``differences.UNIT_MIN``: an amount applies to an old number whose unit is at least this close.
+- ``differences.UNIT_MIN``: an amount applies to an old number whose unit is at least this close;
+- ``differences.LOOSE_CHANGE_MIN``: with no fact that close, the newest fact at least this close
+  whose number counts what the change counts and whose thing the change does not contradict
+  (an increment told as an ellipsis: "Did eleven more over the weekend");
+- ``differences.NAMED_LOOSE_MIN``: … at least this close when the change names its thing.
 
-One knob (or the pair of cosines ``CHANGE_MIN``, ``UNIT_MIN``) at a time, in that order, the
-others at their chosen values.
+One knob (or the pair of cosines ``CHANGE_MIN``, ``UNIT_MIN``) at a time, ``LOOSE_CHANGE_MIN`` first, then
+in that order, the others at their chosen values.
 
 For each statement left out, the knobs with the best score on the others (a right value +1,
 a wrong change -``WRONG_COST``: it closes the learner's fact with a wrong value; ties: the
@@ -40,6 +44,7 @@ DEFAULT = [SETS / "fact_increments.json"]
 CHANGE_MINS = [round(x, 2) for x in np.arange(0.30, 0.61, 0.02)]
 UNIT_MINS = [round(x, 2) for x in np.arange(0.30, 0.71, 0.05)]
 MARGINS = [round(x, 2) for x in np.arange(0.0, 0.41, 0.02)]
+LOOSE_MINS = [round(x, 2) for x in np.arange(-0.10, 0.41, 0.02)]
 WRONG_COST = 100
 """A wrong change closes a fact with a wrong value; a miss keeps the old value current."""
 OLD_AT = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -71,6 +76,8 @@ def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
     """``(fact, value)`` the product's write changes for the statement (``changed_fact``), or None."""
     fact_records.CHANGE_MIN, fact_records.DATE_CHANGE_MIN = knobs["change_min"], knobs["date_change_min"]
     fact_records.NEWER_MARGIN = knobs["newer_margin"]
+    fact_records.LOOSE_CHANGE_MIN = knobs["loose_change_min"]
+    fact_records.NAMED_LOOSE_MIN = knobs["named_loose_min"]
     unit_min = knobs["unit_min"]
     fact_records.resolve_change = lambda new, old, *, old_at, new_at: _resolve(
         new, old, old_at, new_at, unit_min
@@ -133,9 +140,13 @@ def main() -> None:
         "unit_min": differences.UNIT_MIN,
         "date_change_min": differences.DATE_CHANGE_MIN,
         "newer_margin": differences.NEWER_MARGIN,
+        "loose_change_min": differences.LOOSE_CHANGE_MIN,
+        "named_loose_min": differences.NAMED_LOOSE_MIN,
     }
     report: dict = {"statements": len(cases)}
     steps = (
+        ("loose_change_min", None, [(m,) for m in LOOSE_MINS]),
+        ("named_loose_min", None, [(m,) for m in LOOSE_MINS]),
         ("change_min", "unit_min", [(c, u) for u in UNIT_MINS for c in CHANGE_MINS]),
         ("date_change_min", None, [(c,) for c in CHANGE_MINS]),
         ("newer_margin", None, [(m,) for m in MARGINS]),

@@ -21,6 +21,10 @@ resolved value, not from its first number.
 - an amount applies to the old fact's number that counts the same thing: when both name
   what they count ("60 Polish words" and "150 words"), the two are compared by MiniLM
   (``UNIT_MIN``, chosen by leave-one-out: ``python -m bench.increment_knobs``);
+- an increment told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last night")
+  is far by meaning from the total it changes: ``counts_alike``, ``names_a_thing``,
+  ``names_another_owner`` and ``names_another_thing`` let the fact store take the newest
+  value it can change (``LOOSE_CHANGE_MIN``), never another owner's ("My dog gained 2 kilos");
 - dates are read relative to when the earlier statement was said (``dateparser``,
   future dates preferred), and only phrases with a month, a weekday or digits count.
 """
@@ -33,11 +37,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from agent.language.quantities import (
+    Number,
     amount_change,
     current_value,
     number_text,
     numbers,
-    unit_after,
+    stated_as_target,
+    unit_of,
     without_current,
 )
 
@@ -52,6 +58,13 @@ driving lessons moved a week later") reached 0.39 over the learner's test date."
 NEWER_MARGIN = 0.18
 """… or to a newer open fact about the same thing as the closest, at most this much less close
 (``changed_fact``: the older of two open values is not the one a change applies to)."""
+LOOSE_CHANGE_MIN = 0.0
+"""… or, when no fact is that close, the newest fact at least this close whose number counts what
+the change counts (or the change names nothing: "Did eleven more over the weekend", 0.17 from "I've
+solved 85 LeetCode problems") and whose owner the change does not contradict ("My dog gained 2 kilos")."""
+NAMED_LOOSE_MIN = 0.32
+"""… and when the change names its thing ("HR cut everyone's training budget by €300", 0.35 from "My
+employer gives me a training budget of €800"), at least this close."""
 UNIT_MIN = 0.5
 """An amount applies to an old number whose unit is at least this close (MiniLM cosine, or the
 same counted word)."""
@@ -65,10 +78,12 @@ _DURATION = re.compile(
     r"(?P<unit>day|week|fortnight)s?\b",
     re.I,
 )
+_AFTER_DURATION = re.compile(r"'?\s*(?:earlier|later|sooner|extension|delay|postponement)\b", re.I)
+"""After a duration that is a difference: "two days earlier", "a two weeks' extension"."""
 _ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight)\b", re.I)
 _UP = re.compile(
-    r"\b(?:later|postpone[sd]?|delay(?:ed|s)?|slip(?:s|ped)?|(?:push(?:ed)?|put)\s+(?:\w+\s+){0,4}?back|extend(?:ed|s)?|rais(?:ed|es)"
-    r"|increas(?:ed|es)|up|grew|gain(?:ed)?|rose|added|more)\b",
+    r"\b(?:later|postpone[sd]?|delay(?:ed|s)?|slip(?:s|ped)?|(?:push(?:ed)?|put|moved?|set)\s+(?:\w+\s+){0,4}?back|extend(?:ed|s)?|rais(?:ed|es)"
+    r"|increas(?:ed|es)|up|grew|gain(?:ed)?|rose|added|more|extensions?)\b",
     re.I,
 )
 _DOWN = re.compile(
@@ -125,7 +140,8 @@ def _duration(text: str) -> tuple[bool, Shift | None]:
     for match in _DURATION.finditer(text):
         before, after = text[: match.start()].lower(), text[match.end() :].lower()
         more = bool(match["more"] or match["another"])
-        if re.search(r"\bby\s*$", before) or re.match(r"\s*(?:earlier|later|sooner)\b", after) or more:
+        stated = re.search(r"\b(?:by|back)\s*$", before) or re.match(_AFTER_DURATION, after)
+        if stated or more:
             sign = _sign(text, match.start(), match.span() if more else (0, 0))
             days = _count(match["count"]) * _UNIT_DAYS[match["unit"].lower()] * (sign or 0)
             return True, None if sign is None else Shift(time=timedelta(days=days))
@@ -180,14 +196,20 @@ def _similar_units(unit: str, others: list[str]) -> list[float]:
 
     vectors = encode([unit, *others])
     cosines = [float(v) for v in vectors[1:] @ vectors[0]]
-    return [1.0 if _head(other) == _head(unit) else c for other, c in zip(others, cosines, strict=True)]
+    return [1.0 if _same_head(other, unit) else c for other, c in zip(others, cosines, strict=True)]
+
+
+def _same_head(one: str, other: str) -> bool:
+    """The same counted word; points of a percentage count percent ("up eleven points" of "62%")."""
+    heads = {_head(one), _head(other)}
+    return len(heads) == 1 or heads == {"point", "percent"}
 
 
 def _old_amount(change: Shift, old: str) -> float | None:
     """The number of ``old`` that ``change`` applies to (its resolved value first), or None."""
     base = without_current(old)
     found = numbers(base)
-    units = [unit_after(base, n.end) for n in found]
+    units = [unit_of(base, n) for n in found]
     now = current_value(old)
     if now is not None:
         found = [n for n in numbers(now) if n.start == 0 and n.end == len(now)]
@@ -201,7 +223,117 @@ def _old_amount(change: Shift, old: str) -> float | None:
         if now is not None:
             return found[0].value if close else None
         found = [n for i, n in enumerate(found) if i in close]
+    if len(found) > 1:
+        found = _stated_values(base, found)
     return found[0].value if len(found) == 1 else None
+
+
+def _stated_values(old: str, found: list[Number]) -> list[Number]:
+    """Of several numbers of ``old``, the value it states: not a target ("1430, … to get past 1500").
+
+    Still several (none a target, or all): the first when none counts a thing of its own
+    ("I read 20 pages in 2 hours" names both: no choice).
+    """
+    kept = [n for n in found if not stated_as_target(old, n)] or found
+    if len(kept) > 1 and any(unit_of(old, n) for n in kept[1:]):
+        return kept
+    return kept[:1]
+
+
+_NAMED = re.compile(r"\b(?:the|my|our|his|her|their|its|your|\w+'s)\s+", re.I)
+_NOT_NAMING = re.compile(
+    r"^(?:the|my|our|his|her|their|its|your|a|an|of|to|in|on|at|for|by|with|back|up|down|was|is|are|were|got"
+    r"|gets|has|have|had|and|but|so|this|that|all|some|from|into|out)$",
+    re.I,
+)
+
+
+def _word_key(word: str) -> str:
+    return word.lower().removesuffix("'s").removesuffix("s")
+
+
+def names_another_thing(new: str, old: str) -> bool:
+    """True when the change names what changes and that is not what ``old`` is about.
+
+    The noun phrases before the change's first number ("The gym raised its fee by 10", "My dog
+    gained 2 kilos", "The football final was pushed back") name whose value changes; one of
+    them must share a word with ``old`` ("HR cut everyone's training budget", "the oral
+    sessions" of "My oral exam"), and not only its last word after another modifier
+    ("football final" is not "statistics final"). A change naming nothing ("Did eleven more
+    over the weekend") names no other thing.
+    """
+    if names_another_owner(new, old):
+        return True
+    phrases = [p for _, p in _phrases(_head_of_change(new))]
+    return bool(phrases) and not any(_names(p, _words(old)) for p in phrases)
+
+
+_OWNED = re.compile(r"(?:^|[,;:]\s*)(?:(?:my|our|his|her|their)\s+([\w-]+)|([A-Za-z][\w-]*)'s)\b", re.I)
+_NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
+
+
+def _head_of_change(new: str) -> str:
+    first = numbers(new, dates=True)
+    return new[: first[0].start] if first else new
+
+
+def _words(text: str) -> set[str]:
+    return {_word_key(w) for w in re.findall(r"[\w']+", without_current(text))}
+
+
+def _phrases(head: str) -> list[tuple[int, list[str]]]:
+    """The noun phrases after a determiner or a possessive in ``head``: (where, up to three words)."""
+    phrases = []
+    for match in _NAMED.finditer(head):
+        phrase = []
+        for word in re.findall(r"[\w'-]+", head[match.end() :])[:3]:
+            if _NOT_NAMING.match(word):
+                break
+            phrase.append(_word_key(word))
+        if phrase:
+            phrases.append((match.start(), phrase))
+    return phrases
+
+
+def names_a_thing(new: str) -> bool:
+    """True when the change names what changes ("the report got …"), not an ellipsis ("Did eleven more")."""
+    return bool(_phrases(_head_of_change(new)))
+
+
+def names_another_owner(new: str, old: str) -> bool:
+    """True when the change's clause opens on another owner's thing, one ``old`` does not name.
+
+    "My dog gained 2 kilos", "Mei's sister learned 40 new kanji", "My instructor has put in 3000
+    hours"; not when a later phrase names ``old``'s thing ("My supervisor doubled the GPU credit":
+    the actor) or the learner acts ("My teacher told me to add 8 more bpm").
+    """
+    head, words = _head_of_change(new).strip(), _words(old)
+    owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
+    other = [m for m in owners if _word_key(m.group(1) or m.group(2)) not in words]
+    if not other or re.search(r"\b(?:me|I)\b", head[other[0].end() :]):
+        return False  # "My teacher told me to add 8 more bpm": the learner's own value
+    after = [p for at, p in _phrases(head) if at > other[0].end()]
+    return not any(_names(p, words) for p in after)
+
+
+def _names(phrase: list[str], words: set[str]) -> bool:
+    """True when ``phrase`` names a thing of ``words``: a shared word, not only a head after a modifier."""
+    shared = [i for i, w in enumerate(phrase) if w in words]
+    return bool(shared) and (shared[0] < len(phrase) - 1 or len(phrase) == 1 or phrase[0] in words)
+
+
+def counts_alike(new: str, old: str) -> bool:
+    """False when every number of ``old`` names what it counts and none is what the change counts.
+
+    "My dog gained 2 kilos" counts kilos like "I weigh 82 kilos"; "Lost 40 rating points" is no
+    change of "34 story points" only by its unit when "My rating is 1210" names none.
+    """
+    change = shift(new)
+    if change is None or change.unit is None:
+        return change is not None
+    base = without_current(old)
+    units = [unit_of(base, n) for n in numbers(base)]
+    return not all(units) or any(_same_head(u, change.unit) for u in units if u)
 
 
 def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) -> str | None:

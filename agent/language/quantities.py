@@ -92,15 +92,30 @@ def numbers(text: str, *, dates: bool = False) -> list[Number]:
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
-    rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on)\s+{_FILLER}$", re.I
+    rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
+    rf"|put(?:s|ting)?\s+in|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped)\s+{_FILLER}$",
+    re.I,
 )
+"""Before an amount added: "another 60", "gained 45", "put in 9 hours", "went up eleven points"."""
 _DOWN_BEFORE = re.compile(
-    rf"\b(?:lost|lose|loses|losing|minus|cut|cuts|removed?|removes|deleted?|took|takes?|shaved|dropped)"
+    rf"\b(?:lost|lose|loses|losing|minus|cut|cuts|removed?|removes|deleted?|took|takes?|shaved|dropped"
+    rf"|knock(?:ed|s)?|sold|gave\s+away|threw\s+(?:out|away))"
     rf"\s+{_FILLER}$",
     re.I,
 )
-_UP_AFTER = re.compile(r"^\s+(?:more|new|extra|additional|further)\b", re.I)
-_DOWN_AFTER = re.compile(r"^\s+(?:fewer|less)\b", re.I)
+_UP_AFTER = re.compile(
+    r"^\s+(?:more|new|extra|additional|further)\b|^\s+(?:[A-Za-z]+\s+){0,3}?back\b(?!\s+(?:down|to|from))",
+    re.I,
+)
+"""After an amount added: "12 more", "18 new stars", "put €150 back"."""
+_DOWN_AFTER = re.compile(
+    r"^\s+(?:fewer|less)\b|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
+    r"|dropped\s+out|quit|left\s+the)\b",
+    re.I,
+)
+"""After an amount taken away: "5 fewer", "take $70 out of it", "four people dropped out"."""
+_CURRENCY = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen", "₹": "rupees"}
+_SYMBOL_BEFORE = re.compile(r"([$€£¥₹])\s*$")
 _BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
 _PERCENT_AFTER = re.compile(r"^\s*(?:%|per\s*cent|percent)", re.I)
 _FACTORS = (
@@ -123,7 +138,7 @@ _COUNTED_AS = re.compile(r"^(?:more|new|extra|additional|further|fewer|less)$", 
 _UNIT_STOP = re.compile(
     r"^(?:more|new|extra|additional|further|fewer|less|of|to|in|into|on|at|for|from|by|with|and|or|but|so|the"
     r"|a|an|my|our|this|that|these|those|is|are|was|were|went|got|get|have|has|had|since|after|before"
-    r"|today|now|far|per|than|this|last|over|up|down|off|away|out|it|them)$",
+    r"|today|tonight|yesterday|now|far|per|than|this|last|over|up|down|off|away|out|it|them|dropped|joined|left|quit)$",
     re.I,
 )
 
@@ -161,6 +176,35 @@ def unit_after(text: str, end: int) -> str | None:
     return " ".join(words) + (f" per {rate.group(1)}" if rate else "") if words else None
 
 
+def _before(text: str, n: Number) -> str:
+    """The text before ``n`` without a currency symbol that belongs to it ("cut it by €300")."""
+    return _SYMBOL_BEFORE.sub("", text[: n.start])
+
+
+def unit_of(text: str, n: Number) -> str | None:
+    """What the number ``n`` of ``text`` counts: its currency ("€800": euros), percent, or the words after."""
+    symbol = _SYMBOL_BEFORE.search(text[: n.start])
+    if symbol is not None:
+        return _CURRENCY[symbol.group(1)]
+    if _PERCENT_AFTER.match(text[n.end :]):
+        return "percent"
+    return unit_after(text, n.end)
+
+
+_TARGET = re.compile(
+    r"\b(?:get\s+(?:past|to|above|over|below|under)|reach|hit|pass|break|above|over|below|under|at\s+least"
+    r"|goal|target|aim|aiming|wants?|hope|hoping)\b",
+    re.I,
+)
+"""Before a number in its clause: the number is a target, not the value ("… to get past 1500")."""
+
+
+def stated_as_target(text: str, n: Number) -> bool:
+    """True when ``n`` is a target or a wish of ``text`` ("my lead wants it above 80"), not its value."""
+    clause = _clause_before(text, n.start)
+    return bool(_TARGET.search(clause) or _NOT_DONE.search(clause))
+
+
 def _clause_before(text: str, start: int) -> str:
     """The words of the clause before ``start`` (from the last clause break)."""
     head = text[:start]
@@ -170,7 +214,7 @@ def _clause_before(text: str, start: int) -> str:
 
 def _direction(text: str, n: Number) -> float | None:
     """+1 or -1 when the words around the number say it is added or taken away, else None."""
-    before, after = text[: n.start], text[n.end :]
+    before, after = _before(text, n), text[n.end :]
     if _UP_AFTER.match(after):
         return 1.0
     if _DOWN_AFTER.match(after) or _DOWN_BEFORE.search(before):
@@ -205,8 +249,9 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         match = pattern.search(text)
         if match and not _NOT_DONE.search(_clause_before(text, match.start())):
             return None if _names_a_total(text) else Amount(factor=factor)
+    changes: list[Amount] = []
     for n in numbers(text):
-        before, after = text[: n.start], text[n.end :]
+        before, after = _before(text, n), text[n.end :]
         if text[n.start : n.end].lower() in ("one", "zero"):
             continue  # "one more question", "the new one": a pronoun as often as an amount
         if _NOT_DONE.search(_clause_before(text, n.start)) or _STILL_TO_GO.match(after):
@@ -219,15 +264,26 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
                 return None
             if _PERCENT_AFTER.match(after):
                 return Amount(factor=1 + by_sign * n.value / 100)
-            return Amount(delta=by_sign * n.value, unit=unit_after(text, n.end))
+            return Amount(delta=by_sign * n.value, unit=unit_of(text, n))
         sign = _direction(text, n)
         if sign is not None and not _PERCENT_AFTER.match(after):
-            return (
-                None
-                if _names_a_total(text, n)
-                else Amount(delta=sign * n.value, unit=unit_after(text, n.end))
-            )
-    return None
+            if _names_a_total(text, n):
+                return None
+            changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n)))
+    return _together(changes)
+
+
+def _together(changes: list[Amount]) -> Amount | None:
+    """One change for the amounts a statement adds and takes away ("4 dropped out but 9 new joined": +5).
+
+    Two amounts of one direction are one change told twice as often as two ("another 60, so 60
+    more words"), so only amounts of opposite directions are summed; the unit is theirs when they name one.
+    """
+    if len(changes) < 2 or len({c.delta is not None and c.delta > 0 for c in changes}) < 2:
+        return changes[0] if changes else None
+    units = {c.unit for c in changes if c.unit}
+    unit = units.pop() if len(units) == 1 else None  # "people" and "new ones": what the old fact names
+    return Amount(delta=sum(c.delta or 0.0 for c in changes), unit=unit)
 
 
 def current_value(text: str) -> str | None:

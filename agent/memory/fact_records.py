@@ -13,7 +13,19 @@ import numpy as np
 
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
-from agent.language.differences import CHANGE_MIN, DATE_CHANGE_MIN, NEWER_MARGIN, resolve_change, shift
+from agent.language.differences import (
+    CHANGE_MIN,
+    DATE_CHANGE_MIN,
+    LOOSE_CHANGE_MIN,
+    NAMED_LOOSE_MIN,
+    NEWER_MARGIN,
+    counts_alike,
+    names_a_thing,
+    names_another_owner,
+    names_another_thing,
+    resolve_change,
+    shift,
+)
 from agent.language.encoder import encode
 from agent.language.facts import fact_slot, replaced_values
 from agent.language.same_thing import disagreeing, retire_choice, same_pairs
@@ -194,7 +206,9 @@ def changed_fact(
     stated as a difference ("postponed by a week", "another 60 words", "cut in half") takes the
     closest fact it resolves against (cosine at least ``differences.CHANGE_MIN``, a date moved:
     ``DATE_CHANGE_MIN``) and the new
-    value ("June 19"; from a changed fact's "(now …)" value); any other statement takes
+    value ("June 19"; from a changed fact's "(now …)" value), or with none that close the newest
+    it loosely changes (an ellipsis, "Did eleven more over the weekend"; ``_loosely_changes``);
+    any other statement takes
     the fact ``retire_choice`` is near-certain of, with no value (``agent.language.same_thing``).
     """
     if p["slotted"] or not p["predicate"].startswith("fact:") or not rows:
@@ -221,13 +235,25 @@ def _changed_by_difference(
     one) is the value the difference changes.
     """
     found: list[tuple[dict[str, Any], str]] = []
+    loose: list[tuple[dict[str, Any], str]] = []
     for row in rows:
-        if row["score"] < low:
+        if row["score"] < LOOSE_CHANGE_MIN:
             break
         old_at = datetime.fromisoformat(row["valid_from"])
         value = resolve_change(text, row["text"] or "", old_at=old_at, new_at=new_at)
-        if value is not None:
+        if value is None:
+            continue
+        old = row["text"] or ""
+        if names_another_owner(text, old):
+            continue  # "My instructor has put in 3000 hours" is no change of the learner's hours
+        if row["score"] >= low:
             found.append((dict(row), value))
+        elif _loosely_changes(text, old, row["score"]):
+            loose.append((dict(row), value))
+    if not found and loose:
+        # An increment told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last
+        # night") is far from its total by meaning; the newest value it can change is the one.
+        return max(loose, key=lambda f: (str(f[0]["valid_from"]), f[0]["score"]))
     if len(found) < 2:
         return found[0] if found else None
     texts = [str(row["text"] or "") for row, _ in found]
@@ -238,6 +264,16 @@ def _changed_by_difference(
         key=lambda k: str(found[k][0]["valid_from"]),
     )
     return found[newest]
+
+
+def _loosely_changes(text: str, old: str, score: float) -> bool:
+    """True when a change below the cosine knob still changes ``old`` (``differences.LOOSE_CHANGE_MIN``).
+
+    Its number counts what the change counts, the change names no other thing, and a change that
+    names its thing ("HR cut everyone's training budget") is at least ``NAMED_LOOSE_MIN`` close.
+    """
+    named_ok = score >= NAMED_LOOSE_MIN or not names_a_thing(text)
+    return named_ok and counts_alike(text, old) and not names_another_thing(text, old)
 
 
 def newest_first(hits: list[SearchHit], vectors: np.ndarray) -> list[SearchHit]:

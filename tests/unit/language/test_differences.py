@@ -149,3 +149,54 @@ def test_of_two_open_values_of_one_thing_the_newer_is_changed() -> None:
     polish = {**_row("Polish deck count: 180.", 0.56, "p1"), "valid_from": NOW.isoformat()}
     added = changed_fact({**payload, "text": "Added 20 new words to the Czech deck."}, [czech, polish])
     assert added is not None and added[0]["id"] == "c1" and added[1] == "110"  # not the newer Polish deck
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        (
+            "My blitz rating is 1210, and I want to get past 1300 by summer.",
+            "Gained 25 points yesterday.",
+            "1235",
+        ),
+        (
+            "Coverage is 62%, and my lead wants it above 80.",
+            "Coverage went up eleven points this week.",
+            "73",
+        ),
+        ("My travel grant is €1,200 for the year.", "The department cut the travel grant by €200.", "1000"),
+        (
+            "My proposal is due on April 3.",
+            "My supervisor pushed the proposal deadline back a week.",
+            "April 10",
+        ),
+        ("My proposal is due on April 3.", "The proposal got another five days' extension.", "April 8"),
+        ("My proposal is due on April 3.", "I got a two weeks' extension on the proposal.", "April 17"),
+        ("My driving test is on June 18.", "The school moved all tests back a fortnight.", "July 2"),
+    ],
+)
+def test_a_change_applies_to_the_stated_value_with_its_currency_or_percent(
+    old: str, new: str, value: str
+) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+def test_an_increment_that_names_nothing_changes_the_newest_total_it_can() -> None:
+    payload = {"slotted": False, "predicate": "fact:abc", "valid_from": NOW.isoformat()}
+    push_ups = _row("I've done 40 push-up sets this month.", 0.25, "p1")
+    posts = {
+        **_row("I've written 12 blog posts about Rust so far.", 0.1, "b1"),
+        "valid_from": NOW.isoformat(),
+    }
+    changed = changed_fact(
+        {**payload, "text": "Knocked out two more today, one on lifetimes."}, [push_ups, posts]
+    )
+    assert changed is not None and changed[0]["id"] == "b1" and changed[1] == "14"
+    far = [_row("My Kanji count is at 350.", 0.56, "k1")]  # someone else's kanji
+    assert changed_fact({**payload, "text": "Mei's sister learned 40 new kanji."}, far) is None
+    gym = [_row("Our hackathon team budget is 1200 dollars.", 0.4, "h1")]
+    assert changed_fact({**payload, "text": "The gym raised its fee by 10 dollars."}, gym) is None
+    final = [_row("My statistics final is on June 12.", 0.15, "s1")]
+    assert (
+        changed_fact({**payload, "text": "The football final was pushed back by two weeks."}, final) is None
+    )

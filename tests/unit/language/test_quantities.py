@@ -92,3 +92,26 @@ def test_a_resolved_value_and_units() -> None:
 )
 def test_a_change_that_gives_its_own_total_is_no_sum_to_compute(text: str) -> None:
     assert amount_change(text, lambda at: 1) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "delta", "unit"),
+    [
+        ("They put €150 back after the results, so at least there's that.", 150, "euros"),
+        ("Another $80 went into the laptop fund from babysitting.", 80, "dollars"),
+        ("Had to take $100 out of it for the dentist.", -100, "dollars"),
+        ("Put in 6 hours of flying this week.", 6, "hours"),
+        ("The crash-free rate went up two points after the hotfix.", 2, "points"),
+        ("The school knocked £20 off my fee.", -20, "pounds"),
+    ],
+)
+def test_currency_symbols_and_verbs_of_change_without_by(text: str, delta: float, unit: str) -> None:
+    change = amount_change(text)
+    assert change is not None and change.delta == delta and change.unit == unit
+
+
+def test_amounts_of_both_directions_in_one_statement_are_one_change() -> None:
+    change = amount_change("Two people quit the club, though seven new players joined after the open day.")
+    assert change is not None and change.delta == 5
+    both = amount_change("I removed 2 books from the list but added 4 new ones.")
+    assert both is not None and both.delta == 2
