@@ -2,7 +2,8 @@
 
 Written for KAG, never taken from a benchmark scenario: what a learner tells a tutor about the
 parts of their life that hold one value at a time (their work, their home, what they study,
-the device they study on, the language they are learning, the app that keeps their work),
+the device or instrument they study or practise on, also one that arrived, was issued or lent,
+the language they are learning, the app that keeps their work),
 phrased without the words a rule would look for ("I work as", "I moved to"), and ``other``:
 statements of the same lives that are about something else (a score, a feeling, a date,
 family, hobbies, someone else's job or home). Adding a phrasing here is how the reader learns
@@ -105,6 +106,14 @@ ABOUT: dict[str, tuple[str, ...]] = {
         "I got into the law faculty this year.",
     ),
     "device": (
+        "I practise the violin on a cheap student instrument from a market stall.",
+        "My keyboard at home is an 88-key Casio stage piano.",
+        "The tablet my school lent me is what I use for every lesson now.",
+        "A refurbished desktop with a big monitor arrived last week and I work on it daily.",
+        "My office issued me a new Surface Pro and all my coding happens on it.",
+        "I play on an acoustic guitar my uncle gave me.",
+        "I write everything on a Chromebook from the library.",
+        "My drum kit is an electronic Roland set in the garage.",
         "I do my coursework on a Dell laptop.",
         "My computer is an old MacBook.",
         "I code on a desktop PC at home.",

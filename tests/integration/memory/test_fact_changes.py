@@ -59,3 +59,19 @@ async def test_a_home_in_a_compound_statement_is_shown_as_was_until_the_new_one(
     assert places[hanoi.id] < places[da_nang.id]
     assert page.results[places[da_nang.id]].metadata["was_until"] == hanoi.valid_from
     assert "was_until" not in page.results[places[hanoi.id]].metadata
+
+
+async def test_a_new_instrument_told_without_change_words_ranks_first_with_was_until(
+    facts: FactStore, learner_id: str, clock: ManualClock
+) -> None:
+    clock.set("2026-02-02T18:00:00+01:00")
+    upright = await facts.remember(learner_id, "I practise on a battered upright piano in the church hall.")
+    clock.set("2026-03-09T18:00:00+01:00")
+    kawai = await facts.remember(
+        learner_id, "A Kawai digital piano arrived on Tuesday, and my daily practice happens on it now."
+    )
+    assert kawai.superseded == [] and upright.current  # not near-certain at write time: both stay open
+    page = await facts.search(learner_id, "What instrument does the learner practise on?")
+    places = {h.id: i for i, h in enumerate(page.results)}
+    assert places[kawai.id] < places[upright.id]
+    assert page.results[places[upright.id]].metadata["was_until"] == kawai.valid_from

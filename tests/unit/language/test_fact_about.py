@@ -88,3 +88,16 @@ def test_a_fact_in_a_rule_slot_is_sure_of_its_part() -> None:
     vectors = encode(texts)
     assert told_parts(texts, vectors)[0] == {"study"}
     assert same_pairs(texts, vectors)[0, 1]
+
+
+def test_a_new_instrument_that_arrived_is_a_new_device_not_someone_elses_or_a_second_one() -> None:
+    old = "I practise on a battered upright piano in the church hall."
+    texts = [
+        old,
+        "A Kawai digital piano arrived on Tuesday, and my daily practice happens on it now.",
+        "My cousin bought a gaming laptop with a huge screen.",
+        "I also read PDFs on a small tablet in bed.",
+    ]
+    same = same_pairs(texts, encode(texts))
+    assert same[0, 1]  # before the instrument exemplars: read as other, cosine 0.51 (below VALUE_MIN)
+    assert not same[0, 2] and not same[0, 3] and not same[1, 2] and not same[1, 3]
