@@ -94,10 +94,12 @@ _DOWN = re.compile(
 _CALENDAR = re.compile(
     r"\b(?:"
     + "|".join(f"{n}|{n[:3]}" for n in (*calendar.month_name[1:], *calendar.day_name))
-    + r"|sept|tues|thurs?)s?\b|\d[/.-]\d",
+    + r"|sept|tues|thurs?)s?\b"
+    + r"|(?<![\w.])(?:\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?|\d{1,2}\.\d{1,2}\.\d{2,4})(?![\w.,]*\d|\s*%)",
     re.I,
 )
-"""A month or a weekday, in full or abbreviated ("Mon", not "monad"), or a date in digits."""
+"""A month or a weekday, in full or abbreviated ("Mon", not "monad"), or a date in digits: "3/14",
+"2026-05-09", "14.03.2026"; never a decimal ("0.77", "90.1%": two parts with a dot are a number)."""
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.]*\d)")
 
 

@@ -200,3 +200,13 @@ def test_an_increment_that_names_nothing_changes_the_newest_total_it_can() -> No
     assert (
         changed_fact({**payload, "text": "The football final was pushed back by two weeks."}, final) is None
     )
+
+
+def test_a_decimal_is_a_number_not_a_date() -> None:
+    # "90.1%" matched the old digit-date pattern, so two accuracies were not values of one kind.
+    from agent.language.differences import value_kind
+
+    for number in ("My best accuracy is 0.77.", "Validation accuracy is 90.1% now.", "Python 3.12 is out."):
+        assert value_kind(number) == "number", number
+    for date in ("The exam is on 3/14.", "Due 2026-05-09.", "Due 14.03.2026.", "The exam is on May 9."):
+        assert value_kind(date) == "date", date

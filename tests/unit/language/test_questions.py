@@ -31,4 +31,18 @@ def test_the_labelled_set_reads_as_measured() -> None:
     items = json.loads(SET.read_text())["sentences"]
     right = sum(is_question(item["text"]) == item["question"] for item in items)
     assert len(items) >= 40 and {item["kind"] for item in items} >= {"bare", "indirect", "imperative"}
-    assert right >= 39  # the notes' old rule read 36 of the 56, the policy's 35
+    assert right >= 43  # the notes' old rule read 36 of the 56, the policy's 35, any opener 39
+
+
+def test_an_auxiliary_without_a_subject_after_it_starts_a_statement() -> None:
+    # "Did eleven more ..." was read as a question, so a running total was never stored.
+    for told in (
+        "Did eleven more over the weekend, including two mediums!",
+        "Had to take $70 out of it for a new keyboard, annoying.",
+        "Was stuck on recursion all evening.",
+        "Might be easier to use a dict here.",
+        "Did 30 minutes of listening practice today.",
+    ):
+        assert not is_question(told), told
+    for asked in ("Did you get my message", "Is there a faster sort", "does pandas keep the index"):
+        assert is_question(asked), asked
