@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agent.language.about_exemplars import ABOUT
-from agent.language.encoder import encode
+from agent.language.encoder import encode, encode_kept
 
 if TYPE_CHECKING:  # sklearn costs seconds to import: loaded on the first read, not with the fact store
     from sklearn.linear_model import LogisticRegression
@@ -98,14 +98,13 @@ def probabilities(
     return classes, probs
 
 
-@lru_cache(maxsize=4096)
 def clause_vectors(text: str) -> np.ndarray:
     """L2-normalised MiniLM rows of the ``clauses`` of ``text`` (none: zero rows).
 
-    Cached: the read-time net reads the same facts again and again.
+    Kept (``encode_kept``): the read-time net reads the same facts again and again.
     """
     parts = clauses(text)
-    return encode(parts) if parts else np.zeros((0, _classifier().n_features_in_), dtype="float32")
+    return encode_kept(parts) if parts else np.zeros((0, _classifier().n_features_in_), dtype="float32")
 
 
 def parts(vectors: np.ndarray, texts: Sequence[str], *, sure: float | None = None) -> list[frozenset[str]]:

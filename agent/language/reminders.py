@@ -62,7 +62,7 @@ from typing import Any
 from simplemma import is_known, lemmatize
 
 from agent.clock import as_aware, system_clock
-from agent.language.encoder import encode
+from agent.language.encoder import encode, encode_kept
 from agent.language.reminder_times import time_due
 from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
@@ -351,14 +351,9 @@ def _naming(message: str, keyword: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-@lru_cache(maxsize=512)
-def _trigger_vector(phrase: str) -> Any:
-    return encode([phrase])[0]
-
-
 def sense(sentence: str, phrase: str) -> float:
     """MiniLM cosine between a turn's sentence and a trigger phrase (the phrase's vector is kept)."""
-    return float(encode([sentence])[0] @ _trigger_vector(phrase))
+    return float(encode([sentence])[0] @ encode_kept([phrase])[0])
 
 
 def names_trigger(message: str, keyword: str, *, threshold: float | None = None) -> bool:

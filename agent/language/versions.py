@@ -33,15 +33,13 @@ question, and unchanged ones beside a changed value about something else.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 import numpy as np
 
-from agent.language.encoder import encode
+from agent.language.encoder import encode, encode_kept
 from agent.language.intents import CHANGING
 from agent.language.same_thing import disagreeing
 
@@ -54,8 +52,6 @@ ASKED_MIN = 0.35
 disagrees with). 0.30 ties on the set but for one hard negative ("I grew up near Kraków" /
 "I moved to Berlin", 0.31); it would keep language_heldout's "What does the learner study?"
 (the newer major at 0.30, both left open by the write)."""
-CACHED = 4096
-"""Fact vectors kept by text (a learner's facts are read on every question; each is encoded once)."""
 
 
 class Version(Protocol):
@@ -75,27 +71,6 @@ class Version(Protocol):
     def superseded(self) -> list[str]:
         """Ids of the versions it closed."""
         ...
-
-
-_cache: OrderedDict[str, np.ndarray] = OrderedDict()
-_lock = threading.Lock()
-
-
-def vectors(texts: Sequence[str]) -> np.ndarray:
-    """L2-normalised MiniLM rows of ``texts``, each text encoded once per process (LRU of ``CACHED``)."""
-    with _lock:
-        missing = list(dict.fromkeys(t for t in texts if t not in _cache))
-    fresh = encode(missing) if missing else None
-    with _lock:
-        for text, row in zip(missing, fresh if fresh is not None else [], strict=True):
-            _cache[text] = row
-        for text in texts:
-            if text in _cache:
-                _cache.move_to_end(text)
-        found = {t: _cache[t] for t in texts if t in _cache}
-        while len(_cache) > CACHED:
-            _cache.popitem(last=False)
-    return np.stack([found[t] for t in texts]) if texts else encode([])
 
 
 _PERSON = (
@@ -160,5 +135,5 @@ def memory_holds(question: str, versions: Sequence[Version]) -> Held | None:
     versions = [v for v in versions if isinstance(v.content, str) and v.content.strip()]
     if not question.strip() or not versions:
         return None
-    rows = vectors([v.content for v in versions])
+    rows = encode_kept([v.content for v in versions])  # a learner's facts: read on every question
     return held(rows @ encode([as_learner(question)])[0], versions, rows)

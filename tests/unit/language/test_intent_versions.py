@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.language.versions import Knobs, as_learner, held, memory_holds, settle, vectors
+from agent.language.encoder import encode_kept as vectors
+from agent.language.versions import Knobs, as_learner, held, memory_holds, settle
 
 SET = Path(__file__).resolve().parents[3] / "bench" / "cognitive" / "sets" / "intents_memory.json"
 
