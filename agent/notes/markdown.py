@@ -14,12 +14,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from agent.language.sentences import split_sentences
 from agent.notes.concept_maps import note_concept_map
 from agent.notes.models import slugify
 
 _TAG_UNSAFE = re.compile(r"[^\w/-]+")
 _WORD = re.compile(r"\w+")
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 SECTIONS = (
     ("personal_example", "Example"),
     ("key_insight", "Insight"),
@@ -120,11 +120,14 @@ def note_markdown(note: dict[str, Any], filenames: dict[str, str] | None = None)
 
 
 def repeated_sentences(texts: Sequence[str]) -> list[str]:
-    """Sentences that occur more than once across ``texts`` (case and spacing ignored)."""
+    """Sentences that occur more than once across ``texts`` (case and spacing ignored).
+
+    Sentences are the language layer's (``agent.language.sentences``): "pandas.DataFrame" is one word.
+    """
     seen: set[str] = set()
     repeated: list[str] = []
     for text in texts:
-        for raw in _SENTENCE.findall(text):
+        for raw in split_sentences(text):
             key = " ".join(_WORD.findall(raw.lower()))
             if len(key.split()) < 4:
                 continue  # labels and short fragments ("Example:") are not text said twice

@@ -88,3 +88,10 @@ def test_a_first_session_gives_notes_with_examples_and_questions() -> None:
     assert window.personal_example == "I used ROW_NUMBER() over each customer's orders to rank them by date."
     assert window.open_question.startswith("I am confused") and window.key_insight == ""
     assert drafts["primary key"].personal_example == "My orders table uses order_id as its primary key."
+
+
+def test_sentences_that_share_a_tail_after_a_code_name_are_not_a_repeat() -> None:
+    pandas = "I keep rows in pandas.DataFrame objects for the report."
+    prose = f"{pandas}\nI keep rows in polars.DataFrame objects for the report."
+    assert repeated_sentences([prose]) == []
+    assert repeated_sentences([prose, pandas]) != []
