@@ -36,12 +36,9 @@ from agent.kernel.consult.service import (
     write_brief,
 )
 from agent.resources import Resources, default_resources
+from graphs.reducers import last
 
 __all__ = ["ConsultInput", "ConsultOutput", "ConsultState", "consult", "graph", "make_builder"]
-
-
-def _last(_: Any, new: Any) -> Any:
-    return new
 
 
 class ConsultInput(TypedDict):
@@ -64,25 +61,25 @@ class ConsultOutput(TypedDict):
 class ConsultState(TypedDict):
     """Working state of one consultation (JSON-ready values only, so any checkpointer holds it)."""
 
-    learner_id: Annotated[str, _last]
+    learner_id: Annotated[str, last]
     """The acting learner (bound by ``agent.identity``)."""
-    request: Annotated[dict[str, Any], _last]
+    request: Annotated[dict[str, Any], last]
     """The validated request (``ConsultRequest.model_dump()``)."""
-    request_id: Annotated[str, _last]
+    request_id: Annotated[str, last]
     """This consultation's id."""
-    cache_slot: Annotated[dict[str, Any] | None, _last]
+    cache_slot: Annotated[dict[str, Any] | None, last]
     """Where the payload is cached: ``{"key", "generation"}`` read before searching (None: no caching)."""
-    cached: Annotated[dict[str, Any] | None, _last]
+    cached: Annotated[dict[str, Any] | None, last]
     """The cached payload on a hit, else None."""
-    found: Annotated[dict[str, Any], _last]
+    found: Annotated[dict[str, Any], last]
     """What ``search`` read: hits, the reflective layer, pending reminders, degraded reads."""
-    evidence: Annotated[dict[str, Any], _last]
+    evidence: Annotated[dict[str, Any], last]
     """What ``enrich`` kept: facts, core, insights, patterns, alerts, confidence and its basis."""
-    brief: Annotated[str, _last]
+    brief: Annotated[str, last]
     """The synthesised brief."""
-    brief_method: Annotated[str, _last]
+    brief_method: Annotated[str, last]
     """``model`` or ``template``."""
-    response: Annotated[dict[str, Any], _last]
+    response: Annotated[dict[str, Any], last]
     """The answer (``ConsultOutput.response``)."""
 
 

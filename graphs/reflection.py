@@ -27,14 +27,7 @@ from agent.kernel.reflection.reports import DEFAULT_LIMIT, STEPS, check_limit
 from agent.kernel.reflection.run import STEP_FUNCTIONS, invalidate
 from agent.kernel.reflection.store import ReflectionStore
 from agent.resources import Resources, default_resources
-
-
-def _last(_: Any, new: Any) -> Any:
-    return new
-
-
-def _merge(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
-    return {**(old or {}), **(new or {})}
+from graphs.reducers import last, merge
 
 
 class ReflectionInput(TypedDict):
@@ -60,13 +53,13 @@ class ReflectionOutput(TypedDict):
 class ReflectionState(TypedDict):
     """Working state of one run."""
 
-    learner_id: Annotated[str, _last]
+    learner_id: Annotated[str, last]
     """The learner (each node sees the authenticated one)."""
-    limit: Annotated[int, _last]
+    limit: Annotated[int, last]
     """Batch bound per step (validated by the first node)."""
-    reports: Annotated[dict[str, dict[str, Any]], _merge]
+    reports: Annotated[dict[str, dict[str, Any]], merge]
     """Step reports merged in by step name."""
-    changed: Annotated[bool, _last]
+    changed: Annotated[bool, last]
     """Whether any step of this run wrote anything (the first step starts it afresh)."""
 
 

@@ -29,18 +29,7 @@ from agent.notes.pipeline import (
     validate_transcript,
 )
 from agent.resources import Resources, default_resources
-
-
-def _last(_: Any, new: Any) -> Any:
-    return new
-
-
-def _merge(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
-    return {**(old or {}), **(new or {})}
-
-
-def _union(old: list[str] | None, new: list[str] | None) -> list[str]:
-    return list(dict.fromkeys([*(old or []), *(new or [])]))
+from graphs.reducers import last, merge, union
 
 
 class TranscriptTurn(TypedDict):
@@ -79,29 +68,29 @@ class ZettelkastenOutput(TypedDict):
 class ZettelkastenState(TypedDict):
     """Working state of one run."""
 
-    learner_id: Annotated[str, _last]
+    learner_id: Annotated[str, last]
     """The learner (validated by the first node)."""
-    transcript: Annotated[list[TranscriptTurn], _last]
+    transcript: Annotated[list[TranscriptTurn], last]
     """The session's turns."""
-    current_concept: Annotated[str | None, _last]
+    current_concept: Annotated[str | None, last]
     """The session's concept, if known."""
-    session_id: Annotated[str | None, _last]
+    session_id: Annotated[str | None, last]
     """The session id for audit records."""
-    drafts: Annotated[list[dict[str, Any]], _last]
+    drafts: Annotated[list[dict[str, Any]], last]
     """Extracted notes (``NoteDraft`` dumps) awaiting storage."""
-    extraction: Annotated[dict[str, Any], _merge]
+    extraction: Annotated[dict[str, Any], merge]
     """Audit facts of the extraction: extractor, model, attempts."""
-    created: Annotated[list[str], _union]
+    created: Annotated[list[str], union]
     """Ids of notes this run created."""
-    existing: Annotated[list[str], _union]
+    existing: Annotated[list[str], union]
     """Ids of notes that already existed (idempotent re-ingest)."""
-    touched: Annotated[list[str], _union]
+    touched: Annotated[list[str], union]
     """Neighbours that linking touched (evolved too)."""
-    artifacts: Annotated[list[Artifact], _last]
+    artifacts: Annotated[list[Artifact], last]
     """The run's artifacts."""
     failures: Annotated[list[dict[str, Any]], operator.add]
     """Failures from every step, appended."""
-    metrics: Annotated[dict[str, Any], _merge]
+    metrics: Annotated[dict[str, Any], merge]
     """Counters merged from every step."""
 
 
