@@ -33,8 +33,16 @@ of 100", "86%", "scored") or states a value: a date, a number or a change by a d
 (``agent.language.differences.states_a_value``), so an update told by an event or by
 someone else ("The professor postponed the final by a week", "Retook IELTS writing and it
 came back 7.0") is remembered too; or tells a part of the learner's life without the first
-person ("Home is a village outside Kraków.", ``agent.language.about``). A general truth in a
-definition's shape ("A prime number has exactly two divisors, 1 and itself.") is none.
+person ("Home is a village outside Kraków.", ``agent.language.about``), or a value of the
+learner's with the subject left out or changed by others ("Passed the B1 Dutch exam!", "They
+brought the final forward three days": ``owns_a_value``, a classifier over
+``agent.language.fact_exemplars``). A general truth in a definition's shape ("A prime number has
+exactly two divisors, 1 and itself.") is none.
+
+What one sentence stores: ``stated_part`` is the statement a question carries before its
+question clause ("Moved to Rotterdam last week so which Dutch course …?"), ``fact_parts`` the
+clauses of a statement that fill different slots ("I'm Aino, and I rent a room in Tartu": a
+name and a home, not the whole in the name slot). Measured by ``python -m bench.fact_write_knobs``.
 
 The same-thing reader for statements outside these slots is ``agent.language.same_thing``;
 the fact store applies both (``agent.memory.facts``).
@@ -43,9 +51,18 @@ the fact store applies both (``agent.memory.facts``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from agent.language.about import OTHER, about
+from agent.language.about import OTHER, about, train
 from agent.language.differences import states_a_value
+from agent.language.encoder import encode
+from agent.language.fact_exemplars import NOT_OWN, OWN
+from agent.language.quantities import numbers
+from agent.language.questions import is_question
+
+if TYPE_CHECKING:
+    from sklearn.linear_model import LogisticRegression
 
 LANGUAGES = (
     "python",
@@ -102,14 +119,9 @@ _LEVEL = re.compile(
 )
 _NAME = re.compile(r"(?i:\bmy\s+name\s+is\b|\bcall\s+me\b)|\b[Ii](?:'m| am)\s+[A-Z][a-z]+\b(?!\s+student)")
 _REACHED_GOAL = re.compile(r"\bi\s+(?:reached|achieved|met|hit)\s+my\s+((?:[\w-]+\s+){0,3}?)goal\b", re.I)
-_QUESTION_START = re.compile(
-    r"^\s*(?:what|where|when|who|whom|whose|which|why|how|can|could|would|will|shall|should|do|does|"
-    r"did|is|are|am|was|were|have|has|may|might)\b",
-    re.I,
-)
 _REQUEST = re.compile(
     r"^\s*(?:please\b|let's\b|let us\b|remind me\b|tell me\b|show me\b|explain\b|help me\b|give me\b"
-    r"|here is how\b|here's how\b)|\bremind me\b",
+    r"|here is how\b|here's how\b)|\bremind me\b|\bplease\W*$",
     re.I,
 )
 _RESULT = re.compile(r"\b\d+(?:\.\d+)?\s*(?:out of|/)\s*\d+\b|\b\d+(?:\.\d+)?\s*%|\bscored?\b", re.I)
@@ -226,12 +238,114 @@ def replaced_values(text: str) -> list[str]:
     return [v for v in dict.fromkeys(values) if v]
 
 
+OWN_VALUE = 0.4
+"""Probability at which a statement without the first person tells a value of the learner's own
+(``owns_a_value``), chosen by leave-one-out over ``fact_exemplars`` (``bench.fact_write_knobs``)."""
+_NAMED = re.compile(r"(?<=\S)\s+(?:[A-Z][\w.+#'-]*|[a-z]+[A-Z0-9][\w.+#-]*|\w*\d\w*)")
+"""A name, a code or a number after the first word ("at Mercado Libre", "the B1 exam", "iPad", "N3")."""
+_CONDITION = re.compile(r"^\W*(?:if|unless|in case|suppose|supposing|assuming|whether|what if|say)\b", re.I)
+"""A clause that supposes ("If I switch to Linux, can I …?"): nothing it says is the learner's."""
+_ASK_CUT = re.compile(
+    r"\s*(?:[,;:\u2013\u2014]|\s-\s|\.\.\.)\s*[()DPp]?\s*|\s+(?=(?:so|but|and|anyway|now)\s)", re.I
+)
+"""Where a question clause may start inside one sentence: punctuation (with an emoticon's mouth,
+":(") or a connective ("… so can we talk about dbt?")."""
+_OPENER = re.compile(
+    r"^(?:\W+|(?:so|but|and|anyway|now|then|also|ok|okay|quick question|one thing)\b[,:]?\s*)+", re.I
+)
+"""What goes before a question clause's first word: punctuation, a connective."""
+_PART_CUT = re.compile(
+    r"\s*(?:;|,\s*(?:and|but)?|\s+(?:and|but))\s+(?=(?:I|I'm|I've|I'd|my|My|we|We|our|Our)\b)"
+)
+"""Where a statement's next clause starts with its own first-person subject ("I'm Aino, and I rent …")."""
+
+
+@lru_cache(maxsize=1)
+def _own_classifier() -> LogisticRegression:
+    return train([*OWN, *NOT_OWN], ["own"] * len(OWN) + ["not"] * len(NOT_OWN))
+
+
+def own_probability(texts: list[str], model: LogisticRegression | None = None) -> list[float]:
+    """Probability that each of ``texts`` tells a value of the learner's own (``fact_exemplars``)."""
+    if not texts:
+        return []
+    model = model or _own_classifier()
+    column = list(model.classes_).index("own")
+    return [float(p) for p in model.predict_proba(encode(texts))[:, column]]
+
+
+def has_a_value(text: str) -> bool:
+    """True when ``text`` names a value: a number, a date, a name or a code after its first word."""
+    return bool(numbers(text) or _NAMED.search(text) or states_a_value(text))
+
+
+def owns_a_value(text: str) -> bool:
+    """True when ``text``, with no first-person word, tells a value of the learner's own.
+
+    The subject "I" left out ("Passed the B1 Dutch exam!"), or the learner's thing changed by
+    others ("They brought the final forward three days"): a value (``has_a_value``) and a
+    statement like ``fact_exemplars.OWN`` rather than ``NOT_OWN`` (news, general truths, someone
+    else's life), at least ``OWN_VALUE``.
+    """
+    return has_a_value(text) and own_probability([text])[0] >= OWN_VALUE
+
+
+def _opens_question(clause: str) -> bool:
+    """True when ``clause``, past its connectives, opens a question (question word, inverted auxiliary)."""
+    body = _OPENER.sub("", clause).rstrip(" ?")
+    return bool(body) and is_question(body)
+
+
+def stated_part(text: str) -> str | None:
+    """The statement a question carries before its question clause, when it is a fact with a value.
+
+    "Results came this morning: 6.5 in writing, so close :( what should I focus on?" ->
+    "Results came this morning: 6.5 in writing, so close"; "Since I moved to Oslo, how …?" ->
+    "Since I moved to Oslo". Not a supposition ("If I switch to Linux, can I …?"), not a
+    clause that names no value ("I'm confused, what does yield do?").
+    """
+    if not isinstance(text, str) or not is_question(text):
+        return None
+    for cut in _ASK_CUT.finditer(text):
+        head, tail = text[: cut.start()].strip(), text[cut.end() :].strip()
+        if not head or not _opens_question(tail):
+            continue
+        if _CONDITION.match(head) or not has_a_value(head) or not is_fact_statement(head):
+            return None
+        return head
+    return None
+
+
+def fact_parts(text: str) -> list[str]:
+    """``text`` as the facts it states: its first-person clauses when they fill different slots.
+
+    "I'm Aino, and I rent a room in Tartu" -> a name and a home; else ``[text]``. A clause is
+    split off only when every part is a fact statement naming a value or a slot, so
+    "I'm a student at UiO and I love it" stays one fact.
+    """
+    parts = [p.strip() for p in _PART_CUT.split(text) if p and p.strip()] if isinstance(text, str) else []
+    if len(parts) < 2:
+        return [text]
+    slots = [fact_slot(p) for p in parts]
+    if all(s is None for s in slots) or len(set(slots)) < 2:
+        return [text]
+    if not all(
+        is_fact_statement(p) and (s is not None or has_a_value(p)) for p, s in zip(parts, slots, strict=True)
+    ):
+        return [text]
+    return parts
+
+
 def is_fact_statement(text: str) -> bool:
-    """True for a first-person declarative statement about the learner (not a question or request)."""
+    """True for a declarative statement about the learner (not a question, a request or a general truth).
+
+    First person, a result, a value or a part of life (module docstring); without the first person
+    and a part, a value the learner owns (``owns_a_value``: "Passed the B1 Dutch exam!").
+    """
     if not isinstance(text, str):
         return False
     stripped = text.strip()
-    if not stripped or stripped.endswith("?") or _QUESTION_START.match(stripped):
+    if not stripped or is_question(stripped):
         return False
     if _REQUEST.search(stripped) or _EXAMPLE.match(stripped):
         return False
@@ -241,4 +355,4 @@ def is_fact_statement(text: str) -> bool:
         return False
     if _FIRST_PERSON.search(stripped) or _RESULT.search(stripped) or states_a_value(stripped):
         return True
-    return tells_a_part_of_life(stripped)
+    return tells_a_part_of_life(stripped) or owns_a_value(stripped)

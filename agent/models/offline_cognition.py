@@ -40,7 +40,9 @@ C5. **A question about the learner's current state** — a wh-question in the fi
     …" questions are tutoring, never fact searches. A fact search with no hit is retried
     once as ``archival_memory_search``.
 C6. **A statement about the learner** (``agent.language.facts.is_fact_statement``; not "remember
-    that …", which stays an archival insert) becomes ``remember_fact(content=sentence)``;
+    that …", which stays an archival insert) becomes ``remember_fact(content=sentence)``, one per
+    clause that fills its own slot (``facts.fact_parts``); a question stores the statement it
+    carries first (``facts.stated_part``: "Moved to Rotterdam, so which course …?");
     the fact store infers the slot and supersedes the old fact ("Actually, I moved to
     Hanoi" closes "I live in Da Nang"). Core memory keeps only what a tutor needs pinned,
     and mirrors the fact store's supersession there:
@@ -75,7 +77,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from agent.language.facts import fact_slot, is_fact_statement, replaced_values
+from agent.language.facts import fact_parts, fact_slot, is_fact_statement, replaced_values, stated_part
 from agent.language.procedures import (
     is_procedure_request,
     parse_procedure,
@@ -232,6 +234,18 @@ def _states_a_fact(sentence: Sentence) -> bool:
     return parse_reminder(sentence.text) is None
 
 
+def _fact_parts(sentence: Sentence) -> list[tuple[str, tuple[str, str] | None]]:
+    """``(text, slot)`` of each fact ``sentence`` states (rule C6), none for a question without one."""
+    if sentence.keep:
+        return []
+    if sentence.question:
+        head = stated_part(sentence.text)
+        return [] if head is None or parse_reminder(sentence.text) is not None else [(head, fact_slot(head))]
+    if not _states_a_fact(sentence):
+        return []
+    return [(part, fact_slot(part)) for part in fact_parts(sentence.text)]
+
+
 def _lines(core: Mapping[str, str], section: str) -> list[str]:
     return [ln.strip() for ln in core.get(section, "").splitlines() if ln.strip()]
 
@@ -256,13 +270,16 @@ class CognitivePlanner:
         self.query_of = query_of
         self.sentences = list(sentences)
         self.retired = [v for s in sentences for v in replaced_values(s.text)]
-        self.slots = [fact_slot(s.text) if _states_a_fact(s) else None for s in sentences]
-        same: dict[tuple[str, str], list[int]] = {}
-        for i, slot in enumerate(self.slots):
-            if slot is not None:
-                same.setdefault(slot, []).append(i)
+        self.parts = [_fact_parts(s) for s in sentences]
+        """Per sentence, the facts it states: ``(text, slot)`` per clause (``facts.fact_parts``), or the
+        statement part of a sentence that asks (``facts.stated_part``)."""
+        same: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for i, parts in enumerate(self.parts):
+            for j, (_, slot) in enumerate(parts):
+                if slot is not None:
+                    same.setdefault(slot, []).append((i, j))
         self.same_slot = same
-        """Indexes of the statements filling each slot: they are one fact, written at the last."""
+        """The (sentence, part) of the statements filling each slot: one fact, written at the last."""
         self.new_goal_follows = [
             any(self._is_goal(t) and not _COMPLETION.search(t.text) for t in sentences[i + 1 :])
             for i in range(len(sentences))
@@ -292,18 +309,35 @@ class CognitivePlanner:
                 # and the read-time net can only order values that the search returned.
                 return [("search_facts", {"query": s.text.strip().rstrip("?").strip() or s.text})]
             return None
-        if "remember_fact" not in self.available or not _states_a_fact(s):
+        if "remember_fact" not in self.available or not self.parts[index]:
             return None
-        slot = self.slots[index]
-        together = self.same_slot.get(slot, [index]) if slot is not None else [index]
-        if together[-1] != index:
-            return []  # a later statement of the message fills the same slot: one fact, written there
-        content = " ".join(self.sentences[i].text for i in together)
-        return [("remember_fact", {"content": content}), *self._core_update(index)]
+        return self.fact_actions(index)
 
-    def _core_update(self, index: int) -> list[Action]:
-        s, slot = self.sentences[index], self.slots[index]
-        if self._is_goal(s):
+    def fact_actions(self, index: int) -> list[Action]:
+        """``remember_fact`` (and core memory) per fact sentence ``index`` states, each slot written once.
+
+        For a sentence that asks, only its statement part ("Moved to Rotterdam last week, so which
+        Dutch course …?"); the policy reads the question itself as before.
+        """
+        if "remember_fact" not in self.available:
+            return []
+        out: list[Action] = []
+        for j, (text, slot) in enumerate(self.parts[index]):
+            together = self.same_slot.get(slot, [(index, j)]) if slot is not None else [(index, j)]
+            if together[-1] != (index, j):
+                continue  # a later statement of the message fills the same slot: one fact, written there
+            content = " ".join(self.parts[i][k][0] for i, k in together)
+            out.append(("remember_fact", {"content": content}))
+            if not self.sentences[index].question:
+                out.extend(self._core_update(index, text, slot, whole=len(self.parts[index]) == 1))
+        return out
+
+    def _core_update(
+        self, index: int, text: str, slot: tuple[str, str] | None, *, whole: bool
+    ) -> list[Action]:
+        s = self.sentences[index]
+        goal = self._is_goal(s) if whole else slot is not None and slot[1] == "goal"
+        if goal:
             section = "current_goals"
         elif slot is not None and slot[1] in IDENTITY_PREDICATES:
             section = "user_profile"
@@ -312,20 +346,20 @@ class CognitivePlanner:
         if not {"core_memory_append", "core_memory_replace"} & self.available:
             return []
         lines = _lines(self.core, section)
-        if s.text in lines:
+        if text in lines:
             return []
-        old = self._line_to_replace(s, slot, lines)
-        completion = bool(_COMPLETION.search(s.text))
+        old = self._line_to_replace(slot, lines)
+        completion = bool(_COMPLETION.search(text))
         if completion and self.new_goal_follows[index]:
             return []  # the new goal replaces the completed one
         if old is not None and "core_memory_replace" in self.available:
-            new = "" if completion else s.text
+            new = "" if completion else text
             return [("core_memory_replace", {"section": section, "old_content": old, "new_content": new})]
         if completion or "core_memory_append" not in self.available:
             return []
-        return [("core_memory_append", {"section": section, "content": s.text})]
+        return [("core_memory_append", {"section": section, "content": text})]
 
-    def _line_to_replace(self, s: Sentence, slot: tuple[str, str] | None, lines: Sequence[str]) -> str | None:
+    def _line_to_replace(self, slot: tuple[str, str] | None, lines: Sequence[str]) -> str | None:
         """The core line this statement supersedes: same fact slot, else one naming a retired value."""
         for line in reversed(lines):
             if _NAME_LINE.search(line) and (slot is None or slot[1] != "name"):

@@ -215,6 +215,8 @@ def plan_actions(
             actions.append(procedures[i])
         if i in consumed:
             continue
+        if s.question:  # the statement a question carries first ("Moved to Rotterdam, so which …?")
+            actions.extend(planner.fact_actions(i))
         cognitive = planner.actions(i)
         if cognitive is not None:
             actions.extend(cognitive)

@@ -1,0 +1,117 @@
+"""``python -m bench.fact_write_knobs``: what a learner's message stores as a fact (issue 39, write side).
+
+1. **OWN_VALUE by leave-one-out** over ``agent.language.fact_exemplars``: each exemplar read by
+   a classifier trained on the others; the threshold of ``facts.owns_a_value`` is the one with the
+   most right answers over those readings (each exemplar's own reading judged with the threshold
+   the others chose, so the reported accuracy is not the one the threshold was chosen on).
+2. **The write side on sentences of its own** (``bench/cognitive/sets/fact_writes.json``, written
+   for KAG and never used to train): precision and recall per class of what is stored, at each
+   threshold of the grid (the classifier trained on every exemplar):
+
+   - ``split``: a sentence that asks stores its statement part (``facts.stated_part``);
+   - ``parts``: a compound statement stores the clause holding a value as a fact of its own
+     (``facts.fact_parts``) instead of inside the name slot;
+   - ``plain``: a statement with no first-person word is stored (``facts.is_fact_statement``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.language import facts
+from agent.language.about import train
+from agent.language.encoder import encode
+from agent.language.fact_exemplars import NOT_OWN, OWN
+
+SET = Path(__file__).resolve().parent / "cognitive" / "sets" / "fact_writes.json"
+GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+
+
+def _loo_probabilities() -> tuple[np.ndarray, np.ndarray]:
+    """Each exemplar's probability of ``own``, from a classifier trained on all the others."""
+    texts, labels = [*OWN, *NOT_OWN], np.array([1] * len(OWN) + [0] * len(NOT_OWN))
+    vectors = encode(texts)
+    probs = np.zeros(len(texts))
+    for i in range(len(texts)):
+        keep = [j for j in range(len(texts)) if j != i]
+        model = train([texts[j] for j in keep], ["own" if labels[j] else "not" for j in keep])
+        column = list(model.classes_).index("own")
+        probs[i] = model.predict_proba(vectors[i : i + 1])[0, column]
+    return probs, labels
+
+
+def _best(probs: np.ndarray, labels: np.ndarray) -> float:
+    """The grid threshold with the most right answers (ties: the lower)."""
+    return max(GRID, key=lambda t: (int(((probs >= t) == labels.astype(bool)).sum()), -t))
+
+
+def threshold_report() -> dict[str, Any]:
+    """Leave-one-out accuracy per threshold, and of choosing the threshold without each exemplar."""
+    probs, labels = _loo_probabilities()
+    per = {str(t): int(((probs >= t) == labels.astype(bool)).sum()) for t in GRID}
+    nested = 0
+    for i in range(len(probs)):
+        rest = np.arange(len(probs)) != i
+        nested += int((probs[i] >= _best(probs[rest], labels[rest])) == bool(labels[i]))
+    return {
+        "exemplars": len(probs),
+        "right_per_threshold": per,
+        "chosen": _best(probs, labels),
+        "nested": nested,
+    }
+
+
+def _stored(kind: str, item: dict[str, Any]) -> bool:
+    text, value = item["text"], item.get("value", "")
+    if kind == "split":
+        head = facts.stated_part(text)
+        return head is not None and value in head
+    if kind == "parts":
+        parts = facts.fact_parts(text)
+        return len(parts) > 1 and any(value in p and facts.fact_slot(p) != ("learner", "name") for p in parts)
+    return facts.is_fact_statement(text)
+
+
+def set_report(threshold: float) -> dict[str, Any]:
+    """Precision and recall of storing, per class of ``fact_writes.json``, at ``threshold``."""
+    data = json.loads(SET.read_text(encoding="utf-8"))
+    kept, facts.OWN_VALUE = facts.OWN_VALUE, threshold
+    try:
+        out: dict[str, Any] = {}
+        for kind in ("split", "parts", "plain"):
+            rows = [(bool(item["store"]), _stored(kind, item), item["text"]) for item in data[kind]]
+            tp = sum(g and p for g, p, _ in rows)
+            fp = sum(p and not g for g, p, _ in rows)
+            fn = sum(g and not p for g, p, _ in rows)
+            out[kind] = {
+                "n": len(rows),
+                "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+                "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+                "wrong": [t for g, p, t in rows if g != p],
+            }
+        return out
+    finally:
+        facts.OWN_VALUE = kept
+
+
+def main() -> None:
+    """Print the threshold's leave-one-out and the set's precision and recall as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", action="store_true", help="the set at every threshold of the grid")
+    args = parser.parse_args()
+    report: dict[str, Any] = {"threshold": threshold_report(), "at": facts.OWN_VALUE}
+    report["set"] = set_report(facts.OWN_VALUE)
+    if args.grid:
+        report["grid"] = {
+            str(t): {k: v for k, v in set_report(t)["plain"].items() if k != "wrong"} for t in GRID
+        }
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
