@@ -39,19 +39,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent.server.body_policy import PROTOCOL_SOCKET, command_refusal, refusal
 from agent.server.credentials import scope_token
 from agent.server.json_body import BodyRefusedError, parse_body
 from agent.server.tokens import TokenTable
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 CLOSED = re.compile(r"^/(internal|deploy)(/|$)")
 NOT_SERVED = re.compile(r"^/threads/[^/]+/storage/?$")

@@ -35,16 +35,13 @@ import asyncio
 import functools
 import json
 import os
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.settings import ENV_FILE, load_env_file
+from starlette.types import Receive, Scope, Send
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
+from agent.settings import ENV_FILE, load_env_file
 
 SERVER_APP = "langgraph_api.server:app"
 ADAPTED_APP = "agent.server.production:app"

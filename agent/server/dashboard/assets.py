@@ -15,9 +15,9 @@ limited to this origin. Styles allow ``'unsafe-inline'`` because Mermaid writes 
 from __future__ import annotations
 
 import mimetypes
-from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE / "static"
@@ -41,10 +41,6 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 MISSING_VENDOR = b"dashboard library missing: run `make install` (npm ci in agent/server/dashboard/web)"
-
-Scope = MutableMapping[str, Any]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[..., Awaitable[None]]
 
 
 def _static_files() -> dict[str, Path]:
@@ -82,7 +78,7 @@ class DashboardAssets:
         """Wrap ``app`` (the server)."""
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Any, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve a dashboard file, or hand the request over."""
         if scope["type"] != "http" or scope.get("method") not in ("GET", "HEAD"):
             await self.app(scope, receive, send)
