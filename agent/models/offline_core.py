@@ -71,7 +71,8 @@ def core_entries(sentence: str, section: str, section_of: SectionOf) -> list[tup
     return list(dict.fromkeys(entries))
 
 
-def _lines(core: Mapping[str, str], section: str) -> list[str]:
+def section_lines(core: Mapping[str, str], section: str) -> list[str]:
+    """The non-empty lines of a core memory section, stripped."""
     return [ln.strip() for ln in core.get(section, "").splitlines() if ln.strip()]
 
 
@@ -81,7 +82,7 @@ def pinned_actions(actions: Sequence[Action], core: Mapping[str, str], section_o
 
     def append(section: str, line: str) -> None:
         action = ("core_memory_append", {"section": section, "content": line})
-        if line and line not in _lines(core, section) and action not in out:
+        if line and line not in section_lines(core, section) and action not in out:
             out.append(action)
 
     for name, args in actions:
@@ -91,7 +92,7 @@ def pinned_actions(actions: Sequence[Action], core: Mapping[str, str], section_o
         elif name == "core_memory_replace" and args.get("new_content"):
             section, old = str(args["section"]), str(args["old_content"])
             entries = core_entries(str(args["new_content"]), section, section_of)
-            kept = _lines(core, section)
+            kept = section_lines(core, section)
             # a line already kept is not written again; only what is new replaces the old line
             new = " ".join(ln for sec, ln in entries if sec == section and (ln == old or ln not in kept))
             if new and new != old:

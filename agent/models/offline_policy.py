@@ -14,15 +14,10 @@ and goals are also pinned in core memory, where a new statement replaces the lin
 the same fact slot ("My new goal is…" replaces the old goal). Without those tools, the
 rules below apply unchanged; with them, rules 1–2 only cover what C6 leaves.
 
-1. **Goals and plans go to ``current_goals``.** A statement such as "I want to…",
-   "I'd like to…", "my goal is…", "I need to learn…", "I plan to…", "I am planning
-   to…", "next I will…", "I will … next", "my next step…" or "by Friday" becomes
-   ``core_memory_append(section="current_goals")``. Goals are checked before facts,
-   so "I am planning to…" is a goal, not a profile fact.
-2. **Facts about the learner go to ``user_profile``.** "I am…", "my name is…",
-   "I work…", "I prefer…", "my job…" become
-   ``core_memory_append(section="user_profile")``.
-3. "remember that…", "note:", "save this:", "for the record…" becomes
+1. **Goals and plans go to ``current_goals``** (``_GOAL``: "I want to…", "my next step…",
+   "by Friday"). Goals are checked before facts, so "I am planning to…" is a goal.
+2. **Facts about the learner go to ``user_profile``** (``_FACT``: "I am…", "my name is…").
+3. A note to keep (``_KEEP``: "remember that…", "for the record…") becomes
    ``archival_memory_insert(content=…)``.
 4. **Profile and goal questions are answered from core memory.** The policy reads
    the CORE MEMORY block of the system message (``<section>…</section>``, see
@@ -32,12 +27,10 @@ rules below apply unchanged; with them, rules 1–2 only cover what C6 leaves.
    level/background, where I live; "who am I?", "what do you know about me?") is
    answered with the ``user_profile`` lines on that topic, quoted. No search is made.
    When core memory holds nothing on the topic, rule 5 applies.
-5. **Other questions about the past are searched**: "what did…", "remember…",
-   "last time", "earlier", "did I…" become ``archival_memory_search(query=…)``, or
-   ``conversation_search(query=…)`` when about what was *said* ("I said", "we
-   discussed"). The query keeps content words only (``agent.text.QUERY_STOP_WORDS``
-   and the recall verbs in ``_RECALL_VERBS``). When an archival search yields no
-   learner statement on the query, the policy tries ``conversation_search`` once.
+5. **Other questions about the past are searched** (``_PAST``): ``archival_memory_search``, or
+   ``conversation_search`` when about what was *said* (``_SAID``), with the question's content
+   words (``search_query``). When an archival search yields no learner statement on the
+   query, the policy tries ``conversation_search`` once.
 6. **Answers quote the best-matching learner statement** of the search results
    (``agent.models.offline_reading.best_statement``: learner lines only, never
    questions, tool calls or the policy's own replies), with the day it was said
@@ -95,7 +88,7 @@ from agent.models.offline_cognition import (
     reminder_actions,
     reminder_mentions,
 )
-from agent.models.offline_core import pinned_actions
+from agent.models.offline_core import pinned_actions, section_lines
 from agent.models.offline_reading import LEARNER_ROLES as LEARNER_ROLES
 from agent.models.offline_reading import (
     OFFLINE_BANNER,
@@ -178,9 +171,9 @@ def answer_from_core(question: str, core: Mapping[str, str]) -> tuple[str, list[
     if not is_question(question):
         return None
     if _GOAL_QUESTION.search(question):
-        lines = [ln.strip() for ln in core.get("current_goals", "").splitlines() if ln.strip()]
+        lines = section_lines(core, "current_goals")
         return ("current_goals", lines) if lines else None
-    profile = [ln.strip() for ln in core.get("user_profile", "").splitlines() if ln.strip()]
+    profile = section_lines(core, "user_profile")
     if not profile:
         return None
     if _ABOUT_ME.search(question):
