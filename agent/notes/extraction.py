@@ -205,20 +205,6 @@ def extractor_for(model: BaseChatModel) -> Extractor:
     return OfflineExtractor() if is_offline_policy(model) else ModelExtractor(model)
 
 
-async def extract_notes(
-    model: BaseChatModel,
-    transcript: Sequence[dict[str, Any]],
-    current_concept: str | None,
-    *,
-    vocabulary: Sequence[str] = DEFAULT_TAG_VOCABULARY,
-    max_notes: int = MAX_NOTES,
-) -> tuple[list[NoteDraft], list[Failure], dict[str, Any]]:
-    """Drafts, failures and audit facts for one session, with ``extractor_for(model)``."""
-    return await extractor_for(model).extract(
-        transcript, current_concept, vocabulary=vocabulary, max_notes=max_notes
-    )
-
-
 def concept_count(draft: NoteDraft, session_concepts: Sequence[str]) -> int:
     """Atomicity: how many distinct session concepts the note's body mentions (≥ 1).
 

@@ -8,7 +8,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from agent.models.offline_policy import OfflinePolicyModel
-from agent.notes.extraction import ModelExtractor, concept_count, extract_notes, extractor_for
+from agent.notes.extraction import ModelExtractor, concept_count, extractor_for
 from agent.notes.models import DEFAULT_TAG_VOCABULARY, NoteDraft
 from agent.notes.offline import OfflineExtractor, offline_extract
 from agent.notes.store import note_id_for
@@ -63,12 +63,12 @@ def test_offline_extractor_is_deterministic() -> None:
 
 
 async def test_offline_model_routes_to_offline_extractor() -> None:
-    drafts, failures, facts = await extract_notes(OfflinePolicyModel(), TRANSCRIPT, "sql.joins")
+    drafts, failures, facts = await extractor_for(OfflinePolicyModel()).extract(TRANSCRIPT, "sql.joins")
     assert drafts and not failures and facts["extractor"] == "offline"
 
 
 async def test_llm_json_is_validated_and_normalised() -> None:
-    drafts, failures, facts = await extract_notes(fake(json.dumps(VALID)), TRANSCRIPT, None)
+    drafts, failures, facts = await extractor_for(fake(json.dumps(VALID))).extract(TRANSCRIPT, None)
     assert not failures and facts == {"extractor": "llm", "model": facts["model"], "attempts": 1}
     (draft,) = drafts
     assert draft.keywords == ["left-join", "null", "rows", "tables", "customers"]
@@ -77,19 +77,19 @@ async def test_llm_json_is_validated_and_normalised() -> None:
 
 async def test_malformed_then_valid_json_is_retried_once() -> None:
     model = fake("{not json", "```json\n" + json.dumps(VALID) + "\n```")
-    drafts, failures, facts = await extract_notes(model, TRANSCRIPT, None)
+    drafts, failures, facts = await extractor_for(model).extract(TRANSCRIPT, None)
     assert len(drafts) == 1 and not failures and facts["attempts"] == 2
 
 
 async def test_always_malformed_json_is_a_failure_not_a_success() -> None:
-    drafts, failures, facts = await extract_notes(fake("nope", "still {nope"), TRANSCRIPT, None)
+    drafts, failures, facts = await extractor_for(fake("nope", "still {nope")).extract(TRANSCRIPT, None)
     assert drafts == []
     assert failures == [{"stage": "extract", "concept": None, "error": failures[0]["error"], "attempts": 2}]
 
 
 async def test_invalid_note_fails_alone_after_retry() -> None:
     bad = {"notes": [VALID["notes"][0], {"concept": "outer join"}]}  # no definition
-    drafts, failures, _ = await extract_notes(fake(json.dumps(bad), json.dumps(bad)), [], None)
+    drafts, failures, _ = await extractor_for(fake(json.dumps(bad), json.dumps(bad))).extract([], None)
     assert [d.concept for d in drafts] == ["left join"]
     assert [(f["stage"], f["concept"], f["attempts"]) for f in failures] == [("extract", "outer join", 2)]
 
