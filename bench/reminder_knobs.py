@@ -7,9 +7,11 @@ one, and every other turn is checked against the pending ones as ``ReminderStore
 ``reminders`` checks: *fires once* (share of ``fires: true`` checks met) and *false fires*
 (share of ``fires: false`` checks where something fired).
 
-The sense threshold is chosen by leave-one-out over the tuning sets' scenarios (each scenario is
-scored with the threshold best on all the others), then reported on every set given, and on a
-traffic set (kag-intent-traffic/1) as false fires of every tuning trigger on every ordinary turn.
+Two knobs are chosen together by leave-one-out over the tuning sets' scenarios (each scenario is
+scored with the pair best on all the others): the sense threshold (``SENSE_THRESHOLD``) and the
+rarity under which a topic word fires without the similarity veto (``RARE_ZIPF``; 0 turns it off).
+Both are then reported on every set given, and on a traffic set (kag-intent-traffic/1) as false
+fires of every tuning trigger on every ordinary turn.
 
     .venv/bin/python -m bench.reminder_knobs bench/cognitive/sets/reminders_sense.json \
         --check bench/cognitive/sets/heldout3.json --traffic bench/cognitive/sets/traffic_intents.json
@@ -31,7 +33,10 @@ from agent.language import reminders as language
 from agent.language.sentences import split_sentences
 from agent.memory.reminder_rules import trigger_matches
 
-GRID = [round(x, 2) for x in np.arange(0.15, 0.71, 0.01)]
+THRESHOLDS = [round(x, 2) for x in np.arange(0.15, 0.71, 0.01)]
+RARITIES = [0.0, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0]
+Knobs = tuple[float, float]
+GRID: list[Knobs] = [(t, r) for r in RARITIES for t in THRESHOLDS]
 
 
 @dataclass
@@ -58,12 +63,18 @@ def _requests(text: str, now: datetime) -> list[dict[str, Any]]:
     return [r for r in found if r is not None]
 
 
-def replay(scenario: dict[str, Any], threshold: float) -> dict[tuple[str, int], int]:
-    """``(session, turn) -> how many reminders fired`` with the sense ``threshold``."""
+def _set_knobs(knobs: Knobs) -> Knobs:
+    """Set ``(SENSE_THRESHOLD, RARE_ZIPF)`` and return the values they had."""
+    saved = (language.SENSE_THRESHOLD, language.RARE_ZIPF)
+    language.SENSE_THRESHOLD, language.RARE_ZIPF = knobs
+    return saved
+
+
+def replay(scenario: dict[str, Any], knobs: Knobs) -> dict[tuple[str, int], int]:
+    """``(session, turn) -> how many reminders fired`` with the knobs ``(threshold, rarity)``."""
     pending: list[dict[str, Any]] = []
     fired: dict[tuple[str, int], int] = {}
-    saved = language.SENSE_THRESHOLD
-    language.SENSE_THRESHOLD = threshold
+    saved = _set_knobs(knobs)
     try:
         for turn in _turns(scenario):
             new = _requests(turn.text, turn.when)
@@ -71,16 +82,16 @@ def replay(scenario: dict[str, Any], threshold: float) -> dict[tuple[str, int], 
             pending = [r for r in pending if r not in due] + new
             fired[(turn.session, turn.index)] = len(due)
     finally:
-        language.SENSE_THRESHOLD = saved
+        _set_knobs(saved)
     return fired
 
 
-def score(scenarios: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
-    """Fires once, false fires and failing checks at ``threshold``."""
+def score(scenarios: list[dict[str, Any]], knobs: Knobs) -> dict[str, Any]:
+    """Fires once, false fires and failing checks with ``knobs``."""
     hits = fires = false = silent = 0
     failures = []
     for scenario in scenarios:
-        fired = replay(scenario, threshold)
+        fired = replay(scenario, knobs)
         for check in scenario.get("reminders", []):
             n = fired.get((check["session"], check["turn"]), 0)
             if check["fires"]:
@@ -100,7 +111,7 @@ def score(scenarios: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
 
 
 def leave_one_out(scenarios: list[dict[str, Any]]) -> dict[str, Any]:
-    """Each scenario scored with the threshold that makes the fewest errors on all the others."""
+    """Each scenario scored with the knobs that make the fewest errors on all the others."""
     errors = {t: [score([s], t)["errors"] for s in scenarios] for t in GRID}
     total = {t: sum(e) for t, e in errors.items()}
     chosen, loo_errors, counts = [], 0, [0, 0, 0, 0]
@@ -126,16 +137,15 @@ def leave_one_out(scenarios: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def traffic_false_fires(path: Path, triggers: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
+def traffic_false_fires(path: Path, triggers: list[dict[str, Any]], knobs: Knobs) -> dict[str, Any]:
     """Ordinary turns that would fire any of ``triggers`` (each pending reminder checked alone)."""
     turns = [t["text"] for t in json.loads(path.read_text())["turns"]]
     now = datetime.fromisoformat("2026-01-01T12:00:00+00:00")
-    saved = language.SENSE_THRESHOLD
-    language.SENSE_THRESHOLD = threshold
+    saved = _set_knobs(knobs)
     try:
         bad = [(t, r["keywords"]) for t in turns for r in triggers if trigger_matches(r, t, None, now)]
     finally:
-        language.SENSE_THRESHOLD = saved
+        _set_knobs(saved)
     return {"pairs": len(turns) * len(triggers), "false_fires": len(bad), "examples": bad[:10]}
 
 
@@ -153,23 +163,23 @@ def _keyword_triggers(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
-    """Choose the sense threshold by leave-one-out and report it on every set."""
+    """Choose the sense threshold and the rarity by leave-one-out and report them on every set."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tune", nargs="+", help="kag-cognitive-v1 sets to choose the threshold on")
+    parser.add_argument("tune", nargs="+", help="kag-cognitive-v1 sets to choose the knobs on")
     parser.add_argument("--check", nargs="*", default=[], help="sets only reported")
     parser.add_argument("--traffic", default=None, help="a kag-intent-traffic/1 file")
     args = parser.parse_args(argv)
     tuning = [s for path in args.tune for s in _load(path)]
     loo = leave_one_out(tuning)
-    threshold = loo["full_set_choice"]
-    report: dict[str, Any] = {"leave_one_out": loo, "threshold_now": language.SENSE_THRESHOLD, "sets": {}}
+    chosen = loo["full_set_choice"]
+    now: Knobs = (language.SENSE_THRESHOLD, language.RARE_ZIPF)
+    report: dict[str, Any] = {"leave_one_out": loo, "knobs_now": now, "sets": {}}
     for path in [*args.tune, *args.check]:
-        result = score(_load(path), language.SENSE_THRESHOLD)
-        report["sets"][Path(path).stem] = result
+        report["sets"][Path(path).stem] = score(_load(path), now)
     if args.traffic:
         triggers = _keyword_triggers(tuning)
-        report["traffic"] = traffic_false_fires(Path(args.traffic), triggers, language.SENSE_THRESHOLD)
-    echo(json.dumps({**report, "chosen_threshold": threshold}, indent=1, ensure_ascii=False))
+        report["traffic"] = traffic_false_fires(Path(args.traffic), triggers, now)
+    echo(json.dumps({**report, "chosen_knobs": chosen}, indent=1, ensure_ascii=False))
     return report
 
 

@@ -4,7 +4,15 @@
 or tomorrow when it has passed), "on <weekday>", "at the start | end of this | next week | month |
 year"; any other phrase through ``agent.language.when.due_time`` (``dateparser``: "the day after
 tomorrow", "next Friday at 5pm"). Used by ``agent.language.reminders.parse_reminder`` and by a
-store resolving a request's phrase (``agent.memory.reminders.resolve_due``).
+store resolving a request's phrase (``agent.memory.reminders.resolve_due``); both read the phrase
+with ``phrase_due``, so the parse and the store always name the same instant.
+
+**A day, not an instant.** A phrase that names a day and no time of day ("tomorrow", "on Friday",
+"in two weeks", "next week", "at the start of next month") is due from the start of that day in
+the session's time zone (``now``'s offset), so the reminder fires in the first session of that day
+whatever its hour. Read as "the same time of day" (``now`` + 1 day), "Remind me tomorrow" said at
+21:00 missed the next day's 17:30 session and fired a session late (``heldout5``, 2026-11-29).
+A phrase with a time of day ("tomorrow at 9", "tonight", "in two hours") keeps its instant.
 """
 
 from __future__ import annotations
@@ -27,15 +35,23 @@ _EDGE = re.compile(
 )
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+# a time of day or a span shorter than a day: the phrase names an instant, not a day
+_CLOCK = re.compile(
+    r"\d\s*(?:a\.?m|p\.?m)\b|\d[:.]\d{2}|\bat\s+\d|\b(?:noon|midday|midnight|tonight|morning|afternoon"
+    r"|evening|night|o'?clock|hours?|minutes?|mins?|seconds?|secs?)\b",
+    re.I,
+)
+# where a time phrase may begin inside a request's text
+_CUT = re.compile(r"\s+(?=(?:on|at|by|next|this|the|tomorrow|tonight|in|from|after|within|around)\b)", re.I)
 
 
 def _edge_of(match: re.Match[str], now: datetime) -> datetime:
-    """The first (start) or last (end) day of this or next week, month or year, at 09:00.
+    """The first (start) or last (end) day of this or next week, month or year, from its start.
 
     dateparser reads "next month" as a month from now and "the start of next month" not at all.
     """
     unit, ahead = match["unit"].lower(), match["which"].lower() == "next"
-    day = now.replace(hour=9, minute=0, second=0, microsecond=0)
+    day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     if unit == "week":
         start = day - timedelta(days=day.weekday()) + timedelta(days=7 * ahead)
         following = start + timedelta(days=7)
@@ -54,41 +70,73 @@ def _edge_of(match: re.Match[str], now: datetime) -> datetime:
 def phrase_due(phrase: str, now: datetime) -> datetime | None:
     """The instant a time phrase names as of ``now`` ("at the start of next month", "next Friday at 5pm").
 
-    What a store resolves a request's ``when`` against its own clock with (``ReminderStore.set``).
+    What a store resolves a request's ``when`` against its own clock with (``ReminderStore.set``),
+    and what ``time_due`` reads a request with. A phrase that names a day and no time of day is
+    due from that day's start (``_day_start``).
     """
-    match = _EDGE.search(" " + phrase.strip())
-    return _edge_of(match, as_aware(now)) if match else due_time(phrase, now)
-
-
-def time_due(rest: str, now: datetime) -> tuple[str, datetime] | None:
-    """``(rest without the time phrase, due time)`` when ``rest`` ends with one."""
-    match = _EDGE.search(rest)
+    now = as_aware(now)
+    text = " " + phrase.strip(" ,.;:!?")
+    match = _EDGE.fullmatch(text)
     if match:
-        return rest[: match.start()], _edge_of(match, now)
-    match = _IN.search(rest)
+        return _edge_of(match, now)
+    due = _exact(text, now)
+    if due is None:
+        due = due_time(text, now)
+    if due is None:
+        return None
+    return due if _CLOCK.search(text) else _day_start(due, now)
+
+
+def _day_start(due: datetime, now: datetime) -> datetime:
+    """The start of ``due``'s day in ``now``'s time zone, never before ``now``."""
+    local = due.astimezone(now.tzinfo)
+    return max(local.replace(hour=0, minute=0, second=0, microsecond=0), now)
+
+
+def _exact(text: str, now: datetime) -> datetime | None:
+    """The phrases read here rather than by dateparser ("in two hours", "tomorrow at 9", "on Friday")."""
+    match = _IN.fullmatch(text)
     if match:
         count = _NUMBERS.get(match["n"].lower()) or int(match["n"])
-        return rest[: match.start()], now + timedelta(seconds=count * _TIME_UNITS[match["unit"].lower()])
-    match = _DAY.search(rest)
+        return now + timedelta(seconds=count * _TIME_UNITS[match["unit"].lower()])
+    match = _DAY.fullmatch(text)
     if match:
         day = match["day"].lower()
         base = now + (timedelta(days=7) if day == "next week" else timedelta(days=1))
         if day == "tonight":
             base = max(now, now.replace(hour=20, minute=0, second=0, microsecond=0))
         clock = _AT.match(" " + match["time"]) if match["time"] else None
-        return rest[: match.start()], _at(base, clock) if clock else base
-    match = _ON_DAY.search(rest)
+        return _at(base, clock) if clock else base
+    match = _ON_DAY.fullmatch(text)
     if match:
         ahead = (_WEEKDAYS.index(match["wd"].lower()) - now.weekday() - 1) % 7 + 1
-        return rest[: match.start()], now + timedelta(days=ahead)
-    match = _AT.search(rest)
-    if match and re.search(r"\bat\s+\d", rest[match.start() :], re.I):
+        return now + timedelta(days=ahead)
+    match = _AT.fullmatch(text)
+    if match and re.match(r"\s*at\s+\d", text, re.I):
         due = _at(now, match)
-        return rest[: match.start()], due if due > now else due + timedelta(days=1)
-    for cut in re.finditer(r"\s+(?=(?:on|at|by|next|this|the|tomorrow|in)\b)", rest, re.I):
-        due = due_time(rest[cut.end() :], now)
-        if due is not None:  # the rest of the request names a time dateparser reads
-            return rest[: cut.start()], due
+        return due if due > now else due + timedelta(days=1)
+    return None
+
+
+def time_due(rest: str, now: datetime) -> tuple[str, datetime] | None:
+    """``(rest without the time phrase, due time)`` when ``rest`` ends with one.
+
+    The longest phrase that reads as a time wins ("the day after tomorrow", not "tomorrow"); the
+    phrase is read by ``phrase_due``, as the store will read it.
+    """
+    now = as_aware(now)
+    starts = sorted(
+        {m.start() for m in (_EDGE.search(rest), _IN.search(rest), _DAY.search(rest)) if m}
+        | {m.start() for m in _CUT.finditer(rest)}
+        | {m.start() for m in (_ON_DAY.search(rest),) if m}
+        | {m.start() for m in (_AT.search(rest),) if m and re.search(r"\bat\s+\d", rest[m.start() :], re.I)}
+    )
+    for start in starts:
+        if start == 0:
+            continue
+        due = phrase_due(rest[start:], now)
+        if due is not None:
+            return rest[:start], due
     return None
 
 

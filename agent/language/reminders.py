@@ -59,11 +59,13 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+import snowballstemmer
 from simplemma import is_known, lemmatize
+from wordfreq import zipf_frequency
 
 from agent.clock import as_aware, system_clock
 from agent.language.encoder import encode, encode_kept
-from agent.language.reminder_times import time_due
+from agent.language.reminder_times import phrase_due, time_due
 from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
 
@@ -144,8 +146,13 @@ def _lead_first(text: str) -> str:
     match = _LEAD.match(text)
     found = _REQUEST.search(text)
     if match is None and found is not None and found.start() > 0:
-        bare = _LEAD_BARE.match(_strip_end(text[: found.start()]))
-        return f"{_strip_end(text[found.start() :])} {bare['cond']}" if bare else text
+        lead = _strip_end(text[: found.start()])
+        bare = _LEAD_BARE.match(lead)
+        if bare:
+            return f"{_strip_end(text[found.start() :])} {bare['cond']}"
+        # "Next Tuesday remind me to print the slides": a time phrase first, without the comma
+        timed = len(lead) <= 40 and phrase_due(lead, system_clock()) is not None
+        return f"{_strip_end(text[found.start() :])} {lead}" if timed else text
     if match is None:
         return text
     rest = _POLITE.sub("", match["rest"])
@@ -193,7 +200,7 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
             found = [f"{k} {_strip_end(keywords['where'])}" for k in found]
         return (rest[: keywords.start()], {"trigger_kind": "keywords", "keywords": found}) if found else None
     timed = time_due(rest, now)
-    task, due = timed if timed else (rest, now + DEFAULT_DELAY)
+    task, due = timed if timed else (rest, phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY)
     phrase = _strip_end(rest[len(task) :]) if timed else DEFAULT_PHRASE
     return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
 
@@ -213,7 +220,7 @@ def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] 
     now = as_aware(now or system_clock())
     rest, link = _strip_end(match["rest"]), match["link"]
     inner = _TIME_FIRST.match(rest) if link is None else None
-    due = due_time(inner["when"], now) if inner else None
+    due = phrase_due(inner["when"], now) if inner else None
     if inner and due is not None:  # "remind me next Monday to register": the time before the task
         when = {"trigger_kind": "time", "due_at": due.isoformat(), "when": inner["when"].strip()}
         read: tuple[str, dict[str, Any]] | None = (inner["task"], when)
@@ -284,6 +291,16 @@ SENSE_THRESHOLD = 0.53
 Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,164 pairs (0.4 %)."""
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+STEM_ZIPF = 2.5
+"""Under this Zipf frequency a word is jargon and also meets its Snowball stem (``word_lemmas``)."""
+
+
+@lru_cache(maxsize=4096)
+def _zipf(word: str) -> float:
+    return zipf_frequency(word.lower(), "en")
+
+
 @lru_cache(maxsize=4096)
 def word_lemmas(word: str) -> frozenset[str]:
     """A word's dictionary forms; two words are one when these meet.
@@ -293,9 +310,19 @@ def word_lemmas(word: str) -> frozenset[str]:
     noun) also the verb it is made from when that verb is a known word ("borrow", "program"), so
     "borrowing in Rust" is named by "can I borrow it twice in Rust?" as it was by the old stems.
     A plural the dictionary does not know ("dataframes", "subqueries") is read by its regular
-    ending. Nothing else is derived: "recursive" is not "recursion".
+    ending. A word the dictionary does not know, or a rare one (Zipf under ``STEM_ZIPF``: the
+    jargon of a subject), also meets its Snowball stem ("memoization", "memoize", "memoizing" ->
+    "memoiz"; "tokenizer" / "tokenization"), since the dictionary lists few of its forms. A common
+    word is read by the dictionary alone: "recursive" is not "recursion".
     """
     lowered = word.lower()
+    if not is_known(lowered, lang="en") or _zipf(lowered) < STEM_ZIPF:
+        return frozenset({*_dictionary_forms(lowered), "~" + _STEMMER.stemWord(lowered)})
+    return _dictionary_forms(lowered)
+
+
+def _dictionary_forms(lowered: str) -> frozenset[str]:
+    """``word_lemmas`` by the dictionary alone."""
     lemmas = {lemmatize(lowered, lang="en")}
     if lowered.endswith("ing") and lowered in lemmas:
         stem = lowered[:-3]
@@ -312,8 +339,28 @@ def word_lemmas(word: str) -> frozenset[str]:
 
 
 def is_code_name(keyword: str) -> bool:
-    """A keyword that names code ("GROUP BY", "functools.wraps", "useEffect"): its words fire alone."""
-    return _is_code_term(keyword) or any(_CODE_NAME.search(w) for w in keyword.split())
+    """A keyword that names code ("GROUP BY", "functools.wraps", "useEffect"): its words fire alone.
+
+    Every word of it is code: "merging DataFrames" names a topic that a turn may say in another
+    form or with words between ("how do I merge two DataFrames"), so it is read as any other topic.
+    """
+    words = keyword.split()
+    return _is_code_term(keyword) or bool(words) and all(_CODE_NAME.search(w) for w in words)
+
+
+RARE_ZIPF = 2.0
+"""A topic word rarer than this (``wordfreq`` Zipf frequency, English) has one sense in a learner's
+turn ("rebase" 1.8, "lambdas" 1.7, "backpropagation" 1.6), so a trigger that holds one fires when a
+turn names its topic words, without the similarity veto: MiniLM reads "How do I rebase my feature
+branch onto main?" at 0.40 from "rebasing". Words with an everyday sense are commoner ("callbacks"
+2.4, "decorators" 2.6, "modes" 4.0) and keep the veto. Chosen by leave-one-out with
+``SENSE_THRESHOLD`` (``bench/reminder_knobs.py``)."""
+
+
+def is_rare_topic(keyword: str, *, rare: float | None = None) -> bool:
+    """True when a topic word of ``keyword`` is rarer than ``rare`` (default ``RARE_ZIPF``)."""
+    cut = RARE_ZIPF if rare is None else rare
+    return any(min(_zipf(w), *(_zipf(x) for x in word_lemmas(w))) < cut for w in head_words(keyword))
 
 
 def head_words(keyword: str) -> list[str]:
@@ -371,5 +418,7 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
     sentence, clause = _naming(message, keyword)
     if sentence is None:
         return False
+    if is_rare_topic(keyword):
+        return True
     least = SENSE_THRESHOLD if threshold is None else threshold
     return sense(sentence, keyword) >= least or (clause != sentence and sense(clause or "", keyword) >= least)

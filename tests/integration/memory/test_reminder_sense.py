@@ -54,6 +54,24 @@ async def store(resources: Resources, learner_id: str) -> AsyncIterator[Reminder
                 ("And what does how='outer' do in a merge?", False),
             ],
         ),
+        (
+            # a rare topic word in another form (MiniLM read the firing turn at 0.40 from "rebasing")
+            "If rebasing comes up, remind me that I still have uncommitted changes on my branch.",
+            [
+                ("How do I rename a branch?", False),
+                ("The storm broke two big branches off the oak, so I'm late.", False),
+                ("Can I rebase my feature branch onto main without losing anything?", True),
+                ("What does --onto do when I rebase?", False),
+            ],
+        ),
+        (
+            "When we reach merging DataFrames, remind me to check my ID columns are strings.",
+            [
+                ("I got a merge conflict in git on my notebook, how do I keep my version?", False),
+                ("Can I concat two DataFrames with different columns?", False),
+                ("Let's do merging: how do I merge two DataFrames on two columns at once?", True),
+            ],
+        ),
     ],
 )
 async def test_fires_once_on_the_topic_not_on_the_word(
@@ -70,3 +88,17 @@ async def test_fires_once_on_the_topic_not_on_the_word(
         assert [r.id for r in fired] == ([made.id] if fires else []), message
     [stored] = await store.list(learner_id)
     assert stored.status == "triggered"
+
+
+async def test_tomorrow_is_due_from_the_start_of_the_next_day(store: ReminderStore, learner_id: str) -> None:
+    """Said at 21:00, "tomorrow" fires in the next day's 17:30 session, not a session later."""
+    store.clock.set("2026-04-14T21:00:00+02:00")
+    parsed = parse_reminder("Remind me tomorrow to send the titration data to Sofia.", now=store.clock())
+    assert parsed is not None and parsed["when"] == "tomorrow"
+    made = await store.set(learner_id, parsed["description"], due_at=parsed["when"])
+    assert made.due_at == "2026-04-15T00:00:00+02:00"
+    store.clock.advance(minutes=10)
+    assert await store.fire(learner_id, message="What's a systematic error?") == []
+    store.clock.set("2026-04-15T17:30:00+02:00")
+    assert [r.id for r in await store.fire(learner_id, message="Hi!")] == [made.id]
+    assert await store.fire(learner_id, message="Thanks") == []

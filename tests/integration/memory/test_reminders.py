@@ -124,7 +124,7 @@ async def test_resolve_moves_to_resolved_and_lists_filter(rig: Rig, learner_id: 
 async def test_time_trigger_follows_the_injected_clock(rig: Rig, learner_id: str) -> None:
     reminder = await set_from_text(rig, learner_id, "remind me to revise subqueries in 2 days")
     assert reminder.trigger_kind == "time"
-    assert reminder.due_at == "2026-02-05T18:00:00+07:00"
+    assert reminder.due_at == "2026-02-05T00:00:00+07:00"  # a day named: due from its start
     rig.clock.advance(days=1)
     assert await rig.store.fire(learner_id, message="hello") == []
     rig.clock.advance(days=1)

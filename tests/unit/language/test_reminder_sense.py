@@ -13,6 +13,7 @@ import pytest
 from agent.language.reminders import (
     head_words,
     is_code_name,
+    is_rare_topic,
     names_trigger,
     naming_sentence,
     parse_reminder,
@@ -230,3 +231,36 @@ def test_requests_as_learners_write_them(text: str, description: str, keywords: 
     got = parse_reminder(text, now=NOW)
     assert got is not None and got["trigger_kind"] != "time"
     assert (got["description"], got["keywords"]) == (description, keywords)
+
+
+def test_jargon_meets_its_stem() -> None:
+    """The dictionary knows few forms of a subject's jargon; the stemmer reads the rest."""
+    assert word_lemmas("memoization") & word_lemmas("memoize")
+    assert word_lemmas("tokenizer") & word_lemmas("tokenization")
+    assert names_trigger("How do I memoize that fibonacci function so it runs fast?", "memoization")
+    assert not names_trigger("I left a memo on the fridge so I'd remember to study today.", "memoization")
+
+
+@pytest.mark.parametrize(
+    ("turn", "keyword"),
+    [
+        # a rare topic word has one sense: no similarity veto (MiniLM read this one at 0.40)
+        ("How do I rebase my feature branch onto main without losing anything?", "rebasing"),
+        ("I rebased my branch yesterday and now git says it diverged, what happened?", "rebasing"),
+        # a code word beside an ordinary one is a topic, said in another form with words between
+        ("Let's do merging: how do I merge two DataFrames on two columns at once?", "merging DataFrames"),
+        (
+            "Can we vectorize this loop with NumPy instead of iterating row by row?",
+            "vectorizing loops in NumPy",
+        ),
+    ],
+)
+def test_a_topic_in_another_form_fires(turn: str, keyword: str) -> None:
+    assert names_trigger(turn, keyword)
+
+
+def test_rarity_and_code_names() -> None:
+    assert not is_code_name("merging DataFrames") and is_code_name("DataFrame.merge")
+    assert is_rare_topic("rebasing") and is_rare_topic("memoization")
+    assert not is_rare_topic("decorators") and not is_rare_topic("modes") and not is_rare_topic("callbacks")
+    assert not names_trigger("I got a merge conflict in git on my notebook file.", "merging DataFrames")

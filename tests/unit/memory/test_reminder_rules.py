@@ -16,6 +16,7 @@ from agent.language.reminders import (
 from agent.memory.reminder_rules import trigger_matches
 
 NOW = datetime(2026, 2, 3, 11, 0, tzinfo=UTC)  # a Tuesday
+DAY = NOW.replace(hour=0)  # a phrase that names a day is due from its start
 
 
 def test_keyword_request() -> None:
@@ -64,14 +65,14 @@ def test_concept_request() -> None:
 @pytest.mark.parametrize(
     ("text", "description", "due"),
     [
-        ("remind me to practise joins tomorrow", "practise joins", NOW + timedelta(days=1)),
+        ("remind me to practise joins tomorrow", "practise joins", DAY + timedelta(days=1)),
         ("Remind me to submit the homework at 18:00", "submit the homework", NOW.replace(hour=18)),
         ("remind me to call Ana at 9:30", "call Ana", (NOW + timedelta(days=1)).replace(hour=9, minute=30)),
-        ("remind me to revise subqueries in 2 days", "revise subqueries", NOW + timedelta(days=2)),
+        ("remind me to revise subqueries in 2 days", "revise subqueries", DAY + timedelta(days=2)),
         ("remind me to stretch in an hour", "stretch", NOW + timedelta(hours=1)),
-        ("remind me to do the quiz on Friday", "do the quiz", NOW + timedelta(days=3)),
-        ("remind me to plan next week", "plan", NOW + timedelta(days=7)),
-        ("remind me to review window functions", "review window functions", NOW + timedelta(days=1)),
+        ("remind me to do the quiz on Friday", "do the quiz", DAY + timedelta(days=3)),
+        ("remind me to plan next week", "plan", DAY + timedelta(days=7)),
+        ("remind me to review window functions", "review window functions", DAY + timedelta(days=1)),
     ],
 )
 def test_time_requests(text: str, description: str, due: datetime) -> None:
