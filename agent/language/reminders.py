@@ -33,9 +33,12 @@ in backticks, or before "clause", "keyword", "statement", "function", "operator"
 **Sense** (``names_trigger``, what ``reminder_rules.trigger_matches`` asks): a code name
 ("GROUP BY", "functools.wraps", "useEffect") fires on its mention alone. Any other keyword fires
 when one sentence of the turn names every topic word of the trigger in its order (``head_words``:
-"borrowing" of "borrowing in Rust", in any form by ``word_lemmas``: "merge" / "merges" / "merging";
+"borrowing" of "borrowing in Rust", in any form by ``word_lemmas`` (``agent.language.topic_words``:
+"merge" / "merges" / "merging", "memoization" / "memoize");
 "pandas: what is a Series" names "pandas Series") AND reads like the trigger as the learner said
-it: MiniLM cosine with the keyword ("pointers in C", "merges in pandas") at least
+it (a topic word rarer than ``RARE_ZIPF`` has one sense and needs no more: "rebasing" is named by
+"How do I rebase my feature branch?"): MiniLM cosine with the keyword ("pointers in C", "merges
+in pandas") at least
 ``SENSE_THRESHOLD``, for the sentence or for the clause (cut at ":", ",", ";", "?", "so", "and",
 "but") that names the last topic word, so a question after the topic does not dilute it ("Let's do
 the threading module today: how do I start two threads?" 0.41 as a whole). "Can you point me
@@ -56,16 +59,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
-
-import snowballstemmer
-from simplemma import is_known, lemmatize
-from wordfreq import zipf_frequency
 
 from agent.clock import as_aware, system_clock
 from agent.language.encoder import encode, encode_kept
 from agent.language.reminder_times import phrase_due, time_due
+from agent.language.topic_words import word_lemmas, zipf
 from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
 
@@ -291,53 +290,6 @@ SENSE_THRESHOLD = 0.53
 Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,164 pairs (0.4 %)."""
 
 
-_STEMMER = snowballstemmer.stemmer("english")
-STEM_ZIPF = 2.5
-"""Under this Zipf frequency a word is jargon and also meets its Snowball stem (``word_lemmas``)."""
-
-
-@lru_cache(maxsize=4096)
-def _zipf(word: str) -> float:
-    return zipf_frequency(word.lower(), "en")
-
-
-@lru_cache(maxsize=4096)
-def word_lemmas(word: str) -> frozenset[str]:
-    """A word's dictionary forms; two words are one when these meet.
-
-    Its ``simplemma`` lemma ("merging", "merges" -> "merge"; "matrices" -> "matrix"), and for an
-    "-ing" word the lemmatizer keeps whole ("borrowing", "programming": its dictionary lists the
-    noun) also the verb it is made from when that verb is a known word ("borrow", "program"), so
-    "borrowing in Rust" is named by "can I borrow it twice in Rust?" as it was by the old stems.
-    A plural the dictionary does not know ("dataframes", "subqueries") is read by its regular
-    ending. A word the dictionary does not know, or a rare one (Zipf under ``STEM_ZIPF``: the
-    jargon of a subject), also meets its Snowball stem ("memoization", "memoize", "memoizing" ->
-    "memoiz"; "tokenizer" / "tokenization"), since the dictionary lists few of its forms. A common
-    word is read by the dictionary alone: "recursive" is not "recursion".
-    """
-    lowered = word.lower()
-    if not is_known(lowered, lang="en") or _zipf(lowered) < STEM_ZIPF:
-        return frozenset({*_dictionary_forms(lowered), "~" + _STEMMER.stemWord(lowered)})
-    return _dictionary_forms(lowered)
-
-
-def _dictionary_forms(lowered: str) -> frozenset[str]:
-    """``word_lemmas`` by the dictionary alone."""
-    lemmas = {lemmatize(lowered, lang="en")}
-    if lowered.endswith("ing") and lowered in lemmas:
-        stem = lowered[:-3]
-        doubled = stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else ""
-        for verb in (doubled, stem, stem + "e"):
-            if len(verb) >= 3 + (verb != doubled) and is_known(verb, lang="en"):
-                lemmas.add(verb)
-                break
-    elif lowered.endswith("s") and not lowered.endswith("ss") and not is_known(lowered, lang="en"):
-        # the dictionary lacks most programming words ("dataframes", "coroutines", "subqueries"):
-        # their plural is read by its regular ending
-        lemmas.add(lowered[:-3] + "y" if lowered.endswith("ies") else lowered[:-1])
-    return frozenset(lemmas)
-
-
 def is_code_name(keyword: str) -> bool:
     """A keyword that names code ("GROUP BY", "functools.wraps", "useEffect"): its words fire alone.
 
@@ -360,7 +312,7 @@ branch onto main?" at 0.40 from "rebasing". Words with an everyday sense are com
 def is_rare_topic(keyword: str, *, rare: float | None = None) -> bool:
     """True when a topic word of ``keyword`` is rarer than ``rare`` (default ``RARE_ZIPF``)."""
     cut = RARE_ZIPF if rare is None else rare
-    return any(min(_zipf(w), *(_zipf(x) for x in word_lemmas(w))) < cut for w in head_words(keyword))
+    return any(min(zipf(w), *(zipf(x) for x in word_lemmas(w))) < cut for w in head_words(keyword))
 
 
 def head_words(keyword: str) -> list[str]:
