@@ -65,6 +65,11 @@ CHANGE_MIN = 0.38
 ABOUT_FLOOR = 0.25
 """Read time: two open facts about one part of the learner's life (``agent.language.about``)
 are the same thing from this cosine on (below ``NET_SAME``: their words differ)."""
+ANSWER_MARGIN = 0.34
+"""Read time, with the question: open facts whose cosine with the question is within this of the
+best answer's answer it about as well (``answer_groups``)."""
+ANSWER_FLOOR = 0.10
+"""… and at least this close to the question."""
 
 
 _VALUE = re.compile(r"(?<![\w.])(?:\w*\d[\w.,:/-]*\w|\d|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
@@ -196,6 +201,64 @@ def same_pairs(texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
     ).reshape(n, n)
     same = (sims >= NET_SAME) | (kinds & (sims >= VALUE_MIN)) | (same_part & (sims >= ABOUT_FLOOR))
     return same & ~added[:, None] & ~added[None, :] & ~items
+
+
+def states_another_value(a: str, b: str) -> bool:
+    """``a`` and ``b`` hold different values (a number, date or name one of them lacks).
+
+    Never when one adds a value beside the other ("too", "also") or names another item of a series.
+    """
+    if _ADDED.search(a) or _ADDED.search(b) or other_instance(a, b, both=True):
+        return False
+    held_a, held_b = values(a), values(b)
+    return bool(_beyond(held_a, held_b) or _beyond(held_b, held_a))
+
+
+def _beyond(found: set[str], known: set[str]) -> set[str]:
+    """The values of ``found`` that no value of ``known`` holds or is part of ("docs" is in "google docs")."""
+    return {
+        v for v in found if not any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", v) or v in k for k in known)
+    }
+
+
+def answer_groups(
+    asked: np.ndarray, texts: Sequence[str], *, margin: float | None = None, floor: float | None = None
+) -> list[list[int]]:
+    """The facts that answer one question about equally well and state different values (indexes).
+
+    The question names what is asked, which two statements alone do not ("I'm a junior data
+    analyst at Zalando" / "First week at Delivery Hero went ok" share no part a reader is sure
+    of). ``asked``: each text's cosine with the question. The best answer, and every other text
+    within ``margin`` (``ANSWER_MARGIN``) of it and at ``floor`` (``ANSWER_FLOOR``) or more that
+    states another value (``states_another_value``), are versions of what is asked: one group
+    (none when no other text qualifies).
+    """
+    if len(texts) < 2:
+        return []
+    margin = ANSWER_MARGIN if margin is None else margin
+    floor = ANSWER_FLOOR if floor is None else floor
+    best = int(np.argmax(asked))
+    low = max(floor, float(asked[best]) - margin)
+    if asked[best] < floor:
+        return []
+    group = [best] + [
+        i
+        for i in range(len(texts))
+        if i != best and asked[i] >= low and states_another_value(texts[best], texts[i])
+    ]
+    return [group] if len(group) > 1 else []
+
+
+def merged(groups: Sequence[Sequence[int]]) -> list[list[int]]:
+    """``groups`` joined where they share a member (each index in one group, sorted)."""
+    out: list[set[int]] = []
+    for group in groups:
+        joined = set(group)
+        for other in [o for o in out if o & joined]:
+            joined |= other
+            out.remove(other)
+        out.append(joined)
+    return [sorted(g) for g in out]
 
 
 def disagreeing(texts: Sequence[str], vectors: np.ndarray) -> list[list[int]]:

@@ -162,10 +162,16 @@ class FactReads(Neo4jStore):
             hit_from_row(row, score, {**f.scores, "activation": act, "blend": score})
             for score, act, f, row in chosen
         ]
-        return await self._newest_first(learner_id, hits)
+        return await self._newest_first(learner_id, hits, embedding)
 
-    async def _newest_first(self, learner_id: str, hits: list[SearchHit]) -> list[SearchHit]:
-        """The read-time net (``fact_records.newest_first``) on the current facts' stored MiniLM vectors."""
+    async def _newest_first(
+        self, learner_id: str, hits: list[SearchHit], asked: list[float] | None = None
+    ) -> list[SearchHit]:
+        """The read-time net (``fact_records.newest_first``) on the current facts' stored MiniLM vectors.
+
+        ``asked``: the question's vector (None: no query), so the net also groups the facts that
+        answer it about equally well with different values.
+        """
         places = current_fact_places(hits)
         if len(places) < 2 or self.embeddings.model_name != MINILM_NAME:
             return hits
@@ -179,7 +185,11 @@ class FactReads(Neo4jStore):
         fresh = iter(await self.embed_documents(missing) if missing else [])
         vectors = np.asarray([stored.get(i) or next(fresh) for i in ids], dtype="float32")
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-        return await asyncio.to_thread(newest_first, hits, vectors)
+        query = None
+        if asked is not None:
+            query = np.asarray(asked, dtype="float32")
+            query /= max(float(np.linalg.norm(query)), 1e-9)
+        return await asyncio.to_thread(newest_first, hits, vectors, query)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
         """Store the read boost of the facts a search returned."""

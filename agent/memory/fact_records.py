@@ -28,7 +28,7 @@ from agent.language.differences import (
 )
 from agent.language.encoder import encode
 from agent.language.facts import fact_slot, replaced_values
-from agent.language.same_thing import disagreeing, retire_choice, same_pairs
+from agent.language.same_thing import answer_groups, disagreeing, merged, retire_choice, same_pairs
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text
@@ -276,16 +276,24 @@ def _loosely_changes(text: str, old: str, score: float) -> bool:
     return named_ok and counts_alike(text, old) and not names_another_thing(text, old)
 
 
-def newest_first(hits: list[SearchHit], vectors: np.ndarray) -> list[SearchHit]:
+def newest_first(
+    hits: list[SearchHit], vectors: np.ndarray, asked: np.ndarray | None = None
+) -> list[SearchHit]:
     """The read-time safety net: current facts about the same thing that disagree, newest first.
 
     ``vectors``: one L2-normalised row per current fact hit, in order. Neither fact was closed
     (the write was not sure they were one thing), so both stay, in the places the group held,
     newest first; each older one carries ``was_until`` (the newest one's ``valid_from``) so an
-    answer can say "was X until …". Other hits keep their places.
+    answer can say "was X until …". Other hits keep their places. Same thing: the statements
+    alone (``same_thing.disagreeing``) or, with ``asked`` (the question's L2-normalised vector),
+    the facts that answer the question about equally well with different values
+    (``same_thing.answer_groups``).
     """
     facts = current_fact_places(hits)
-    groups = disagreeing([hits[i].text for i in facts], vectors)
+    texts = [hits[i].text for i in facts]
+    groups = disagreeing(texts, vectors)
+    if asked is not None and len(facts) > 1:
+        groups = merged([*groups, *answer_groups(vectors @ asked, texts)])
     out = list(hits)
     for group in groups:
         places = sorted(facts[g] for g in group)

@@ -11,7 +11,15 @@ import pytest
 from agent.language.differences import resolve_change, shift
 from agent.language.encoder import encode
 from agent.language.facts import is_fact_statement
-from agent.language.same_thing import gives_a_new_value, other_instance, retire_choice, same_pairs
+from agent.language.same_thing import (
+    answer_groups,
+    gives_a_new_value,
+    merged,
+    other_instance,
+    retire_choice,
+    same_pairs,
+)
+from agent.language.versions import as_learner
 from agent.memory.fact_records import changed_fact, newest_first
 from tests.unit.language.open_facts import open_fact
 
@@ -147,3 +155,39 @@ def test_another_label_of_a_series_is_another_item(old: str, new: str) -> None:
     assert other_instance(new, old) and other_instance(new, old, both=True)
     assert retire_choice(new, [old], [0.95]) is None
     assert not other_instance("I'm on chapter 5 of the book now.", "I'm on chapter 3 of the book.")
+
+
+def test_read_time_net_groups_what_answers_the_question_with_another_value() -> None:
+    # The two statements alone share no part the about-reader is sure of; the question names it.
+    old = open_fact(
+        "a",
+        "My PhD supervisor is Prof. Okafor, she's brilliant with Bayesian models.",
+        "2026-02-09T00:00:00+00:00",
+    )
+    new = open_fact(
+        "b",
+        "Since Prof. Okafor left for Edinburgh, Dr. Lindqvist has been supervising me.",
+        "2026-05-18T00:00:00+00:00",
+    )
+    hits = [old, new]
+    vectors = encode([h.text for h in hits])
+    assert newest_first(hits, vectors) == hits  # the question-free net leaves them as they were
+    [asked] = encode([as_learner("Who is the learner's supervisor?")])
+    ranked = newest_first(hits, vectors, asked)
+    assert [h.id for h in ranked] == ["b", "a"]
+    assert ranked[1].metadata["was_until"] == new.metadata["valid_from"]
+
+
+def test_the_question_net_leaves_far_answers_and_same_values_alone() -> None:
+    near = open_fact("a", "I write my essays in Google Docs.", "2026-01-01T00:00:00+00:00")
+    same = open_fact("b", "Google Docs keeps my essays safe.", "2026-02-01T00:00:00+00:00")
+    far = open_fact("c", "My sister's wedding is on May 27.", "2026-03-01T00:00:00+00:00")
+    hits = [near, same, far]
+    vectors = encode([h.text for h in hits])
+    [asked] = encode([as_learner("Which app does the learner write essays in?")])
+    assert answer_groups(vectors @ asked, [h.text for h in hits]) == []
+    assert newest_first(hits, vectors, asked)[2] == far  # a newer, unrelated mention does not jump ahead
+
+
+def test_groups_sharing_a_member_merge() -> None:
+    assert merged([[0, 2], [2, 3], [1, 4]]) == [[0, 2, 3], [1, 4]]
