@@ -21,8 +21,6 @@ import re
 
 from agent.text import FUNCTION_WORDS, MIN_STEM, light_stem
 
-STOP_WORDS = FUNCTION_WORDS
-"""The words a full-text query drops: English function and question words (``agent.text``)."""
 _EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
 _POSSESSIVE = re.compile(r"(?i)['\u2019]s$")
 
@@ -30,7 +28,7 @@ _POSSESSIVE = re.compile(r"(?i)['\u2019]s$")
 def content_word(token: str) -> str | None:
     """``token`` without edge punctuation and possessive ``'s``; None for stop words."""
     word = _POSSESSIVE.sub("", _EDGE_PUNCT.sub("", token))
-    if not word or word.lower() in STOP_WORDS:
+    if not word or word.lower() in FUNCTION_WORDS:
         return None
     return word
 
