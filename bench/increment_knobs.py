@@ -1,6 +1,7 @@
 """Leave-one-out choice of the knobs of a change stated as an amount or a duration (issue 39, L6).
 
-``python -m bench.increment_knobs [PATH ...]`` (default ``bench/cognitive/sets/fact_increments.json``)
+``python -m bench.increment_knobs [PATH ...]`` (default ``bench/cognitive/sets/fact_increments.json`` and
+``fact_increments_classes.json``)
 reads learners' current facts (a fact changed before carries its "(now X)") and new
 statements, each naming the fact it changes and the value it leads to (or none), and picks:
 
@@ -14,7 +15,10 @@ statements, each naming the fact it changes and the value it leads to (or none),
 - ``differences.LOOSE_CHANGE_MIN``: with no fact that close, the newest fact at least this close
   whose number counts what the change counts and whose thing the change does not contradict
   (an increment told as an ellipsis: "Did eleven more over the weekend");
-- ``differences.NAMED_LOOSE_MIN``: … at least this close when the change names its thing.
+- ``differences.NAMED_LOOSE_MIN``: … at least this close when the change names its thing;
+- ``differences.LOOSE_MARGIN``: … of several such facts, the closest only when this much closer than the next;
+- ``differences.DONE_MIN``: work done with no direction word ("Wrote 1,350 words") changes a total of the
+  same counted word at least this close.
 
 One knob (or the pair of cosines ``CHANGE_MIN``, ``UNIT_MIN``) at a time, ``LOOSE_CHANGE_MIN`` first, then
 in that order, the others at their chosen values.
@@ -40,11 +44,12 @@ from agent.language.encoder import encode
 from agent.memory import fact_records
 
 SETS = Path(__file__).parent / "cognitive" / "sets"
-DEFAULT = [SETS / "fact_increments.json"]
+DEFAULT = [SETS / "fact_increments.json", SETS / "fact_increments_classes.json"]
 CHANGE_MINS = [round(x, 2) for x in np.arange(0.30, 0.61, 0.02)]
 UNIT_MINS = [round(x, 2) for x in np.arange(0.30, 0.71, 0.05)]
 MARGINS = [round(x, 2) for x in np.arange(0.0, 0.41, 0.02)]
 LOOSE_MINS = [round(x, 2) for x in np.arange(-0.10, 0.41, 0.02)]
+LOOSE_MARGINS = [round(x, 2) for x in np.arange(0.0, 0.21, 0.02)]
 WRONG_COST = 100
 """A wrong change closes a fact with a wrong value; a miss keeps the old value current."""
 OLD_AT = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -78,6 +83,8 @@ def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
     fact_records.NEWER_MARGIN = knobs["newer_margin"]
     fact_records.LOOSE_CHANGE_MIN = knobs["loose_change_min"]
     fact_records.NAMED_LOOSE_MIN = knobs["named_loose_min"]
+    fact_records.LOOSE_MARGIN = knobs["loose_margin"]
+    fact_records.DONE_MIN = knobs["done_min"]
     unit_min = knobs["unit_min"]
     fact_records.resolve_change = lambda new, old, *, old_at, new_at: _resolve(
         new, old, old_at, new_at, unit_min
@@ -142,11 +149,15 @@ def main() -> None:
         "newer_margin": differences.NEWER_MARGIN,
         "loose_change_min": differences.LOOSE_CHANGE_MIN,
         "named_loose_min": differences.NAMED_LOOSE_MIN,
+        "loose_margin": differences.LOOSE_MARGIN,
+        "done_min": differences.DONE_MIN,
     }
     report: dict = {"statements": len(cases)}
     steps = (
         ("loose_change_min", None, [(m,) for m in LOOSE_MINS]),
         ("named_loose_min", None, [(m,) for m in LOOSE_MINS]),
+        ("loose_margin", None, [(m,) for m in LOOSE_MARGINS]),
+        ("done_min", None, [(m,) for m in CHANGE_MINS]),
         ("change_min", "unit_min", [(c, u) for u in UNIT_MINS for c in CHANGE_MINS]),
         ("date_change_min", None, [(c,) for c in CHANGE_MINS]),
         ("newer_margin", None, [(m,) for m in MARGINS]),

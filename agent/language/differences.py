@@ -40,9 +40,13 @@ from agent.language.quantities import (
     Number,
     amount_change,
     current_value,
+    not_done,
     number_text,
+    number_written,
     numbers,
+    of_a_total,
     stated_as_target,
+    stated_by,
     unit_of,
     without_current,
 )
@@ -65,6 +69,14 @@ solved 85 LeetCode problems") and whose owner the change does not contradict ("M
 NAMED_LOOSE_MIN = 0.32
 """… and when the change names its thing ("HR cut everyone's training budget by €300", 0.35 from "My
 employer gives me a training budget of €800"), at least this close."""
+LOOSE_MARGIN = 0.06
+"""… and when several facts are that loose a fit, the closest only when at least this much closer than the
+next (else the newest when it is newer than all the others, else none): "My supervisor granted me a
+two-week extension" is 0.22 from the thesis defence and 0.19 from the dissertation's due date."""
+DONE_MIN = 0.34
+"""Work done with no direction word ("Wrote 1,350 words of the discussion today") adds to a total of the
+same counted word at least this close (0.36 from "My thesis is at 14,200 words"); "Slept 6 hours" is
+no change of "I've logged 46 hours of practice"."""
 UNIT_MIN = 0.5
 """An amount applies to an old number whose unit is at least this close (MiniLM cosine, or the
 same counted word)."""
@@ -74,21 +86,28 @@ _WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fi
 _WORD_NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
 _COUNT = r"\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten"
 _DURATION = re.compile(
-    rf"\b(?P<another>another\s+)?(?P<count>{_COUNT})\s+(?P<more>(?:more|extra|additional)\s+)?"
+    rf"\b(?P<another>another\s+)?(?P<count>{_COUNT})[\s-]+(?P<more>(?:more|extra|additional)\s+)?"
     r"(?P<unit>day|week|fortnight)s?\b",
     re.I,
 )
 _AFTER_DURATION = re.compile(r"'?\s*(?:earlier|later|sooner|extension|delay|postponement)\b", re.I)
 """After a duration that is a difference: "two days earlier", "a two weeks' extension"."""
+_BEFORE_DURATION = re.compile(r"\b(?:by|back|forward)\s*$|\bpush\w*\s+(?:\w+\s+){0,3}?out\s*$", re.I)
+"""Before a duration that is a difference: "by a week", "back a week", "brought the final forward three
+days", "pushed it out two weeks" (not "moved out three weeks ago")."""
 _ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight)\b", re.I)
 _UP = re.compile(
-    r"\b(?:later|postpone[sd]?|delay(?:ed|s)?|slip(?:s|ped)?|(?:push(?:ed)?|put|moved?|set)\s+(?:\w+\s+){0,4}?back|extend(?:ed|s)?|rais(?:ed|es)"
-    r"|increas(?:ed|es)|up|grew|gain(?:ed)?|rose|added|more|extensions?)\b",
+    r"\b(?:later|postpon(?:e[sd]?|ing)|delay(?:ed|s|ing)?|slip(?:s|ped|ping)?"
+    r"|(?:push(?:ed|es|ing)?|put(?:s|ting)?|mov(?:e[sd]?|ing)|set(?:s|ting)?)\s+(?:\w+\s+){0,4}?(?:back|out)"
+    r"|extend(?:ed|s|ing)?|rais(?:e[sd]?|ing)|increas(?:e[sd]?|ing)|up|gr[eo]wn?|growing|gain(?:s|ed|ing)?|rose"
+    r"|add(?:s|ed|ing)?|more|extensions?|(?:gave|given|give[sn]?|grant(?:s|ed)?)\s+(?:me|us))\b",
     re.I,
 )
+"""A change up or later, in any tense ("postponed", "is reducing", "pushing it out")."""
 _DOWN = re.compile(
-    r"\b(?:earlier|sooner|(?:brought|moved|pulled)\s+(?:\w+\s+){0,4}?forward|cut|reduc(?:ed|es)|lower(?:ed)?"
-    r"|down|shr[au]nk|shorten(?:ed)?|dropp?(?:ed)?|fell|decreas(?:ed|es)|fewer|less|lost)\b",
+    r"\b(?:earlier|sooner|(?:br[oi]ught|bring(?:s|ing)?|mov(?:e[sd]?|ing)|pull(?:s|ed|ing)?)\s+(?:\w+\s+){0,4}?forward"
+    r"|cut(?:s|ting)?|reduc(?:e[sd]?|ing)|lower(?:s|ed|ing)?|down|shr[aiu]nk(?:s|ing)?|shorten(?:s|ed|ing)?"
+    r"|drop(?:s|ped|ping)?|fell|decreas(?:e[sd]?|ing)|fewer|less|lost|losing|trimm(?:ed|ing)|slash(?:ed|ing))\b",
     re.I,
 )
 _CALENDAR = re.compile(
@@ -112,6 +131,8 @@ class Shift:
     factor: float | None = None
     unit: str | None = None
     """What an amount counts ("Polish words", "euros"), when the statement names it."""
+    done: str | None = None
+    """Told only as work done: its verb ("write" for "Wrote 1,350 words", ``quantities.Amount.done``)."""
 
 
 def _count(word: str) -> int:
@@ -142,12 +163,17 @@ def _duration(text: str) -> tuple[bool, Shift | None]:
     for match in _DURATION.finditer(text):
         before, after = text[: match.start()].lower(), text[match.end() :].lower()
         more = bool(match["more"] or match["another"])
-        stated = re.search(r"\b(?:by|back)\s*$", before) or re.match(_AFTER_DURATION, after)
+        # "by a week", "back a week", "brought the final forward three days", "pushed it out two weeks"
+        stated = re.search(_BEFORE_DURATION, before) or re.match(_AFTER_DURATION, after)
+        if (stated or more) and not_done(text, match.start()):
+            return True, None  # "they might push it back a week", "if they postpone it by a week"
         if stated or more:
             sign = _sign(text, match.start(), match.span() if more else (0, 0))
             days = _count(match["count"]) * _UNIT_DAYS[match["unit"].lower()] * (sign or 0)
             return True, None if sign is None else Shift(time=timedelta(days=days))
     match = _ANOTHER_DURATION.search(text)
+    if match is not None and not_done(text, match.start()):
+        return True, None
     if match is not None:
         sign = _sign(text, match.start(), match.span())
         days = _UNIT_DAYS[match["unit"].lower()] * (sign or 0)
@@ -165,16 +191,22 @@ def shift(text: str) -> Shift | None:
     change = amount_change(text, lambda at: _sign(text, at))
     if change is None:
         return None
-    return Shift(amount=change.delta, factor=change.factor, unit=change.unit)
+    return Shift(amount=change.delta, factor=change.factor, unit=change.unit, done=change.done)
 
 
-def dates_in(text: str, said_at: datetime) -> list[datetime]:
-    """The calendar dates ``text`` names (a month, a weekday or digits), read as of ``said_at``."""
+def dates_in(text: str, said_at: datetime, *, days_only: bool = False) -> list[datetime]:
+    """The calendar dates ``text`` names (a month, a weekday or digits), read as of ``said_at``.
+
+    ``days_only``: only a day ("May 15", "Friday", "3/14"), not a month alone ("all March exams").
+    """
     from dateparser.search import search_dates  # about two seconds to import: only when a date is read
 
     settings = {"RELATIVE_BASE": said_at.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
     found = search_dates(text, languages=["en"], settings=settings) or []  # type: ignore[arg-type]
-    return [when for phrase, when in found if _CALENDAR.search(phrase)]
+    day = re.compile(r"\d|" + "|".join(f"{d[:3]}" for d in calendar.day_name), re.I)
+    return [
+        when for phrase, when in found if _CALENDAR.search(phrase) and (not days_only or day.search(phrase))
+    ]
 
 
 def numbers_in(text: str) -> list[str]:
@@ -207,31 +239,78 @@ def _same_head(one: str, other: str) -> bool:
     return len(heads) == 1 or heads == {"point", "percent"}
 
 
-def _old_amount(change: Shift, old: str) -> float | None:
-    """The number of ``old`` that ``change`` applies to (its resolved value first), or None."""
+def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | None:
+    """The number of ``old`` that ``change`` applies to and how it is written (its resolved value first).
+
+    A whole another number is part of ("8 of the 20 mediums": 20) is never the value, nor a target
+    unless the change names one ("cut the listening target in half"); an amount in percent without
+    "by" ("another 15%") adds points to a percent only; a change told before and never resolved
+    ("Gained 45 points", no "(now …)") holds no total.
+    """
     base = without_current(old)
+    if current_value(old) is None and shift(base) is not None and not _A_TOTAL.search(base):
+        return None  # "Gained 45 points over the weekend", never resolved: no total to change
     found = numbers(base)
+    if len(found) == 1 and not _TARGET_NAMED.search(new) and _THRESHOLD.search(_clause_of(base, found[0])):
+        return None  # "I'm studying endgames to get past 1500": a threshold, no total
+    totals = of_a_total(base, found)
     units = [unit_of(base, n) for n in found]
+    for i in range(len(found) - 1):
+        if found[i + 1] in totals and units[i] is None:
+            units[i] = units[i + 1]  # "8 of the 20 LeetCode mediums": the 8 counts mediums too
+    written = [number_written(base, n) for n in found]
     now = current_value(old)
     if now is not None:
-        found = [n for n in numbers(now) if n.start == 0 and n.end == len(now)]
+        bare = re.fullmatch(r"\s*[$€£¥₹]?\s*([\d,.]+)\s*%?\s*", now)
+        found = [n for n in numbers(now) if bare is not None and (n.start, n.end) == bare.span(1)]
         if len(found) != 1:
             return None
-        units = [u for u in units if u] or [None]  # what the change before counted
+        units = [u for u, n in zip(units, numbers(base), strict=True) if u and n not in totals] or [None]
+        written, totals = [now], []
+    if change.unit == "percent" and change.amount is not None and not any(u == "percent" for u in units):
+        return None
+    if change.done and not any(units):
+        return None
     if change.unit is not None and any(units):
         named = [(i, u) for i, u in enumerate(units) if u]
         sims = _similar_units(change.unit, [u for _, u in named])
-        close = {i for (i, _), s in zip(named, sims, strict=True) if s >= UNIT_MIN}
+        floor = 1.0 if change.done else UNIT_MIN  # work done adds to a total of the same word only
+        close = {i for (i, _), s in zip(named, sims, strict=True) if s >= floor}
         if now is not None:
-            return found[0].value if close else None
+            return (found[0].value, written[0]) if close else None
         found = [n for i, n in enumerate(found) if i in close]
+    found = [n for n in found if n not in totals]
     if len(found) > 1:
         found = _stated_values(base, found)
-    return found[0].value if len(found) == 1 else None
+    if len(found) != 1:
+        return None
+    if change.done and now is None and stated_by(base, found[0]) not in ("be", change.done):
+        return None  # "I analysed 3 games" is no change of "I've played 300 games"
+    return found[0].value, written[0] if now is not None else number_written(base, found[0])
+
+
+_THRESHOLD = re.compile(
+    r"\b(?:get\s+(?:past|to|above|over|below|under)|reach|hit|pass|break|above|over|below|under|at\s+least)\s+"
+    r"(?:\w+\s+)?$",
+    re.I,
+)
+"""Right before a number: a threshold to pass, not a value ("to get past 1500")."""
+
+
+def _clause_of(text: str, n: Number) -> str:
+    """The words before ``n`` in its clause."""
+    head = re.sub(r"(?<=\d)[.,](?=\d)", "0", text[: n.start])
+    return text[max(head.rfind(c) for c in ".;:!?,") + 1 : n.start]
+
+
+_A_TOTAL = re.compile(r"\b(?:so\s+far|in\s+total|to\s+date|altogether|overall|have|has)\b|'ve\b", re.I)
+"""A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350")."""
+_TARGET_NAMED = re.compile(r"\b(?:target|goal|aim|limit|cap|quota)s?\b", re.I)
+"""A change of a target names it ("bump the weekly listening goal up by 30 minutes")."""
 
 
 def _stated_values(old: str, found: list[Number]) -> list[Number]:
-    """Of several numbers of ``old``, the value it states: not a target ("1430, … to get past 1500").
+    """Of several numbers of ``old``, the value it states: not a target or a price ("… to get past 1500").
 
     Still several (none a target, or all): the first when none counts a thing of its own
     ("I read 20 pages in 2 hours" names both: no choice).
@@ -266,11 +345,17 @@ def names_another_thing(new: str, old: str) -> bool:
     """
     if names_another_owner(new, old):
         return True
-    phrases = [p for _, p in _phrases(_head_of_change(new))]
+    phrases = _thing_phrases(new)
     return bool(phrases) and not any(_names(p, _words(old)) for p in phrases)
 
 
-_OWNED = re.compile(r"(?:^|[,;:]\s*)(?:(?:my|our|his|her|their)\s+([\w-]+)|([A-Za-z][\w-]*)'s)\b", re.I)
+_OWNED = re.compile(
+    r"(?:^|[,;:]\s*)(?:(?:my|our|his|her|their)\s+([\w-]+)|(?:(?:the|a|an|this|that)\s+(?:[\w-]+\s+){0,2})?"
+    r"([A-Za-z][\w-]*)'s)\b",
+    re.I,
+)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|hers|him|himself|herself)\b", re.I)
+_FIRST_SINGULAR = re.compile(r"\b(?:I|I'm|I've|I'd|me|mine|myself)\b")
 _NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
 
 
@@ -281,6 +366,23 @@ def _head_of_change(new: str) -> str:
 
 def _words(text: str) -> set[str]:
     return {_word_key(w) for w in re.findall(r"[\w']+", without_current(text))}
+
+
+_REFERS_BACK = re.compile(
+    r"\b(?:of|from|out\s+of|off|on|to|into|in)\s+(?:it|them|that)\b|\b(?:new|more|extra)\s+ones\b", re.I
+)
+"""The change names its thing by a pronoun ("took $380 of it", "three new ones"): what it is about is
+the conversation's, and the phrases before are a cause or an actor ("The flight to Lisbon")."""
+_ACTOR = re.compile(r"^[\w'-]*(?:\s+[\w'-]+){0,3}?\s+(?:\w+\s+){0,2}?(?:me|us)\b", re.I)
+"""After a phrase: a verb and the learner ("The TA gave me another four days"): the phrase acts."""
+
+
+def _thing_phrases(new: str) -> list[list[str]]:
+    """The phrases of the change's head that name what changes, not who or what changed it."""
+    head = _head_of_change(new)
+    if _REFERS_BACK.search(new):
+        return []
+    return [p for at, p in _phrases(head) if not _ACTOR.match(head[at:].split(None, 1)[-1])]
 
 
 def _phrases(head: str) -> list[tuple[int, list[str]]]:
@@ -299,7 +401,7 @@ def _phrases(head: str) -> list[tuple[int, list[str]]]:
 
 def names_a_thing(new: str) -> bool:
     """True when the change names what changes ("the report got …"), not an ellipsis ("Did eleven more")."""
-    return bool(_phrases(_head_of_change(new)))
+    return bool(_thing_phrases(new))
 
 
 def names_another_owner(new: str, old: str) -> bool:
@@ -311,6 +413,9 @@ def names_another_owner(new: str, old: str) -> bool:
     """
     head, words = _head_of_change(new).strip(), _words(old)
     owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
+    if _THIRD_PERSON.search(without_current(old)) and not _FIRST_SINGULAR.search(without_current(old)):
+        # "My flatmate has saved €5,000 for her car": another's value, changed only when named again
+        return not any(_word_key(m.group(1) or m.group(2)) in words for m in owners)
     other = [m for m in owners if _word_key(m.group(1) or m.group(2)) not in words]
     if not other or re.search(r"\b(?:me|I)\b", head[other[0].end() :]):
         return False  # "My teacher told me to add 8 more bpm": the learner's own value
@@ -350,18 +455,19 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
     if change is None:
         return None
     if change.time is not None:
-        if dates_in(new, new_at):
-            return None
+        if dates_in(new, new_at, days_only=True):
+            return None  # "moved to May 15": its own date, nothing to compute
         found = dates_in(current_value(old) or without_current(old), old_at)
         if len(found) != 1:
             return None
         when = found[0] + change.time
         return f"{when:%B} {when.day}"
-    value = _old_amount(change, old)
-    if value is None:
+    amount = _old_amount(change, old, new)
+    if amount is None:
         return None
+    value, like = amount
     value = value * change.factor if change.factor is not None else value + (change.amount or 0.0)
-    return number_text(value)
+    return number_text(value, like)
 
 
 def value_kind(text: str) -> str | None:

@@ -93,7 +93,8 @@ def numbers(text: str, *, dates: bool = False) -> list[Number]:
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
     rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
-    rf"|put(?:s|ting)?\s+in|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped)\s+{_FILLER}$",
+    rf"|put(?:s|ting)?\s+(?:in|aside|away)|chipped\s+in|deposited|topped\s+up(?:\s+(?:by|with))?"
+    rf"|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped)\s+{_FILLER}$",
     re.I,
 )
 """Before an amount added: "another 60", "gained 45", "put in 9 hours", "went up eleven points"."""
@@ -110,10 +111,21 @@ _UP_AFTER = re.compile(
 """After an amount added: "12 more", "18 new stars", "put €150 back"."""
 _DOWN_AFTER = re.compile(
     r"^\s+(?:fewer|less)\b|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
-    r"|dropped\s+out|quit|left\s+the)\b",
+    r"|dropped\s+out|quit|left)\b",
     re.I,
 )
 """After an amount taken away: "5 fewer", "take $70 out of it", "four people dropped out"."""
+_FROM_A_FUND = re.compile(r"^[^.;!?]*?\b(?:of|from|out\s+of)\s+(?:it|that|the|my|our)\b", re.I)
+"""After money spent: where from ("of it", "from my savings"), so the spending changes a fund."""
+_MONEY_IN_BEFORE = re.compile(rf"\b(?:earned|received|saved|got|made|won)\s+{_FILLER}$", re.I)
+"""Before an amount of money added: "earned $200 from tutoring" (money only: "got 3 hours" is none)."""
+_SPENT_BEFORE = re.compile(
+    rf"\b(?:spen[dt]s?|spending|paid|pay(?:s|ing)?|used|withdr[ae]w[ns]?|withdrawing|borrowed)\s+{_FILLER}$",
+    re.I,
+)
+"""Before an amount of money taken away: "spent €350", "withdrew $200" (money only)."""
+_GIVEN_AFTER = re.compile(r"^\s+(?:came\s+in|arrived|went\s+(?:in|into))\b", re.I)
+"""After an amount of money added: "€200 came in from tutoring" (money only)."""
 _CURRENCY = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen", "₹": "rupees"}
 _SYMBOL_BEFORE = re.compile(r"([$€£¥₹])\s*$")
 _BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
@@ -133,12 +145,30 @@ _NOT_DONE = re.compile(
     re.I,
 )
 """Before the amount in its clause: the change is negated, planned or hypothetical."""
-_STILL_TO_GO = re.compile(r"^[^.;!?]*?\b(?:than|to\s+go|left|remaining|until|before\s+i)\b", re.I)
+_STILL_TO_GO = re.compile(r"^[^.;!?]*?\b(?:than|to\s+go|remaining|until|before\s+i)\b", re.I)
+_LEFT_AFTER = re.compile(r"^\s+(?:[\w'-]+\s+){0,3}?left\b", re.I)
+_HAVE = re.compile(r"\b(?:have|has|had|got|there(?:'s|\s+is|\s+are|\s+were))\b|'ve\b", re.I)
+
+
+def _still_to_go(text: str, n: Number) -> bool:
+    """True when the amount is what is still to do: "5 more lessons to go", "I have 10 cards left".
+
+    "left" after the amount is what remains when the clause has it ("I have 10 left"), else it is
+    the verb of people leaving ("Three members left in January").
+    """
+    after = text[n.end :]
+    return bool(
+        _STILL_TO_GO.match(after)
+        or (_LEFT_AFTER.match(after) and _HAVE.search(_clause_before(text, n.start)))
+    )
+
+
 _COUNTED_AS = re.compile(r"^(?:more|new|extra|additional|further|fewer|less)$", re.I)
 _UNIT_STOP = re.compile(
     r"^(?:more|new|extra|additional|further|fewer|less|of|to|in|into|on|at|for|from|by|with|and|or|but|so|the"
     r"|a|an|my|our|this|that|these|those|is|are|was|were|went|got|get|have|has|had|since|after|before"
-    r"|today|tonight|yesterday|now|far|per|than|this|last|over|up|down|off|away|out|it|them|dropped|joined|left|quit)$",
+    r"|today|tonight|yesterday|now|far|per|than|this|last|over|up|down|off|away|out|it|them|dropped|joined|left|quit"
+    r"|ones?|those|these|some|each|all|both)$",
     re.I,
 )
 
@@ -150,12 +180,17 @@ class Amount:
     delta: float | None = None
     factor: float | None = None
     unit: str | None = None
+    done: str | None = None
+    """Told only as work done ("Wrote 1,350 words"): the verb's lemma ("write"); no direction word, so it
+    adds only to a total of the same counted word stated with the same verb or as a state ("is at")."""
 
 
 def unit_after(text: str, end: int) -> str | None:
     """The thing a number at ``text[:end]`` counts: up to two words after it ("Polish words", "bpm")."""
     words: list[str] = []
-    for token in re.findall(r"[^\s,.;:!?()]+", text[end:])[:4]:
+    for token in re.findall(r"[^\s,.;:!?()]+", re.split(r"[,;:!?()]|\.(?!\d)", text[end:], maxsplit=1)[0])[
+        :4
+    ]:
         if not words and _COUNTED_AS.match(token):
             continue  # "12 more problems": the unit follows
         if _UNIT_STOP.match(token):
@@ -193,10 +228,18 @@ def unit_of(text: str, n: Number) -> str | None:
 
 _TARGET = re.compile(
     r"\b(?:get\s+(?:past|to|above|over|below|under)|reach|hit|pass|break|above|over|below|under|at\s+least"
-    r"|goal|target|aim|aiming|wants?|hope|hoping)\b",
+    r"|goal|target|aim|aiming|wants?|hope|hoping|fee|fees|cost|costs|price|tuition)\b",
     re.I,
 )
-"""Before a number in its clause: the number is a target, not the value ("… to get past 1500")."""
+"""Before a number in its clause: the number is a target or a price, not the value ("… to get past 1500",
+"€1,800 put aside so far, and the fee is €7,500")."""
+_OF_TOTAL = re.compile(r"^\s*(?:of|out\s+of|/)\s*(?:the|my|our|all|those|these)?\s*[$€£¥₹]?\s*$", re.I)
+"""Between two numbers: the second is the whole the first is part of ("8 of the 20 mediums", "3/5")."""
+
+
+def of_a_total(text: str, found: list[Number]) -> list[Number]:
+    """The numbers of ``found`` that are a whole another number is part of ("I've done 8 of the 20")."""
+    return [n for m, n in zip(found, found[1:], strict=False) if _OF_TOTAL.match(text[m.end : n.start])]
 
 
 def stated_as_target(text: str, n: Number) -> bool:
@@ -205,20 +248,31 @@ def stated_as_target(text: str, n: Number) -> bool:
     return bool(_TARGET.search(clause) or _NOT_DONE.search(clause))
 
 
+def not_done(text: str, start: int) -> bool:
+    """True when the clause before ``start`` negates, plans or supposes its change ("might push it back")."""
+    clause = re.sub(r"\bMay(?=\s+\d)", "Mon", _clause_before(text, start))  # the month, not the verb
+    return bool(_NOT_DONE.search(clause))
+
+
 def _clause_before(text: str, start: int) -> str:
     """The words of the clause before ``start`` (from the last clause break)."""
-    head = text[:start]
+    head = re.sub(r"(?<=\d)[.,](?=\d)", "0", text[:start])  # "14,200", "5.5": no clause break
     cut = max(head.rfind(c) for c in ".;:!?,")
-    return head[cut + 1 :]
+    return text[cut + 1 : start]
 
 
 def _direction(text: str, n: Number) -> float | None:
     """+1 or -1 when the words around the number say it is added or taken away, else None."""
-    before, after = _before(text, n), text[n.end :]
+    before, after = _before(text, n), _PERCENT_AFTER.sub("", text[n.end :], count=1)  # "15% more"
     if _UP_AFTER.match(after):
         return 1.0
     if _DOWN_AFTER.match(after) or _DOWN_BEFORE.search(before):
         return -1.0  # "lost another 50": the verb, not "another", says which way
+    if _SPENT_BEFORE.search(before) and _FROM_A_FUND.search(after) and unit_of(text, n) in _CURRENCY.values():
+        return -1.0  # "spent €350 of it": money taken from the fund; "spent $30 on a pizza" is no change
+    money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before)
+    if money_in and unit_of(text, n) in _CURRENCY.values():
+        return 1.0  # "my parents chipped in €1,000", "€200 came in from tutoring"
     return 1.0 if _UP_BEFORE.search(before) else None
 
 
@@ -254,7 +308,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         before, after = _before(text, n), text[n.end :]
         if text[n.start : n.end].lower() in ("one", "zero"):
             continue  # "one more question", "the new one": a pronoun as often as an amount
-        if _NOT_DONE.search(_clause_before(text, n.start)) or _STILL_TO_GO.match(after):
+        if _NOT_DONE.search(_clause_before(text, n.start)) or _still_to_go(text, n):
             continue
         if _BY.search(before):
             by_sign = None if sign_at is None else sign_at(n.start)
@@ -266,11 +320,57 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
                 return Amount(factor=1 + by_sign * n.value / 100)
             return Amount(delta=by_sign * n.value, unit=unit_of(text, n))
         sign = _direction(text, n)
-        if sign is not None and not _PERCENT_AFTER.match(after):
+        if sign is not None:
             if _names_a_total(text, n):
                 return None
+            # "another 15%" of a progress adds points; ``differences`` applies it to a percent only
             changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n)))
+        elif (verb := done_verb(before)) and unit_after(text, n.end) and not _names_a_total(text, n):
+            changes.append(Amount(delta=n.value, unit=unit_after(text, n.end), done=verb))
+    if len(changes) > 1 and any(c.done for c in changes):
+        changes = [c for c in changes if not c.done] or changes[:1]  # "Wrote 900 words and cut 200": as said
     return _together(changes)
+
+
+def done_verb(before: str) -> str | None:
+    """The lemma of a verb in the past opening the amount's clause ("Wrote 1,350 words": "write"), or None.
+
+    The past by ``simplemma``: a word whose lemma differs and is no plural or third person of it
+    ("wrote" -> "write", "did" -> "do"; not "words", "reads"); a loss is no work done ("forgot 10").
+    """
+    import simplemma  # noqa: PLC0415 - loaded only when an amount has no direction word
+
+    words = re.findall(r"[A-Za-z']+", before)
+    if not words or len(words) > 3:
+        return None
+    if len(words) > 1 and words[-2].lower() not in ("i", "we", "just", "finally"):
+        return None
+    word = words[-1].lower()
+    lemma = simplemma.lemmatize(word, lang="en")
+    past = lemma != word and word not in (lemma + "s", lemma + "es") and not word.endswith("ing")
+    return lemma if past and lemma not in _LOSS else None
+
+
+_LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
+"""Verbs of work not done or undone: their amount adds to nothing."""
+_STATE = {"be", "have", "at", "reach", "total", "stand", "sit", "get"}
+"""Verbs that state a total ("My thesis is at 14,200 words", "My deck has 180 cards")."""
+
+
+def stated_by(text: str, n: Number) -> str | None:
+    """The lemma of the verb before the number ``n`` of ``text`` ("I've played 300 games": "play").
+
+    A state ("is at", "has") reads as ``"be"``; None when no verb stands right before it.
+    """
+    import simplemma  # noqa: PLC0415
+
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", _clause_before(text, n.start))][-3:]
+    for word in reversed(words):
+        if word in ("a", "an", "the", "of", "my", "our", "about", "around", "only", "already", "just", "now"):
+            continue
+        lemma = simplemma.lemmatize(word.split("'")[-1] or word, lang="en")
+        return "be" if lemma in _STATE or word.endswith(("'s", "'m", "'re")) else lemma
+    return None
 
 
 def _together(changes: list[Amount]) -> Amount | None:
@@ -281,7 +381,7 @@ def _together(changes: list[Amount]) -> Amount | None:
     """
     if len(changes) < 2 or len({c.delta is not None and c.delta > 0 for c in changes}) < 2:
         return changes[0] if changes else None
-    units = {c.unit for c in changes if c.unit}
+    units = {c.unit for c in changes}
     unit = units.pop() if len(units) == 1 else None  # "people" and "new ones": what the old fact names
     return Amount(delta=sum(c.delta or 0.0 for c in changes), unit=unit)
 
@@ -297,6 +397,24 @@ def without_current(text: str) -> str:
     return re.sub(r"\s*\(now [^()]+\)\s*$", "", text) if isinstance(text, str) else ""
 
 
-def number_text(value: float) -> str:
-    """``value`` as a learner writes it ("210", "5.5")."""
-    return str(int(value)) if value == int(value) else f"{value:g}"
+def number_text(value: float, like: str = "") -> str:
+    """``value`` as the learner wrote ``like``, the number it changes ("210", "5.5", "€2,250", "55%").
+
+    A thousands separator, a currency symbol before and a percent sign after are kept: the answer
+    reads as the learner's own number ("€1,800" plus "€450" is "€2,250", not "2250").
+    """
+    # "14,200" keeps its separator; a number too small to show one ("$850") takes the usual one
+    grouped = bool(re.search(r"\d,\d{3}", like)) or not re.search(r"\d{4}", like)
+    digits = f"{value:,.0f}" if grouped else str(int(value))
+    if value != int(value):
+        digits = f"{value:,g}" if grouped else f"{value:g}"
+    symbol = re.match(r"\s*([$€£¥₹])", like)
+    percent = re.search(r"\d\s*(?:%|per\s*cent|percent)\s*$", like, re.I)
+    return (symbol.group(1) if symbol else "") + digits + ("%" if percent else "")
+
+
+def number_written(text: str, n: Number) -> str:
+    """The number ``n`` of ``text`` as written, with a currency symbol before or a percent sign after."""
+    symbol = _SYMBOL_BEFORE.search(text[: n.start])
+    percent = _PERCENT_AFTER.match(text[n.end :])
+    return (symbol.group(1) if symbol else "") + text[n.start : n.end] + ("%" if percent else "")

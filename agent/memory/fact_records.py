@@ -16,7 +16,9 @@ from agent.graphdb.store import check_text, normalise_time
 from agent.language.differences import (
     CHANGE_MIN,
     DATE_CHANGE_MIN,
+    DONE_MIN,
     LOOSE_CHANGE_MIN,
+    LOOSE_MARGIN,
     NAMED_LOOSE_MIN,
     NEWER_MARGIN,
     counts_alike,
@@ -215,14 +217,15 @@ def changed_fact(
         return None
     change = shift(p["text"])
     if change is not None:
-        low = DATE_CHANGE_MIN if change.time is not None else CHANGE_MIN
-        return _changed_by_difference(p["text"], rows, datetime.fromisoformat(p["valid_from"]), low)
+        low = DATE_CHANGE_MIN if change.time is not None else DONE_MIN if change.done else CHANGE_MIN
+        new_at = datetime.fromisoformat(p["valid_from"])
+        return _changed_by_difference(p["text"], rows, new_at, low, loose=not change.done)
     chosen = retire_choice(p["text"], [r["text"] or "" for r in rows], [r["score"] for r in rows])
     return None if chosen is None else (dict(rows[chosen]), None)
 
 
 def _changed_by_difference(
-    text: str, rows: Sequence[dict[str, Any]], new_at: datetime, low: float
+    text: str, rows: Sequence[dict[str, Any]], new_at: datetime, low: float, *, loose: bool = True
 ) -> tuple[dict[str, Any], str] | None:
     """The fact a difference changes and its new value: the closest it resolves against at ``low`` or more.
 
@@ -235,7 +238,7 @@ def _changed_by_difference(
     one) is the value the difference changes.
     """
     found: list[tuple[dict[str, Any], str]] = []
-    loose: list[tuple[dict[str, Any], str]] = []
+    fits: list[tuple[dict[str, Any], str]] = []
     for row in rows:
         if row["score"] < LOOSE_CHANGE_MIN:
             break
@@ -248,12 +251,12 @@ def _changed_by_difference(
             continue  # "My instructor has put in 3000 hours" is no change of the learner's hours
         if row["score"] >= low:
             found.append((dict(row), value))
-        elif _loosely_changes(text, old, row["score"]):
-            loose.append((dict(row), value))
-    if not found and loose:
+        elif loose and _loosely_changes(text, old, row["score"]):
+            fits.append((dict(row), value))  # not for work done with no direction word ("Wrote 900 words")
+    if not found and fits:
         # An increment told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last
-        # night") is far from its total by meaning; the newest value it can change is the one.
-        return max(loose, key=lambda f: (str(f[0]["valid_from"]), f[0]["score"]))
+        # night") is far by meaning from the total it changes: the newest it fits, else the clearly closest.
+        return _loose_choice(fits)
     if len(found) < 2:
         return found[0] if found else None
     texts = [str(row["text"] or "") for row, _ in found]
@@ -264,6 +267,23 @@ def _changed_by_difference(
         key=lambda k: str(found[k][0]["valid_from"]),
     )
     return found[newest]
+
+
+def _loose_choice(loose: list[tuple[dict[str, Any], str]]) -> tuple[dict[str, Any], str] | None:
+    """Of the facts a change loosely fits, the one it changes, or None when it is not clear.
+
+    The newest when newer than all the others (what the conversation was last about), else the
+    closest when at least ``differences.LOOSE_MARGIN`` closer than the next; else none: a wrong
+    total is worse than none ("My supervisor granted me a two-week extension" beside a due date and
+    a defence told the same day).
+    """
+    if len(loose) == 1:
+        return loose[0]
+    by_time = sorted(loose, key=lambda f: str(f[0]["valid_from"]), reverse=True)
+    if str(by_time[0][0]["valid_from"]) > str(by_time[1][0]["valid_from"]):
+        return by_time[0]
+    by_score = sorted(loose, key=lambda f: -f[0]["score"])
+    return by_score[0] if by_score[0][0]["score"] - by_score[1][0]["score"] >= LOOSE_MARGIN else None
 
 
 def _loosely_changes(text: str, old: str, score: float) -> bool:

@@ -23,7 +23,7 @@ def test_numbers_in_words_and_digits_but_not_in_dates() -> None:
         ("A local sponsor added 150 euros to the robotics parts budget!", 150, "euros"),
         ("The school cut 250 euros from the robotics parts budget.", -250, "euros"),
         ("The robotics budget lost another 50 euros.", -50, "euros"),
-        ("Five members left, so we have 5 fewer.", -5, None),
+        ("Five members left, so we have 5 fewer.", -5, "members"),
         ("I typed 3 more words per minute today.", 3, "words per minute"),
     ],
 )
@@ -115,3 +115,44 @@ def test_amounts_of_both_directions_in_one_statement_are_one_change() -> None:
     assert change is not None and change.delta == 5
     both = amount_change("I removed 2 books from the list but added 4 new ones.")
     assert both is not None and both.delta == 2
+
+
+def test_a_total_is_written_as_the_learner_wrote_it() -> None:
+    from agent.language.quantities import number_text
+
+    assert number_text(2250, "€1,800") == "€2,250"
+    assert number_text(15550, "14,200") == "15,550"
+    assert number_text(1050, "$850") == "$1,050"  # too small to show a separator: the usual one
+    assert number_text(1350, "1200") == "1350"  # written without one: kept so
+    assert number_text(55, "40%") == "55%"
+    assert number_text(45, "42.5") == "45" and number_text(5.5, "3") == "5.5"
+
+
+@pytest.mark.parametrize(
+    ("text", "delta", "unit"),
+    [
+        ("Learned three new ones this week: F, Bm and B7.", 3, None),  # "ones" names nothing
+        ("Nailed another three songs, including Riptide.", 3, "songs"),  # no word past the comma
+        ("Did another 15% over the long weekend.", 15, "percent"),
+        ("Got through 20% more of it this week.", 20, "percent"),
+        ("Three members left in January but five new ones signed up.", 2, None),  # "left" as a verb
+        ("Had to spend €350 of it on a new laptop.", -350, "euros"),
+        ("Wrote 1,350 words of the discussion today.", 1350, "words"),
+    ],
+)
+def test_increments_with_a_pronoun_a_percent_or_work_done(text: str, delta: float, unit: str | None) -> None:
+    change = amount_change(text)
+    assert change is not None and change.delta == delta and change.unit == unit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I spent $30 on a pizza with friends.",  # money spent, not from a fund
+        "I have 10 cards left in the deck.",  # still to go
+        "Forgot 10 kanji over the holidays.",  # a loss is no work done
+        "I'm reading 40 pages a day.",
+    ],
+)
+def test_no_increment_for_spending_elsewhere_what_is_left_or_a_loss(text: str) -> None:
+    assert amount_change(text) is None
