@@ -54,12 +54,12 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from agent.language.about import OTHER, about, train
+from agent.language.about import CLAUSE_WORDS, OTHER, about, train
 from agent.language.differences import states_a_value
 from agent.language.encoder import encode
 from agent.language.fact_exemplars import NOT_OWN, OWN
 from agent.language.quantities import numbers
-from agent.language.questions import is_question
+from agent.language.questions import AUXILIARY, is_question
 
 if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
@@ -185,6 +185,9 @@ def _tool_slot(text: str) -> tuple[str, str] | None:
     return None
 
 
+NAME_SLOT = ("learner", "name")
+
+
 def fact_slot(text: str) -> tuple[str, str] | None:
     """``(subject, predicate)`` of a statement in a known narrow slot, else None (see the table)."""
     if not isinstance(text, str) or not text.strip():
@@ -246,12 +249,13 @@ _NAMED = re.compile(r"(?<=\S)\s+(?:[A-Z][\w.+#'-]*|[a-z]+[A-Z0-9][\w.+#-]*|\w*\d
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|suppose|supposing|assuming|whether|what if|say)\b", re.I)
 """A clause that supposes ("If I switch to Linux, can I …?"): nothing it says is the learner's."""
 _ASK_CUT = re.compile(
-    r"\s*(?:[,;:\u2013\u2014]|\s-\s|\.\.\.)\s*[()DPp]?\s*|\s+(?=(?:so|but|and|anyway|now)\s)", re.I
+    r"\s*(?:[:;]-?[()DPp/|]+(?=\s)|[,;:\u2013\u2014]|\s-\s|\.\.\.)\s*|\s+(?=(?:so|but|and|anyway|now)\s)",
+    re.I,
 )
 """Where a question clause may start inside one sentence: punctuation (with an emoticon's mouth,
 ":(") or a connective ("… so can we talk about dbt?")."""
 _OPENER = re.compile(
-    r"^(?:\W+|(?:so|but|and|anyway|now|then|also|ok|okay|quick question|one thing)\b[,:]?\s*)+", re.I
+    r"^(?:\W+|(?:so|but|and|anyway|now|then|also|ok|okay|please|quick question|one thing)\b[,:]?\s*)+", re.I
 )
 """What goes before a question clause's first word: punctuation, a connective."""
 _PART_CUT = re.compile(
@@ -290,10 +294,33 @@ def owns_a_value(text: str) -> bool:
     return has_a_value(text) and own_probability([text])[0] >= OWN_VALUE
 
 
+_BECAUSE = re.compile(r",?\s+(?:since|because|now that|given that)\s+", re.I)
+"""Where a question gives its reason ("Can we do coroutines, since my team moved to Kotlin?")."""
+
+
 def _opens_question(clause: str) -> bool:
-    """True when ``clause``, past its connectives, opens a question (question word, inverted auxiliary)."""
+    """True when ``clause``, past its connectives, opens a question.
+
+    A question word or an inverted auxiliary (``questions.is_question``); at the end of a sentence
+    that asks with ``?``, any auxiliary first ("but is spaced repetition still possible there?").
+    """
     body = _OPENER.sub("", clause).rstrip(" ?")
-    return bool(body) and is_question(body)
+    if not body:
+        return False
+    return is_question(body) or (clause.rstrip().endswith("?") and AUXILIARY.match(body) is not None)
+
+
+def _stated(clause: str) -> str | None:
+    """``clause`` when it states a fact of the learner's with a value (not a supposition), else None."""
+    clause = clause.strip().rstrip("?").strip()
+    if (
+        len(clause.split()) < CLAUSE_WORDS
+        or _CONDITION.match(clause)
+        or not has_a_value(clause)
+        or not is_fact_statement(clause)
+    ):
+        return None
+    return clause
 
 
 def stated_part(text: str) -> str | None:
@@ -301,34 +328,37 @@ def stated_part(text: str) -> str | None:
 
     "Results came this morning: 6.5 in writing, so close :( what should I focus on?" ->
     "Results came this morning: 6.5 in writing, so close"; "Since I moved to Oslo, how …?" ->
-    "Since I moved to Oslo". Not a supposition ("If I switch to Linux, can I …?"), not a
-    clause that names no value ("I'm confused, what does yield do?").
+    "Since I moved to Oslo"; after it, its reason ("Can we do coroutines, since my team moved
+    to Kotlin?" -> "my team moved to Kotlin"). Not a supposition ("If I switch to Linux, can I
+    …?"), not a clause that names no value ("I'm confused, what does yield do?").
     """
     if not isinstance(text, str) or not is_question(text):
         return None
     for cut in _ASK_CUT.finditer(text):
         head, tail = text[: cut.start()].strip(), text[cut.end() :].strip()
-        if not head or not _opens_question(tail):
-            continue
-        if _CONDITION.match(head) or not has_a_value(head) or not is_fact_statement(head):
-            return None
-        return head
+        if head and _opens_question(tail):
+            return _stated(head)
+    reason = _BECAUSE.search(text)
+    if reason is not None and _opens_question(text[: reason.start()] + "?"):
+        return _stated(text[reason.end() :])
     return None
 
 
 def fact_parts(text: str) -> list[str]:
     """``text`` as the facts it states: its first-person clauses when they fill different slots.
 
-    "I'm Aino, and I rent a room in Tartu" -> a name and a home; else ``[text]``. A clause is
-    split off only when every part is a fact statement naming a value or a slot, so
-    "I'm a student at UiO and I love it" stays one fact.
+    "I'm Aino, and I rent a room in Tartu" -> a name and a home; "I live in Quito and I work as a
+    guide" -> a home and a job; else ``[text]``. Split only beside a name or when every clause fills
+    a slot ("My rating is 1430, and I'm studying endgames to get past 1500" stays whole: its
+    target and its value are one fact), and only when every part is a fact statement naming a
+    value or a slot, so "I'm a student at UiO and I love it" stays one fact.
     """
     parts = [p.strip() for p in _PART_CUT.split(text) if p and p.strip()] if isinstance(text, str) else []
     if len(parts) < 2:
         return [text]
     slots = [fact_slot(p) for p in parts]
-    if all(s is None for s in slots) or len(set(slots)) < 2:
-        return [text]
+    if len(set(slots)) < 2 or not (NAME_SLOT in slots or None not in slots):
+        return [text]  # a value beside a clause in a slot stays whole ("… is 1430, and I'm studying …")
     if not all(
         is_fact_statement(p) and (s is not None or has_a_value(p)) for p, s in zip(parts, slots, strict=True)
     ):

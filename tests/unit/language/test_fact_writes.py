@@ -112,3 +112,16 @@ def test_no_value_of_the_learners_is_no_fact(text: str) -> None:
 )
 def test_news_and_small_talk_with_a_value_are_not_the_learners(text: str) -> None:
     assert not owns_a_value(text)
+
+
+def test_a_value_beside_a_clause_in_a_slot_stays_one_fact() -> None:
+    # split, the target ("past 1500") became a fact of its own that a later increment was applied to
+    text = "My blitz rating on chess.com is 1210, and I'm studying openings to get past 1300."
+    assert fact_parts(text) == [text]
+
+
+def test_the_reason_a_question_gives_is_its_fact_but_a_time_is_not() -> None:
+    assert stated_part("Can we do coroutines today, since my team moved everything to Kotlin?") == (
+        "my team moved everything to Kotlin"
+    )
+    assert stated_part("How have my quiz scores developed since January?") is None
