@@ -287,7 +287,11 @@ SENSE_THRESHOLD = 0.53
 """Least MiniLM cosine between the turn (or its naming clause) and the trigger as the learner said it
 (leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` and ``heldout4.json``,
 ``bench/reminder_knobs.py``; best interval 0.53-0.53 on both, 0.53-0.56 on reminders_sense alone).
-Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,164 pairs (0.4 %)."""
+Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,164 pairs (0.4 %).
+Chosen again with ``RARE_ZIPF`` over six sets (reminders_sense, heldout4, heldout5, reminders_forms,
+reminders_other_sense, reminders_times; 2026-11-29, session 40): (0.53, 2.0) on all of them, best
+interval 0.53 with any rarity in 1.5-2.25; leave-one-out 133/157 fires once, 12/911 false (1.3 %);
+traffic 30/8,375 pairs (0.4 %), every one a question about the trigger's own topic."""
 
 
 def is_code_name(keyword: str) -> bool:
