@@ -99,7 +99,21 @@ def clip_description(text: str) -> str:
     return text[: MAX_DESCRIPTION - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-class NoteDraft(BaseModel):
+class _Annotations(BaseModel):
+    """Keywords and a description as notes keep them: slugs, at most five; one clipped line."""
+
+    @field_validator("keywords", mode="after", check_fields=False)
+    @classmethod
+    def _keywords(cls, value: list[str]) -> list[str]:
+        return normalise_keywords(value)
+
+    @field_validator("description", mode="after", check_fields=False)
+    @classmethod
+    def _description(cls, value: str) -> str:
+        return clip_description(value)
+
+
+class NoteDraft(_Annotations):
     """One atomic note as the extractor returns it (before identity and embedding)."""
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
@@ -115,16 +129,6 @@ class NoteDraft(BaseModel):
     tags: list[str] = Field(default_factory=list)
     description: str = Field(default="", max_length=2000)
     links: list[str] = Field(default_factory=list, description="Related concepts, not ids.")
-
-    @field_validator("keywords", mode="after")
-    @classmethod
-    def _keywords(cls, value: list[str]) -> list[str]:
-        return normalise_keywords(value)
-
-    @field_validator("description", mode="after")
-    @classmethod
-    def _description(cls, value: str) -> str:
-        return clip_description(value)
 
 
 class ExtractionResult(BaseModel):
@@ -150,7 +154,7 @@ class LinkDecisions(BaseModel):
     decisions: list[LinkDecision] = Field(default_factory=list)
 
 
-class NoteMetadata(BaseModel):
+class NoteMetadata(_Annotations):
     """The evolvable part of a note: keywords, tags and description."""
 
     model_config = ConfigDict(extra="ignore")
@@ -158,16 +162,6 @@ class NoteMetadata(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     description: str = ""
-
-    @field_validator("keywords", mode="after")
-    @classmethod
-    def _keywords(cls, value: list[str]) -> list[str]:
-        return normalise_keywords(value)
-
-    @field_validator("description", mode="after")
-    @classmethod
-    def _description(cls, value: str) -> str:
-        return clip_description(value)
 
 
 class NoteAudit(BaseModel):
