@@ -182,7 +182,7 @@ class Amount:
     unit: str | None = None
     done: str | None = None
     """Told only as work done ("Wrote 1,350 words"): the verb's lemma ("write"); no direction word, so it
-    adds only to a total of the same counted word stated with the same verb or as a state ("is at")."""
+    adds only to a total of the same counted word stated with the same verb ("I've written 14,200 words")."""
 
 
 def unit_after(text: str, end: int) -> str | None:

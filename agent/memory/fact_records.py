@@ -13,6 +13,7 @@ import numpy as np
 
 from agent.errors import InvalidInputError
 from agent.graphdb.store import check_text, normalise_time
+from agent.language.change_owner import names_a_thing, names_another_owner, names_another_thing
 from agent.language.differences import (
     CHANGE_MIN,
     DATE_CHANGE_MIN,
@@ -22,9 +23,6 @@ from agent.language.differences import (
     NAMED_LOOSE_MIN,
     NEWER_MARGIN,
     counts_alike,
-    names_a_thing,
-    names_another_owner,
-    names_another_thing,
     resolve_change,
     shift,
 )

@@ -405,3 +405,19 @@ async def test_numbered_things_of_a_series_never_retire_each_other(rig: Rig, lea
     rig.clock.advance(hours=1)
     again = await rig.facts.remember(learner_id, "I scored 71 out of 100 on the second statistics quiz.")
     assert again.superseded == [] and quiz.current
+
+
+async def test_a_running_total_told_by_a_pronoun_keeps_the_learners_format(rig: Rig, learner_id: str) -> None:
+    rig.clock.set("2026-06-08T09:00:00+01:00")
+    grant = await rig.facts.remember(learner_id, "I have $1,200 left in my conference travel grant.")
+    rig.clock.set("2026-06-15T09:00:00+01:00")
+    spent = await rig.facts.remember(learner_id, "The flight to Lisbon took $380 of it.")
+    assert spent.content.endswith("(now $820)") and spent.superseded == [grant.id]
+    other = f"{learner_id}-b"
+    rig.clock.set("2026-08-03T09:00:00+01:00")
+    done = await rig.facts.remember(other, "I've done 8 of the 20 LeetCode mediums on my interview list.")
+    rig.clock.set("2026-08-05T09:00:00+01:00")
+    more = await rig.facts.remember(other, "Knocked out 5 more last night.")
+    assert more.content.endswith("(now 13)") and more.superseded == [done.id]  # the 20 is the whole
+    page = await rig.facts.search(other, "How many of the LeetCode mediums has the learner done?")
+    assert page.results[0].id == more.id

@@ -1,0 +1,123 @@
+"""Whose and which thing a change names: another owner's, another thing, or none (issue 39, L6).
+
+A change told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last night") is far by
+meaning from the total it changes, so the fact store (``agent.memory.fact_records.changed_fact``)
+takes a loose fit only when the change names no other thing: the noun phrases before its first
+number name whose value changes ("My dog gained 2 kilos", "The football final was pushed back"),
+unless the change names its thing by a pronoun ("took $380 of it", "three new ones") or the phrase
+acts on the learner ("The TA gave me another four days"); a total told of another person ("… for her
+car") changes only when the change names that person again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.language.quantities import numbers, without_current
+
+_NAMED = re.compile(r"\b(?:the|my|our|his|her|their|its|your|\w+'s)\s+", re.I)
+_NOT_NAMING = re.compile(
+    r"^(?:the|my|our|his|her|their|its|your|a|an|of|to|in|on|at|for|by|with|back|up|down|was|is|are|were|got"
+    r"|gets|has|have|had|and|but|so|this|that|all|some|from|into|out)$",
+    re.I,
+)
+
+
+def _word_key(word: str) -> str:
+    return word.lower().removesuffix("'s").removesuffix("s")
+
+
+def names_another_thing(new: str, old: str) -> bool:
+    """True when the change names what changes and that is not what ``old`` is about.
+
+    The noun phrases before the change's first number ("The gym raised its fee by 10", "My dog
+    gained 2 kilos", "The football final was pushed back") name whose value changes; one of
+    them must share a word with ``old`` ("HR cut everyone's training budget", "the oral
+    sessions" of "My oral exam"), and not only its last word after another modifier
+    ("football final" is not "statistics final"). A change naming nothing ("Did eleven more
+    over the weekend") names no other thing.
+    """
+    if names_another_owner(new, old):
+        return True
+    phrases = _thing_phrases(new)
+    return bool(phrases) and not any(_names(p, _words(old)) for p in phrases)
+
+
+_OWNED = re.compile(
+    r"(?:^|[,;:]\s*)(?:(?:my|our|his|her|their)\s+([\w-]+)|(?:(?:the|a|an|this|that)\s+(?:[\w-]+\s+){0,2})?"
+    r"([A-Za-z][\w-]*)'s)\b",
+    re.I,
+)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|hers|him|himself|herself)\b", re.I)
+_FIRST_SINGULAR = re.compile(r"\b(?:I|I'm|I've|I'd|me|mine|myself)\b")
+_NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
+
+
+def _head_of_change(new: str) -> str:
+    first = numbers(new, dates=True)
+    return new[: first[0].start] if first else new
+
+
+def _words(text: str) -> set[str]:
+    return {_word_key(w) for w in re.findall(r"[\w']+", without_current(text))}
+
+
+_REFERS_BACK = re.compile(
+    r"\b(?:of|from|out\s+of|off|on|to|into|in)\s+(?:it|them|that)\b|\b(?:new|more|extra)\s+ones\b", re.I
+)
+"""The change names its thing by a pronoun ("took $380 of it", "three new ones"): what it is about is
+the conversation's, and the phrases before are a cause or an actor ("The flight to Lisbon")."""
+_ACTOR = re.compile(r"^[\w'-]*(?:\s+[\w'-]+){0,3}?\s+(?:\w+\s+){0,2}?(?:me|us)\b", re.I)
+"""After a phrase: a verb and the learner ("The TA gave me another four days"): the phrase acts."""
+
+
+def _thing_phrases(new: str) -> list[list[str]]:
+    """The phrases of the change's head that name what changes, not who or what changed it."""
+    head = _head_of_change(new)
+    if _REFERS_BACK.search(new):
+        return []
+    return [p for at, p in _phrases(head) if not _ACTOR.match(head[at:].split(None, 1)[-1])]
+
+
+def _phrases(head: str) -> list[tuple[int, list[str]]]:
+    """The noun phrases after a determiner or a possessive in ``head``: (where, up to three words)."""
+    phrases = []
+    for match in _NAMED.finditer(head):
+        phrase = []
+        for word in re.findall(r"[\w'-]+", head[match.end() :])[:3]:
+            if _NOT_NAMING.match(word):
+                break
+            phrase.append(_word_key(word))
+        if phrase:
+            phrases.append((match.start(), phrase))
+    return phrases
+
+
+def names_a_thing(new: str) -> bool:
+    """True when the change names what changes ("the report got …"), not an ellipsis ("Did eleven more")."""
+    return bool(_thing_phrases(new))
+
+
+def names_another_owner(new: str, old: str) -> bool:
+    """True when the change's clause opens on another owner's thing, one ``old`` does not name.
+
+    "My dog gained 2 kilos", "Mei's sister learned 40 new kanji", "My instructor has put in 3000
+    hours"; not when a later phrase names ``old``'s thing ("My supervisor doubled the GPU credit":
+    the actor) or the learner acts ("My teacher told me to add 8 more bpm").
+    """
+    head, words = _head_of_change(new).strip(), _words(old)
+    owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
+    if _THIRD_PERSON.search(without_current(old)) and not _FIRST_SINGULAR.search(without_current(old)):
+        # "My flatmate has saved €5,000 for her car": another's value, changed only when named again
+        return not any(_word_key(m.group(1) or m.group(2)) in words for m in owners)
+    other = [m for m in owners if _word_key(m.group(1) or m.group(2)) not in words]
+    if not other or re.search(r"\b(?:me|I)\b", head[other[0].end() :]):
+        return False  # "My teacher told me to add 8 more bpm": the learner's own value
+    after = [p for at, p in _phrases(head) if at > other[0].end()]
+    return not any(_names(p, words) for p in after)
+
+
+def _names(phrase: list[str], words: set[str]) -> bool:
+    """True when ``phrase`` names a thing of ``words``: a shared word, not only a head after a modifier."""
+    shared = [i for i, w in enumerate(phrase) if w in words]
+    return bool(shared) and (shared[0] < len(phrase) - 1 or len(phrase) == 1 or phrase[0] in words)
