@@ -23,6 +23,15 @@ Two readers with opposite costs, so two sets of knobs:
   nearly the same (``NET_SAME``). A statement that adds a value ("too", "also") is never
   the same thing as the one it adds to.
 
+With the question (``answer_groups``, called by ``fact_records.newest_first`` with the query's
+vector) the read-time net also groups what the two statements alone cannot join: the best answer
+to the question and the facts about as close to it (within ``ANSWER_MARGIN``) that state another
+value ("Where do I work?": "I'm a junior data analyst at Zalando" / "First week at Delivery Hero
+went ok"). Its knobs come from ``python -m bench.readnet_knobs``: scenario probes of the eight dev
+sets 60 -> 84 of 150 passed (the probe's ``first`` on sentence-level memories), our question pairs
+(``question_pairs.json``, 91, nine classes) 21 -> 42 of 53 found, but 9 -> 28 of 38 hard negatives
+grouped (an unrelated or someone else's newer value shown first, the right one "was until").
+
 Items of a numbered series ("Note one:", "Step 4:", "the second quiz") are other instances
 (``other_instance``): never retired by, nor grouped with, another item.
 
@@ -65,11 +74,12 @@ CHANGE_MIN = 0.38
 ABOUT_FLOOR = 0.25
 """Read time: two open facts about one part of the learner's life (``agent.language.about``)
 are the same thing from this cosine on (below ``NET_SAME``: their words differ)."""
-ANSWER_MARGIN = 0.34
+ANSWER_MARGIN = 0.40
 """Read time, with the question: open facts whose cosine with the question is within this of the
-best answer's answer it about as well (``answer_groups``)."""
-ANSWER_FLOOR = 0.10
-"""… and at least this close to the question."""
+best answer's answer it about as well (``answer_groups``). Leave-one-out over the scenario probes
+and ``question_pairs.json`` (``python -m bench.readnet_knobs``; folds chose 0.36-0.44)."""
+ANSWER_FLOOR = 0.05
+"""… and at least this close to the question (folds chose 0.0-0.10)."""
 
 
 _VALUE = re.compile(r"(?<![\w.])(?:\w*\d[\w.,:/-]*\w|\d|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
@@ -230,7 +240,8 @@ def answer_groups(
     analyst at Zalando" / "First week at Delivery Hero went ok" share no part a reader is sure
     of). ``asked``: each text's cosine with the question. The best answer, and every other text
     within ``margin`` (``ANSWER_MARGIN``) of it and at ``floor`` (``ANSWER_FLOOR``) or more that
-    states another value (``states_another_value``), are versions of what is asked: one group
+    states another value (``states_another_value``) of the best answer's kind (``_answers_in_kind``:
+    a date for a date), are versions of what is asked: one group
     (none when no other text qualifies).
     """
     if len(texts) < 2:
@@ -241,12 +252,26 @@ def answer_groups(
     low = max(floor, float(asked[best]) - margin)
     if asked[best] < floor:
         return []
+    kind = value_kind(texts[best])
     group = [best] + [
         i
         for i in range(len(texts))
-        if i != best and asked[i] >= low and states_another_value(texts[best], texts[i])
+        if i != best
+        and asked[i] >= low
+        and states_another_value(texts[best], texts[i])
+        and _answers_in_kind(kind, texts[i])
     ]
     return [group] if len(group) > 1 else []
+
+
+def _answers_in_kind(kind: str | None, text: str) -> bool:
+    """``text`` holds a value of the best answer's ``kind``: a date for a date, a number for a number.
+
+    "My goal is to pass the exam on March 20" answers "What is my exam date?"; "I practised SELECT
+    yesterday" (no date) is no other version of it, however close. A name answers alike any name.
+    """
+    found = value_kind(text)
+    return kind is None or found == kind or (kind == "number" and found is not None)
 
 
 def merged(groups: Sequence[Sequence[int]]) -> list[list[int]]:

@@ -16,7 +16,11 @@ once). ``memory_holds`` reads it from the learner's facts, every version:
    values are about the question; ``agent.language.same_thing.disagreeing``:
    the write left both open, and the newer one often shares fewer words with the question:
    "I code on my brother's gaming PC." 0.73, "A Chromebook from school is what I write my
-   code on these days." 0.44). Otherwise one value.
+   code on these days." 0.44). Or, conditioned on the question, the closest open fact and
+   another open one within ``ANSWER_MARGIN`` of it (and at ``ANSWER_FLOOR`` or more) state
+   different values (``same_thing.answer_groups``: "My PhD supervisor is Prof. Okafor" 0.38 /
+   "Since Prof. Okafor left …, Dr. Lindqvist has been supervising me" 0.22 for "Who is my
+   supervisor?", which the two statements alone do not join). Otherwise one value.
 3. **The intent** (``settle``): two values make a question ``contradiction_resolution``;
    otherwise the words' reading stands. Sure words ("Where does the learner live?") stay a
    contradiction with one value in memory: a change the write missed ("Got hired as a
@@ -41,12 +45,19 @@ import numpy as np
 
 from agent.language.encoder import encode, encode_kept
 from agent.language.intents import CHANGING
-from agent.language.same_thing import disagreeing
+from agent.language.same_thing import answer_groups, disagreeing
 
 ASKED_K = 5
 """Facts (every version) closest to the question among which open ones may disagree."""
 ASKED_MARGIN = 0.0
 """Facts within this cosine of the closest are asked about too (0: the closest alone)."""
+ANSWER_MARGIN = 0.26
+"""Open facts within this cosine of the closest open one that state another value answer the
+question about as well: two values (``same_thing.answer_groups``, the read-time net's test, with
+knobs of its own: a wrong "two" costs a plain question its plain plan)."""
+ANSWER_FLOOR = 0.20
+"""… each at least this close to the question. Both by leave-one-out over the one-value questions
+of the scenario sets and ``intents_memory.json`` (``python -m bench.readnet_knobs``)."""
 ASKED_MIN = 0.35
 """The cosine from which a fact is about what the question asks (the closest, and a fact it
 disagrees with). 0.30 ties on the set but for one hard negative ("I grew up near Kraków" /
@@ -101,6 +112,10 @@ class Knobs:
     k: int = ASKED_K
     margin: float = ASKED_MARGIN
     floor: float = ASKED_MIN
+    answer_margin: float | None = ANSWER_MARGIN
+    """Open facts within this cosine of the closest that state another value are two values of what
+    is asked (``same_thing.answer_groups``; None: not asked)."""
+    answer_floor: float = ANSWER_FLOOR
 
 
 def held(
@@ -122,6 +137,12 @@ def held(
         groups = disagreeing([versions[i].content for i in open_], rows[open_])
         if any(0 in group for group in groups):
             return "two"
+    current = [i for i in order if versions[i].valid_to is None]
+    if knobs.answer_margin is not None and current and current[0] == order[0]:
+        texts = [versions[i].content for i in current]
+        asked = np.asarray([sims[i] for i in current])
+        if answer_groups(asked, texts, margin=knobs.answer_margin, floor=knobs.answer_floor):
+            return "two"  # the closest and another open fact answer the question with different values
     return "one"
 
 

@@ -25,6 +25,8 @@ GRID = {
     "k": (1, 2, 3, 5),
     "margin": (0.0, 0.05, 0.1, 0.15, 0.2),
     "floor": (0.2, 0.25, 0.3, 0.35, 0.4),
+    "answer_margin": (None, 0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+    "answer_floor": (0.2, 0.25, 0.3, 0.35, 0.4),
 }
 
 
@@ -59,7 +61,7 @@ def memory_report(path: Path = SET) -> dict[str, Any]:
     words = [intents.reading(item["question"])[0] for item in items]
     questions = encode([v.as_learner(item["question"]) for item in items])
     facts = [versions(item) for item in items]
-    rows = [v.vectors([f.content for f in fs]) for fs in facts]
+    rows = [encode([f.content for f in fs]) for fs in facts]
 
     def said(i: int, knobs: v.Knobs) -> str:
         return v.settle(words[i], v.held(rows[i] @ questions[i], facts[i], rows[i], knobs))
@@ -67,9 +69,10 @@ def memory_report(path: Path = SET) -> dict[str, Any]:
     settings = [v.Knobs(*values) for values in itertools.product(*GRID.values())]
     right = np.array([[said(i, s) == item["intent"] for i, item in enumerate(items)] for s in settings])
 
-    def rank(s: int, score: int) -> tuple[int, int, float, float]:
+    def rank(s: int, score: int) -> tuple[int, int, float, float, float, float]:
         knobs = settings[s]
-        return score, knobs.k, -knobs.floor, -knobs.margin
+        answers = -1.0 if knobs.answer_margin is None else -knobs.answer_margin  # the cautious net first
+        return score, knobs.k, -knobs.floor, -knobs.margin, answers, knobs.answer_floor
 
     loo, chosen_knobs, missed = 0, [], []
     for i, item in enumerate(items):

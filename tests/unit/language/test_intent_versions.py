@@ -94,3 +94,21 @@ def test_the_leave_one_out_set_has_ten_phrasings_per_intent() -> None:
     items = json.loads(SET.read_text())["items"]
     for intent in ("contradiction_resolution", "simple_recall"):
         assert len({i["question"] for i in items if i["intent"] == intent}) >= 10
+
+
+def test_two_open_facts_that_answer_the_question_are_two_values() -> None:
+    # No part the about-reader is sure of joins them; the question does.
+    memory = [
+        Fact("My PhD supervisor is Prof. Okafor, she's brilliant with Bayesian models."),
+        Fact("Since Prof. Okafor left for Edinburgh, Dr. Lindqvist has been supervising me."),
+    ]
+    question = "Who is the learner's supervisor?"
+    assert memory_holds(question, memory) == "two"
+    rows = vectors([f.content for f in memory])
+    sims = rows @ vectors([as_learner(question)])[0]
+    assert held(sims, memory, rows, Knobs(answer_margin=None)) == "one"  # the question-free test alone
+
+
+def test_an_unrelated_fact_far_from_the_question_is_no_second_value() -> None:
+    memory = [Fact("My supervisor is Prof. Haddad."), Fact("I went to a Coldplay concert in Manchester.")]
+    assert memory_holds("Who is the learner's supervisor?", memory) == "one"
