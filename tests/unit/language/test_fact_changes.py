@@ -91,8 +91,8 @@ def test_changed_fact_takes_a_difference_or_a_near_certain_new_value_only() -> N
     final = _row("My statistics final is on June 12.", 0.78)
     got = changed_fact(_payload("The professor postponed the statistics final by a week."), [final])
     assert got is not None and got[0]["id"] == "f1" and got[1] == "June 19"
-    far = _row("My statistics final is on June 12.", 0.30)
-    assert changed_fact(_payload("The professor postponed the statistics final by a week."), [far]) is None
+    far = _row("My statistics final is on June 12.", 0.30)  # far, and naming another thing's final
+    assert changed_fact(_payload("The league postponed the football final by a week."), [far]) is None
     quiz = _row("I scored 54 out of 100 on the first statistics quiz.", 0.92)
     assert changed_fact(_payload("I scored 71 out of 100 on the second statistics quiz."), [quiz]) is None
     slotted = {**_payload("The professor postponed the statistics final by a week."), "slotted": True}
