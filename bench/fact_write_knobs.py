@@ -6,7 +6,8 @@
    the others chose, so the reported accuracy is not the one the threshold was chosen on).
 2. **The write side on sentences of its own** (``bench/cognitive/sets/fact_writes.json``, written
    for KAG and never used to train): precision and recall per class of what is stored, at each
-   threshold of the grid (the classifier trained on every exemplar):
+   threshold of the grid (the classifier trained on every exemplar); and on
+   ``fact_writes_heldout.json``, written after the method was frozen and scored once:
 
    - ``split``: a sentence that asks stores its statement part (``facts.stated_part``);
    - ``parts``: a compound statement stores the clause holding a value as a fact of its own
@@ -29,6 +30,7 @@ from agent.language.encoder import encode
 from agent.language.fact_exemplars import NOT_OWN, OWN
 
 SET = Path(__file__).resolve().parent / "cognitive" / "sets" / "fact_writes.json"
+HELDOUT = SET.with_name("fact_writes_heldout.json")
 GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
@@ -77,9 +79,9 @@ def _stored(kind: str, item: dict[str, Any]) -> bool:
     return facts.is_fact_statement(text)
 
 
-def set_report(threshold: float) -> dict[str, Any]:
-    """Precision and recall of storing, per class of ``fact_writes.json``, at ``threshold``."""
-    data = json.loads(SET.read_text(encoding="utf-8"))
+def set_report(threshold: float, path: Path = SET) -> dict[str, Any]:
+    """Precision and recall of storing, per class of ``path`` (``fact_writes.json``), at ``threshold``."""
+    data = json.loads(path.read_text(encoding="utf-8"))
     kept, facts.OWN_VALUE = facts.OWN_VALUE, threshold
     try:
         out: dict[str, Any] = {}
@@ -106,6 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     report: dict[str, Any] = {"threshold": threshold_report(), "at": facts.OWN_VALUE}
     report["set"] = set_report(facts.OWN_VALUE)
+    report["heldout"] = set_report(facts.OWN_VALUE, HELDOUT)
     if args.grid:
         report["grid"] = {
             str(t): {k: v for k, v in set_report(t)["plain"].items() if k != "wrong"} for t in GRID

@@ -244,8 +244,9 @@ def replaced_values(text: str) -> list[str]:
 OWN_VALUE = 0.4
 """Probability at which a statement without the first person tells a value of the learner's own
 (``owns_a_value``), chosen by leave-one-out over ``fact_exemplars`` (``bench.fact_write_knobs``)."""
-_NAMED = re.compile(r"(?<=\S)\s+(?:[A-Z][\w.+#'-]*|[a-z]+[A-Z0-9][\w.+#-]*|\w*\d\w*)")
-"""A name, a code or a number after the first word ("at Mercado Libre", "the B1 exam", "iPad", "N3")."""
+_NAMED = re.compile(r"(?<=\S)\s+(?!I\b|I'[a-z]+\b)(?:[A-Z][\w.+#'-]*|[a-z]+[A-Z0-9][\w.+#-]*|\w*\d\w*)")
+"""A name, a code or a number after the first word ("at Mercado Libre", "the B1 exam", "iPad", "N3");
+"I" is no name."""
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|suppose|supposing|assuming|whether|what if|say)\b", re.I)
 """A clause that supposes ("If I switch to Linux, can I …?"): nothing it says is the learner's."""
 _ASK_CUT = re.compile(
@@ -311,12 +312,15 @@ def _opens_question(clause: str) -> bool:
 
 
 def _stated(clause: str) -> str | None:
-    """``clause`` when it states a fact of the learner's with a value (not a supposition), else None."""
+    """``clause`` when it states a fact of the learner's and supposes nothing, else None.
+
+    A fact with a value or a part of the learner's life ("Switched my major to statistics").
+    """
     clause = clause.strip().rstrip("?").strip()
     if (
         len(clause.split()) < CLAUSE_WORDS
         or _CONDITION.match(clause)
-        or not has_a_value(clause)
+        or not (has_a_value(clause) or tells_a_part_of_life(clause))
         or not is_fact_statement(clause)
     ):
         return None
@@ -344,25 +348,38 @@ def stated_part(text: str) -> str | None:
     return None
 
 
+def _standalone(part: str) -> bool:
+    """A clause that is a fact of its own: it fills a slot, or states a value."""
+    return fact_slot(part) is not None or (has_a_value(part) and is_fact_statement(part))
+
+
 def fact_parts(text: str) -> list[str]:
     """``text`` as the facts it states: its first-person clauses when they fill different slots.
 
     "I'm Aino, and I rent a room in Tartu" -> a name and a home; "I live in Quito and I work as a
-    guide" -> a home and a job; else ``[text]``. Split only beside a name or when every clause fills
-    a slot ("My rating is 1430, and I'm studying endgames to get past 1500" stays whole: its
-    target and its value are one fact), and only when every part is a fact statement naming a
-    value or a slot, so "I'm a student at UiO and I love it" stays one fact.
+    guide" -> a home and a job; else ``[text]``. A clause that is no fact of its own (no slot, no
+    value: "… and I love it"; a greeting: "Hi, I'm Sofia") stays with the clause before it. Split
+    only beside a name or when every clause fills a slot ("My rating is 1430, and I'm studying
+    endgames to get past 1500" stays whole: its target and its value are one fact).
     """
-    parts = [p.strip() for p in _PART_CUT.split(text) if p and p.strip()] if isinstance(text, str) else []
-    if len(parts) < 2:
+    if not isinstance(text, str):
         return [text]
+    spans: list[list[int]] = []  # [start, end] of each part in ``text``
+    at = 0
+    for cut in [*_PART_CUT.finditer(text), None]:
+        end = len(text) if cut is None else cut.start()
+        piece = text[at:end].strip()
+        previous = text[spans[-1][0] : spans[-1][1]] if spans else ""
+        short = len(previous.split()) < CLAUSE_WORDS and fact_slot(previous) is None
+        if spans and (short or not _standalone(piece)):
+            spans[-1][1] = end
+        elif piece:
+            spans.append([at, end])
+        at = end if cut is None else cut.end()
+    parts = [text[a:b].strip() for a, b in spans]
     slots = [fact_slot(p) for p in parts]
-    if len(set(slots)) < 2 or not (NAME_SLOT in slots or None not in slots):
+    if len(parts) < 2 or len(set(slots)) < 2 or not (NAME_SLOT in slots or None not in slots):
         return [text]  # a value beside a clause in a slot stays whole ("… is 1430, and I'm studying …")
-    if not all(
-        is_fact_statement(p) and (s is not None or has_a_value(p)) for p, s in zip(parts, slots, strict=True)
-    ):
-        return [text]
     return parts
 
 

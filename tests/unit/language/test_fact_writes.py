@@ -125,3 +125,15 @@ def test_the_reason_a_question_gives_is_its_fact_but_a_time_is_not() -> None:
         "my team moved everything to Kotlin"
     )
     assert stated_part("How have my quiz scores developed since January?") is None
+
+
+def test_a_greeting_and_a_clause_without_a_value_stay_with_their_neighbours() -> None:
+    assert fact_parts("Hi, I'm Sofia and I live in Valencia with two flatmates.") == [
+        "Hi, I'm Sofia",
+        "I live in Valencia with two flatmates.",
+    ]
+    assert fact_parts("I'm Zofia, I work as a pharmacist and I'm teaching myself music theory.") == [
+        "I'm Zofia",
+        "I work as a pharmacist and I'm teaching myself music theory.",
+    ]
+    assert stated_part("Hmm, I'm not sure, is it the second option?") is None  # "I" is no name
