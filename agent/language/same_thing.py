@@ -29,7 +29,7 @@ to the question and the facts about as close to it (within ``ANSWER_MARGIN``) th
 value ("Where do I work?": "I'm a junior data analyst at Zalando" / "First week at Delivery Hero
 went ok"). Its knobs come from ``python -m bench.readnet_knobs``: scenario probes of the eight dev
 sets 60 -> 84 of 150 passed (the probe's ``first`` on sentence-level memories), our question pairs
-(``question_pairs.json``, 91, nine classes) 21 -> 42 of 53 found, but 9 -> 28 of 38 hard negatives
+(``question_pairs.json``, 91, nine classes) 21 -> 41 of 53 found, but 9 -> 28 of 38 hard negatives
 grouped (an unrelated or someone else's newer value shown first, the right one "was until").
 
 Items of a numbered series ("Note one:", "Step 4:", "the second quiz") are other instances

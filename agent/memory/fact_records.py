@@ -315,11 +315,14 @@ def newest_first(
     out = list(hits)
     for group in groups:
         places = sorted(facts[g] for g in group)
-        members = sorted((hits[p] for p in places), key=lambda h: str(h.metadata.get("valid_from") or ""))
-        members.reverse()
+        # Newest first; facts of one message (the same valid_from) keep the search's order.
+        members = sorted(
+            (hits[p] for p in places), key=lambda h: str(h.metadata.get("valid_from") or ""), reverse=True
+        )
         newest = str(members[0].metadata.get("valid_from") or "")
         for place, hit in zip(places, members, strict=True):
-            meta = hit.metadata if hit is members[0] else {**hit.metadata, "was_until": newest}
+            older = str(hit.metadata.get("valid_from") or "") < newest  # one message's facts: none older
+            meta = {**hit.metadata, "was_until": newest} if older else hit.metadata
             out[place] = replace(hit, metadata=meta)
     return out
 

@@ -1,0 +1,26 @@
+"""The read-time net's order inside a group (``fact_records.newest_first``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agent.language.encoder import encode
+from agent.memory.fact_records import newest_first
+from tests.unit.language.open_facts import open_fact
+
+T1, T2 = "2026-02-01T00:00:00+00:00", "2026-04-21T00:00:00+00:00"
+
+
+def test_facts_of_one_message_keep_the_search_order() -> None:
+    # Two newer facts of one message share a valid_from: the one the search ranked higher stays ahead.
+    hits = [
+        open_fact("old", "My IELTS writing band is 6.0.", T1),
+        open_fact("new", "Retook the IELTS and my writing band came back 7.0.", T2),
+        open_fact("aside", "The retake cost me 250 euros.", T2),
+    ]
+    vectors = encode([h.text for h in hits])
+    asked = vectors.sum(axis=0)
+    asked /= np.linalg.norm(asked)  # a question all three answer about equally well
+    ranked = newest_first(hits, vectors, asked)
+    assert [h.id for h in ranked] == ["new", "aside", "old"]
+    assert ranked[2].metadata["was_until"] == T2 and "was_until" not in ranked[1].metadata
