@@ -1,7 +1,7 @@
 """``python -m bench.fact_write_knobs``: what a learner's message stores as a fact (issue 39, write side).
 
 1. **OWN_VALUE by leave-one-out** over ``agent.language.fact_exemplars``: each exemplar read by
-   a classifier trained on the others; the threshold of ``facts.owns_a_value`` is the one with the
+   a classifier trained on the others; the threshold of ``own_values.owns_a_value`` is the one with the
    most right answers over those readings (each exemplar's own reading judged with the threshold
    the others chose, so the reported accuracy is not the one the threshold was chosen on).
 2. **The write side on sentences of its own** (``bench/cognitive/sets/fact_writes.json``, written
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.language import facts
+from agent.language import facts, own_values
 from agent.language.about import train
 from agent.language.encoder import encode
 from agent.language.fact_exemplars import NOT_OWN, OWN
@@ -82,7 +82,7 @@ def _stored(kind: str, item: dict[str, Any]) -> bool:
 def set_report(threshold: float, path: Path = SET) -> dict[str, Any]:
     """Precision and recall of storing, per class of ``path`` (``fact_writes.json``), at ``threshold``."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    kept, facts.OWN_VALUE = facts.OWN_VALUE, threshold
+    kept, own_values.OWN_VALUE = own_values.OWN_VALUE, threshold
     try:
         out: dict[str, Any] = {}
         for kind in ("split", "parts", "plain"):
@@ -98,7 +98,7 @@ def set_report(threshold: float, path: Path = SET) -> dict[str, Any]:
             }
         return out
     finally:
-        facts.OWN_VALUE = kept
+        own_values.OWN_VALUE = kept
 
 
 def main() -> None:
@@ -106,9 +106,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grid", action="store_true", help="the set at every threshold of the grid")
     args = parser.parse_args()
-    report: dict[str, Any] = {"threshold": threshold_report(), "at": facts.OWN_VALUE}
-    report["set"] = set_report(facts.OWN_VALUE)
-    report["heldout"] = set_report(facts.OWN_VALUE, HELDOUT)
+    report: dict[str, Any] = {"threshold": threshold_report(), "at": own_values.OWN_VALUE}
+    report["set"] = set_report(own_values.OWN_VALUE)
+    report["heldout"] = set_report(own_values.OWN_VALUE, HELDOUT)
     if args.grid:
         report["grid"] = {
             str(t): {k: v for k, v in set_report(t)["plain"].items() if k != "wrong"} for t in GRID

@@ -1,12 +1,12 @@
 """Statements written for KAG that do or do not tell a value of the learner's own, without "I".
 
-``agent.language.facts.owns_a_value`` reads, with a logistic regression over their MiniLM
+``agent.language.own_values.owns_a_value`` reads, with a logistic regression over their MiniLM
 vectors, whether a statement with no first-person word but with a value (a number, a name,
 a code such as "B2") tells something of the learner's: "Passed the N3 exam last month!" (the
 subject "I" left out), "They moved the viva to 3 March." (the learner's viva, moved by
 others); or not: news, general truths, someone else's life, code, plans, small talk with a
 number in it. None of these sentences is from a scenario set; ``python -m bench.fact_write_knobs``
-reads them leave-one-out to choose ``facts.OWN_VALUE``.
+reads them leave-one-out to choose ``own_values.OWN_VALUE``.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ came back 7.0") is remembered too; or tells a part of the learner's life without
 person ("Home is a village outside Kraków.", ``agent.language.about``), or a value of the
 learner's with the subject left out or changed by others ("Passed the B1 Dutch exam!", "They
 brought the final forward three days": ``owns_a_value``, a classifier over
-``agent.language.fact_exemplars``). A general truth in a definition's shape ("A prime number has
+``agent.language.own_values``). A general truth in a definition's shape ("A prime number has
 exactly two divisors, 1 and itself.") is none.
 
 What one sentence stores: ``stated_part`` is the statement a question carries before its
@@ -51,18 +51,11 @@ the fact store applies both (``agent.memory.facts``).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from agent.language.about import CLAUSE_WORDS, OTHER, about, train
+from agent.language.about import CLAUSE_WORDS, OTHER, about
 from agent.language.differences import states_a_value
-from agent.language.encoder import encode
-from agent.language.fact_exemplars import NOT_OWN, OWN
-from agent.language.quantities import numbers
+from agent.language.own_values import has_a_value, owns_a_value
 from agent.language.questions import AUXILIARY, is_question
-
-if TYPE_CHECKING:
-    from sklearn.linear_model import LogisticRegression
 
 LANGUAGES = (
     "python",
@@ -241,12 +234,6 @@ def replaced_values(text: str) -> list[str]:
     return [v for v in dict.fromkeys(values) if v]
 
 
-OWN_VALUE = 0.4
-"""Probability at which a statement without the first person tells a value of the learner's own
-(``owns_a_value``), chosen by leave-one-out over ``fact_exemplars`` (``bench.fact_write_knobs``)."""
-_NAMED = re.compile(r"(?<=\S)\s+(?!I\b|I'[a-z]+\b)(?:[A-Z][\w.+#'-]*|[a-z]+[A-Z0-9][\w.+#-]*|\w*\d\w*)")
-"""A name, a code or a number after the first word ("at Mercado Libre", "the B1 exam", "iPad", "N3");
-"I" is no name."""
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|suppose|supposing|assuming|whether|what if|say)\b", re.I)
 """A clause that supposes ("If I switch to Linux, can I …?"): nothing it says is the learner's."""
 _ASK_CUT = re.compile(
@@ -263,36 +250,6 @@ _PART_CUT = re.compile(
     r"\s*(?:;|,\s*(?:and|but)?|\s+(?:and|but))\s+(?=(?:I|I'm|I've|I'd|my|My|we|We|our|Our)\b)"
 )
 """Where a statement's next clause starts with its own first-person subject ("I'm Aino, and I rent …")."""
-
-
-@lru_cache(maxsize=1)
-def _own_classifier() -> LogisticRegression:
-    return train([*OWN, *NOT_OWN], ["own"] * len(OWN) + ["not"] * len(NOT_OWN))
-
-
-def own_probability(texts: list[str], model: LogisticRegression | None = None) -> list[float]:
-    """Probability that each of ``texts`` tells a value of the learner's own (``fact_exemplars``)."""
-    if not texts:
-        return []
-    model = model or _own_classifier()
-    column = list(model.classes_).index("own")
-    return [float(p) for p in model.predict_proba(encode(texts))[:, column]]
-
-
-def has_a_value(text: str) -> bool:
-    """True when ``text`` names a value: a number, a date, a name or a code after its first word."""
-    return bool(numbers(text) or _NAMED.search(text) or states_a_value(text))
-
-
-def owns_a_value(text: str) -> bool:
-    """True when ``text``, with no first-person word, tells a value of the learner's own.
-
-    The subject "I" left out ("Passed the B1 Dutch exam!"), or the learner's thing changed by
-    others ("They brought the final forward three days"): a value (``has_a_value``) and a
-    statement like ``fact_exemplars.OWN`` rather than ``NOT_OWN`` (news, general truths, someone
-    else's life), at least ``OWN_VALUE``.
-    """
-    return has_a_value(text) and own_probability([text])[0] >= OWN_VALUE
 
 
 _BECAUSE = re.compile(r",?\s+(?:since|because|now that|given that)\s+", re.I)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.facts import fact_parts, fact_slot, is_fact_statement, owns_a_value, stated_part
+from agent.language.facts import fact_parts, fact_slot, is_fact_statement, stated_part
+from agent.language.own_values import owns_a_value
 from agent.models.offline_policy import plan_actions
 
 AVAILABLE = {"remember_fact", "search_facts", "set_reminder", "core_memory_append", "core_memory_replace"}
