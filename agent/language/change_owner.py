@@ -50,6 +50,7 @@ _OWNED = re.compile(
 )
 _THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|hers|him|himself|herself)\b", re.I)
 _FIRST_SINGULAR = re.compile(r"\b(?:I|I'm|I've|I'd|me|mine|myself)\b")
+_THEIRS = re.compile(r"(?:his|her|their)\s", re.I)
 _NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
 
 
@@ -113,7 +114,9 @@ def names_another_owner(new: str, old: str) -> bool:
     other = [m for m in owners if _word_key(m.group(1) or m.group(2)) not in words]
     if not other or re.search(r"\b(?:me|I)\b", head[other[0].end() :]):
         return False  # "My teacher told me to add 8 more bpm": the learner's own value
-    after = [p for at, p in _phrases(head) if at > other[0].end()]
+    # "My supervisor doubled the GPU credit": a later phrase names the learner's thing; "My brother
+    # lowered his limit": his, her or their thing is the other owner's
+    after = [p for at, p in _phrases(head) if at > other[0].end() and not _THEIRS.match(head[at:])]
     return not any(_names(p, words) for p in after)
 
 

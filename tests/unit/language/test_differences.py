@@ -289,6 +289,7 @@ def test_the_classes_heldout5_missed_resolve_in_the_learners_format(old: str, ne
         ("My calculus exam is on November 20.", "The examiners might push the exam back a week."),
         ("My budget is 300 dollars.", "Did another 10% of the course."),  # points of a percent only
         ("My flatmate has saved €5,000 for her car.", "Put another €600 aside after selling my bike."),
+        ("My screen-time limit is 180 minutes a day.", "My brother lowered his limit by 50%."),
     ],
 )
 def test_no_value_for_plans_losses_other_verbs_or_others_totals(old: str, new: str) -> None:
