@@ -221,7 +221,19 @@ def states_another_value(a: str, b: str) -> bool:
     if _ADDED.search(a) or _ADDED.search(b) or other_instance(a, b, both=True):
         return False
     held_a, held_b = values(a), values(b)
+    if not held_a and not held_b:  # common nouns only ("a barista" / "a junior web developer")
+        return _content(a) != _content(b)
     return bool(_beyond(held_a, held_b) or _beyond(held_b, held_a))
+
+
+def _content(text: str) -> frozenset[str]:
+    """The lemmas (``simplemma``) of the words of ``text`` of four letters or more.
+
+    What two plain statements differ in ("Working as a barista" says what "I work as a barista" says).
+    """
+    import simplemma  # noqa: PLC0415 - loaded only when neither statement holds a value
+
+    return frozenset(simplemma.lemmatize(w.lower(), lang="en") for w in re.findall(r"[^\W\d_]{4,}", text))
 
 
 def _beyond(found: set[str], known: set[str]) -> set[str]:

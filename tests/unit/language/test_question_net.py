@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from agent.language.encoder import encode
+from agent.language.same_thing import answer_groups, states_another_value
+from agent.language.versions import as_learner
 from agent.memory.fact_records import newest_first
 from tests.unit.language.open_facts import open_fact
 
@@ -24,3 +26,16 @@ def test_facts_of_one_message_keep_the_search_order() -> None:
     ranked = newest_first(hits, vectors, asked)
     assert [h.id for h in ranked] == ["new", "aside", "old"]
     assert ranked[2].metadata["was_until"] == T2 and "was_until" not in ranked[1].metadata
+
+
+def test_plain_statements_with_other_words_state_another_value() -> None:
+    # No name or number on either side: a job told in common nouns is still another value.
+    texts = [
+        "I work as a barista in a small café.",
+        "Started my new position as a junior web developer this week.",
+    ]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("What is the learner's job?")])
+    assert states_another_value(*texts)
+    assert answer_groups(vectors @ asked, texts) == [[0, 1]]
+    assert not states_another_value("I work as a barista.", "Working as a barista.")
