@@ -59,6 +59,7 @@ import numpy as np
 
 from agent.language.about import parts
 from agent.language.differences import value_kind
+from agent.language.encoder import encode_kept
 from agent.language.facts import fact_slot
 
 NET_SAME = 0.70
@@ -266,7 +267,7 @@ def answer_groups(
     if asked[best] < floor:
         return []
     kind = value_kind(texts[best])
-    group = [best] + [
+    near = [
         i
         for i in range(len(texts))
         if i != best
@@ -274,6 +275,16 @@ def answer_groups(
         and states_another_value(texts[best], texts[i])
         and _answers_in_kind(kind, texts[i])
     ]
+    if not near:
+        return []
+    # The question fills in what the about-reader is unsure of; it never overrules it: "I work
+    # as a nurse…" answers "where does the learner live" nearly as well as "I live in Da Nang",
+    # but the reader is sure one tells a job and the other a home, so neither is the other's
+    # older version.
+    named = [texts[i] for i in (best, *near)]
+    told = parts(encode_kept(named), named)
+    apart = [bool(told[0] and t and not told[0] & t) for t in told[1:]]
+    group = [best] + [i for i, away in zip(near, apart, strict=True) if not away]
     return [group] if len(group) > 1 else []
 
 

@@ -39,3 +39,22 @@ def test_plain_statements_with_other_words_state_another_value() -> None:
     assert states_another_value(*texts)
     assert answer_groups(vectors @ asked, texts) == [[0, 1]]
     assert not states_another_value("I work as a barista.", "Working as a barista.")
+
+
+def test_the_question_never_groups_two_parts_the_about_reader_is_sure_of() -> None:
+    # The demo's learner: a job and a home both answer "where do I live" about equally well, but
+    # the about-reader is sure of a different part for each, so neither becomes "was until".
+    texts = [
+        "I live in Da Nang and study SQL online in the evenings.",
+        "I work as a nurse, so my practice database is about patients and wards.",
+        "These days I rent a small flat in Hanoi, near the hospital where I do my internship.",
+    ]
+    hits = [open_fact(f"f{i}", t, f"2026-0{i + 1}-01T00:00:00+00:00") for i, t in enumerate(texts)]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("Where does the learner live?")])
+    assert answer_groups(vectors[:2] @ asked, texts[:2], margin=1.0, floor=0.0) == []
+    ranked = newest_first([hits[1], hits[2], hits[0]], vectors[[1, 2, 0]], asked)
+    assert "was_until" not in ranked[0].metadata  # the job still holds
+    assert [h.id for h in ranked[1:]] == ["f2", "f0"] and ranked[2].metadata["was_until"] == hits[2].metadata[
+        "valid_from"
+    ]
