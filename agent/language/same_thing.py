@@ -246,7 +246,12 @@ def _beyond(found: set[str], known: set[str]) -> set[str]:
 
 
 def answer_groups(
-    asked: np.ndarray, texts: Sequence[str], *, margin: float | None = None, floor: float | None = None
+    asked: np.ndarray,
+    texts: Sequence[str],
+    *,
+    margin: float | None = None,
+    floor: float | None = None,
+    vectors: np.ndarray | None = None,
 ) -> list[list[int]]:
     """The facts that answer one question about equally well and state different values (indexes).
 
@@ -256,7 +261,8 @@ def answer_groups(
     within ``margin`` (``ANSWER_MARGIN``) of it and at ``floor`` (``ANSWER_FLOOR``) or more that
     states another value (``states_another_value``) of the best answer's kind (``_answers_in_kind``:
     a date for a date), are versions of what is asked: one group
-    (none when no other text qualifies).
+    (none when no other text qualifies). ``vectors``: the texts' MiniLM rows when the caller has
+    them (the fact store's stored vectors), so the about-reader does not encode them again.
     """
     if len(texts) < 2:
         return []
@@ -281,8 +287,9 @@ def answer_groups(
     # as a nurse…" answers "where does the learner live" nearly as well as "I live in Da Nang",
     # but the reader is sure one tells a job and the other a home, so neither is the other's
     # older version.
-    named = [texts[i] for i in (best, *near)]
-    told = parts(encode_kept(named), named)
+    chosen = [best, *near]
+    named = [texts[i] for i in chosen]
+    told = parts(encode_kept(named) if vectors is None else vectors[chosen], named)
     apart = [bool(told[0] and t and not told[0] & t) for t in told[1:]]
     group = [best] + [i for i, away in zip(near, apart, strict=True) if not away]
     return [group] if len(group) > 1 else []

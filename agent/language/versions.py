@@ -143,7 +143,10 @@ def held(
     if knobs.answer_margin is not None and current and current[0] == order[0]:
         texts = [versions[i].content for i in current]
         asked = np.asarray([sims[i] for i in current])
-        if answer_groups(asked, texts, margin=knobs.answer_margin, floor=knobs.answer_floor):
+        held = answer_groups(
+            asked, texts, margin=knobs.answer_margin, floor=knobs.answer_floor, vectors=rows[current]
+        )
+        if held:
             return "two"  # the closest and another open fact answer the question with different values
     return "one"
 

@@ -311,7 +311,7 @@ def newest_first(
     texts = [hits[i].text for i in facts]
     groups = disagreeing(texts, vectors)
     if asked is not None and len(facts) > 1:
-        groups = merged([*groups, *answer_groups(vectors @ asked, texts)])
+        groups = merged([*groups, *answer_groups(vectors @ asked, texts, vectors=vectors)])
     out = list(hits)
     for group in groups:
         places = sorted(facts[g] for g in group)
