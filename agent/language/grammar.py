@@ -9,7 +9,8 @@ dependency parser, lemmatizer; Honnibal et al., spaCy 3), shipped as a wheel (th
 nothing downloads at run time. Named entities are not needed and not loaded.
 
 - :func:`parse`: the parsed sentence (one pipeline per process, loaded on first use; a small
-  memo of recent texts, as every reader of a message parses it again).
+  memo of recent texts, as every reader of a message parses it again, which an erasure
+  empties: :func:`forget`).
 - :func:`clauses`: its clauses, each with its subject, whether the learner is that subject,
   who owns the subject's thing ("my colleague's pronunciation": the colleague), its modal
   verb, negation, and whether it asks.
@@ -59,6 +60,11 @@ def parse(text: str) -> Doc:
     # one pipeline serves every thread; its parser keeps per-call state, so calls take turns
     with _lock:
         return nlp(text[:MAX_CHARS])
+
+
+def forget() -> None:
+    """Drop the memo of parsed texts (on erasure: it holds recent texts of every learner)."""
+    parse.cache_clear()
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from redis.exceptions import RedisError
 from agent.errors import KAGError, StoreError, StoreUnavailableError
 from agent.graphdb.store import fetch
 from agent.kernel.stream import KernelStream
+from agent.language import grammar
 from agent.memory.cognitive_queries import DELETE_REMINDERS
 from agent.memory.erasure_redis import erase_checkpoints, erase_keys
 from agent.memory.queries import (
@@ -145,6 +146,9 @@ async def erase_learner(
     finally:
         if token:
             await kernel.unlock(learner_id, token)
+    # the process's parse memo holds recent texts of every learner: emptied whole (a cost in parsing
+    # again, never a loss), so none of this learner's words outlive the erasure in memory
+    grammar.forget()
     if token == "":  # a worker kept the lock: it may have applied writes after the erasure
         report.left.setdefault("neo4j", f"{LEFT['neo4j']} (the kernel worker was applying their writes)")
     if not report.complete:

@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 
+from agent.language import grammar
 from agent.memory.archival import ArchivalStore
 from agent.memory.backlog import WriteBacklog
 from agent.memory.core import CoreMemoryStore, core_key
@@ -62,3 +63,12 @@ async def test_every_accepted_id_shape_is_erased(resources: Resources, shape: st
         )
     finally:
         await erase_learner(resources, canonical)
+
+
+async def test_the_erasure_empties_the_process_parse_memo(resources: Resources) -> None:
+    """The language layer's parse memo holds learner words: an erasure leaves none in memory."""
+    learner = validate_learner_id(f"parse-{uuid.uuid4().hex[:8]}")
+    grammar.clauses("My stipend is 500 euros a month, said Zorblax.")
+    assert grammar.parse.cache_info().currsize > 0
+    await erase_learner(resources, learner)
+    assert grammar.parse.cache_info().currsize == 0

@@ -75,3 +75,10 @@ def test_no_clauses_in_empty_or_non_text(bad: object) -> None:
 def test_a_huge_text_is_parsed_up_to_the_cap() -> None:
     doc = grammar.parse("I study maths. " * 2000)
     assert len(doc.text) <= grammar.MAX_CHARS
+
+
+def test_forget_empties_the_memo_of_parsed_texts() -> None:
+    grammar.parse("My stipend is 500 euros a month.")
+    assert grammar.parse.cache_info().currsize > 0
+    grammar.forget()
+    assert grammar.parse.cache_info().currsize == 0
