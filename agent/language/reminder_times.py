@@ -41,6 +41,8 @@ _CLOCK = re.compile(
     r"|evening|night|o'?clock|hours?|minutes?|mins?|seconds?|secs?)\b",
     re.I,
 )
+COURTESY_WORDS = 3
+"""Words after a leading time phrase and before "remind me" ("please", "could you please")."""
 # where a time phrase may begin inside a request's text
 _CUT = re.compile(r"\s+(?=(?:on|at|by|next|this|the|tomorrow|tonight|in|from|after|within|around)\b)", re.I)
 
@@ -145,3 +147,30 @@ def _at(day: datetime, match: re.Match[str]) -> datetime:
     if (match["ampm"] or "").lower() == "pm" and hour < 12:
         hour += 12
     return day.replace(hour=hour, minute=int(match["m"] or 0) % 60, second=0, microsecond=0)
+
+
+def leading_time(lead: str, now: datetime) -> str | None:
+    """The time phrase that opens ``lead`` ("On June 3" of "On June 3 please"), or None.
+
+    The longest opening that reads as a time (``phrase_due``), followed by at most
+    ``COURTESY_WORDS`` other words: "On June 3 please remind me …" read as a one-day default
+    fired on June 1 (heldout6).
+    """
+    words = lead.split()
+    if len(lead) > 60 or not words:
+        return None
+    for end in range(len(words), max(0, len(words) - COURTESY_WORDS - 1), -1):
+        phrase = " ".join(words[:end])
+        if phrase_due(phrase, now) is not None:
+            return phrase
+    return None
+
+
+def without_time(what: str, now: datetime) -> str:
+    """A topic without the time phrase that ends it ("derivatives next week" -> "derivatives").
+
+    A trigger fires when a turn names all its topic words; a time among them never would be.
+    """
+    what = what.strip().rstrip(" ,.;:!?")
+    timed = time_due(what, now)
+    return timed[0].strip().rstrip(" ,.;:!?") if timed else what

@@ -45,6 +45,11 @@ the threading module today: how do I start two threads?" 0.41 as a whole). "Can 
 to a good C book?" (0.41 to "pointers") or "our teams are merging" (0.31 to "merges in pandas")
 stay silent, so they no longer use the reminder up before the topic's turn ("Explain pointers to me.", 0.85).
 
+**Turning to it** (``agent.language.reminder_turns.turns_to``): a sentence that names the topic only
+in passing (another's attribute, a clause about another person, said to come later: "My colleague's
+pronunciation is so good", "My teacher mentioned the subjunctive is coming after spring break") does
+not fire, whatever its similarity; the dependency parse says who does what with the topic word.
+
 Similarity alone does not decide (measured 2026-11-28: a turn about a neighbour, "subqueries" /
 query 0.73, scores like a turn about the trigger), so it only vetoes a word match. The threshold
 is chosen by leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` (``bench/reminder_knobs.py``).
@@ -58,12 +63,14 @@ finished phrase, ordinary joins talk 0.49-0.81).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 from agent.clock import as_aware, system_clock
 from agent.language.encoder import encode, encode_kept
-from agent.language.reminder_times import phrase_due, time_due
+from agent.language.reminder_times import leading_time, phrase_due, time_due, without_time
+from agent.language.reminder_turns import turns_to
 from agent.language.topic_words import word_lemmas, zipf
 from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
@@ -77,7 +84,7 @@ TERM_WORDS = frozenset({"clause", "keyword", "statement", "function", "operator"
 _REQUEST = re.compile(
     r"(?:remind\s+me|(?:do\s+not|don't|dont)\s+let\s+me\s+forget|make\s+sure\s+I\s+(?:remember|don't\s+forget)"
     r"|(?:ping|nudge|prompt)\s+me|I(?:'d)?\s+(?:need|like|want)\s+a\s+reminder|give\s+me\s+a\s+heads[- ]up"
-    r"|jog\s+my\s+memory|remember\s+me(?=\s+(?:to|that|about|of)\s))\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
+    r"|jog\s+my\s+memory|remember\s+me(?=\s+(?:to|that|about|of)\s))\s*[:;,\u2013\u2014-]?\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
     re.I | re.S,
 )
 _CONNECTIVE = (
@@ -92,6 +99,10 @@ _REQUEST_LAST = re.compile(
     re.I | re.S,
 )
 _I_WANT = re.compile(r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", re.I)
+# "Don't let me forget: when we do cells in biology, I want to ask …": the condition opens the text
+_COND_FIRST = re.compile(
+    rf"^(?P<cond>{_CONNECTIVE}\s+[^,;:]+?)\s*[,;:\u2013\u2014]\s*(?P<task>.+)$", re.I | re.S
+)
 _LEAD_BARE = re.compile(rf"^(?P<cond>{_CONNECTIVE}\s+.+)$", re.I | re.S)
 _TIME_FIRST = re.compile(r"^(?P<when>.+?)\s+(?P<link>to|about|that)\s+(?P<task>.+)$", re.I | re.S)
 _POLITE = re.compile(
@@ -149,9 +160,10 @@ def _lead_first(text: str) -> str:
         bare = _LEAD_BARE.match(lead)
         if bare:
             return f"{_strip_end(text[found.start() :])} {bare['cond']}"
-        # "Next Tuesday remind me to print the slides": a time phrase first, without the comma
-        timed = len(lead) <= 40 and phrase_due(lead, system_clock()) is not None
-        return f"{_strip_end(text[found.start() :])} {lead}" if timed else text
+        # "Next Tuesday remind me to print the slides", "On June 3 please remind me …": a time
+        # phrase first, without the comma (a few words of courtesy may follow it)
+        timed = leading_time(lead, system_clock())
+        return f"{_strip_end(text[found.start() :])} {timed}" if timed else text
     if match is None:
         return text
     rest = _POLITE.sub("", match["rest"])
@@ -187,14 +199,15 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
     if concept and (keywords is None or concept.start() <= keywords.start()):
-        what = _TRAILING.sub("", _LEADING.sub("", _strip_end(concept["what"])))
+        what = _TRAILING.sub("", _LEADING.sub("", without_time(concept["what"], now)))
         return rest[: concept.start()], {
             "trigger_kind": "concept",
             "concept": what,
             "keywords": split_keywords(what),
         }
     if keywords:
-        found = split_keywords(next(k for k in keywords.group("what", "what2", "what3", "what4") if k))
+        what = next(k for k in keywords.group("what", "what2", "what3", "what4") if k)
+        found = split_keywords(without_time(what, now))
         if keywords["where"]:  # "if generators come up in Python": the trigger as the learner said it
             found = [f"{k} {_strip_end(keywords['where'])}" for k in found]
         return (rest[: keywords.start()], {"trigger_kind": "keywords", "keywords": found}) if found else None
@@ -218,6 +231,10 @@ def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] 
         return None
     now = as_aware(now or system_clock())
     rest, link = _strip_end(match["rest"]), match["link"]
+    first = _COND_FIRST.match(rest)
+    if first:  # the condition before the task: read as "<task> <condition>"
+        task = re.match(r"^(?:(?P<link>to|that|about)\s+)?(?P<task>.+)$", first["task"].strip(), re.I | re.S)
+        rest, link = f"{_I_WANT.sub('', task['task'])} {first['cond'].strip()}", link or task["link"]
     inner = _TIME_FIRST.match(rest) if link is None else None
     due = phrase_due(inner["when"], now) if inner else None
     if inner and due is not None:  # "remind me next Monday to register": the time before the task
@@ -340,9 +357,14 @@ def naming_sentence(message: str, keyword: str) -> str | None:
 
 def _naming(message: str, keyword: str) -> tuple[str | None, str | None]:
     """``(sentence, clause)`` naming ``keyword``'s topic words in ``message``; the clause holds the last."""
+    return next(_namings(message, keyword), (None, None))
+
+
+def _namings(message: str, keyword: str) -> Iterator[tuple[str, str]]:
+    """Every ``(sentence, clause)`` of ``message`` that names ``keyword``'s topic words, in order."""
     wanted = [word_lemmas(w) for w in head_words(keyword)]
     if not wanted:
-        return None, None
+        return
     for sentence in _SENTENCE_END.split(message.strip()):
         left = list(wanted)
         for clause in _CLAUSE_CUT.split(sentence):
@@ -350,8 +372,8 @@ def _naming(message: str, keyword: str) -> tuple[str | None, str | None]:
                 if left and left[0] & word_lemmas(word):
                     left.pop(0)
             if not left:
-                return sentence, clause
-    return None, None
+                yield sentence, clause or ""
+                break
 
 
 def sense(sentence: str, phrase: str) -> float:
@@ -371,10 +393,15 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
     """
     if is_code_name(keyword):
         return mentions(message, keyword)
-    sentence, clause = _naming(message, keyword)
-    if sentence is None:
-        return False
-    if is_rare_topic(keyword):
-        return True
     least = SENSE_THRESHOLD if threshold is None else threshold
-    return sense(sentence, keyword) >= least or (clause != sentence and sense(clause or "", keyword) >= least)
+    topic = head_words(keyword)
+    for sentence, clause in _namings(message, keyword):
+        # a passing mention ("my colleague's pronunciation", "my teacher said the subjunctive is
+        # coming") names the topic but does not turn to it: the reminder waits for the turn that does
+        if not turns_to(sentence, topic):
+            continue
+        if is_rare_topic(keyword):
+            return True
+        if sense(sentence, keyword) >= least or (clause != sentence and sense(clause, keyword) >= least):
+            return True
+    return False

@@ -1,0 +1,148 @@
+"""Whether a sentence turns to a reminder's topic now, or only mentions it in passing.
+
+A trigger such as "next time we do pronunciation" or "once we hit the subjunctive" is met when
+the learner and the tutor now turn to the topic: the learner proposes or starts it, or asks about
+it ("Let's practise pronunciation today", "Can we do covalent bonds now?", "Okay, subjunctive
+time."). It is not met when the topic is another person's attribute ("My colleague's
+pronunciation is so good"), sits in a clause about another person ("My teacher mentioned the
+subjunctive is coming after spring break", "my dad trades derivatives"), or is said to come later
+("We'll get to the subjunctive next month"). Words cannot tell these apart; the dependency parse
+(``agent.language.grammar``) can, by who does what with the topic word:
+
+- the topic word's possessor (``grammar.owner_of``), on it or on the noun it modifies: another's
+  ("my colleague's pronunciation", "her pronunciation") is a passing mention;
+- the topic as the subject of a clause that places it in a plan ("The passive voice is next
+  month", "Docker volumes are in module 5", "X will come up after the break"; "be" without an
+  adjective, or a future verb, in a sentence that does not ask) is a passing mention;
+- the clauses above the topic word, nearest first: the first verb whose subject is not the topic
+  itself decides. The learner or the tutor as its subject (first or second person, by the parse's
+  ``Person`` feature; or none: "Let's …", "Explain …") turns to it now, unless the verb is in the
+  future (a ``will`` / ``shall`` modal or "going to", and not a request to the tutor: "Will you
+  explain …?"). Anyone or anything else as the subject of a verb other than "be" is another's
+  clause (a passing mention); "be" only links the topic to a subject ("Today's homework is
+  derivatives") and the clause above decides.
+
+A sentence that names the topic more than once turns to it when any naming does ("Her
+pronunciation is great, so let's practise pronunciation today"). Only the sentence's parse is
+read; similarity (``agent.language.reminders.sense``) still decides whether the word is meant in
+the trigger's sense.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from agent.language.grammar import is_learner, owner_of, parse
+from agent.language.topic_words import word_lemmas
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# a topic named before a colon or a dash ("Right, on to hash maps: how does lookup work?") heads a
+# fragment of its own; parsed with the question after it, it hangs under the question's verb
+_PARTS = re.compile(r"\s*[:;\u2013\u2014]\s*|\s+-\s+")
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj"})
+_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
+_FUTURE_MODALS = frozenset({"will", "shall"})
+
+
+def _subject(verb: Token) -> Token | None:
+    """The verb's subject; a conjoined verb shares its first verb's ("I sold it and bought …")."""
+    for child in verb.children:
+        if child.dep_ in _SUBJECT_DEPS:
+            return child
+    if verb.dep_ == "conj" and verb.head.pos_ in {"VERB", "AUX"}:
+        return _subject(verb.head)
+    return None
+
+
+def _second_person(token: Token) -> bool:
+    return "2" in token.morph.get("Person") or token.lower_ == "u"
+
+
+def _future(verb: Token) -> bool:
+    """A ``will`` / ``shall`` modal on the verb, or "be going to <verb>" above it."""
+    modal = any(c.tag_ == "MD" and c.lemma_.lower() in _FUTURE_MODALS for c in verb.children)
+    going = verb.lemma_ == "go" and verb.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in verb.children)
+    return modal or going
+
+
+def _placed(verb: Token, asks: bool) -> bool:
+    """The topic, as the subject, is placed in a plan: "X is next month", "X is in chapter 6".
+
+    "be" with no adjective ("X is hard" speaks of the learner's work on it now), or any verb in
+    the future ("X will come up after the break"); a question ("X is next, right?") is not.
+    """
+    if asks:
+        return False
+    if _future(verb):
+        return True
+    return verb.lemma_ == "be" and not any(c.dep_ in {"acomp", "neg"} for c in verb.children)
+
+
+def _others_thing(token: Token) -> bool:
+    """The topic word (or the noun it modifies) has a possessor other than the learner."""
+    node = token
+    while True:
+        owner = owner_of(node)
+        if owner and owner != "learner":
+            return True
+        if node.dep_ not in _MODIFIER_DEPS or node.head.i == node.i:
+            return False
+        node = node.head
+
+
+def _passing(token: Token) -> bool:
+    """True when this naming of the topic is a passing mention (see the module doc)."""
+    if _others_thing(token):
+        return True
+    topic = {t.i for t in token.subtree} | {token.i}
+    asks = token.doc[-1].text == "?"
+    # the topic word may be the verb itself ("I rebased my branch"): its own subject counts
+    chain = [token] if token.pos_ in {"VERB", "AUX"} else []
+    node = token
+    while node.head.i != node.i:
+        node = node.head
+        chain.append(node)
+    for node in chain:
+        if node.pos_ not in {"VERB", "AUX"}:
+            continue
+        subject = _subject(node)
+        if (
+            node is not token
+            and subject is not None
+            and (subject.i in topic or token.i in {t.i for t in subject.subtree})
+        ):
+            if _placed(node, asks):
+                return True
+            continue  # the topic as the subject ("X is hard"): the clause above decides
+        if subject is None:
+            continue  # an imperative or "let's": the clause above decides
+        if is_learner(subject) or _second_person(subject):
+            return _future(node) and not (_second_person(subject) and asks)
+        if node.lemma_ == "be":
+            continue  # "Today's homework is derivatives": a link, the clause above decides
+        # another's clause, unless the learner asks about it ("what does it mean to normalise …?")
+        return not asks
+    return False
+
+
+def turns_to(sentence: str, topic_words: list[str]) -> bool:
+    """True when ``sentence`` turns to the topic now: some naming of its last topic word is not passing.
+
+    ``topic_words`` are the trigger's topic words (``agent.language.reminders.head_words``); the
+    last one is the head of the topic ("bonds" of "covalent bonds"). A sentence that does not name
+    it (in any form, ``word_lemmas``) is not read and turns to it.
+    """
+    if not topic_words:
+        return True
+    wanted = word_lemmas(topic_words[-1])
+    namings = [
+        t
+        for part in _PARTS.split(sentence)
+        if part.strip()
+        for t in parse(part.strip())
+        if t.is_alpha and wanted & word_lemmas(t.text)
+    ]
+    return not namings or any(not _passing(t) for t in namings)
