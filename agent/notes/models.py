@@ -58,7 +58,6 @@ Relation = Literal[
     "refutes",
     "example_of",
 ]
-RELATIONS: tuple[str, ...] = Relation.__args__  # type: ignore[attr-defined]
 # Directional relations are stored one way; every other relation is mirrored.
 DIRECTIONAL_RELATIONS = frozenset({"refutes", "predecessor", "successor"})
 

@@ -149,16 +149,6 @@ async def _ensure_one(conn: Any, crons: Any, learner_id: str, schedule: str, lim
     return cron or {}
 
 
-async def reflection_crons() -> list[dict[str, Any]]:
-    """Every reflection cron of this server (tests check there is one per learner); [] outside one."""
-    runtime = _runtime()
-    if runtime is None:
-        return []
-    connect, crons, _ = runtime
-    async with connect() as conn:
-        return await _tagged(conn, crons)
-
-
 async def _tagged(conn: Any, crons: Any) -> list[dict[str, Any]]:
     rows, _ = await crons.search(
         conn, assistant_id=None, thread_id=None, enabled=None, limit=MAX_CRONS, offset=0
