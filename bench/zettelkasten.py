@@ -50,7 +50,7 @@ from tqdm import tqdm
 from agent.language.questions import is_question
 from agent.notes.artifacts import delete_stream
 from agent.notes.linking import expand_note_links
-from agent.notes.markdown import note_filenames, note_markdown, prose_of, repeated_sentences
+from agent.notes.markdown import note_filenames, note_markdown
 from agent.notes.metrics import note_metrics
 from agent.notes.models import NoteDraft, compose_text
 from agent.notes.offline import offline_extract
@@ -60,6 +60,7 @@ from agent.notes.store import NoteStore
 from agent.notes.text import is_boilerplate, normalise_concept
 from agent.resources import Resources
 from agent.settings import Settings
+from bench.note_checks import prose_of, repeated_sentences
 
 GOLD_PATH = Path(__file__).resolve().parent / "data" / "zettelkasten_gold.json"
 GOLD_TARGET = 0.90

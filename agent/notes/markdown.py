@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
-from agent.language.sentences import split_sentences
 from agent.notes.concept_maps import note_concept_map
 from agent.notes.models import slugify
 
@@ -117,29 +116,3 @@ def note_markdown(note: dict[str, Any], filenames: dict[str, str] | None = None)
             body.append(f"- {relation}: {target}")
         body.append("")
     return "\n".join(front + body)
-
-
-def repeated_sentences(texts: Sequence[str]) -> list[str]:
-    """Sentences that occur more than once across ``texts`` (case and spacing ignored).
-
-    Sentences are the language layer's (``agent.language.sentences``): "pandas.DataFrame" is one word.
-    """
-    seen: set[str] = set()
-    repeated: list[str] = []
-    for text in texts:
-        for raw in split_sentences(text):
-            key = " ".join(_WORD.findall(raw.lower()))
-            if len(key.split()) < 4:
-                continue  # labels and short fragments ("Example:") are not text said twice
-            if key in seen and key not in repeated:
-                repeated.append(key)
-            seen.add(key)
-    return repeated
-
-
-def prose_of(markdown: str) -> str:
-    """The prose of an exported note: no front matter, no mermaid block, no link list."""
-    text = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)
-    text = re.sub(r"```mermaid\n.*?```", "", text, flags=re.S)
-    text = re.sub(r"\*\*[^*\n]+:\*\*", "", text)  # the section labels are not what was said
-    return text.split("\n## Links", 1)[0]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent.memory.erasure import erase_learner
-from agent.notes.markdown import prose_of, repeated_sentences
 from agent.resources import Resources
+from bench.note_checks import prose_of, repeated_sentences
 
 KAG = Path(sys.executable).with_name("kag")
 REPO = Path(__file__).resolve().parents[2]

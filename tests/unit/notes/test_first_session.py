@@ -13,11 +13,12 @@ import pytest
 from agent.models.offline_policy import OFFLINE_BANNER, OfflinePolicyModel
 from agent.models.offline_replies import NOTED
 from agent.notes.extraction import extractor_for
-from agent.notes.markdown import note_filenames, note_markdown, prose_of, repeated_sentences
+from agent.notes.markdown import note_filenames, note_markdown
 from agent.notes.models import NoteDraft, compose_text
 from agent.notes.offline import offline_extract
 from agent.notes.offline_prose import without_example_marker
 from agent.notes.text import stem
+from bench.note_checks import prose_of, repeated_sentences
 
 pytestmark = pytest.mark.unit
 

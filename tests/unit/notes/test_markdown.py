@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.notes.markdown import note_filenames, note_markdown, prose_of, repeated_sentences
+from agent.notes.markdown import note_filenames, note_markdown
 from agent.notes.offline import offline_extract
+from bench.note_checks import prose_of, repeated_sentences
 
 NOTE = {
     "id": "note_abc123",
