@@ -12,8 +12,13 @@ car") changes only when the change names that person again.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from agent.language.quantities import numbers, without_current
+from agent.language.grammar import is_learner, owner_of, parse
+from agent.language.numerals import numbers, without_current
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 _NAMED = re.compile(r"\b(?:the|my|our|his|her|their|its|your|\w+'s)\s+", re.I)
 _NOT_NAMING = re.compile(
@@ -48,8 +53,6 @@ _OWNED = re.compile(
     r"([A-Za-z][\w-]*)'s)\b",
     re.I,
 )
-_THIRD_PERSON = re.compile(r"\b(?:he|she|his|her|hers|him|himself|herself)\b", re.I)
-_FIRST_SINGULAR = re.compile(r"\b(?:I|I'm|I've|I'd|me|mine|myself)\b")
 _THEIRS = re.compile(r"(?:his|her|their)\s", re.I)
 _NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
 
@@ -108,9 +111,11 @@ def names_another_owner(new: str, old: str) -> bool:
     """
     head, words = _head_of_change(new).strip(), _words(old)
     owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
-    if _THIRD_PERSON.search(without_current(old)) and not _FIRST_SINGULAR.search(without_current(old)):
+    if anothers_values(old):
         # "My flatmate has saved €5,000 for her car": another's value, changed only when named again
         return not any(_word_key(m.group(1) or m.group(2)) in words for m in owners)
+    if change_is_anothers(new):
+        return True  # "My teacher learned 50 in her first week", "Her stipend went up by 50 too"
     other = [m for m in owners if _word_key(m.group(1) or m.group(2)) not in words]
     if not other or re.search(r"\b(?:me|I)\b", head[other[0].end() :]):
         return False  # "My teacher told me to add 8 more bpm": the learner's own value
@@ -124,3 +129,61 @@ def _names(phrase: list[str], words: set[str]) -> bool:
     """True when ``phrase`` names a thing of ``words``: a shared word, not only a head after a modifier."""
     shared = [i for i, w in enumerate(phrase) if w in words]
     return bool(shared) and (shared[0] < len(phrase) - 1 or len(phrase) == 1 or phrase[0] in words)
+
+
+_THIRD = frozenset({"he", "she", "him", "her", "his", "hers"})
+"""Third-person pronouns of a person ("they" is as often an institution: "They pushed the exam")."""
+_RECIPIENT = frozenset({"dative", "iobj"})
+
+
+def number_owner(text: str, start: int) -> str:
+    """Whose value the number at ``text[start:]`` is: "learner", "another", or "" (the parse).
+
+    Its clause's subject says: the learner ("I've got 11 kanji", "Mine got raised by 120"); another
+    person's thing ("Her stipend went up by 50", "Lena's deck"), a third person ("she gets 650"),
+    or a person the learner names who does or gets the number as the verb's object ("my flatmate
+    gets 650", "My teacher learned 50", "Karan has done 40"; not "has": "My deck has 900 cards"),
+    or a clause acting on another's thing ("My brother lowered his limit by 200"). A recipient
+    ("gave me 350 more points", "gave the whole class an extra week") makes it not another's.
+    """
+    doc = parse(text)
+    token = next((t for t in doc if t.idx <= start < t.idx + len(t.text)), None)
+    verb = token
+    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
+        verb = verb.head
+    if token is None or verb is None or verb.pos_ not in {"VERB", "AUX"}:
+        return ""
+    subject = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+    if subject is None:
+        return ""
+    if is_learner(subject):
+        return "learner"
+    if any(c.dep_ in _RECIPIENT for c in verb.children):
+        return ""  # "The webinar gave me 350 more points", "Haddad gave the whole class an extra week"
+    owner = owner_of(subject)
+    if subject.lower_ in _THIRD or owner not in {"", "learner"}:
+        return "another"
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    if any(owner_of(o) not in {"", "learner"} for o in objects):
+        return "another"  # "My brother lowered his limit by 200"
+    owned = _object_count(token, objects) and verb.lemma_.lower() not in {"be", "have"}
+    person = owner == "learner" or subject.pos_ == "PROPN"
+    return "another" if owned and person else "learner" if owner == "learner" else ""
+
+
+def _object_count(token: Token, objects: list[Token]) -> bool:
+    """True when the number is (or counts) the verb's direct object: "learned 50", "gets 650 euros"."""
+    return any(token == o or token in o.subtree for o in objects)
+
+
+def anothers_values(text: str) -> bool:
+    """True when every number ``text`` states is another's ("My flatmate has saved €5,000 for her car")."""
+    base = without_current(text)
+    owners = [number_owner(base, n.start) for n in numbers(base)]
+    return bool(owners) and all(o == "another" for o in owners)
+
+
+def change_is_anothers(text: str) -> bool:
+    """True when the change ``text`` states is another's value (its first number's owner)."""
+    found = numbers(text)
+    return bool(found) and number_owner(text, found[0].start) == "another"

@@ -36,19 +36,25 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from agent.language.quantities import (
+from dateutil.relativedelta import relativedelta
+
+from agent.language.change_owner import change_is_anothers, number_owner
+from agent.language.grammar import parse
+from agent.language.numerals import (
     Number,
-    amount_change,
     current_value,
-    not_done,
     number_text,
     number_written,
     numbers,
+    without_current,
+)
+from agent.language.quantities import (
+    amount_change,
+    not_done,
     of_a_total,
     stated_as_target,
     stated_by,
     unit_of,
-    without_current,
 )
 
 CHANGE_MIN = 0.42
@@ -84,12 +90,13 @@ UNIT_MIN = 0.6
 same counted word)."""
 
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
+_UNIT_MONTHS = {"month": 1, "year": 12}
 _WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _WORD_NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
 _COUNT = r"\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten"
 _DURATION = re.compile(
     rf"\b(?P<another>another\s+)?(?P<count>{_COUNT})[\s-]+(?P<more>(?:more|extra|additional)\s+)?"
-    r"(?P<unit>day|week|fortnight)s?\b",
+    r"(?P<unit>day|week|fortnight|month|year)s?\b",
     re.I,
 )
 _AFTER_DURATION = re.compile(r"'?\s*(?:earlier|later|sooner|extension|delay|postponement)\b", re.I)
@@ -97,7 +104,7 @@ _AFTER_DURATION = re.compile(r"'?\s*(?:earlier|later|sooner|extension|delay|post
 _BEFORE_DURATION = re.compile(r"\b(?:by|back|forward)\s*$|\bpush\w*\s+(?:\w+\s+){0,3}?out\s*$", re.I)
 """Before a duration that is a difference: "by a week", "back a week", "brought the final forward three
 days", "pushed it out two weeks" (not "moved out three weeks ago")."""
-_ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight)\b", re.I)
+_ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight|month)\b", re.I)
 _UP = re.compile(
     r"\b(?:later|postpon(?:e[sd]?|ing)|delay(?:ed|s|ing)?|slip(?:s|ped|ping)?"
     r"|(?:push(?:ed|es|ing)?|put(?:s|ting)?|mov(?:e[sd]?|ing)|set(?:s|ting)?)\s+(?:\w+\s+){0,4}?(?:back|out)"
@@ -136,6 +143,8 @@ class Shift:
     """A change stated as a difference, signed: a duration, an amount or a factor (and its unit)."""
 
     time: timedelta | None = None
+    months: int = 0
+    """A duration in months or years ("by a month"), added to a date as calendar months."""
     amount: float | None = None
     factor: float | None = None
     unit: str | None = None
@@ -154,17 +163,77 @@ def _sign(text: str, at: int, inside: tuple[int, int] = (0, 0)) -> int | None:
 
     "After the rent went up I reduced the budget by 100": "reduced" is nearer to "by 100"
     than "up", whose change is the rent's. A tie (or no word) is no direction. Words
-    ``inside`` the span of the difference itself ("three *more* days") are no direction.
+    ``inside`` the span of the difference itself ("three *more* days") are no direction, nor
+    words of another sentence or of a clause aside (``_asides``: "… because the database was down").
     """
+    asides = _asides(text, at)
     nearest: dict[int, int] = {}
     for sign, pattern in ((1, _UP), (-1, _DOWN)):
-        found = [m for m in pattern.finditer(text) if not inside[0] <= m.start() < inside[1]]
+        found = [
+            m
+            for m in pattern.finditer(text)
+            if not inside[0] <= m.start() < inside[1] and not any(a <= m.start() < b for a, b in asides)
+        ]
         spans = [m.end() if m.end() <= at else m.start() for m in found]
         if spans:
             nearest[sign] = min(abs(at - s) for s in spans)
     if not nearest or (len(nearest) == 2 and nearest[1] == nearest[-1]):
         return None
     return min(nearest, key=lambda k: nearest[k])
+
+
+_ASIDE_DEPS = frozenset({"advcl", "relcl", "parataxis"})
+
+
+def _asides(text: str, at: int) -> list[tuple[int, int]]:
+    """Spans of ``text`` whose direction words are not the change's at ``at`` (the parse, ``grammar``).
+
+    Other sentences, and clauses that hang off the change's clause without holding it: a reason or a
+    time ("because the library database was down", "after the rent went up"), a relative clause.
+    """
+    doc = parse(text)
+    token = next((t for t in doc if t.idx <= at < t.idx + len(t.text) + 1), None)
+    if token is None:
+        return []
+    spans = [(s.start_char, s.end_char) for s in doc.sents if not s.start_char <= at < s.end_char]
+    for head in doc:
+        if head.dep_ not in _ASIDE_DEPS or head.pos_ not in {"VERB", "AUX"}:
+            continue
+        words = list(head.subtree)
+        if token in words:
+            continue
+        spans.append((words[0].idx, words[-1].idx + len(words[-1].text)))
+    return spans
+
+
+def _gives_time(text: str, at: int) -> bool:
+    """True when the duration at ``at`` is given to someone ("gave the whole class an extra week").
+
+    The parse: the duration is the direct object of a verb that also has a recipient (a dative):
+    more time given is a date moved later, whoever receives it (the learner, or a group of theirs).
+    """
+    doc = parse(text)
+    token = next((t for t in doc if t.idx <= at < t.idx + len(t.text)), None)
+    while token is not None and token.head.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
+        token = token.head
+    if token is None or token.dep_ not in {"dobj", "npadvmod"}:
+        return False  # the parser reads "an extra week" after a recipient as an object or a measure
+    return any(c.dep_ in {"dative", "iobj"} for c in token.head.children)
+
+
+def _time_shift(count: int, unit: str, sign: int) -> Shift:
+    """A signed duration: days, weeks and fortnights as days, months and years as months."""
+    unit = unit.lower()
+    if unit in _UNIT_MONTHS:
+        return Shift(time=timedelta(0), months=count * _UNIT_MONTHS[unit] * sign)
+    return Shift(time=timedelta(days=count * _UNIT_DAYS[unit] * sign))
+
+
+def _duration_sign(text: str, match: re.Match[str], more: bool) -> int | None:
+    sign = _sign(text, match.start(), match.span() if more else (0, 0))
+    if sign is None and more and _gives_time(text, match.start("unit")):
+        return 1  # "Haddad gave the whole class an extra week on the essay"
+    return sign
 
 
 def _duration(text: str) -> tuple[bool, Shift | None]:
@@ -177,16 +246,14 @@ def _duration(text: str) -> tuple[bool, Shift | None]:
         if (stated or more) and not_done(text, match.start()):
             return True, None  # "they might push it back a week", "if they postpone it by a week"
         if stated or more:
-            sign = _sign(text, match.start(), match.span() if more else (0, 0))
-            days = _count(match["count"]) * _UNIT_DAYS[match["unit"].lower()] * (sign or 0)
-            return True, None if sign is None else Shift(time=timedelta(days=days))
+            sign = _duration_sign(text, match, more)
+            return True, None if sign is None else _time_shift(_count(match["count"]), match["unit"], sign)
     match = _ANOTHER_DURATION.search(text)
     if match is not None and not_done(text, match.start()):
         return True, None
     if match is not None:
-        sign = _sign(text, match.start(), match.span())
-        days = _UNIT_DAYS[match["unit"].lower()] * (sign or 0)
-        return True, None if sign is None else Shift(time=timedelta(days=days))
+        sign = _duration_sign(text, match, True)
+        return True, None if sign is None else _time_shift(1, match["unit"], sign)
     return False, None
 
 
@@ -211,7 +278,9 @@ def dates_in(text: str, said_at: datetime, *, days_only: bool = False) -> list[d
     from dateparser.search import search_dates  # about two seconds to import: only when a date is read
 
     settings = {"RELATIVE_BASE": said_at.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
-    found = search_dates(text, languages=["en"], settings=settings) or []  # type: ignore[arg-type]
+    # "due March 13, 2,500 words": a number with a thousands separator is no year nor a day of a date
+    masked = re.sub(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]*\d)", "many", text)
+    found = search_dates(masked, languages=["en"], settings=settings) or []  # type: ignore[arg-type]
     day = re.compile(r"\d|" + "|".join(f"{d[:3]}" for d in calendar.day_name), re.I)
     return [
         when for phrase, when in found if _CALENDAR.search(phrase) and (not days_only or day.search(phrase))
@@ -260,6 +329,9 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     if current_value(old) is None and shift(base) is not None and not _A_TOTAL.search(base):
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
     found = numbers(base)
+    if len(found) > 1 and not change_is_anothers(new):
+        # "My stipend is 500 euros; my flatmate gets 650": the learner's change, the learner's number
+        found = [n for n in found if number_owner(base, n.start) != "another"] or found
     if len(found) == 1 and not _TARGET_NAMED.search(new) and _THRESHOLD.search(_clause_of(base, found[0])):
         return None  # "I'm studying endgames to get past 1500": a threshold, no total
     totals = of_a_total(base, found)
@@ -268,13 +340,13 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         if found[i + 1] in totals and units[i] is None:
             units[i] = units[i + 1]  # "8 of the 20 LeetCode mediums": the 8 counts mediums too
     written = [number_written(base, n) for n in found]
-    now = current_value(old)
+    stated, now = found, current_value(old)
     if now is not None:
         bare = re.fullmatch(r"\s*[$€£¥₹]?\s*([\d,.]+)\s*%?\s*", now)
         found = [n for n in numbers(now) if bare is not None and (n.start, n.end) == bare.span(1)]
         if len(found) != 1:
             return None
-        units = [u for u, n in zip(units, numbers(base), strict=True) if u and n not in totals] or [None]
+        units = [u for u, n in zip(units, stated, strict=True) if u and n not in totals] or [None]
         written, totals = [now], []
     if change.unit == "percent" and change.amount is not None and not any(u == "percent" for u in units):
         return None
@@ -363,7 +435,7 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
         found = dates_in(current_value(old) or without_current(old), old_at)
         if len(found) != 1:
             return None
-        when = found[0] + change.time
+        when = found[0] + change.time + relativedelta(months=change.months)
         day_first = _DAY_FIRST.search(current_value(old) or without_current(old))
         return f"{when.day} {when:%B}" if day_first else f"{when:%B} {when.day}"  # as the learner wrote it
     amount = _old_amount(change, old, new)

@@ -29,66 +29,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
-_UNITS += " sixteen seventeen eighteen nineteen"
-_SMALL = {w: i for i, w in enumerate(_UNITS.split())}
-_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_TENS = {w: 10 * (i + 2) for i, w in enumerate(_TENS_WORDS.split())}
-_SCALES = {"hundred": 100, "thousand": 1000}
-_SMALL_RE = "|".join(_SMALL)
-_TENS_RE = "|".join(_TENS)
-_UPTO_99 = rf"(?:(?:{_TENS_RE})(?:[\s-]+(?:{_SMALL_RE}))?|{_SMALL_RE})"
-_WORD_NUMBER = re.compile(
-    rf"\b(?:a\s+dozen|(?:a|{_UPTO_99})\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_UPTO_99})?|{_UPTO_99})\b",
-    re.I,
+from agent.language.numerals import (
+    CURRENCY,
+    PERCENT_AFTER,
+    SYMBOL_BEFORE,
+    Number,
+    numbers,
 )
-_DIGITS = re.compile(
-    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]*\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d)"
-)
-_DATE_NUMBER = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
-    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
-    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[:/]\d{1,2}\b|\b(?:19|20)\d\d\b",
-    re.I,
-)
-"""Numbers that are part of a date or a time ("May 4", "3rd", "10:30", "2026"): no amounts."""
-
-
-@dataclass(frozen=True)
-class Number:
-    """A number written in ``text``: where it is and its value."""
-
-    start: int
-    end: int
-    value: float
-
-
-def _word_value(phrase: str) -> float:
-    words = re.split(r"[\s-]+", phrase.lower().replace(" and ", " "))
-    if words[-1] == "dozen":
-        return 12.0
-    total, part = 0, 0
-    for word in words:
-        if word == "a":
-            part = 1
-        elif word in _SCALES:
-            total += max(part, 1) * _SCALES[word]
-            part = 0
-        else:
-            part += _SMALL.get(word, 0) + _TENS.get(word, 0)
-    return float(total + part)
-
-
-def numbers(text: str, *, dates: bool = False) -> list[Number]:
-    """The numbers ``text`` writes, in digits or words, in order; not those of a date unless ``dates``."""
-    if not isinstance(text, str):
-        return []
-    skip = [] if dates else [m.span() for m in _DATE_NUMBER.finditer(text)]
-    found = [Number(m.start(), m.end(), float(m.group().replace(",", ""))) for m in _DIGITS.finditer(text)]
-    found += [Number(m.start(), m.end(), _word_value(m.group())) for m in _WORD_NUMBER.finditer(text)]
-    kept = [n for n in found if not any(a <= n.start < b for a, b in skip)]
-    return sorted(kept, key=lambda n: n.start)
-
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
@@ -126,10 +73,7 @@ _SPENT_BEFORE = re.compile(
 """Before an amount of money taken away: "spent €350", "withdrew $200" (money only)."""
 _GIVEN_AFTER = re.compile(r"^\s+(?:came\s+in|arrived|went\s+(?:in|into))\b", re.I)
 """After an amount of money added: "€200 came in from tutoring" (money only)."""
-_CURRENCY = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen", "₹": "rupees"}
-_SYMBOL_BEFORE = re.compile(r"([$€£¥₹])\s*$")
 _BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
-_PERCENT_AFTER = re.compile(r"^\s*(?:%|per\s*cent|percent)", re.I)
 _FACTORS = (
     (
         re.compile(r"\b(?:doubled|doubles|double[sd]?\s+(?:up|its|their)|twice\s+what\s+it\s+was)\b", re.I),
@@ -213,15 +157,15 @@ def unit_after(text: str, end: int) -> str | None:
 
 def _before(text: str, n: Number) -> str:
     """The text before ``n`` without a currency symbol that belongs to it ("cut it by €300")."""
-    return _SYMBOL_BEFORE.sub("", text[: n.start])
+    return SYMBOL_BEFORE.sub("", text[: n.start])
 
 
 def unit_of(text: str, n: Number) -> str | None:
     """What the number ``n`` of ``text`` counts: its currency ("€800": euros), percent, or the words after."""
-    symbol = _SYMBOL_BEFORE.search(text[: n.start])
+    symbol = SYMBOL_BEFORE.search(text[: n.start])
     if symbol is not None:
-        return _CURRENCY[symbol.group(1)]
-    if _PERCENT_AFTER.match(text[n.end :]):
+        return CURRENCY[symbol.group(1)]
+    if PERCENT_AFTER.match(text[n.end :]):
         return "percent"
     return unit_after(text, n.end)
 
@@ -263,15 +207,15 @@ def _clause_before(text: str, start: int) -> str:
 
 def _direction(text: str, n: Number) -> float | None:
     """+1 or -1 when the words around the number say it is added or taken away, else None."""
-    before, after = _before(text, n), _PERCENT_AFTER.sub("", text[n.end :], count=1)  # "15% more"
+    before, after = _before(text, n), PERCENT_AFTER.sub("", text[n.end :], count=1)  # "15% more"
     if _UP_AFTER.match(after):
         return 1.0
     if _DOWN_AFTER.match(after) or _DOWN_BEFORE.search(before):
         return -1.0  # "lost another 50": the verb, not "another", says which way
-    if _SPENT_BEFORE.search(before) and _FROM_A_FUND.search(after) and unit_of(text, n) in _CURRENCY.values():
+    if _SPENT_BEFORE.search(before) and _FROM_A_FUND.search(after) and unit_of(text, n) in CURRENCY.values():
         return -1.0  # "spent €350 of it": money taken from the fund; "spent $30 on a pizza" is no change
     money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before)
-    if money_in and unit_of(text, n) in _CURRENCY.values():
+    if money_in and unit_of(text, n) in CURRENCY.values():
         return 1.0  # "my parents chipped in €1,000", "€200 came in from tutoring"
     return 1.0 if _UP_BEFORE.search(before) else None
 
@@ -299,6 +243,9 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     """
     if not isinstance(text, str):
         return None
+    fraction = _fraction(text, sign_at)
+    if fraction is not None:
+        return fraction
     for pattern, factor in _FACTORS:
         match = pattern.search(text)
         if match and not _NOT_DONE.search(_clause_before(text, match.start())):
@@ -308,7 +255,18 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         before, after = _before(text, n), text[n.end :]
         if text[n.start : n.end].lower() in ("one", "zero"):
             continue  # "one more question", "the new one": a pronoun as often as an amount
-        if _NOT_DONE.search(_clause_before(text, n.start)) or _still_to_go(text, n):
+        if _NOT_DONE.search(_clause_before(text, n.start)):
+            continue
+        than = _THAN_BEFORE.match(after)
+        if than is not None:  # "the trip budget is 15% more than before": a change of the old value
+            sign = 1 if than["way"].lower() in _MORE else -1
+            if PERCENT_AFTER.match(after):
+                return Amount(factor=1 + sign * n.value / 100)
+            return Amount(delta=sign * n.value, unit=unit_of(text, n))
+        if _still_to_go(text, n):
+            continue
+        if _CONTINUES.match(before) and _verbless(text, n):
+            changes.append(Amount(delta=n.value, unit=unit_of(text, n)))  # "and seven tonight": one more
             continue
         if _BY.search(before):
             by_sign = None if sign_at is None else sign_at(n.start)
@@ -316,7 +274,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
                 continue
             if _names_a_total(text, n):
                 return None
-            if _PERCENT_AFTER.match(after):
+            if PERCENT_AFTER.match(after):
                 return Amount(factor=1 + by_sign * n.value / 100)
             return Amount(delta=by_sign * n.value, unit=unit_of(text, n))
         sign = _direction(text, n)
@@ -330,6 +288,46 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     if len(changes) > 1 and any(c.done for c in changes):
         changes = [c for c in changes if not c.done] or changes[:1]  # "Wrote 900 words and cut 200": as said
     return _together(changes)
+
+
+_FRACTIONS = {"half": 0.5, "third": 1 / 3, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}
+_BY_FRACTION = re.compile(rf"\bby\s+(?:(?:a|one)\s+)?(?P<part>{'|'.join(_FRACTIONS)})\b", re.I)
+"""A change by a fraction of the value: "cut the budget by a quarter", "raised by a third"."""
+_MORE = frozenset({"more", "higher", "bigger", "larger", "greater", "longer", "up"})
+_THAN_BEFORE = re.compile(
+    r"^\s*(?:%|per\s*cent|percent)?\s*(?:[A-Za-z]+\s+)?(?P<way>more|higher|bigger|larger|greater|longer|up|less"
+    r"|lower|smaller|shorter|fewer|cheaper|down)\s+(?:than|from|on|compared\s+(?:to|with))\s+(?:before|previously"
+    r"|originally|it\s+was|last\s+\w+|what\s+it\s+was|the\s+(?:old|original|previous|first)|(?:my|our|the)"
+    r"\s+(?:old|original|previous|first)|(?:it|its|the)\s+(?:original|old))\b",
+    re.I,
+)
+"""After an amount: a change against the old value ("15% more than before", "£50 less than last term")."""
+_CONTINUES = re.compile(r"^\s*(?:and|plus|&|\+)\s+(?:then\s+)?$", re.I)
+"""A message that opens on "and" and an amount continues a running count ("and seven tonight")."""
+
+
+def _fraction(text: str, sign_at: Callable[[int], int | None] | None) -> Amount | None:
+    """A change by a fraction of the value ("cut by a quarter": x0.75), signed by ``sign_at``, or None."""
+    match = _BY_FRACTION.search(text)
+    if match is None or sign_at is None or _NOT_DONE.search(_clause_before(text, match.start())):
+        return None
+    sign = sign_at(match.start())
+    if sign is None or _names_a_total(text):
+        return None
+    return Amount(factor=1 + sign * _FRACTIONS[match["part"].lower()])
+
+
+def _verbless(text: str, n: Number) -> bool:
+    """True when the amount's clause has no verb (the parse): "and seven tonight, …"."""
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    doc = parse(text)
+    for token in doc:
+        if token.idx >= n.start and token.text in {",", ".", ";", "!", "?"}:
+            return True
+        if token.pos_ in {"VERB", "AUX"}:
+            return False
+    return True
 
 
 def done_verb(before: str) -> str | None:
@@ -384,37 +382,3 @@ def _together(changes: list[Amount]) -> Amount | None:
     units = {c.unit for c in changes}
     unit = units.pop() if len(units) == 1 else None  # "people" and "new ones": what the old fact names
     return Amount(delta=sum(c.delta or 0.0 for c in changes), unit=unit)
-
-
-def current_value(text: str) -> str | None:
-    """The value a changed fact was resolved to ("… (now 210)" -> "210"), or None."""
-    match = re.search(r"\(now ([^()]+)\)\s*$", text) if isinstance(text, str) else None
-    return match.group(1).strip() if match else None
-
-
-def without_current(text: str) -> str:
-    """``text`` without its resolved "(now …)" value."""
-    return re.sub(r"\s*\(now [^()]+\)\s*$", "", text) if isinstance(text, str) else ""
-
-
-def number_text(value: float, like: str = "") -> str:
-    """``value`` as the learner wrote ``like``, the number it changes ("210", "5.5", "€2,250", "55%").
-
-    A thousands separator, a currency symbol before and a percent sign after are kept: the answer
-    reads as the learner's own number ("€1,800" plus "€450" is "€2,250", not "2250").
-    """
-    # "14,200" keeps its separator; a number too small to show one ("$850") takes the usual one
-    grouped = bool(re.search(r"\d,\d{3}", like)) or not re.search(r"\d{4}", like)
-    digits = f"{value:,.0f}" if grouped else str(int(value))
-    if value != int(value):
-        digits = f"{value:,g}" if grouped else f"{value:g}"
-    symbol = re.match(r"\s*([$€£¥₹])", like)
-    percent = re.search(r"\d\s*(?:%|per\s*cent|percent)\s*$", like, re.I)
-    return (symbol.group(1) if symbol else "") + digits + ("%" if percent else "")
-
-
-def number_written(text: str, n: Number) -> str:
-    """The number ``n`` of ``text`` as written, with a currency symbol before or a percent sign after."""
-    symbol = _SYMBOL_BEFORE.search(text[: n.start])
-    percent = _PERCENT_AFTER.match(text[n.end :])
-    return (symbol.group(1) if symbol else "") + text[n.start : n.end] + ("%" if percent else "")

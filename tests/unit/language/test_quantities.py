@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.quantities import amount_change, current_value, numbers, unit_after, without_current
+from agent.language.numerals import current_value, numbers, without_current
+from agent.language.quantities import amount_change, unit_after
 
 
 def test_numbers_in_words_and_digits_but_not_in_dates() -> None:
@@ -118,7 +119,7 @@ def test_amounts_of_both_directions_in_one_statement_are_one_change() -> None:
 
 
 def test_a_total_is_written_as_the_learner_wrote_it() -> None:
-    from agent.language.quantities import number_text
+    from agent.language.numerals import number_text
 
     assert number_text(2250, "€1,800") == "€2,250"
     assert number_text(15550, "14,200") == "15,550"

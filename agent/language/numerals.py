@@ -1,0 +1,118 @@
+"""Numbers in learner text: in digits or words, and written back as the learner wrote them.
+
+- :func:`numbers`: the numbers a text writes, in digits ("1,200", "5.5") or in words up to the
+  thousands ("twelve", "twenty-five", "a hundred and five", "a dozen"), not those of a date or a
+  time ("May 4", "10:30", "2026") unless asked; no library for English number words is
+  installed, so the small closed vocabulary of number words is here (numbers are a closed
+  class; ``number-parser`` or ``numerizer`` on PyPI could replace it).
+- :func:`unit_symbol`: the currency a symbol before a number names ("€800": euros).
+- :func:`number_written`, :func:`number_text`: a number as written, with its currency symbol
+  or percent sign, and a computed value written the same way ("€1,800" plus 450: "€2,250").
+- :func:`current_value`, :func:`without_current`: the "(now …)" value a changed fact carries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CURRENCY = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen", "₹": "rupees"}
+"""The currency a symbol before a number names."""
+SYMBOL_BEFORE = re.compile(r"([$€£¥₹])\s*$")
+"""A currency symbol right before a number."""
+PERCENT_AFTER = re.compile(r"^\s*(?:%|per\s*cent|percent)", re.I)
+"""A percent sign or word right after a number."""
+
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+_UNITS += " sixteen seventeen eighteen nineteen"
+_SMALL = {w: i for i, w in enumerate(_UNITS.split())}
+_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_TENS = {w: 10 * (i + 2) for i, w in enumerate(_TENS_WORDS.split())}
+_SCALES = {"hundred": 100, "thousand": 1000}
+_SMALL_RE = "|".join(_SMALL)
+_TENS_RE = "|".join(_TENS)
+_UPTO_99 = rf"(?:(?:{_TENS_RE})(?:[\s-]+(?:{_SMALL_RE}))?|{_SMALL_RE})"
+_WORD_NUMBER = re.compile(
+    rf"\b(?:a\s+dozen|(?:a|{_UPTO_99})\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_UPTO_99})?|{_UPTO_99})\b",
+    re.I,
+)
+_DIGITS = re.compile(
+    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]*\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d)"
+)
+_DATE_NUMBER = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[:/]\d{1,2}\b|\b(?:19|20)\d\d\b",
+    re.I,
+)
+"""Numbers that are part of a date or a time ("May 4", "3rd", "10:30", "2026"): no amounts."""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number written in ``text``: where it is and its value."""
+
+    start: int
+    end: int
+    value: float
+
+
+def _word_value(phrase: str) -> float:
+    words = re.split(r"[\s-]+", phrase.lower().replace(" and ", " "))
+    if words[-1] == "dozen":
+        return 12.0
+    total, part = 0, 0
+    for word in words:
+        if word == "a":
+            part = 1
+        elif word in _SCALES:
+            total += max(part, 1) * _SCALES[word]
+            part = 0
+        else:
+            part += _SMALL.get(word, 0) + _TENS.get(word, 0)
+    return float(total + part)
+
+
+def numbers(text: str, *, dates: bool = False) -> list[Number]:
+    """The numbers ``text`` writes, in digits or words, in order; not those of a date unless ``dates``."""
+    if not isinstance(text, str):
+        return []
+    skip = [] if dates else [m.span() for m in _DATE_NUMBER.finditer(text)]
+    found = [Number(m.start(), m.end(), float(m.group().replace(",", ""))) for m in _DIGITS.finditer(text)]
+    found += [Number(m.start(), m.end(), _word_value(m.group())) for m in _WORD_NUMBER.finditer(text)]
+    kept = [n for n in found if not any(a <= n.start < b for a, b in skip)]
+    return sorted(kept, key=lambda n: n.start)
+
+
+def current_value(text: str) -> str | None:
+    """The value a changed fact was resolved to ("… (now 210)" -> "210"), or None."""
+    match = re.search(r"\(now ([^()]+)\)\s*$", text) if isinstance(text, str) else None
+    return match.group(1).strip() if match else None
+
+
+def without_current(text: str) -> str:
+    """``text`` without its resolved "(now …)" value."""
+    return re.sub(r"\s*\(now [^()]+\)\s*$", "", text) if isinstance(text, str) else ""
+
+
+def number_text(value: float, like: str = "") -> str:
+    """``value`` as the learner wrote ``like``, the number it changes ("210", "5.5", "€2,250", "55%").
+
+    A thousands separator, a currency symbol before and a percent sign after are kept: the answer
+    reads as the learner's own number ("€1,800" plus "€450" is "€2,250", not "2250").
+    """
+    # "14,200" keeps its separator; a number too small to show one ("$850") takes the usual one
+    grouped = bool(re.search(r"\d,\d{3}", like)) or not re.search(r"\d{4}", like)
+    digits = f"{value:,.0f}" if grouped else str(int(value))
+    if value != int(value):
+        digits = f"{value:,g}" if grouped else f"{value:g}"
+    symbol = re.match(r"\s*([$€£¥₹])", like)
+    percent = re.search(r"\d\s*(?:%|per\s*cent|percent)\s*$", like, re.I)
+    return (symbol.group(1) if symbol else "") + digits + ("%" if percent else "")
+
+
+def number_written(text: str, n: Number) -> str:
+    """The number ``n`` of ``text`` as written, with a currency symbol before or a percent sign after."""
+    symbol = SYMBOL_BEFORE.search(text[: n.start])
+    percent = PERCENT_AFTER.match(text[n.end :])
+    return (symbol.group(1) if symbol else "") + text[n.start : n.end] + ("%" if percent else "")
