@@ -28,6 +28,7 @@ from agent.language.differences import (
 )
 from agent.language.encoder import encode
 from agent.language.facts import fact_slot, replaced_values
+from agent.language.restated import RESTATE_MIN, restates
 from agent.language.same_thing import answer_groups, disagreeing, merged, retire_choice, same_pairs
 from agent.memory.records import ID
 from agent.search.results import SearchHit
@@ -209,7 +210,8 @@ def changed_fact(
     value ("June 19"; from a changed fact's "(now …)" value), or with none that close the newest
     it loosely changes (an ellipsis, "Did eleven more over the weekend"; ``_loosely_changes``);
     any other statement takes
-    the fact ``retire_choice`` is near-certain of, with no value (``agent.language.same_thing``).
+    the fact ``retire_choice`` is near-certain of, with no value (``agent.language.same_thing``),
+    or else a fact holding a computed total the statement restates outright (``restated.restates``).
     """
     if p["slotted"] or not p["predicate"].startswith("fact:") or not rows:
         return None
@@ -219,6 +221,16 @@ def changed_fact(
         new_at = datetime.fromisoformat(p["valid_from"])
         return _changed_by_difference(p["text"], rows, new_at, low, loose=not change.done)
     chosen = retire_choice(p["text"], [r["text"] or "" for r in rows], [r["score"] for r in rows])
+    if chosen is None:
+        # "Correction: … I'm at 52 hours total" after "(now 46.5)": the learner's own total outranks KAG's
+        chosen = next(
+            (
+                i
+                for i, r in enumerate(rows)
+                if r["score"] >= RESTATE_MIN and restates(p["text"], r["text"] or "")
+            ),
+            None,
+        )
     return None if chosen is None else (dict(rows[chosen]), None)
 
 
