@@ -1,0 +1,158 @@
+"""A topic reminder fires on the turn that turns to its topic, never on a passing mention.
+
+Each case failed on the code before (heldout6: a passing mention used the reminder up before the
+topic's turn; a condition after a colon was no request; a leading date with "please" was read as
+a one-day default). The sentences are not heldout6's.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.language.reminder_times import leading_time, without_time
+from agent.language.reminder_turns import turns_to
+from agent.language.reminders import names_trigger, parse_reminder
+from agent.memory.reminder_rules import trigger_matches
+
+NOW = datetime(2026, 5, 27, 14, 0, tzinfo=UTC)
+CELLS = "Don't let me forget: when we do cells in biology, I want to ask how plant and animal cells differ."
+
+PASSING = [
+    # another's attribute
+    ("My Finnish neighbour's vowel length sounds so natural.", ["vowel", "length"]),
+    ("Her pronunciation is perfect, she grew up in Cork.", ["pronunciation"]),
+    # a clause about another person
+    ("My brother says integrals ruined his first year at uni.", ["integrals"]),
+    ("Lukas said modal verbs were the easiest part of his course.", ["modal", "verbs"]),
+    ("The senior dev on my team says outer joins are a code smell.", ["outer", "joins"]),
+    ("My uncle trades bonds for a living.", ["bonds"]),
+    # placed in a plan, or said to come later
+    ("The passive voice is next month in our syllabus, so not yet.", ["passive", "voice"]),
+    ("Docker volumes are in module 5 of the course, I'm still on module 3.", ["Docker", "volumes"]),
+    ("We'll probably get to vowel length after the holidays.", ["vowel", "length"]),
+    ("I'm going to read about closures next weekend.", ["closures"]),
+    ("Photosynthesis will be in next week's unit, my teacher told us.", ["photosynthesis"]),
+]
+
+TURNING = [
+    ("Let's start the passive voice.", ["passive", "voice"]),
+    ("Can we finally do vowel length today?", ["vowel", "length"]),
+    ("Okay, integrals now: how do I integrate x times e to the x?", ["integrals"]),
+    ("I'd like to do closures in Python today.", ["closures"]),
+    ("Photosynthesis today please!", ["photosynthesis"]),
+    ("Time for modal verbs in German.", ["modal", "verbs"]),
+    ("Can you walk me through outer joins?", ["outer", "joins"]),
+    ("So, seventh chords: how do I build a dominant seventh on G?", ["seventh", "chords"]),
+    ("Let's tackle recursion in Haskell now.", ["recursion"]),
+    ("I want to learn the te-form now.", ["form"]),
+    ("Today's homework is derivatives of polynomials, can you check my answer?", ["derivatives"]),
+    ("I rebased my branch yesterday and now git says it diverged, what happened?", ["rebased"]),
+    ("Right, on to hash maps: how does lookup work in constant time?", ["hash", "maps"]),
+    # a passing mention and a turn to it in one sentence: the turn counts
+    ("Her pronunciation is great, so let's practise pronunciation today.", ["pronunciation"]),
+]
+
+
+@pytest.mark.parametrize(("sentence", "topic"), PASSING)
+def test_a_passing_mention_does_not_turn_to_the_topic(sentence: str, topic: list[str]) -> None:
+    assert turns_to(sentence, topic) is False
+
+
+@pytest.mark.parametrize(("sentence", "topic"), TURNING)
+def test_a_proposal_start_or_question_turns_to_the_topic(sentence: str, topic: list[str]) -> None:
+    assert turns_to(sentence, topic) is True
+
+
+@pytest.mark.parametrize(
+    ("request_text", "turns"),
+    [
+        (
+            "Remind me to ask about linking sounds next time we do pronunciation.",
+            [
+                "My colleague's pronunciation is amazing, she lived in Dublin. Anyway, check my email?",
+                "Let's practise pronunciation today, the 'th' sound kills me.",
+            ],
+        ),
+        (
+            "Remind me to review the stems like 'tenga' once we hit the subjunctive.",
+            [
+                "My teacher mentioned the subjunctive is coming after the break. For now: ser vs estar?",
+                "Okay, subjunctive time. When do I use it after 'espero que'?",
+            ],
+        ),
+    ],
+)
+def test_the_reminder_waits_through_a_passing_mention_and_fires_on_the_turn(
+    request_text: str, turns: list[str]
+) -> None:
+    reminder = parse_reminder(request_text, now=NOW)
+    assert reminder is not None and reminder["trigger_kind"] in {"keywords", "concept"}
+    assert [trigger_matches(reminder, turn, None, NOW) for turn in turns] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("text", "concept", "description"),
+    [
+        (
+            CELLS,
+            "cells in biology",
+            "ask how plant and animal cells differ",
+        ),
+        (
+            "Please remind me, when we cover the passive voice, to ask about by-phrases.",
+            "passive voice",
+            "ask about by-phrases",
+        ),
+        (
+            "Remind me: once we start ratios, I need to ask about unit rates.",
+            "ratios",
+            "ask about unit rates",
+        ),
+    ],
+)
+def test_a_condition_after_the_request_word_and_before_the_task(
+    text: str, concept: str, description: str
+) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None
+    assert got["trigger_kind"] == "concept" and got["concept"] == concept
+    assert got["description"] == description
+
+
+def test_cells_in_biology_fire_on_biology_and_not_on_a_spreadsheet() -> None:
+    reminder = parse_reminder(CELLS, now=NOW)
+    assert reminder is not None
+    spreadsheet = "Side question, my Excel cells keep showing #### in the table, how do I widen them?"
+    biology = "Let's do cells in biology today — what does the mitochondria do exactly?"
+    assert trigger_matches(reminder, spreadsheet, None, NOW) is False
+    assert trigger_matches(reminder, biology, None, NOW) is True
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("On June 3 please remind me to renew my library card, otherwise I lose access.", 3),
+        ("On June 5 could you please remind me to pay the exam fee?", 5),
+        ("Next Tuesday remind me to print the slides.", 2),
+    ],
+)
+def test_a_leading_date_with_courtesy_words_is_the_reminders_time(text: str, day: int) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None and got["trigger_kind"] == "time"
+    due = datetime.fromisoformat(got["due_at"])
+    assert (due.month, due.day) == (6, day)
+    # a turn naming a word of the task before the date never fires it; the date's first turn does
+    assert trigger_matches(got, "The library was packed today, couldn't find a seat.", None, NOW) is False
+    assert trigger_matches(got, "Hi!", None, due + timedelta(hours=1)) is True
+
+
+def test_a_time_phrase_is_read_off_a_lead_and_off_a_topic() -> None:
+    assert leading_time("On June 3 please", NOW) == "On June 3"
+    assert leading_time("Whenever it suits you", NOW) is None
+    assert without_time("derivatives next week", NOW) == "derivatives"
+    text = "Remind me to ask about the chain rule once we reach derivatives next week."
+    got = parse_reminder(text, now=NOW)
+    assert got is not None and got["keywords"] == ["derivatives"]
+    assert names_trigger("Can we start derivatives today?", "derivatives") is True
