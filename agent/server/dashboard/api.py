@@ -1,20 +1,7 @@
 """The dashboard's JSON API: every handler reads or writes the authenticated learner's data only.
 
-Routes (all under ``/dashboard/api``, all behind the bearer auth of the API):
-
-- ``GET me``: who the token is;
-- ``GET notes[?q=]``: the notes (hybrid search with ``q``); ``GET notes/{id}``: one note;
-- ``GET graph``: notes and typed links for cytoscape;
-- ``GET memory``: core memory sections; ``POST memory/{section}``: edit one section
-  (``{"old": <text shown>, "new": <text>}``) through ``CoreMemoryStore`` and its rules;
-- ``GET activity``: what the learner cares about over time (what was learned when, what is
-  due, what came back, sessions by date and topic, CLI sessions included);
-- ``GET pressure``: working-memory pressure per step over the last server sessions (an
-  engineer's view: the learner's page shows ``activity``);
-- ``GET summaries``: archived session summaries with their source turns;
-- ``GET facts``, ``GET reminders``: cognitive memory, in words (no internal ids);
-- ``GET export``: the notes as Markdown files in a zip;
-- ``POST erase`` (``{"confirm": "DELETE"}``): erase the learner everywhere.
+Routes: ``agent.server.dashboard.routes`` (all under ``/dashboard/api``, behind the API's bearer
+auth); each handler's docstring says what it serves.
 
 Errors are JSON ``{"detail": ...}``: no token 401, a named learner (query, body or
 header) 403, bad input 422, unknown note 404, a store down 503.
@@ -51,6 +38,7 @@ from agent.server.json_body import NOT_JSON, BodyRefusedError, parse_body
 
 log = logging.getLogger("kag.dashboard")
 Handler = Callable[[Request], Awaitable[Response]]
+LearnerHandler = Callable[[Request, str], Awaitable[Response]]
 NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 MAX_EDIT_BODY = 256 * 1024
 CONFIRMATION = "DELETE"
@@ -62,8 +50,8 @@ def reply(data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status, headers=NO_STORE)
 
 
-def api(handler: Handler) -> Handler:
-    """Refuse a request that names a learner (403); map KAG's errors to JSON statuses.
+def api(handler: LearnerHandler) -> Handler:
+    """Call ``handler`` with the token's learner; refuse a request that names one (403); map errors.
 
     The learner is always the token's: ``learner_id`` in the query, a ``Learner-Id``-like
     header or ``learner_id`` anywhere in a JSON body is refused after authentication
@@ -73,10 +61,10 @@ def api(handler: Handler) -> Handler:
     @functools.wraps(handler)
     async def wrapped(request: Request) -> Response:
         try:
-            learner_of(request)
+            learner_id = learner_of(request)
             if names_learner(request) or names_identity(parse_body(await request.body())):
                 return reply({"detail": IDENTITY_REFUSED}, 403)
-            return await handler(request)
+            return await handler(request, learner_id)
         except BodyRefusedError as exc:
             return reply({"detail": exc.detail}, exc.status)
         except NotAuthenticatedError as exc:
@@ -121,15 +109,14 @@ async def json_body(request: Request, limit: int = MAX_EDIT_BODY) -> dict[str, A
 
 
 @api
-async def me(request: Request) -> Response:
+async def me(request: Request, learner_id: str) -> Response:
     """The authenticated learner."""
-    return reply({"learner_id": learner_of(request)})
+    return reply({"learner_id": learner_id})
 
 
 @api
-async def notes(request: Request) -> Response:
+async def notes(request: Request, learner_id: str) -> Response:
     """The learner's notes, or the hybrid search hits of ``q``."""
-    learner_id = learner_of(request)
     resources = default_resources()
     reads = DashboardReads.for_resources(resources)
     query = request.query_params.get("q", "")
@@ -140,9 +127,8 @@ async def notes(request: Request) -> Response:
 
 
 @api
-async def note(request: Request) -> Response:
+async def note(request: Request, learner_id: str) -> Response:
     """One of the learner's notes with its typed links (404 for anyone else's id)."""
-    learner_id = learner_of(request)
     found = await DashboardReads.for_resources(default_resources()).note(
         learner_id, request.path_params["note_id"]
     )
@@ -152,24 +138,21 @@ async def note(request: Request) -> Response:
 
 
 @api
-async def graph(request: Request) -> Response:
+async def graph(request: Request, learner_id: str) -> Response:
     """Nodes and edges of the learner's knowledge graph."""
-    learner_id = learner_of(request)
     return reply(await DashboardReads.for_resources(default_resources()).graph(learner_id))
 
 
 @api
-async def memory(request: Request) -> Response:
+async def memory(request: Request, learner_id: str) -> Response:
     """Core memory sections and their character limit."""
-    learner_id = learner_of(request)
     sections = await core_store(default_resources()).read(learner_id)
     return reply({"sections": sections, "limit": CoreLimits().section_limit})
 
 
 @api
-async def edit_memory(request: Request) -> Response:
+async def edit_memory(request: Request, learner_id: str) -> Response:
     """Edit one section: replace the text shown (``old``) with ``new``; append when it was empty."""
-    learner_id = learner_of(request)
     section = request.path_params["section"]
     body = await json_body(request)
     old, new = body.get("old", ""), body.get("new")
@@ -186,53 +169,46 @@ async def edit_memory(request: Request) -> Response:
 
 
 @api
-async def pressure(request: Request) -> Response:
-    """Working-memory pressure per step of the learner's last sessions (from their checkpoints)."""
-    learner_id = learner_of(request)
+async def pressure(request: Request, learner_id: str) -> Response:
+    """Pressure per step of the last sessions: an engineer's view (learners see ``activity``)."""
     return reply({"sessions": await threads.pressure_sessions(learner_id)})
 
 
 @api
-async def activity(request: Request) -> Response:
+async def activity(request: Request, learner_id: str) -> Response:
     """What was learned when, what is due, what came back, and the sessions, in the learner's words."""
-    learner_id = learner_of(request)
     return reply(await activity_view(default_resources(), learner_id))
 
 
 @api
-async def summaries(request: Request) -> Response:
+async def summaries(request: Request, learner_id: str) -> Response:
     """Archived session summaries with their source turns."""
-    learner_id = learner_of(request)
     return reply({"summaries": await DashboardReads.for_resources(default_resources()).summaries(learner_id)})
 
 
 @api
-async def facts(request: Request) -> Response:
+async def facts(request: Request, learner_id: str) -> Response:
     """Facts by slot: the current value, and the history of earlier values."""
-    learner_id = learner_of(request)
     return reply(await cognitive.facts_view(default_resources(), learner_id))
 
 
 @api
-async def reminders(request: Request) -> Response:
+async def reminders(request: Request, learner_id: str) -> Response:
     """Pending, triggered and resolved reminders."""
-    learner_id = learner_of(request)
     return reply(await cognitive.reminders_view(default_resources(), learner_id))
 
 
 @api
-async def export(request: Request) -> Response:
+async def export(request: Request, learner_id: str) -> Response:
     """The learner's notes as Markdown files in a zip download."""
-    learner_id = learner_of(request)
     found = await DashboardReads.for_resources(default_resources()).all_notes(learner_id)
     headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="kag-notes.zip"'}
     return Response(export_zip(found), media_type="application/zip", headers=headers)
 
 
 @api
-async def erase(request: Request) -> Response:
+async def erase(request: Request, learner_id: str) -> Response:
     """Erase the learner everywhere (``erase_learner``): the per-store report, or 503 naming what is left."""
-    learner_id = learner_of(request)
     body = await json_body(request, limit=1024)
     if body.get("confirm") != CONFIRMATION:
         raise InvalidInputError(f'confirm the erasure with {{"confirm": "{CONFIRMATION}"}}')

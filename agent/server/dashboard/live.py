@@ -27,7 +27,6 @@ from starlette.responses import StreamingResponse
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.notes.artifacts import EVENT, read_since, stream_key
 from agent.resources import default_resources
-from agent.server.dashboard.learner import learner_of
 
 POLL_SECONDS = 1.0
 KEEPALIVE_POLLS = 15
@@ -49,9 +48,8 @@ def frame(event: str, stream_id: str, data: object) -> str:
     return f"id: {stream_id}\nevent: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-async def live(request: Request) -> StreamingResponse:
+async def live(request: Request, learner_id: str) -> StreamingResponse:
     """Stream the learner's new notes from ``Last-Event-ID`` (or from now)."""
-    learner_id = learner_of(request)
     last = resume_id(request.headers.get("last-event-id"))
     redis = default_resources().redis
     if last is None:
