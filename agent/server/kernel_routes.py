@@ -21,6 +21,7 @@ a store down 503.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -32,8 +33,7 @@ from agent.errors import InvalidInputError
 from agent.kernel.reflection.reports import DEFAULT_LIMIT, check_limit
 from agent.resources import default_resources
 from agent.server import kernel_status
-from agent.server.dashboard.api import api, reply
-from agent.server.dashboard.learner import IDENTITY_REFUSED, learner_of, names_identity, names_learner
+from agent.server.dashboard.api import Handler, LearnerHandler, api, reply
 from agent.server.kernel_service import current_service, kernel_stores
 
 PREFIX = "/kernel"
@@ -63,28 +63,22 @@ async def kernel_body(request: Request) -> dict[str, Any]:
     return value
 
 
-def kernel(handler: Any) -> Any:
-    """``api`` error mapping, plus: ``learner_id`` in the query → 403, an oversized body → 413."""
+def kernel(handler: LearnerHandler) -> Handler:
+    """``api`` (401, a named learner 403, errors as JSON), plus an oversized body → 413."""
 
-    async def checked(request: Request) -> Response:
-        learner_of(request)  # 401 before anything is read
-        if names_learner(request):
-            return reply({"detail": IDENTITY_REFUSED}, 403)
+    @functools.wraps(handler)
+    async def checked(request: Request, learner_id: str) -> Response:
         try:
-            return await handler(request)
-        except TooLargeError as exc:
+            return await handler(request, learner_id)
+        except TooLargeError as exc:  # an InvalidInputError, which ``api`` would make a 422
             return reply({"detail": str(exc)}, 413)
 
-    checked.__name__, checked.__doc__ = handler.__name__, handler.__doc__
     return api(checked)
 
 
-async def consult(request: Request) -> Response:
+async def consult(request: Request, learner_id: str) -> Response:
     """The authenticated learner's consultation brief for the body's query."""
-    learner_id = learner_of(request)
     body = await kernel_body(request)
-    if names_identity(body):
-        return reply({"detail": IDENTITY_REFUSED}, 403)
     from agent.kernel.consult import ConsultDeps
     from agent.kernel.consult import consult as run_consult
 
@@ -94,18 +88,14 @@ async def consult(request: Request) -> Response:
     return reply(kernel_status.as_plain(await run_consult(deps, learner_id, body)))
 
 
-async def stats(request: Request) -> Response:
+async def stats(request: Request, learner_id: str) -> Response:
     """Backlog, lag, throughput and the learner's memory counts."""
-    learner_id = learner_of(request)
     return reply(await kernel_status.learner_stats(default_resources(), learner_id, current_service()))
 
 
-async def reflect(request: Request) -> Response:
+async def reflect(request: Request, learner_id: str) -> Response:
     """Run reflection now for the authenticated learner (bounded; one at a time per learner)."""
-    learner_id = learner_of(request)
     body = await kernel_body(request)
-    if names_identity(body):
-        return reply({"detail": IDENTITY_REFUSED}, 403)
     unknown = set(body) - {"limit"}
     if unknown:
         raise InvalidInputError(f"unknown field(s) {sorted(unknown)}; the body is {{}} or {{'limit': N}}")
@@ -122,9 +112,8 @@ async def reflect(request: Request) -> Response:
     return reply({"learner_id": learner_id, "report": report})
 
 
-async def health(request: Request) -> Response:
+async def health(request: Request, learner_id: str) -> Response:
     """Redis, Neo4j and the worker alive, the backlog depth, and whether the kernel is degraded."""
-    learner_of(request)
     return reply(await kernel_status.health(default_resources(), current_service()))
 
 

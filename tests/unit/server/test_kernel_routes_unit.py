@@ -20,13 +20,14 @@ from starlette.testclient import TestClient
 from agent.kernel.reflection.reports import ReflectionReport, StepReport
 from agent.server.app import build_app
 from agent.server.auth import check_run_identity
+from agent.server.dashboard.learner import names_identity
 from agent.server.kernel_cron import (
     cron_payload,
     cron_schedule,
     ensure_reflection_crons,
     reflection_cron_id,
 )
-from agent.server.kernel_routes import MAX_KERNEL_BODY, names_identity
+from agent.server.kernel_routes import MAX_KERNEL_BODY
 from agent.server.kernel_service import KernelService
 from agent.server.kernel_status import as_plain
 
