@@ -1,0 +1,103 @@
+"""Plans, hedges and other people's values are no newer version of the learner's (``whose_value``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from agent.language.encoder import encode
+from agent.language.same_thing import answer_groups, disagreeing
+from agent.language.versions import as_learner
+from agent.language.whose_value import PEOPLE, THINGS, anothers, hedged, is_person, not_current
+from agent.memory.fact_records import newest_first
+from tests.unit.language.open_facts import open_fact
+
+NOT_CURRENT = [
+    "I might do a summer course in Dresden, not sure yet.",
+    "A recruiter messaged me about an analyst role at Qantas, probably won't even reply tbh.",
+    "Thinking about maybe trying Pimsleur for listening, haven't decided.",
+    "I'm planning to move to Graz next year.",
+    "I'd love to work at Spotify one day.",
+    "My friend Lena has lessons with Herr Kaltenbrunner and she says he's way more relaxed than mine.",
+    "My classmate Rui is using MongoDB for his capstone and keeps telling me relational is dead.",
+    "My teacher learned 50 in her first week apparently, show-off.",
+    "my flatmate gets 650 because she's in medicine.",
+    "Her stipend went up by 50 too, so we're celebrating with pizza.",
+    "My cousin got an 8 last year so she's still teasing me.",
+    "My husband is a firefighter and works 24-hour shifts.",
+    "Tomás uses Anki for his vocab.",
+    "My sister is a doctor at the Charité.",
+]
+CURRENT = [
+    "Dr. Okafor accepted a chair in Edinburgh, so Prof. Lindqvist has taken me on.",
+    "Finance came back with €2,500 as the training figure for this year, ugh.",
+    "After the placement test the teacher put me in the B2 class, the texts are much harder.",
+    "My supervisor moved my deadline to 29 May.",
+    "My study stipend is 500 euros a month; my flatmate gets 650 because she's in medicine.",
+    "I can't stand Duolingo anymore so I switched to Busuu.",
+    "Gave the ThinkPad to my little brother last weekend.",
+    "They pushed the final back four days.",
+    "I will start at Bosch on Monday.",
+    "Mine got raised by 120!",
+    "Google Docs is my app now.",
+    "My PhD supervisor is Prof. Okafor, she's brilliant with Bayesian models.",
+    "My teacher is Frau Obermaier, she teaches out of her flat.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_CURRENT)
+def test_plans_hedges_and_others_values_are_not_current(text: str) -> None:
+    assert not_current(text), (hedged(text), anothers(text))
+
+
+@pytest.mark.parametrize("text", CURRENT)
+def test_the_learners_values_stay_current(text: str) -> None:
+    # another person may change the learner's value ("the teacher put me in B2"): still the learner's
+    assert not not_current(text), (hedged(text), anothers(text))
+
+
+def test_person_reader_leave_one_out() -> None:
+    # "my flatmate" names a person, "my stipend" a thing: by similarity to the exemplars, each left out
+    words = [*PEOPLE, *THINGS]
+    labels = np.array([1] * len(PEOPLE) + [0] * len(THINGS))
+    rows = encode([f"my {w}" for w in words])
+    right = 0
+    for i in range(len(words)):
+        keep = np.arange(len(words)) != i
+        model = LogisticRegression(C=4.0, max_iter=2000).fit(rows[keep], labels[keep])
+        right += int(model.predict(rows[i : i + 1])[0] == labels[i])
+    assert right / len(words) >= 0.9
+    assert is_person("flatmate") and not is_person("stipend")
+
+
+def test_a_plan_never_marks_the_learners_home_was_until() -> None:
+    # heldout6 h6-L5-home-leipzig: the hedged course in Dresden was shown first, Leipzig "was until"
+    texts = [
+        "I live in Lyon and take German evening classes at the Goethe-Institut.",
+        "The view from my flat in Leipzig is unreal.",
+        "I might do a summer course in Dresden, not sure yet.",
+    ]
+    times = ["2026-01-15T00:00:00+00:00", "2026-03-03T00:00:00+00:00", "2026-03-20T00:00:00+00:00"]
+    hits = [open_fact(f"f{i}", t, times[i]) for i, t in enumerate(texts)]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("Which city does the learner live in?")])
+    ranked = newest_first(hits, vectors, asked)
+    plan = next(h for h in ranked if h.id == "f2")
+    assert "was_until" not in plan.metadata
+    assert all(h.metadata.get("was_until") != times[2] for h in ranked)
+    for group in answer_groups(vectors @ asked, texts, margin=1.0, floor=0.0):
+        assert 2 not in group
+
+
+def test_anothers_value_is_never_the_newer_version() -> None:
+    # heldout6 h6-L1-cello-teacher: the friend's teacher answers "who is my teacher" best
+    texts = [
+        "My teacher is Frau Obermaier, she is very strict about the bow hold.",
+        "My friend Lena has lessons with Herr Kaltenbrunner and she says he's more relaxed than mine.",
+    ]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("Who is the learner's cello teacher?")])
+    assert answer_groups(vectors @ asked, texts, margin=1.0, floor=0.0) == []
+    same = ["My flatmate gets 650 euros a month.", "My stipend is 500 euros a month."]
+    assert disagreeing(same, encode(same)) == []
