@@ -149,28 +149,31 @@ def _at(day: datetime, match: re.Match[str]) -> datetime:
     return day.replace(hour=hour, minute=int(match["m"] or 0) % 60, second=0, microsecond=0)
 
 
-def leading_time(lead: str, now: datetime) -> str | None:
+def leading_time(lead: str, now: datetime, *, after: int = COURTESY_WORDS) -> str | None:
     """The time phrase that opens ``lead`` ("On June 3" of "On June 3 please"), or None.
 
     The longest opening that reads as a time (``phrase_due``), followed by at most
-    ``COURTESY_WORDS`` other words: "On June 3 please remind me …" read as a one-day default
-    fired on June 1 (heldout6).
+    ``after`` other words (default ``COURTESY_WORDS``): "On June 3 please remind me …" read as a
+    one-day default fired on June 1 (heldout6).
     """
     words = lead.split()
-    if len(lead) > 60 or not words:
+    if len(lead) > 200 or not words:
         return None
-    for end in range(len(words), max(0, len(words) - COURTESY_WORDS - 1), -1):
+    for end in range(len(words), max(0, len(words) - after - 1), -1):
         phrase = " ".join(words[:end])
         if phrase_due(phrase, now) is not None:
             return phrase
     return None
 
 
-def without_time(what: str, now: datetime) -> str:
-    """A topic without the time phrase that ends it ("derivatives next week" -> "derivatives").
+def split_time(what: str, now: datetime) -> tuple[str, str | None]:
+    """A topic and the time phrase that ends it ("derivatives next week" -> "derivatives", "next week").
 
-    A trigger fires when a turn names all its topic words; a time among them never would be.
+    A trigger fires when a turn names all its topic words, which a time among them never would;
+    the time is the topic's "not before" (``agent.language.reminders.parse_reminder``).
     """
     what = what.strip().rstrip(" ,.;:!?")
     timed = time_due(what, now)
-    return timed[0].strip().rstrip(" ,.;:!?") if timed else what
+    if timed is None:
+        return what, None
+    return timed[0].strip().rstrip(" ,.;:!?"), what[len(timed[0]) :].strip() or None

@@ -22,6 +22,9 @@ trigger:
 - *time* (``due_at``, ISO-8601, from ``now``): the phrase that ends the request
   (``agent.language.reminder_times``: "tomorrow at 9", "at the start of next month", "the day
   after tomorrow");
+- a time with a topic ("On June 3, when we do voice leading, remind me …", "once we reach
+  derivatives next week"): the topic's trigger, not before that time (``due_at``), also when the
+  condition follows the request word ("Don't let me forget: when we do X, I want to …");
 - no condition: a time trigger one day later (``DEFAULT_DELAY``).
 
 **Mentions** (``mentions``): does a turn name a trigger's words? Whole words compared by light
@@ -69,7 +72,7 @@ from typing import Any
 
 from agent.clock import as_aware, system_clock
 from agent.language.encoder import encode, encode_kept
-from agent.language.reminder_times import leading_time, phrase_due, time_due, without_time
+from agent.language.reminder_times import leading_time, phrase_due, split_time, time_due
 from agent.language.reminder_turns import turns_to
 from agent.language.topic_words import word_lemmas, zipf
 from agent.language.when import due_time
@@ -162,13 +165,19 @@ def _lead_first(text: str) -> str:
             return f"{_strip_end(text[found.start() :])} {bare['cond']}"
         # "Next Tuesday remind me to print the slides", "On June 3 please remind me …": a time
         # phrase first, without the comma (a few words of courtesy may follow it)
+        dated = leading_time(lead, system_clock(), after=len(lead.split()))
+        if dated and _LEAD_BARE.match(lead[len(dated) :].strip()):
+            # "Next week when we get to derivatives remind me …": a date, then a topic
+            return f"{_strip_end(text[found.start() :])} {lead[len(dated) :].strip()} {dated}"
         timed = leading_time(lead, system_clock())
         return f"{_strip_end(text[found.start() :])} {timed}" if timed else text
     if match is None:
         return text
     rest = _POLITE.sub("", match["rest"])
     if not _REQUEST.match(rest):
-        return text
+        inner = _lead_first(rest)  # "On Friday, when we do voice leading, remind me …"
+        moved = inner != rest and _REQUEST.match(inner) and leading_time(match["cond"], system_clock())
+        return f"{inner} {match['cond'].strip()}" if moved else text
     return f"{_strip_end(rest)} {match['cond'].strip()}"
 
 
@@ -193,24 +202,29 @@ def is_reminder_request(text: str) -> bool:
     return isinstance(text, str) and _REQUEST.search(text) is not None
 
 
+def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
+    """A topic trigger's date ("when we do X on Friday"): it does not fire before (``due_at``)."""
+    due = phrase_due(when, now) if when else None
+    return {"due_at": due.isoformat(), "when": when} if due is not None else {}
+
+
 def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     """``(the task, the trigger fields)`` of a request's text after "remind me to"."""
     concept, keywords = _CONCEPT.search(rest), _KEYWORDS.search(rest)
     if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
     if concept and (keywords is None or concept.start() <= keywords.start()):
-        what = _TRAILING.sub("", _LEADING.sub("", without_time(concept["what"], now)))
-        return rest[: concept.start()], {
-            "trigger_kind": "concept",
-            "concept": what,
-            "keywords": split_keywords(what),
-        }
+        topic, when = split_time(concept["what"], now)
+        what = _TRAILING.sub("", _LEADING.sub("", topic))
+        fields = {"trigger_kind": "concept", "concept": what, "keywords": split_keywords(what)}
+        return rest[: concept.start()], {**fields, **_not_before(when, now)}
     if keywords:
-        what = next(k for k in keywords.group("what", "what2", "what3", "what4") if k)
-        found = split_keywords(without_time(what, now))
+        topic, when = split_time(next(k for k in keywords.group("what", "what2", "what3", "what4") if k), now)
+        found = split_keywords(topic)
         if keywords["where"]:  # "if generators come up in Python": the trigger as the learner said it
             found = [f"{k} {_strip_end(keywords['where'])}" for k in found]
-        return (rest[: keywords.start()], {"trigger_kind": "keywords", "keywords": found}) if found else None
+        fields = {"trigger_kind": "keywords", "keywords": found, **_not_before(when, now)}
+        return (rest[: keywords.start()], fields) if found else None
     timed = time_due(rest, now)
     task, due = timed if timed else (rest, phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY)
     phrase = _strip_end(rest[len(task) :]) if timed else DEFAULT_PHRASE

@@ -3,7 +3,8 @@
 What a request asks for and whether a turn names a trigger is the language layer's
 (``agent.language.reminders``: ``parse_reminder``, ``mentions``). Here:
 
-- time: ``due_at <= now``;
+- time: ``due_at <= now``; a topic trigger with a ``due_at`` ("On Friday, when we do voice
+  leading, remind me …") fires on the first turn that meets the topic at or after that time;
 - concept: the turn's concept has the same light stems as the reminder's concept, or the
   message mentions the concept as a keyword;
 - keywords: the message names one keyword in the sense the learner gave it
@@ -48,6 +49,9 @@ def trigger_matches(
         return bool(due) and datetime.fromisoformat(str(due)) <= as_aware(now)
     if message and is_reminder_request(message):
         return False
+    due = reminder.get("due_at")
+    if due and datetime.fromisoformat(str(due)) > as_aware(now):
+        return False  # a topic with a date ("on Friday, when we do X"): not before its date
     if kind == "concept" and concept and _same_concept(str(reminder.get("concept") or ""), concept):
         return True
     keywords: Sequence[str] = list(reminder.get("keywords") or [])

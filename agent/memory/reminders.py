@@ -1,7 +1,8 @@
 """Prospective memory: the learner's reminders, fired exactly once when their trigger matches.
 
 Graph: ``(:Learner)-[:HAS_REMINDER]->(:Reminder {id, learner_id, description, action,
-trigger_kind: 'keywords'|'concept'|'time', keywords, concept, due_at, priority (1 high …
+trigger_kind: 'keywords'|'concept'|'time', keywords, concept, due_at (a time trigger's time;
+with keywords or a concept, the time before which the topic does not fire it), priority (1 high …
 3 low), status: 'pending'|'triggered'|'resolved', created_at, triggered_at, resolved_at,
 session_id, dedup_key})``. Reminders are not searched semantically, so they have their
 own label (and erasure deletes it explicitly).
@@ -142,14 +143,17 @@ def _keywords(keywords: object) -> list[str]:
 
 
 def _trigger_kind(keywords: list[str], concept: str | None, due_at: str | None) -> str:
-    if due_at is not None and (keywords or concept):
-        raise InvalidInputError("a reminder has one trigger: a time (due_at) or keywords/a concept, not both")
-    if due_at is not None:
-        return "time"
+    """The trigger: a concept, keywords, or a time; with a topic, ``due_at`` is its "not before".
+
+    "On Friday, when we do voice leading, remind me …" waits for Friday AND the topic's turn
+    (``reminder_rules.trigger_matches``).
+    """
     if concept:
         return "concept"
     if keywords:
         return "keywords"
+    if due_at is not None:
+        return "time"
     raise InvalidInputError("a reminder needs a trigger: keywords, a concept or due_at (ISO-8601)")
 
 

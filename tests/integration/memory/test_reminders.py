@@ -157,11 +157,29 @@ async def test_learners_cannot_see_fire_or_resolve_each_others_reminders(rig: Ri
     assert [r.status for r in await rig.store.list(rig.other)] == ["pending"]
 
 
+async def test_a_topic_with_a_date_fires_on_the_topic_from_that_date_on(rig: Rig, learner_id: str) -> None:
+    """A demanding learner's "On <date>, when we do X, remind me …" waits for both.
+
+    Neither the date alone nor the topic before it fires; the first turn on the topic from that
+    date on does, once.
+    """
+    request = "On February 10, when we do window functions, remind me to ask about ROWS BETWEEN."
+    reminder = await set_from_text(rig, learner_id, request)
+    assert (reminder.trigger_kind, reminder.concept) == ("concept", "window functions")
+    assert reminder.due_at is not None and reminder.due_at.startswith("2026-02-10")
+    topic = "Let's do window functions today: how does ROW_NUMBER work?"
+    assert await rig.store.fire(learner_id, message=topic) == []  # the topic before its date
+    rig.clock.advance(days=7)
+    assert await rig.store.fire(learner_id, message="Can we review joins?") == []  # the date alone
+    [fired] = await rig.store.fire(learner_id, message=topic)
+    assert fired.id == reminder.id
+    assert await rig.store.fire(learner_id, message=topic) == []
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
         ({}, "needs a trigger"),
-        ({"keywords": ["HAVING"], "due_at": "2026-02-05T10:00:00"}, "one trigger"),
         ({"keywords": "HAVING"}, "keywords must be a list"),
         ({"keywords": ["it"]}, "only common words"),
         ({"keywords": [""]}, "keywords"),

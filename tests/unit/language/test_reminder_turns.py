@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.language.reminder_times import leading_time, without_time
+from agent.language.reminder_times import leading_time, split_time
 from agent.language.reminder_turns import turns_to
 from agent.language.reminders import names_trigger, parse_reminder
 from agent.memory.reminder_rules import trigger_matches
@@ -151,8 +151,29 @@ def test_a_leading_date_with_courtesy_words_is_the_reminders_time(text: str, day
 def test_a_time_phrase_is_read_off_a_lead_and_off_a_topic() -> None:
     assert leading_time("On June 3 please", NOW) == "On June 3"
     assert leading_time("Whenever it suits you", NOW) is None
-    assert without_time("derivatives next week", NOW) == "derivatives"
+    assert split_time("derivatives next week", NOW) == ("derivatives", "next week")
     text = "Remind me to ask about the chain rule once we reach derivatives next week."
     got = parse_reminder(text, now=NOW)
     assert got is not None and got["keywords"] == ["derivatives"]
     assert names_trigger("Can we start derivatives today?", "derivatives") is True
+
+
+@pytest.mark.parametrize(
+    ("text", "topic", "day"),
+    [
+        ("On June 3, when we do voice leading, remind me to bring up parallel fifths.", "voice leading", 3),
+        ("Next week when we get to derivatives remind me to ask about the chain rule.", "derivatives", 3),
+        ("Remind me to ask about tail calls once we reach recursion next week.", "recursion", 3),
+        ("On Friday once we start recursion remind me to ask about the stack.", "recursion", 29),
+    ],
+)
+def test_a_topic_with_a_date_fires_on_the_topic_from_that_date_on(text: str, topic: str, day: int) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None and got["trigger_kind"] in {"keywords", "concept"}
+    assert topic in got["keywords"]
+    due = datetime.fromisoformat(got["due_at"])
+    assert due.day == day
+    turn = f"Let's do {topic} today, can you start with an example?"
+    assert trigger_matches(got, turn, None, due - timedelta(hours=1)) is False
+    assert trigger_matches(got, "Hi, what's on today?", None, due + timedelta(hours=1)) is False
+    assert trigger_matches(got, turn, None, due + timedelta(hours=1)) is True
