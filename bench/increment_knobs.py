@@ -1,7 +1,7 @@
 """Leave-one-out choice of the knobs of a change stated as an amount or a duration (issue 39, L6).
 
-``python -m bench.increment_knobs [PATH ...]`` (default ``bench/cognitive/sets/fact_increments.json`` and
-``fact_increments_classes.json``)
+``python -m bench.increment_knobs [PATH ...]`` (default ``bench/cognitive/sets/fact_increments.json``,
+``fact_increments_classes.json`` and ``fact_increments_owners.json``)
 reads learners' current facts (a fact changed before carries its "(now X)") and new
 statements, each naming the fact it changes and the value it leads to (or none), and picks:
 
@@ -18,7 +18,9 @@ statements, each naming the fact it changes and the value it leads to (or none),
 - ``differences.NAMED_LOOSE_MIN``: … at least this close when the change names its thing;
 - ``differences.LOOSE_MARGIN``: … of several such facts, the closest only when this much closer than the next;
 - ``differences.DONE_MIN``: work done with no direction word ("Wrote 1,350 words") changes a total of the
-  same counted word at least this close.
+  same counted word at least this close;
+- ``restated.RESTATE_MIN``: a total the learner states outright closes a fact holding a total KAG computed
+  ("(now 46.5)") at least this close (a case with ``"value": null`` and ``"replaces"``).
 
 One knob (or the pair of cosines ``CHANGE_MIN``, ``UNIT_MIN``) at a time, ``LOOSE_CHANGE_MIN`` first, then
 in that order, the others at their chosen values.
@@ -39,12 +41,16 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.language import differences
+from agent.language import differences, restated
 from agent.language.encoder import encode
 from agent.memory import fact_records
 
 SETS = Path(__file__).parent / "cognitive" / "sets"
-DEFAULT = [SETS / "fact_increments.json", SETS / "fact_increments_classes.json"]
+DEFAULT = [
+    SETS / "fact_increments.json",
+    SETS / "fact_increments_classes.json",
+    SETS / "fact_increments_owners.json",
+]
 CHANGE_MINS = [round(x, 2) for x in np.arange(0.30, 0.61, 0.02)]
 UNIT_MINS = [round(x, 2) for x in np.arange(0.30, 0.71, 0.05)]
 MARGINS = [round(x, 2) for x in np.arange(0.0, 0.41, 0.02)]
@@ -85,6 +91,7 @@ def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
     fact_records.NAMED_LOOSE_MIN = knobs["named_loose_min"]
     fact_records.LOOSE_MARGIN = knobs["loose_margin"]
     fact_records.DONE_MIN = knobs["done_min"]
+    fact_records.RESTATE_MIN = knobs["restate_min"]
     unit_min = knobs["unit_min"]
     fact_records.resolve_change = lambda new, old, *, old_at, new_at: _resolve(
         new, old, old_at, new_at, unit_min
@@ -96,15 +103,27 @@ def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
     rows.sort(key=lambda r: -r["score"])
     new = {"slotted": False, "predicate": "fact:x", "text": case["text"], "valid_from": NEW_AT.isoformat()}
     changed = fact_records.changed_fact(new, rows)
-    if changed is None or changed[1] is None:
+    if changed is None:
         return None
     return int(changed[0]["id"]), changed[1]
 
 
-def _outcome(changed: tuple[int, str] | None, case: dict) -> str:
+def _outcome(changed: tuple[int, str | None] | None, case: dict) -> str:
+    """right, wrong, missed or kept; a fact closed with no value counts only where the case says so.
+
+    ``"value": null`` with ``"replaces"``: the statement restates a total KAG computed, and closing
+    that fact is the change (``restated.restates``); ``"no_close": true``: closing any fact is wrong
+    ("My friend has logged 60 hours"). Elsewhere a close with no value (``same_thing.retire_choice``,
+    not this write's knobs) counts as no change, as before session 41.
+    """
+    closes = case["value"] is None and (case["replaces"] is not None or case.get("no_close"))
+    if changed is not None and changed[1] is None and not closes:
+        changed = None  # closed with no value: the value the case asks for was not computed
     if changed is None:
         return "missed" if case["replaces"] is not None else "kept"
     j, value = changed
+    if value is None:
+        return "right" if j == case["replaces"] else "wrong"
     right = j == case["replaces"] and value.lower() == str(case["value"]).lower()
     return "right" if right else "wrong"
 
@@ -151,6 +170,7 @@ def main() -> None:
         "named_loose_min": differences.NAMED_LOOSE_MIN,
         "loose_margin": differences.LOOSE_MARGIN,
         "done_min": differences.DONE_MIN,
+        "restate_min": restated.RESTATE_MIN,
     }
     report: dict = {"statements": len(cases)}
     steps = (
@@ -161,6 +181,7 @@ def main() -> None:
         ("change_min", "unit_min", [(c, u) for u in UNIT_MINS for c in CHANGE_MINS]),
         ("date_change_min", None, [(c,) for c in CHANGE_MINS]),
         ("newer_margin", None, [(m,) for m in MARGINS]),
+        ("restate_min", None, [(m,) for m in LOOSE_MINS]),
     )
     for first, second, grid in steps:
         names = [first, *([second] if second else [])]

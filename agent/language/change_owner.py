@@ -113,7 +113,9 @@ def names_another_owner(new: str, old: str) -> bool:
     owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
     if anothers_values(old):
         # "My flatmate has saved €5,000 for her car": another's value, changed only when named again
-        return not any(_word_key(m.group(1) or m.group(2)) in words for m in owners)
+        # ("My flatmate's fund", or as the change's subject: "Karan has done another 20")
+        named = [_word_key(m.group(1) or m.group(2)) for m in owners] + _subject_words(new)
+        return not any(w in words for w in named)
     if change_is_anothers(new):
         return True  # "My teacher learned 50 in her first week", "Her stipend went up by 50 too"
     other = [m for m in owners if _word_key(m.group(1) or m.group(2)) not in words]
@@ -163,6 +165,8 @@ def number_owner(text: str, start: int) -> str:
     owner = owner_of(subject)
     if subject.lower_ in _THIRD or owner not in {"", "learner"}:
         return "another"
+    if any(c.dep_ == "case" for c in subject.children):
+        return "another"  # "My flatmate's went up by 100": the possessor's thing, left unsaid
     objects = [c for c in verb.children if c.dep_ == "dobj"]
     if any(owner_of(o) not in {"", "learner"} for o in objects):
         return "another"  # "My brother lowered his limit by 200"
@@ -187,3 +191,18 @@ def change_is_anothers(text: str) -> bool:
     """True when the change ``text`` states is another's value (its first number's owner)."""
     found = numbers(text)
     return bool(found) and number_owner(text, found[0].start) == "another"
+
+
+def _subject_words(text: str) -> list[str]:
+    """The words of the subject of the clause of ``text``'s first number ("Karan has done another 20")."""
+    found = numbers(text)
+    if not found:
+        return []
+    doc = parse(text)
+    verb = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
+    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
+        verb = verb.head
+    subject = None if verb is None else next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or is_learner(subject) or subject.lower_ in _THIRD:
+        return []
+    return [_word_key(t.text) for t in subject.subtree if t.pos_ in {"NOUN", "PROPN"}]
