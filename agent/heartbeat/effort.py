@@ -42,9 +42,11 @@ from typing import Any, Protocol, get_args
 
 from agent.errors import KAGError
 from agent.heartbeat.slots import Slot
+from agent.language.encoder import encode, encode_kept
 from agent.language.intents import Intent, intent_of, reading
+from agent.language.question_shape import TEMPORAL, is_bare_search
 from agent.language.sentences import split_sentences
-from agent.language.versions import Version, memory_holds, settle
+from agent.language.versions import ASKED_MIN, Version, as_learner, memory_holds, settle
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
 from agent.models.capabilities import has_structured_output as has_structured_output
 from agent.models.offline_policy import is_question
@@ -122,7 +124,24 @@ async def classify(facts: FactHistory | None, learner_id: str, text: str) -> str
     except KAGError as exc:  # advisory: the words' reading still holds
         log.warning("intent: the learner's facts could not be read (%s); the words decide", exc)
         return intent
+    if is_bare_search(text):
+        return TEMPORAL if await asyncio.to_thread(several, text, versions) else intent
     return settle(intent, await asyncio.to_thread(memory_holds, text, versions))
+
+
+def several(search: str, versions: Sequence[Version]) -> bool:
+    """Whether two or more of the learner's facts are about a bare ``search`` ("statistics quiz score").
+
+    A search names a thing without asking which of its values; when several facts state
+    values of it (each at ``versions.ASKED_MIN`` of the search or more: "I scored 54 on the
+    first statistics quiz", "Second quiz: 71"), it asks for their course
+    (``temporal_comparison``), whether or not the write made them versions of one fact.
+    """
+    texts = [v.content for v in versions if isinstance(v.content, str) and v.content.strip()]
+    if len(texts) < 2:
+        return False
+    sims = encode_kept(texts) @ encode([as_learner(search)])[0]
+    return int((sims >= ASKED_MIN).sum()) >= 2
 
 
 def step_budget(intent: str, max_steps: int) -> int:

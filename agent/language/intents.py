@@ -1,4 +1,4 @@
-"""The effort a learner's request calls for: rules first, a trained classifier when they are silent.
+"""The effort a learner's request calls for: rules, the question's shape, then a trained classifier.
 
 The intents are ``agent.heartbeat.effort``'s: ``simple_recall`` (one fact, a statement, chat:
 the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthesis``,
@@ -6,13 +6,17 @@ the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthes
 
 1. **Rules** (``RULES``), in precedence order, first match wins (case-insensitive, whole
    words): a reminder request is ``simple_recall``; "how do/did/can I…", "how to", "steps",
-   "procedure", "walk me through" are procedural; "actually", "still", "current(ly)",
-   "anymore", "no longer", "instead", "now" beside a subject or verb, and "where/which/what …
-   do I (the learner) live/work/use/prefer" are contradiction resolution; "when did/was…",
-   "before", "after", "change(d)", "over time", "used to", "previously", "originally",
-   "timeline", "history", "in (what) order", "evolve(d)" are temporal comparison (a present
-   "When is my exam?" asks for one value, not an order); "summary", "everything", "all",
-   "compare", "overview", "across", "together", "know about", "have … learned" are synthesis;
+   "procedure", "walk me through" are procedural. Then **the question's shape** from its parse
+   (``agent.language.question_shape``), before the other rules: two asks ("Where does the
+   learner work and which certification do they need?") or what the learner holds about a
+   topic are synthesis; "when" on a past active verb or "how" on a present perfect is
+   temporal comparison. Then "actually", "still", "current(ly)", "anymore", "no longer",
+   "instead", "now" beside a subject or verb, and "where/which/what … do I (the learner)
+   live/work/use/prefer" are contradiction resolution; "before", "after", "change(d)", "over
+   time", "used to", "previously", "originally", "timeline", "history", "in (what) order",
+   "evolve(d)" are temporal comparison; "summary", "everything", "all", "compare",
+   "overview", "across", "together", "know about", "have … learned" are synthesis (not for
+   "how many/much …", which counts one value: ``question_shape.asks_degree``);
    "calculate", "percent", "add up", arithmetic on numbers are computation ("how many/much"
    alone is not: "How many hours a week does the learner have?" asks for a stored value).
 2. **A classifier** for the questions the rules leave to the catch-all: logistic regression
@@ -38,6 +42,8 @@ the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthes
    it asks make it ``contradiction_resolution``; otherwise the words' reading stands. 30 of
    the 62 ordinary turns ask memory ("Can you explain recursion?"): a read of the fact
    versions each (no search, no activation touched; fact vectors are encoded once per process).
+   A bare search ("JLPT mock test score": no verb, no question) asks memory too: several facts
+   about it make it a temporal comparison (``agent.heartbeat.effort.several``).
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ import numpy as np
 
 from agent.language.encoder import encode
 from agent.language.intent_exemplars import INTENTS
+from agent.language.question_shape import asks_degree, is_bare_search, shape_intent
 
 if TYPE_CHECKING:  # sklearn costs seconds to import: only the first classification pays it
     from sklearn.linear_model import LogisticRegression
@@ -103,7 +110,6 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "temporal_comparison",
         re.compile(
-            r"\bwhen (?:did|was|were|have|has|had)\b|"
             r"\b(?:before|after|change|changed|changes|over time|used to|previously|originally|"
             r"timeline|history|in order|in what order|order of|evolve|evolved)\b",
             _W,
@@ -127,6 +133,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 """The rules, in precedence order (module docstring)."""
+BEFORE_SHAPE: frozenset[str] = frozenset({"simple_recall", "procedural"})
+"""Rules that precede the question's shape: a reminder request, a procedure ("how do I …")."""
 _QUESTION_START = re.compile(
     r"^\s*(?:what|where|when|who|whom|whose|which|why|how|can|could|would|will|shall|should|do|does|"
     r"did|is|are|am|was|were|have|has|may|might)\b",
@@ -195,6 +203,14 @@ def reading(text: str) -> tuple[str, bool]:
         return DEFAULT_INTENT, False
     text = text.strip()[:MAX_CHARS]
     rule, question = rule_intent(text), is_question(text)
+    if question and rule not in BEFORE_SHAPE:
+        shape = shape_intent(text)
+        if shape is not None:
+            return shape, False
+    if rule == "multi_source_synthesis" and asks_degree(text):
+        rule = None  # "How many kanji has the learner learned?" counts one value; it gathers nothing
+    if rule is None and is_bare_search(text):
+        return DEFAULT_INTENT, True
     if rule is not None or not question:
         intent = decide(rule, question, {})
         return intent, question and rule == CHANGING

@@ -89,3 +89,75 @@ def test_sklearn_is_imported_on_first_classification_only() -> None:
         "assert 'sklearn' not in sys.modules, 'imported with the module'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Where does the learner work and which certification do they need?",  # contradiction words
+        "Why is the learner studying Spanish, and what event is coming up?",
+        "Where and when is the learner's exam?",
+        "Who is my tutor? And what does she want me to read?",
+        "What does the learner study, and do they enjoy it?",
+    ],
+)
+def test_a_question_asking_two_things_is_a_synthesis(text: str) -> None:
+    assert reading(text) == ("multi_source_synthesis", False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What does the learner understand about eigenvalues and eigenvectors?",
+        "What has the learner worked out about when Spanish needs the subjunctive?",
+    ],
+)
+def test_what_the_learner_holds_about_a_topic_is_a_synthesis(text: str) -> None:
+    assert intent_of(text) == "multi_source_synthesis"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is the difference between lists and tuples?",  # one ask: "and" joins two nouns
+        "What is the learner's book about?",  # "about" with no topic after it
+        "What did I learn when I was in Paris?",  # "when" opens a subordinate clause
+    ],
+)
+def test_one_ask_is_not_a_synthesis(text: str) -> None:
+    assert intent_of(text) != "multi_source_synthesis"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When did the learner start studying integrals?",
+        "When did the learner finish the chapter on limits?",
+        "How have the learner's JLPT mock results developed?",
+        "How has my pronunciation come along since the spring?",
+    ],
+)
+def test_when_a_past_event_happened_or_how_it_went_is_temporal(text: str) -> None:
+    assert reading(text) == ("temporal_comparison", False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When was the learner's maths entrance exam scheduled?",  # a date someone set: it may have moved
+        "When was the learner's essay due?",
+        "How many kanji has the learner learned?",  # a degree, not a course
+    ],
+)
+def test_a_past_value_is_left_to_memory(text: str) -> None:
+    assert reading(text) == ("simple_recall", True)
+
+
+@pytest.mark.parametrize("text", ["JLPT mock test score", "typing speed wpm", "statistics quiz score"])
+def test_a_bare_search_asks_memory(text: str) -> None:
+    assert reading(text) == ("simple_recall", True)
+
+
+@pytest.mark.parametrize("text", ["Thanks!", "Hi there", "I study law.", "Remind me tomorrow"])
+def test_chat_is_no_bare_search(text: str) -> None:
+    assert reading(text)[1] is False
