@@ -13,6 +13,11 @@
    - ``parts``: a compound statement's clause holding a value is not stored in the name slot
      (``facts.fact_parts``, ``facts.fact_slot``), and one with nothing more to tell stays as it was;
    - ``plain``: a statement with no first-person word is stored (``facts.is_fact_statement``).
+
+3. **Whose value, and whether now** (``agent.language.current_values``): ``MAYBE_MIN`` and
+   ``PERSON_MIN`` by leave-one-out over ``agent.language.current_exemplars`` (as for
+   ``OWN_VALUE``), and ``fact_writes_whose.json`` (plans and hedges, another person's value, a new
+   value inside a longer message) read through the offline policy's plan: is ``value`` in a stored fact.
 """
 
 from __future__ import annotations
@@ -24,19 +29,24 @@ from typing import Any
 
 import numpy as np
 
-from agent.language import facts, own_values
+from agent.language import current_values, facts, own_values
 from agent.language.about import train
+from agent.language.current_exemplars import MAYBE, PEOPLE, SO, THINGS
 from agent.language.encoder import encode
 from agent.language.fact_exemplars import NOT_OWN, OWN
 
 SET = Path(__file__).resolve().parent / "cognitive" / "sets" / "fact_writes.json"
 HELDOUT = SET.with_name("fact_writes_heldout.json")
+WHOSE = SET.with_name("fact_writes_whose.json")
+TOOLS = frozenset({"remember_fact", "search_facts", "set_reminder", "archival_memory_insert"})
 GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
-def _loo_probabilities() -> tuple[np.ndarray, np.ndarray]:
-    """Each exemplar's probability of ``own``, from a classifier trained on all the others."""
-    texts, labels = [*OWN, *NOT_OWN], np.array([1] * len(OWN) + [0] * len(NOT_OWN))
+def _loo_probabilities(
+    yes: tuple[str, ...] = OWN, no: tuple[str, ...] = NOT_OWN
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each exemplar's probability of ``own`` (of ``yes``), from a classifier trained on all the others."""
+    texts, labels = [*yes, *no], np.array([1] * len(yes) + [0] * len(no))
     vectors = encode(texts)
     probs = np.zeros(len(texts))
     for i in range(len(texts)):
@@ -52,9 +62,9 @@ def _best(probs: np.ndarray, labels: np.ndarray) -> float:
     return max(GRID, key=lambda t: (int(((probs >= t) == labels.astype(bool)).sum()), -t))
 
 
-def threshold_report() -> dict[str, Any]:
+def threshold_report(yes: tuple[str, ...] = OWN, no: tuple[str, ...] = NOT_OWN) -> dict[str, Any]:
     """Leave-one-out accuracy per threshold, and of choosing the threshold without each exemplar."""
-    probs, labels = _loo_probabilities()
+    probs, labels = _loo_probabilities(yes, no)
     per = {str(t): int(((probs >= t) == labels.astype(bool)).sum()) for t in GRID}
     nested = 0
     for i in range(len(probs)):
@@ -105,6 +115,24 @@ def set_report(threshold: float, path: Path = SET) -> dict[str, Any]:
         own_values.OWN_VALUE = kept
 
 
+def whose_report(path: Path = WHOSE) -> dict[str, Any]:
+    """Per class of ``fact_writes_whose.json``: right answers, and the texts read wrongly."""
+    from agent.models.offline_policy import plan_actions
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, Any] = {}
+    for kind in (k for k in data if k != "about"):
+        wrong = []
+        for item in data[kind]:
+            stored = [
+                a[1]["content"] for a in plan_actions(item["text"], set(TOOLS), {}) if a[0] == "remember_fact"
+            ]
+            if any(item["value"].lower() in f.lower() for f in stored) != item["store"]:
+                wrong.append({"text": item["text"], "stored": stored})
+        out[kind] = {"n": len(data[kind]), "right": len(data[kind]) - len(wrong), "wrong": wrong}
+    return out
+
+
 def main() -> None:
     """Print the threshold's leave-one-out and the set's precision and recall as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -113,6 +141,9 @@ def main() -> None:
     report: dict[str, Any] = {"threshold": threshold_report(), "at": own_values.OWN_VALUE}
     report["set"] = set_report(own_values.OWN_VALUE)
     report["heldout"] = set_report(own_values.OWN_VALUE, HELDOUT)
+    report["maybe_min"] = threshold_report(MAYBE, SO) | {"at": current_values.MAYBE_MIN}
+    report["person_min"] = threshold_report(PEOPLE, THINGS) | {"at": current_values.PERSON_MIN}
+    report["whose"] = whose_report()
     if args.grid:
         report["grid"] = {
             str(t): {k: v for k, v in set_report(t)["plain"].items() if k != "wrong"} for t in GRID

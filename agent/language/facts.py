@@ -53,6 +53,7 @@ from __future__ import annotations
 import re
 
 from agent.language.about import CLAUSE_WORDS, OTHER, about
+from agent.language.current_values import learners_now, maybe
 from agent.language.differences import states_a_value
 from agent.language.own_values import has_a_value, owns_a_value
 from agent.language.questions import AUXILIARY, is_question
@@ -291,6 +292,7 @@ def _stated(clause: str) -> str | None:
         or _CONDITION.match(clause)
         or not (has_a_value(clause) or tells_a_part_of_life(clause))
         or not is_fact_statement(clause)
+        or not learners_now(clause)
     ):
         return None
     return clause
@@ -322,6 +324,28 @@ def _standalone(part: str) -> bool:
     return fact_slot(part) is not None or (has_a_value(part) and is_fact_statement(part))
 
 
+def now_part(text: str) -> str:
+    """``text`` without its clauses that are no value the learner has now ("" when none is one).
+
+    A plan, wish, offer or hedge, or another person's value (``agent.language.current_values``),
+    cut where a clause starts with its own subject ("My stipend is 500 euros a month; my flatmate
+    gets 650 because she's in medicine" -> "My stipend is 500 euros a month").
+    """
+    if maybe(text):
+        return ""  # an offer hedged in a later clause ("…offered me a room in Porto, I won't take it")
+    pieces: list[str] = []
+    at = 0
+    for cut in [*_PART_CUT.finditer(text), None]:
+        end = len(text) if cut is None else cut.start()
+        pieces.append(text[at:end].strip())
+        at = end if cut is None else cut.end()
+    kept = [p for p in pieces if p and learners_now(p)]
+    if len(kept) == len([p for p in pieces if p]):
+        return text
+    # what is left must be a statement of its own ("Funny thing" of "Funny thing, my dad trades …" is none)
+    return "; ".join(p for p in kept if len(p.split()) >= CLAUSE_WORDS and is_fact_statement(p))
+
+
 def fact_parts(text: str) -> list[str]:
     """``text`` as the facts it states: its first-person clauses when they fill different slots.
 
@@ -334,6 +358,9 @@ def fact_parts(text: str) -> list[str]:
     """
     if not isinstance(text, str):
         return [text]
+    text = now_part(text)
+    if not text:
+        return []
     spans: list[list[int]] = []  # [start, end] of each part in ``text``
     at = 0
     for cut in [*_PART_CUT.finditer(text), None]:

@@ -1,0 +1,224 @@
+"""Whether a statement tells a value the learner has now, and whether it is the learner's (issue 39).
+
+A message stores what the learner *has*: a home, a job, a score, a deadline. Two kinds of
+statement name such a value without being it, and shown as the newest value they answer the
+question wrongly:
+
+- **not now** (``maybe``): a plan, wish, offer or hedge. "I might do a summer course in Dresden,
+  not sure yet" is no home; "A recruiter messaged me about a role at Qantas, probably won't even
+  reply" is no job. Read from the parse (``agent.language.grammar``): an unsure modal verb
+  (``UNSURE_MODALS``, a closed class: might, may, could, would, should) on the main clause or on
+  a clause of the learner's, or the learner's negated "will" ("won't even reply"); and for the
+  learner's clause with a verb complement ("I want to move to Berlin", "I'm going to start at
+  Siemens"), a MiniLM classifier of wishes and plans against values and announced changes
+  (``agent.language.current_exemplars``, ``MAYBE_MIN``). An announced change ("I'm moving to
+  Leipzig next month", "from March I'll be at Siemens") stays a value: it is scheduled, not maybe.
+- **someone else's** (``others``): "My teacher learned 50 in her first week", "my flatmate gets
+  650 because she's in medicine", "My friend Lena has lessons with Herr Kaltenbrunner". The
+  subject of the main clause is another person: a person the learner names as theirs (the head
+  noun read by a MiniLM classifier, ``PERSON_MIN``, or a name beside it: "my friend Lena"),
+  someone else's thing ("Daiki's girlfriend", "her stipend") or "he"/"she". Not when the learner
+  is what the clause acts on ("The teacher put me in the B2 class", "My supervisor moved my viva"),
+  and not a name that says who the learner's person is ("My teacher is Frau Obermaier"). The
+  learner's own things and groups stay the learner's ("My stipend is 500", "Our team budget is
+  €4,000"), and so does what an institution or a named person does to them ("Haddad gave the
+  whole class an extra week on the essay").
+
+``agent.language.facts`` stores neither as a fact (the message stays in the conversation's
+recall), so the read-time net never shows them as the learner's current value.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from agent.language import grammar
+from agent.language.about import train
+from agent.language.current_exemplars import MAYBE, PEOPLE, SO, THINGS
+from agent.language.encoder import encode
+
+if TYPE_CHECKING:
+    from sklearn.linear_model import LogisticRegression
+    from spacy.tokens import Token
+
+MAYBE_MIN = 0.5
+"""Probability at which a learner's clause with a verb complement is a wish or plan (``MAYBE``),
+chosen by leave-one-out (``bench.fact_write_knobs``)."""
+PERSON_MIN = 0.5
+"""Probability at which the head noun of a subject the learner owns is a person (``PEOPLE``), chosen
+by leave-one-out (``bench.fact_write_knobs``)."""
+UNSURE_MODALS = frozenset({"might", "may", "could", "would", "should"})
+"""Modal verbs (the closed class) that say a clause may, not does, hold."""
+THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself"})
+"""Third-person singular pronouns: another person (not "they", which often names an institution)."""
+_COMPLEMENTS = frozenset({"xcomp", "ccomp", "pcomp"})
+_OBJECTS = frozenset({"dobj", "dative", "iobj", "nsubjpass"})
+
+
+@lru_cache(maxsize=1)
+def _maybe_classifier() -> LogisticRegression:
+    return train([*MAYBE, *SO], ["maybe"] * len(MAYBE) + ["so"] * len(SO))
+
+
+@lru_cache(maxsize=1)
+def _person_classifier() -> LogisticRegression:
+    return train([*PEOPLE, *THINGS], ["person"] * len(PEOPLE) + ["thing"] * len(THINGS))
+
+
+def probability(model: LogisticRegression, label: str, texts: list[str]) -> list[float]:
+    """Probability of ``label`` for each of ``texts`` under ``model``."""
+    if not texts:
+        return []
+    column = list(model.classes_).index(label)
+    return [float(p) for p in model.predict_proba(encode(texts))[:, column]]
+
+
+def _subject(head: Token) -> Token | None:
+    for child in head.children:
+        if child.dep_ in {"nsubj", "nsubjpass", "csubj", "expl"}:
+            return child
+    if head.dep_ in {"conj", "xcomp", "pcomp"} and head.head.pos_ in {"VERB", "AUX"}:
+        return _subject(head.head)
+    return None
+
+
+def _by_learner(head: Token) -> bool:
+    subject = _subject(head)
+    return subject is None or grammar.is_learner(subject)
+
+
+def _modal(head: Token) -> tuple[str, bool]:
+    """The modal verb of ``head`` (or of the verb it complements) and whether it is negated."""
+    for verb in (head, head.head) if head.dep_ in _COMPLEMENTS else (head,):
+        modal = next((c.lemma_.lower() for c in verb.children if c.tag_ == "MD"), "")
+        if modal:
+            return modal, any(c.dep_ == "neg" for c in verb.children)
+    return "", False
+
+
+_MAIN = frozenset({"ROOT", "ccomp", "conj", "parataxis", "csubj"})
+_CLAUSES = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis", "xcomp", "pcomp", "csubj"})
+
+
+def _heads(text: str) -> list[Token]:
+    """The verbs that head a clause of ``text``, in the order of the text."""
+    return [t for t in grammar.parse(text) if t.pos_ in {"VERB", "AUX"} and t.dep_ in _CLAUSES]
+
+
+def main_clause(text: str) -> Token | None:
+    """The head of the clause ``text`` opens with (the small parser often roots a later one)."""
+    return next((t for t in _heads(text) if t.dep_ in _MAIN), None)
+
+
+def _has_complement(head: Token) -> bool:
+    """True when ``head`` takes a verb as its complement ("want to move", "thinking about moving")."""
+    for child in head.children:
+        if child.dep_ in _COMPLEMENTS or (
+            child.dep_ == "prep" and any(g.dep_ == "pcomp" for g in child.children)
+        ):
+            return True
+    return False
+
+
+def unsure(text: str) -> bool:
+    """True when the parse of ``text`` says it may hold, not that it holds (module docstring).
+
+    The main clause's modal is unsure ("I might do a course in Dresden"); or, when someone else
+    is its subject (an offer: "A recruiter messaged me about a role"), the learner's own clause
+    hedges it ("probably won't even reply").
+    """
+    main = main_clause(text)
+    if main is None:
+        return False
+    if _modal(main)[0] in UNSURE_MODALS:
+        return True
+    if _by_learner(main):
+        return False
+    for head in _heads(text):
+        modal, negated = _modal(head)
+        if _by_learner(head) and (modal in UNSURE_MODALS or (modal in {"will", "shall"} and negated)):
+            return True
+    return False
+
+
+def maybe(text: str) -> bool:
+    """True when ``text`` is a plan, wish, offer or hedge, not a value the learner has now."""
+    if not isinstance(text, str) or not text.strip():
+        return False
+    if unsure(text):
+        return True
+    main = main_clause(text)
+    if main is None or not _by_learner(main) or not _has_complement(main):
+        return False
+    return probability(_maybe_classifier(), "maybe", [text])[0] >= MAYBE_MIN
+
+
+def _named(token: Token) -> bool:
+    """True when a name stands beside ``token`` ("my friend Lena", "my classmate Rui")."""
+    return any(c.dep_ in {"appos", "compound"} and c.tag_ in {"NNP", "NNPS"} for c in token.children)
+
+
+def _acts_on_learner(head: Token) -> bool:
+    """True when the learner or the learner's thing is what ``head`` acts on ("put me in B2")."""
+    for child in head.children:
+        if child.dep_ in _OBJECTS and (grammar.is_learner(child) or grammar.owner_of(child) == "learner"):
+            return True
+        if child.dep_ == "prep" and any(grammar.is_learner(g) for g in child.children):
+            return True
+        # "My manager wants me certified by September": the learner is the subject of what is wanted
+        if child.dep_ in _COMPLEMENTS and any(
+            g.dep_ in {"nsubj", "nsubjpass"} and grammar.is_learner(g) for g in child.children
+        ):
+            return True
+    return False
+
+
+def _names_the_person(head: Token) -> bool:
+    """True for "My teacher is Frau Obermaier": the copula gives the learner's person a name."""
+    return head.lemma_ == "be" and any(c.dep_ == "attr" and c.tag_ in {"NNP", "NNPS"} for c in head.children)
+
+
+def _another_person(subject: Token) -> bool | None:
+    """Whether ``subject`` is another person; None when a classifier must read its head noun."""
+    if subject.lower_ in THIRD_PERSON:
+        return True
+    owner = grammar.owner_of(subject)
+    if owner and owner != "learner":
+        # someone else's thing: "her stipend", "my coworker Daiki's girlfriend"; not an app's or a
+        # firm's ("Busuu's grammar tips"): the owner is a pronoun of a person or a person of the learner's
+        possessor = next(c for c in subject.children if c.dep_ == "poss")
+        return possessor.lower_ in THIRD_PERSON or grammar.owner_of(possessor) == "learner"
+    if owner != "learner":
+        return False  # no owner named: an institution, a named person acting on the learner's thing
+    if _named(subject):
+        # "My PhD supervisor, Dr. Okafor, wants a first draft by April" names the learner's person;
+        # "My classmate Rui is using MongoDB for his capstone" tells Rui's own value
+        return any(t.lower_ in THIRD_PERSON for t in subject.doc if t.i > subject.i)
+    return None
+
+
+def others(text: str) -> bool:
+    """True when ``text`` tells another person's value, not the learner's (module docstring)."""
+    if not isinstance(text, str) or not text.strip():
+        return False
+    doc = grammar.parse(text)
+    root = main_clause(text)
+    if root is None:
+        return False
+    subject = _subject(root)
+    if subject is None or grammar.is_learner(subject):
+        return False
+    if _acts_on_learner(root) or _names_the_person(root):
+        return False
+    person = _another_person(subject)
+    if person is None:
+        person = probability(_person_classifier(), "person", [subject.lemma_.lower()])[0] >= PERSON_MIN
+        # "my flatmate gets 650 because she's in medicine": a pronoun of theirs settles it too
+        person = person or any(t.lower_ in THIRD_PERSON for t in doc if t.i > subject.i)
+    return person
+
+
+def learners_now(text: str) -> bool:
+    """True when ``text`` may be stored as a value the learner has now: neither maybe nor another's."""
+    return not (maybe(text) or others(text))

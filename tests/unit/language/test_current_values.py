@@ -1,0 +1,88 @@
+"""What a message stores as the learner's current value, and whose it is (issue 39, write side).
+
+A plan, wish, offer or hedge is no value the learner has now; another person's value told by
+the learner is not the learner's (``agent.language.current_values``). Neither is stored as a fact,
+so the read-time net never shows it as the newest value. Sentences written for these tests, not
+from a scenario set.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.language.current_values import learners_now, maybe, others
+from agent.language.facts import fact_parts, stated_part
+from agent.models.offline_policy import plan_actions
+
+AVAILABLE = {"remember_fact", "search_facts", "set_reminder", "core_memory_append", "core_memory_replace"}
+
+
+def stored(text: str) -> list[str]:
+    return [args["content"] for name, args in plan_actions(text, AVAILABLE, {}) if name == "remember_fact"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I might take a pottery class in Ghent this summer, no idea yet.", "Ghent"),
+        ("A headhunter called about a job at Spotify but I probably won't go for it.", "Spotify"),
+        ("One day I'd love to run the Berlin marathon.", "Berlin"),
+        ("I'm thinking about switching from PyCharm to Neovim.", "Neovim"),
+        ("Honestly I want to move to Valencia at some point.", "Valencia"),
+        ("We could end up in Uppsala for the masters, who knows.", "Uppsala"),
+    ],
+)
+def test_a_plan_a_wish_or_a_hedge_is_not_stored(text: str, value: str) -> None:
+    assert maybe(text)
+    assert not any(value in fact for fact in stored(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("My sister got a 7.5 on her IELTS last year.", "7.5"),
+        ("my housemate pays 480 for rent because his room is smaller", "480"),
+        ("My friend Jonas studies law at Heidelberg and he hates it.", "Heidelberg"),
+        ("My brother memorised 300 words in his first month, show-off.", "300"),
+        ("My roommate uses Notion for everything.", "Notion"),
+        ("Her deadline is the 20th, lucky her.", "20th"),
+    ],
+)
+def test_another_persons_value_is_not_the_learners(text: str, value: str) -> None:
+    assert others(text)
+    assert not any(value in fact for fact in stored(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I'm moving to Leipzig next month, the lease is signed.", "Leipzig"),
+        ("From March I'll be at Siemens as a test engineer.", "Siemens"),
+        ("I have to submit the portfolio by 12 April.", "12 April"),
+        ("My stipend is 700 euros a month.", "700"),
+        ("Our team budget for conferences is €6,000 this year.", "6,000"),
+        ("My teacher is Señora Ruiz, she's lovely.", "Ruiz"),
+        ("The tutor moved me up to the C1 group.", "C1"),
+        ("My supervisor pushed my viva to 3 June.", "3 June"),
+        ("My manager wants me certified in Azure by the end of May.", "May"),
+        ("Prof. Novak gave the whole seminar two extra days for the report.", "two extra days"),
+    ],
+)
+def test_the_learners_values_and_announced_changes_are_stored(text: str, value: str) -> None:
+    assert learners_now(text)
+    assert any(value in fact for fact in stored(text))
+
+
+def test_a_compound_statement_keeps_the_learners_clause_only() -> None:
+    parts = fact_parts("My stipend is 700 euros a month; my flatmate gets 900 because she's in medicine.")
+    assert parts == ["My stipend is 700 euros a month"]
+
+
+def test_a_question_stores_no_hedge_it_carries() -> None:
+    assert stated_part("I might move to Ghent in spring, so which Dutch course is best?") is None
+    head = stated_part("Moved to Ghent last week, so which Dutch course is best?")
+    assert head == "Moved to Ghent last week"
+
+
+def test_nothing_to_store_is_an_empty_list() -> None:
+    assert fact_parts("My cousin scored 1480 on the SAT, so she's insufferable now.") == []
