@@ -14,7 +14,7 @@ resolved value, not from its first number.
 - an **amount** counts after "by" ("by 200 euros", "by 2") or as an increment without "by"
   (``agent.language.quantities.amount_change``: "another 60", "12 more", "18 new stars",
   "added 150 euros", "cut 250 euros from", "doubled", "cut in half"); numbers in words too;
-- the **direction** is read from the verb or adverb of the change (``_UP``/``_DOWN``).
+- the **direction** is read from the verb or adverb of the change (``agent.language.directions``).
   This one is a short word list on purpose: MiniLM does not encode which way a change goes
   (leave-one-out over direction exemplars was 0%, docs/decisions/language-layer.md);
   with no direction word the change is not resolved (never a guess);
@@ -39,7 +39,7 @@ from datetime import datetime, timedelta
 from dateutil.relativedelta import relativedelta
 
 from agent.language.change_owner import change_is_anothers, number_owner
-from agent.language.grammar import parse
+from agent.language.directions import gives_time, sign
 from agent.language.numerals import (
     Number,
     current_value,
@@ -105,20 +105,6 @@ _BEFORE_DURATION = re.compile(r"\b(?:by|back|forward)\s*$|\bpush\w*\s+(?:\w+\s+)
 """Before a duration that is a difference: "by a week", "back a week", "brought the final forward three
 days", "pushed it out two weeks" (not "moved out three weeks ago")."""
 _ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight|month)\b", re.I)
-_UP = re.compile(
-    r"\b(?:later|postpon(?:e[sd]?|ing)|delay(?:ed|s|ing)?|slip(?:s|ped|ping)?"
-    r"|(?:push(?:ed|es|ing)?|put(?:s|ting)?|mov(?:e[sd]?|ing)|set(?:s|ting)?)\s+(?:\w+\s+){0,4}?(?:back|out)"
-    r"|extend(?:ed|s|ing)?|rais(?:e[sd]?|ing)|increas(?:e[sd]?|ing)|up|gr[eo]wn?|growing|gain(?:s|ed|ing)?|rose"
-    r"|add(?:s|ed|ing)?|more|extensions?|(?:gave|given|give[sn]?|grant(?:s|ed)?)\s+(?:me|us))\b",
-    re.I,
-)
-"""A change up or later, in any tense ("postponed", "is reducing", "pushing it out")."""
-_DOWN = re.compile(
-    r"\b(?:earlier|sooner|(?:br[oi]ught|bring(?:s|ing)?|mov(?:e[sd]?|ing)|pull(?:s|ed|ing)?)\s+(?:\w+\s+){0,4}?forward"
-    r"|cut(?:s|ting)?|reduc(?:e[sd]?|ing)|lower(?:s|ed|ing)?|down|shr[aiu]nk(?:s|ing)?|shorten(?:s|ed|ing)?"
-    r"|drop(?:s|ped|ping)?|fell|decreas(?:e[sd]?|ing)|fewer|less|lost|losing|trimm(?:ed|ing)|slash(?:ed|ing))\b",
-    re.I,
-)
 _CALENDAR = re.compile(
     r"\b(?:"
     + "|".join(f"{n}|{n[:3]}" for n in (*calendar.month_name[1:], *calendar.day_name))
@@ -158,69 +144,6 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else _WORD_NUMBERS[word]
 
 
-def _sign(text: str, at: int, inside: tuple[int, int] = (0, 0)) -> int | None:
-    """The direction of the change stated around ``at``: the nearest direction word wins.
-
-    "After the rent went up I reduced the budget by 100": "reduced" is nearer to "by 100"
-    than "up", whose change is the rent's. A tie (or no word) is no direction. Words
-    ``inside`` the span of the difference itself ("three *more* days") are no direction, nor
-    words of another sentence or of a clause aside (``_asides``: "… because the database was down").
-    """
-    asides = _asides(text, at)
-    nearest: dict[int, int] = {}
-    for sign, pattern in ((1, _UP), (-1, _DOWN)):
-        found = [
-            m
-            for m in pattern.finditer(text)
-            if not inside[0] <= m.start() < inside[1] and not any(a <= m.start() < b for a, b in asides)
-        ]
-        spans = [m.end() if m.end() <= at else m.start() for m in found]
-        if spans:
-            nearest[sign] = min(abs(at - s) for s in spans)
-    if not nearest or (len(nearest) == 2 and nearest[1] == nearest[-1]):
-        return None
-    return min(nearest, key=lambda k: nearest[k])
-
-
-_ASIDE_DEPS = frozenset({"advcl", "relcl", "parataxis"})
-
-
-def _asides(text: str, at: int) -> list[tuple[int, int]]:
-    """Spans of ``text`` whose direction words are not the change's at ``at`` (the parse, ``grammar``).
-
-    Other sentences, and clauses that hang off the change's clause without holding it: a reason or a
-    time ("because the library database was down", "after the rent went up"), a relative clause.
-    """
-    doc = parse(text)
-    token = next((t for t in doc if t.idx <= at < t.idx + len(t.text) + 1), None)
-    if token is None:
-        return []
-    spans = [(s.start_char, s.end_char) for s in doc.sents if not s.start_char <= at < s.end_char]
-    for head in doc:
-        if head.dep_ not in _ASIDE_DEPS or head.pos_ not in {"VERB", "AUX"}:
-            continue
-        words = list(head.subtree)
-        if token in words:
-            continue
-        spans.append((words[0].idx, words[-1].idx + len(words[-1].text)))
-    return spans
-
-
-def _gives_time(text: str, at: int) -> bool:
-    """True when the duration at ``at`` is given to someone ("gave the whole class an extra week").
-
-    The parse: the duration is the direct object of a verb that also has a recipient (a dative):
-    more time given is a date moved later, whoever receives it (the learner, or a group of theirs).
-    """
-    doc = parse(text)
-    token = next((t for t in doc if t.idx <= at < t.idx + len(t.text)), None)
-    while token is not None and token.head.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
-        token = token.head
-    if token is None or token.dep_ not in {"dobj", "npadvmod"}:
-        return False  # the parser reads "an extra week" after a recipient as an object or a measure
-    return any(c.dep_ in {"dative", "iobj"} for c in token.head.children)
-
-
 def _time_shift(count: int, unit: str, sign: int) -> Shift:
     """A signed duration: days, weeks and fortnights as days, months and years as months."""
     unit = unit.lower()
@@ -230,10 +153,10 @@ def _time_shift(count: int, unit: str, sign: int) -> Shift:
 
 
 def _duration_sign(text: str, match: re.Match[str], more: bool) -> int | None:
-    sign = _sign(text, match.start(), match.span() if more else (0, 0))
-    if sign is None and more and _gives_time(text, match.start("unit")):
+    way = sign(text, match.start(), match.span() if more else (0, 0))
+    if way is None and more and gives_time(text, match.start("unit")):
         return 1  # "Haddad gave the whole class an extra week on the essay"
-    return sign
+    return way
 
 
 def _duration(text: str) -> tuple[bool, Shift | None]:
@@ -246,14 +169,14 @@ def _duration(text: str) -> tuple[bool, Shift | None]:
         if (stated or more) and not_done(text, match.start()):
             return True, None  # "they might push it back a week", "if they postpone it by a week"
         if stated or more:
-            sign = _duration_sign(text, match, more)
-            return True, None if sign is None else _time_shift(_count(match["count"]), match["unit"], sign)
+            way = _duration_sign(text, match, more)
+            return True, None if way is None else _time_shift(_count(match["count"]), match["unit"], way)
     match = _ANOTHER_DURATION.search(text)
     if match is not None and not_done(text, match.start()):
         return True, None
     if match is not None:
-        sign = _duration_sign(text, match, True)
-        return True, None if sign is None else _time_shift(1, match["unit"], sign)
+        way = _duration_sign(text, match, True)
+        return True, None if way is None else _time_shift(1, match["unit"], way)
     return False, None
 
 
@@ -264,7 +187,7 @@ def shift(text: str) -> Shift | None:
     found, time = _duration(text)
     if found:
         return time
-    change = amount_change(text, lambda at: _sign(text, at))
+    change = amount_change(text, lambda at: sign(text, at))
     if change is None:
         return None
     return Shift(amount=change.delta, factor=change.factor, unit=change.unit, done=change.done)
