@@ -51,7 +51,6 @@ from agent.language.questions import is_question
 from agent.notes.artifacts import delete_stream
 from agent.notes.linking import expand_note_links
 from agent.notes.markdown import note_filenames, note_markdown
-from agent.notes.metrics import note_metrics
 from agent.notes.models import NoteDraft, compose_text
 from agent.notes.offline import offline_extract
 from agent.notes.offline_prose import EXAMPLE_OPENER
@@ -61,6 +60,7 @@ from agent.notes.text import is_boilerplate, normalise_concept
 from agent.resources import Resources
 from agent.settings import Settings
 from bench.note_checks import prose_of, repeated_sentences
+from bench.note_metrics import note_metrics
 
 GOLD_PATH = Path(__file__).resolve().parent / "data" / "zettelkasten_gold.json"
 GOLD_TARGET = 0.90

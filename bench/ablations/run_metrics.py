@@ -22,7 +22,7 @@ is ``None``, never a made-up 0 or 1. Definitions (design §6):
   over probes. A model whose context window is ``max_tokens`` would reject an
   overflowing prompt; the offline policy reads no prompt and answers anyway, so
   recall rate alone cannot show what eviction buys;
-- note atomicity and link density: from ``agent.notes.metrics`` (concepts per
+- note atomicity and link density: from ``bench.note_metrics`` (concepts per
   note; distinct linked neighbours per note), ``None`` without notes.
 """
 
@@ -196,14 +196,14 @@ def pressure_series(records: Sequence[RunRecord]) -> list[dict[str, Any]]:
 
 
 def note_atomicity(notes: Mapping[str, Any] | None) -> float | None:
-    """Mean concepts per note from an ``agent.notes.metrics`` summary (``None`` without notes)."""
+    """Mean concepts per note from an ``bench.note_metrics`` summary (``None`` without notes)."""
     if not notes or not notes.get("note_count"):
         return None
     return float(notes["atomicity_mean_concepts"])
 
 
 def link_density(notes: Mapping[str, Any] | None) -> float | None:
-    """Distinct linked neighbours per note from an ``agent.notes.metrics`` summary."""
+    """Distinct linked neighbours per note from an ``bench.note_metrics`` summary."""
     if not notes or not notes.get("note_count"):
         return None
     return float(notes["link_density"])

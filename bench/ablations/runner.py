@@ -36,7 +36,6 @@ from agent.context import Context
 from agent.errors import ConfigError
 from agent.memory.erasure import erase_learner
 from agent.memory.stores import MemoryStores
-from agent.notes.metrics import note_metrics
 from agent.notes.store import NoteStore
 from agent.resources import Resources
 from agent.settings import Settings
@@ -47,6 +46,7 @@ from bench.ablations.run_record import RunRecord
 from bench.ablations.run_recorder import STREAM_MODES, TurnRecorder
 from bench.ablations.variants import ALL_VARIANTS, REFERENCE, Variant, get_variant
 from bench.markdown_table import markdown_table
+from bench.note_metrics import note_metrics
 from graphs.demo_script import DEMO_MAX_TOKENS
 from graphs.heartbeat import make_builder as make_heartbeat_builder
 
@@ -104,7 +104,7 @@ class VariantRun:
     learner_id: str
     records: list[RunRecord]
     notes: dict[str, Any] | None
-    """``agent.notes.metrics`` summary (``None`` for graphs that write no notes)."""
+    """``bench.note_metrics`` summary (``None`` for graphs that write no notes)."""
     seconds: float
 
     @property

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
-from agent.notes.metrics import DENSITY_MIN_NOTES
 from bench.ablations.learner_script import MOVED
 from bench.ablations.run_metrics import METRICS, TARGETS, meets_target
 from bench.ablations.run_record import RunRecord
+from bench.note_metrics import DENSITY_MIN_NOTES
 
 if TYPE_CHECKING:
     from bench.ablations.runner import AblationResult, VariantRun
@@ -105,7 +105,7 @@ def _links(run: VariantRun, value: float) -> str:
     parts = [f"The run wrote {count} notes ({orphans} without any link)."]
     if count < DENSITY_MIN_NOTES:
         parts.append(
-            f"The density target applies from {DENSITY_MIN_NOTES} notes (`agent/notes/metrics.py`); with "
+            f"The density target applies from {DENSITY_MIN_NOTES} notes (`bench/note_metrics.py`); with "
             f"{count} notes about one short SQL dialogue each new note has few candidates to link to, so "
             "this figure is not yet a test of the target."
         )

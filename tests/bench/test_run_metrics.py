@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.notes import metrics as note_metrics
+from bench import note_metrics
 from bench.ablations.run_metrics import (
     METRICS,
     TARGET_RANGES,

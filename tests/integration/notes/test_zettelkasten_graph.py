@@ -13,9 +13,9 @@ import pytest
 from agent.context import Context
 from agent.notes.artifacts import delete_stream, ensure_group, read_group
 from agent.notes.concept_maps import concept_neighbourhood_map
-from agent.notes.metrics import note_metrics
 from agent.notes.store import NoteStore
 from agent.resources import Resources
+from bench.note_metrics import note_metrics
 from graphs.zettelkasten import graph, make_builder
 from tools.note_tools import make_note_tools
 

@@ -13,10 +13,10 @@ from langchain_core.messages import AIMessage
 from agent.notes.artifacts import delete_stream
 from agent.notes.evolution import evolve_notes
 from agent.notes.linking import expand_note_links, link_note, utc_now
-from agent.notes.metrics import note_metrics
 from agent.notes.pipeline import ingest_session
 from agent.notes.store import NoteStore
 from agent.resources import Resources
+from bench.note_metrics import note_metrics
 
 DIM = 384
 SESSION = [

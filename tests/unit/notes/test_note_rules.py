@@ -8,8 +8,8 @@ import pytest
 
 from agent.notes.evolution import lint_metadata, offline_metadata
 from agent.notes.linking import OFFLINE_MAX_LINKS, build_edges, freshness, link_weight, offline_decisions
-from agent.notes.metrics import summarise
 from agent.notes.models import LinkDecision, NoteMetadata
+from bench.note_metrics import summarise
 
 NEW = {"id": "new", "concept": "left join", "text": "left join keeps rows", "keywords": ["join"]}
 

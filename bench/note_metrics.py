@@ -1,4 +1,4 @@
-"""Health of a learner's Zettelkasten, computed from Neo4j.
+"""Health of a learner's Zettelkasten against the design's note targets, computed from Neo4j (bench only).
 
 - atomicity: concepts per note (``audit.concept_count``); the target is 1–2.
 - link density: distinct linked neighbours per note; target ≥ 2 once the
