@@ -1,4 +1,4 @@
-"""Mermaid ``flowchart`` concept maps: one per note, one per concept neighbourhood.
+"""Mermaid ``flowchart`` concept maps: one per note.
 
 Node ids are generated (``n0``, ``n1``…), so no text ever lands in an id. Every
 label is quoted and escaped with Mermaid entity codes (``#quot;``, ``#35;``…),
@@ -10,13 +10,9 @@ diagram. Tests validate the output with Mermaid's own parser
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agent.notes.models import DIRECTIONAL_RELATIONS, slugify
 from agent.notes.text import normalise_concept
-
-if TYPE_CHECKING:
-    from agent.notes.store import NoteStore
 
 MAX_LABEL = 600  # a note field's own limit: labels are whole, wrapped, never cut short
 WRAP_WIDTH = 36  # characters per label line, so a long definition makes a tall node, not a wide one
@@ -74,10 +70,8 @@ def _node(node_id: str, label: object, shape: str = "box") -> str:
     return f'  {node_id}["{text}"]'
 
 
-def _edge(a: str, b: str, label: str, *, directional: bool, mirrored: bool = False) -> str:
+def _edge(a: str, b: str, label: str, *, directional: bool) -> str:
     arrow = "-.->" if directional and label in {"refutes", "contradicts"} else "-->"
-    if mirrored:
-        arrow = "<-->"
     return f'  {a} {arrow}|"{escape_label(label.replace("_", " "), 40)}"| {b}'
 
 
@@ -131,56 +125,3 @@ def note_concept_map(note: dict[str, Any]) -> str:
 def _concept_key(concept: object) -> str:
     text = str(concept or "")
     return normalise_concept(text) or text.strip().lower()
-
-
-def neighbourhood_map(nodes: list[dict[str, Any]]) -> str:
-    """A map of several notes and the links among them, one node per concept.
-
-    ``nodes``: ``[{id, concept, seed?, links: [{target, relation, directional}]}]``.
-    Notes of the same concept share a node (a seed if any of them is one); links
-    between them are not drawn (no self-loops); mirrored pairs are drawn once, ``<-->``.
-    """
-    node_of: dict[str, str] = {}  # note id -> mermaid node id
-    concept_node: dict[str, str] = {}
-    labels: dict[str, str] = {}
-    seeds: list[str] = []
-    for n in nodes:
-        key = _concept_key(n.get("concept")) or n["id"]
-        if key not in concept_node:
-            concept_node[key] = f"n{len(concept_node)}"
-            labels[concept_node[key]] = n.get("concept") or n["id"]
-        node_of[n["id"]] = concept_node[key]
-        if n.get("seed") and concept_node[key] not in seeds:
-            seeds.append(concept_node[key])
-    lines = ["flowchart LR"]
-    lines += [_node(mid, label, "stadium" if mid in seeds else "box") for mid, label in labels.items()]
-    pairs = {
-        (node_of[n["id"]], node_of.get(link["target"]), link.get("relation"))
-        for n in nodes
-        for link in n.get("links") or []
-    }
-    seen: set[tuple[str, str]] = set()
-    for n in nodes:
-        for link in n.get("links") or []:
-            a, b = node_of[n["id"]], node_of.get(link["target"])
-            relation = str(link.get("relation", "related"))
-            if b is None or a == b or (a, b) in seen:
-                continue
-            directional = bool(link.get("directional")) or relation in DIRECTIONAL_RELATIONS
-            mirrored = not directional and (b, a, relation) in pairs
-            seen.add((a, b))
-            if mirrored:
-                seen.add((b, a))
-            lines.append(_edge(a, b, relation, directional=directional, mirrored=mirrored))
-    if seeds:
-        lines += ["  classDef focus stroke-width:3px", f"  class {','.join(seeds)} focus"]
-    return "\n".join(lines)
-
-
-async def concept_neighbourhood_map(
-    store: NoteStore, learner_id: str, concept: str, *, per_seed: int = 12
-) -> str:
-    """The learner's map around ``concept``: its notes and their heaviest neighbours."""
-    nodes = await store.neighbourhood_rows(learner_id, concept, slugify(concept), per_seed)
-    nodes.sort(key=lambda n: (not n["seed"], n["concept"] or ""))
-    return neighbourhood_map(nodes)

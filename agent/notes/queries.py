@@ -197,25 +197,3 @@ OPTIONAL MATCH (n)-[:LINKS_TO]-(m:Note)
 RETURN n.id AS id, n.audit_json AS audit_json, count(DISTINCT m) AS degree
 """
 """Each note's audit and distinct linked-neighbour count (Zettelkasten health metrics)."""
-
-NEIGHBOURHOOD = """
-MATCH (seed:Note {learner_id: $learner_id})
-WHERE toLower(seed.concept) = toLower($concept)
-   OR any(k IN coalesce(seed.keywords, []) WHERE k = $slug)
-WITH collect(seed) AS seeds
-UNWIND seeds AS seed
-OPTIONAL MATCH (seed)-[r:LINKS_TO]-(m:Note {learner_id: $learner_id})
-WITH seeds, seed, r, m ORDER BY r.weight DESC
-WITH seeds, seed, collect({r: r, m: m})[..$per_seed] AS hops
-UNWIND hops AS hop
-WITH seeds, hop.m AS m
-WITH seeds, [x IN collect(DISTINCT m) WHERE x IS NOT NULL] AS others
-WITH seeds + [o IN others WHERE NOT o IN seeds] AS nodes, seeds
-UNWIND nodes AS a
-OPTIONAL MATCH (a)-[r:LINKS_TO]->(b:Note) WHERE b IN nodes
-RETURN a.id AS id, a.concept AS concept, a IN seeds AS seed,
-       collect(CASE WHEN b IS NULL THEN NULL ELSE
-         {target: b.id, relation: r.relation, weight: r.weight, directional: r.directional} END)
-         AS links
-"""
-"""A concept's seed notes, their heaviest neighbours and the links among them (concept maps)."""

@@ -50,7 +50,6 @@ from agent.notes.queries import (
     GET_REVISIONS,
     KEYLESS_NOTE_LEARNERS,
     MERGE_LINKS,
-    NEIGHBOURHOOD,
     NOTE_DEGREES,
     NOTE_EMBEDDINGS,
     SCHEMA_STATEMENTS,
@@ -288,13 +287,6 @@ class NoteStore(Neo4jStore):
     async def degree_rows(self, learner_id: str) -> list[dict[str, Any]]:
         """``[{id, audit_json, degree}]`` for each of the learner's notes."""
         return await self.read(lambda tx: fetch(tx, NOTE_DEGREES, learner_id=learner_id))
-
-    async def neighbourhood_rows(
-        self, learner_id: str, concept: str, slug: str, per_seed: int
-    ) -> list[dict[str, Any]]:
-        """``[{id, concept, seed, links}]``: the concept's notes and their heaviest neighbours."""
-        args = {"learner_id": learner_id, "concept": concept, "slug": slug, "per_seed": per_seed}
-        return await self.read(lambda tx: fetch(tx, NEIGHBOURHOOD, **args))
 
     # ----- link and revision writes (need Neo4j; not parked) -----
     async def merge_links(self, learner_id: str, edges: list[dict[str, Any]]) -> int:

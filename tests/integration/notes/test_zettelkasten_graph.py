@@ -12,7 +12,6 @@ import pytest
 
 from agent.context import Context
 from agent.notes.artifacts import delete_stream, ensure_group, read_group
-from agent.notes.concept_maps import concept_neighbourhood_map
 from agent.notes.store import NoteStore
 from agent.resources import Resources
 from bench.note_metrics import note_metrics
@@ -107,7 +106,6 @@ async def test_compiled_subgraph_end_to_end(resources: Resources, learner: str) 
     assert len(delivered) == published
 
     maps = [a["concept_map"] for o in outputs for a in o["artifacts"]]
-    maps.append(await concept_neighbourhood_map(NoteStore.for_resources(resources), learner, "sql.joins"))
     assert all(r["ok"] for r in mermaid_ok(maps)), mermaid_ok(maps)
     metrics = await note_metrics(NoteStore.for_resources(resources), learner)
     assert metrics["note_count"] == published and metrics["link_density"] > 0

@@ -13,7 +13,6 @@ from agent.notes.concept_maps import (
     LINE_BREAK,
     escape_label,
     label_text,
-    neighbourhood_map,
     note_concept_map,
     wrapped_label,
 )
@@ -85,37 +84,10 @@ def test_adversarial_labels_parse() -> None:
             }
         )
     maps = [note_concept_map(n) for n in notes]
-    nodes = [
-        {"id": f"id{i}", "concept": label, "seed": i == 0, "links": []} for i, label in enumerate(ADVERSARIAL)
-    ]
-    for i in range(len(nodes) - 1):
-        nodes[i]["links"].append({"target": f"id{i + 1}", "relation": "supports"})
-        nodes[i + 1]["links"].append({"target": f"id{i}", "relation": "supports"})
-        nodes[i]["links"].append({"target": f"id{i + 1}", "relation": ADVERSARIAL[i] or "x"})
-    maps.append(neighbourhood_map(nodes))
     results = validate(maps)
     failures = [(m, r["error"]) for m, r in zip(maps, results, strict=True) if not r["ok"]]
     assert not failures, failures[0]
     assert all(r["diagramType"].startswith("flowchart") for r in results)
-
-
-def test_mirrored_pairs_are_drawn_once() -> None:
-    nodes = [
-        {
-            "id": "a",
-            "concept": "A",
-            "seed": True,
-            "links": [{"target": "b", "relation": "supports"}],
-        },
-        {"id": "b", "concept": "B", "links": [{"target": "a", "relation": "supports"}]},
-        {
-            "id": "c",
-            "concept": "C",
-            "links": [{"target": "a", "relation": "refutes", "directional": True}],
-        },
-    ]
-    text = neighbourhood_map(nodes)
-    assert text.count("<-->") == 1 and text.count("-.->") == 1
 
 
 def test_note_map_has_one_node_per_concept_and_no_self_links() -> None:
@@ -133,28 +105,6 @@ def test_note_map_has_one_node_per_concept_and_no_self_links() -> None:
     assert "successor" not in text
     assert text.count('["left join"]') == 1 and '"elaborates, depends on"' in text
     assert len(validate([text])) == 1 and validate([text])[0]["ok"]
-
-
-def test_neighbourhood_map_merges_notes_of_one_concept() -> None:
-    nodes = [
-        {
-            "id": "a1",
-            "concept": "sql.joins",
-            "seed": True,
-            "links": [{"target": "a2", "relation": "successor"}],
-        },
-        {
-            "id": "a2",
-            "concept": "sql.joins",
-            "seed": True,
-            "links": [{"target": "b", "relation": "supports"}],
-        },
-        {"id": "b", "concept": "left join", "links": [{"target": "a2", "relation": "supports"}]},
-    ]
-    text = neighbourhood_map(nodes)
-    assert text.count('"sql.joins"') == 1 and text.count('"left join"') == 1
-    assert "successor" not in text  # a1 -> a2 would be a self-loop
-    assert text.count("<-->") == 1
 
 
 LONG = (
