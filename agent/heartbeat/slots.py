@@ -5,13 +5,8 @@ in the compiled prompt after core memory. They never replace core memory or the 
 they are the request's scratchpad (the question, the plan, retrieved facts, evaluations,
 triggered reminders) and they are cleared when the request is answered.
 
-Rules (issue 13, design §4):
-- at most ``MAX_SLOTS`` (20); when more arrive, the lowest ``relevance`` is evicted
-  first (ties: the oldest slot goes first);
-- a slot with an id already held replaces it in place (dedupe by id, newest wins);
-- ``clear_slots()`` is a sentinel: in an update it drops every slot before it, so
-  ``[clear_slots(), question]`` starts a fresh set;
-- types: question, retrieved_fact, reasoning_step, context, plan, evaluation.
+The rules (issue 13, design §4: capacity, dedupe by id, the clear sentinel) are the reducer's,
+``merge_slots``; the types are ``SLOT_TYPES``.
 
 The rendered block is a contract with the offline policy (its format and ``read_slots``, which
 parses it, are in ``agent.models.slot_block``)::
