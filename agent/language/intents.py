@@ -189,7 +189,7 @@ def probabilities(text: str) -> dict[str, float]:
     return {str(label): float(p) for label, p in zip(model.classes_, row, strict=True)}
 
 
-def reading(text: str) -> tuple[str, bool]:
+def reading(text: str, override: float = OVERRIDE) -> tuple[str, bool]:
     """The intent the words of ``text`` call for, and whether memory should settle it.
 
     The second value is True for a question the words read as asking one value
@@ -214,7 +214,7 @@ def reading(text: str) -> tuple[str, bool]:
     if rule is not None or not question:
         intent = decide(rule, question, {})
         return intent, question and rule == CHANGING
-    intent = decide(None, True, probabilities(text))
+    intent = decide(None, True, probabilities(text), override)
     return intent, intent in ONE_VALUE
 
 

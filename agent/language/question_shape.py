@@ -115,7 +115,7 @@ def _about_topic(doc: Doc) -> bool:
 
 def _perfect(verb: Token) -> bool:
     """A verb with the auxiliary "have" ("has … changed"; the parser may tag "come" of "has come" VB)."""
-    return verb.pos_ == "VERB" and any(c.dep_ == "aux" and c.lemma_.lower() == "have" for c in verb.children)
+    return any(c.dep_ == "aux" and c.lemma_.lower() == "have" for c in verb.children)
 
 
 def _past_active(verb: Token) -> bool:
@@ -151,9 +151,12 @@ def _asks_a_course(doc: Doc) -> bool:
         if verb.dep_ in {"aux", "auxpass"}:  # the parser may hang "when" on "was" of "was scheduled"
             verb = verb.head
         # a copula asks the time of a thing ("When was the essay due?"), a value that may have moved
-        if word == "when" and verb.pos_ == "VERB" and _past_active(verb):
+        # the small parser may tag the verb after "the learner" a noun ("did the learner switch"):
+        # an auxiliary on it makes it a verb all the same
+        verbal = verb.pos_ == "VERB" or any(c.dep_ == "aux" for c in verb.children)
+        if word == "when" and verbal and _past_active(verb):
             return True
-        if word == "how" and verb.pos_ == "VERB" and _perfect(verb):
+        if word == "how" and verbal and _perfect(verb):
             return True
     return False
 

@@ -112,3 +112,16 @@ def test_two_open_facts_that_answer_the_question_are_two_values() -> None:
 def test_an_unrelated_fact_far_from_the_question_is_no_second_value() -> None:
     memory = [Fact("My supervisor is Prof. Haddad."), Fact("I went to a Coldplay concert in Manchester.")]
     assert memory_holds("Who is the learner's supervisor?", memory) == "one"
+
+
+def test_a_bare_search_over_several_facts_about_it_asks_for_their_course() -> None:
+    from agent.heartbeat.effort import several
+
+    scores = [
+        Fact("I scored 54 out of 100 on the first statistics quiz."),
+        Fact("Second statistics quiz: 71 out of 100."),
+        Fact("My cat is called Miso."),
+    ]
+    assert several("statistics quiz score", scores)
+    assert not several("statistics quiz score", [scores[0], scores[2]])  # one fact about it: one value
+    assert not several("cello teacher", scores)  # nothing about it
