@@ -31,6 +31,7 @@ the trigger's sense.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, owner_of, parse
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 # a topic named before a colon or a dash ("Right, on to hash maps: how does lookup work?") heads a
 # fragment of its own; parsed with the question after it, it hangs under the question's verb
 _PARTS = re.compile(r"\s*[:;\u2013\u2014]\s*|\s+-\s+")
+MEMO = 4096
+"""Sentences read per process: every pending reminder asks of every turn; the parse's memo is small."""
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj"})
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
 _FUTURE_MODALS = frozenset({"will", "shall"})
@@ -129,6 +132,12 @@ def _passing(token: Token) -> bool:
 
 
 def turns_to(sentence: str, topic_words: list[str]) -> bool:
+    """True when ``sentence`` turns to the topic now (see ``_turns_to``)."""
+    return _turns_to(sentence, tuple(topic_words))
+
+
+@lru_cache(maxsize=MEMO)
+def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
     """True when ``sentence`` turns to the topic now: some naming of its last topic word is not passing.
 
     ``topic_words`` are the trigger's topic words (``agent.language.reminders.head_words``); the
