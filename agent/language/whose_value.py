@@ -207,12 +207,23 @@ def _person(subject: Token) -> bool:
         titled = any(
             c.dep_ == "compound" and (c.text.endswith(".") or is_person(c.text)) for c in subject.children
         )
-        return owner == "learner" or told_of or titled or any(c.dep_ == "appos" for c in subject.children)
+        return told_of or titled or any(c.dep_ == "appos" for c in subject.children)
     return owner == "learner" and (named or is_person(subject.lemma_))
 
 
 def _object(token: Token) -> bool:
     return token.dep_ in _OBJECTS or (token.dep_ == "poss" and token.head.dep_ == "dobj")
+
+
+def _shared_thing(token: Token) -> bool:
+    """A direct object that names a known thing ("pushed the exam", "gave the whole seminar until …").
+
+    Another person who acts on *the* thing changes a value the learner shares; one who has, gets or
+    learns a number or a name ("gets 650", "is using MongoDB", "has the 15th") tells their own.
+    """
+    if token.dep_ not in {"dobj", "dative"} or token.pos_ != "NOUN" or any(ch.isdigit() for ch in token.text):
+        return False
+    return any(c.dep_ == "det" and c.lower_ in {"the", "this", "that"} for c in token.children)
 
 
 def _clauses(text: str) -> list[tuple[Token | None, list[Token]]]:
@@ -266,8 +277,8 @@ def anothers(text: str) -> bool:
         inside = set(subject.subtree)
         if _names_who(words):
             return False  # "My PhD supervisor is Prof. Okafor": who the learner's person is
-        if any(is_learner(t) and _object(t) for t in words if t not in inside):
-            return False  # "the teacher put me in the B2 class", "my supervisor moved my deadline"
+        if any((is_learner(t) and _object(t)) or _shared_thing(t) for t in words if t not in inside):
+            return False  # "the teacher put me in the B2 class", "my supervisor moved the deadline"
     return True
 
 

@@ -43,6 +43,9 @@ CURRENT = [
     "Google Docs is my app now.",
     "My PhD supervisor is Prof. Okafor, she's brilliant with Bayesian models.",
     "My teacher is Frau Obermaier, she teaches out of her flat.",
+    "My new M3 MacBook Pro arrived yesterday and it's so fast.",
+    "Our tutor gave the whole seminar until March 10 because the library was closed.",
+    "My professor pushed the exam to May 11.",
 ]
 
 
