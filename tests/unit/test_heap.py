@@ -28,3 +28,15 @@ async def test_start_up_objects_are_frozen_and_later_cycles_still_collected() ->
         assert gone() is None  # allocated after the freeze: collected as usual
     finally:
         gc.unfreeze()
+
+
+async def test_the_parser_is_loaded_before_the_freeze() -> None:
+    """A request never loads spaCy on the event loop (file reads ``langgraph dev`` stops)."""
+    from agent.language import grammar
+
+    grammar.pipeline.cache_clear()
+    try:
+        await freeze_startup_heap()
+        assert grammar.pipeline.cache_info().currsize == 1
+    finally:
+        gc.unfreeze()
