@@ -22,9 +22,10 @@ the parse's tags (``MD`` modal, ``neg``, ``poss``) carry the rest.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -43,6 +44,7 @@ _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
 _CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis", "relcl", "xcomp", "acl"})
 
 _lock = threading.Lock()
+M = TypeVar("M", bound=Any)
 
 
 @lru_cache(maxsize=1)
@@ -62,9 +64,23 @@ def parse(text: str) -> Doc:
         return nlp(text[:MAX_CHARS])
 
 
+_TEXT_MEMOS: list[Callable[[], None]] = []
+
+
+def holds_text(memo: M) -> M:
+    """Register ``memo`` (an ``lru_cache``'d reader keyed by learner text) for :func:`forget`."""
+    _TEXT_MEMOS.append(memo.cache_clear)
+    return memo
+
+
 def forget() -> None:
-    """Drop the memo of parsed texts (on erasure: it holds recent texts of every learner)."""
+    """Empty every memo keyed by learner text (on erasure: they hold recent texts of every learner).
+
+    The parse's, and each reader's registered with :func:`holds_text`; the only cost is reading again.
+    """
     parse.cache_clear()
+    for clear in _TEXT_MEMOS:
+        clear()
 
 
 @dataclass(frozen=True)

@@ -82,3 +82,17 @@ def test_forget_empties_the_memo_of_parsed_texts() -> None:
     assert grammar.parse.cache_info().currsize > 0
     grammar.forget()
     assert grammar.parse.cache_info().currsize == 0
+
+
+def test_forget_empties_every_registered_text_memo() -> None:
+    from functools import lru_cache
+
+    @grammar.holds_text
+    @lru_cache(maxsize=8)
+    def reader(text: str) -> int:
+        return len(text)
+
+    reader("I work at the Qantas lounge.")
+    assert reader.cache_info().currsize == 1
+    grammar.forget()
+    assert reader.cache_info().currsize == 0
