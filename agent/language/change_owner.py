@@ -12,6 +12,7 @@ car") changes only when the change names that person again.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, owner_of, parse
@@ -138,6 +139,7 @@ _THIRD = frozenset({"he", "she", "him", "her", "his", "hers"})
 _RECIPIENT = frozenset({"dative", "iobj"})
 
 
+@lru_cache(maxsize=2048)
 def number_owner(text: str, start: int) -> str:
     """Whose value the number at ``text[start:]`` is: "learner", "another", or "" (the parse).
 
@@ -180,6 +182,7 @@ def _object_count(token: Token, objects: list[Token]) -> bool:
     return any(token == o or token in o.subtree for o in objects)
 
 
+@lru_cache(maxsize=2048)
 def anothers_values(text: str) -> bool:
     """True when every number ``text`` states is another's ("My flatmate has saved €5,000 for her car")."""
     base = without_current(text)
@@ -187,6 +190,7 @@ def anothers_values(text: str) -> bool:
     return bool(owners) and all(o == "another" for o in owners)
 
 
+@lru_cache(maxsize=2048)
 def change_is_anothers(text: str) -> bool:
     """True when the change ``text`` states is another's value (its first number's owner)."""
     found = numbers(text)
