@@ -13,8 +13,11 @@ rarity under which a topic word fires without the similarity veto (``RARE_ZIPF``
 Both are then reported on every set given, and on a traffic set (kag-intent-traffic/1) as false
 fires of every tuning trigger on every ordinary turn.
 
-    .venv/bin/python -m bench.reminder_knobs bench/cognitive/sets/reminders_sense.json \
-        --check bench/cognitive/sets/heldout3.json --traffic bench/cognitive/sets/traffic_intents.json
+    S=bench/cognitive/sets
+    .venv/bin/python -m bench.reminder_knobs $S/reminders_sense.json $S/heldout4.json $S/heldout5.json \
+        $S/reminders_forms.json $S/reminders_other_sense.json $S/reminders_times.json \
+        $S/reminders_turns.json $S/reminders_dates.json $S/heldout6.json \
+        --check $S/heldout3.json $S/reminders_sense_frozen.json --traffic $S/traffic_intents.json
 """
 
 from __future__ import annotations

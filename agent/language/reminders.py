@@ -322,7 +322,11 @@ Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,
 Chosen again with ``RARE_ZIPF`` over six sets (reminders_sense, heldout4, heldout5, reminders_forms,
 reminders_other_sense, reminders_times; 2026-11-29, session 40): (0.53, 2.0) on all of them, best
 interval 0.53 with any rarity in 1.5-2.25; leave-one-out 133/157 fires once, 12/911 false (1.3 %);
-traffic 30/8,375 pairs (0.4 %), every one a question about the trigger's own topic."""
+traffic 30/8,375 pairs (0.4 %), every one a question about the trigger's own topic.
+Chosen again with the passing-mention veto (``reminder_turns``) over nine sets (the six, plus
+reminders_turns, reminders_dates, heldout6; 2026-11-29, session 41): best interval 0.47-0.56 with
+rarity 1.5-2.25, 0.53 and 2.0 inside it, kept; leave-one-out 178/197 fires once, 12/1,103 false
+(1.1 %) (the code before: 149/197, 26/1,103); traffic 35/10,117 pairs (0.3 %)."""
 
 
 def is_code_name(keyword: str) -> bool:
