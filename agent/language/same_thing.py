@@ -235,6 +235,19 @@ def states_another_value(a: str, b: str) -> bool:
     return bool(_beyond(held_a, held_b) or _beyond(held_b, held_a))
 
 
+def brings_another_value(text: str, best: str) -> bool:
+    """``text`` holds a value the ``best`` answer does not (``states_another_value``, one way).
+
+    A statement whose names and numbers the best answer holds already restates part of it ("Gave
+    the ThinkPad to my little brother" beside "I code on an old ThinkPad running Ubuntu 22.04";
+    "My sister is keeping my old room in Lyon" beside "I live in Lyon"): no other version of it.
+    """
+    if not states_another_value(text, best):
+        return False
+    held, known = values(text), values(best)
+    return not held and not known or bool(_beyond(held, known))
+
+
 def _content(text: str) -> frozenset[str]:
     """The lemmas (``simplemma``) of the words of ``text`` of four letters or more.
 
@@ -275,22 +288,19 @@ def answer_groups(
         return []
     margin = ANSWER_MARGIN if margin is None else margin
     floor = ANSWER_FLOOR if floor is None else floor
-    # The best answer that tells the learner's current value: a plan, a hedge or another person's
-    # value answers the question too, but is never a version of the learner's (``whose_value``).
-    order = [int(i) for i in np.argsort(-np.asarray(asked), kind="stable") if asked[i] >= floor]
-    best = next((i for i in order if not not_current(texts[i])), None)
-    if best is None:
-        return []
+    best = int(np.argmax(asked))
     low = max(floor, float(asked[best]) - margin)
+    if asked[best] < floor:
+        return []
     kind = value_kind(texts[best])
     near = [
         i
         for i in range(len(texts))
         if i != best
         and asked[i] >= low
-        and states_another_value(texts[best], texts[i])
+        and brings_another_value(texts[i], texts[best])
         and _answers_in_kind(kind, texts[i])
-        and not not_current(texts[i])
+        and not not_current(texts[i])  # a plan, a hedge or another's value: no version (``whose_value``)
     ]
     if not near:
         return []

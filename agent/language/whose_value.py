@@ -198,8 +198,8 @@ def _person(subject: Token) -> bool:
     owner = owner_of(subject)
     if owner not in {"", "learner"}:
         return True  # "Her stipend", "Lena's notes": another's thing
-    # "My friend Lena", "Herr Kaltenbrunner", "my classmate Rui": a name beside a person noun
-    named = any(c.dep_ in {"appos", "compound"} and c.pos_ == "PROPN" for c in subject.children)
+    # "My friend Lena", "my classmate Rui": a name beside a noun ("my ACCA exam" is no name beside it)
+    named = any(c.dep_ == "appos" and c.pos_ == "PROPN" for c in subject.children)
     if subject.pos_ == "PROPN":
         # a name with a title or a relation ("Dr. Okafor", "my friend Lena"), or told of as he or she
         # ("Tomás uses Anki for his vocab"); a bare name may be a firm or an app ("Finance came back")

@@ -30,6 +30,7 @@ from agent.language.encoder import encode
 from agent.language.facts import fact_slot, replaced_values
 from agent.language.restated import RESTATE_MIN, restates
 from agent.language.same_thing import answer_groups, disagreeing, merged, retire_choice, same_pairs
+from agent.language.whose_value import not_current
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text
@@ -326,6 +327,9 @@ def newest_first(
         groups = merged([*groups, *answer_groups(vectors @ asked, texts, vectors=vectors)])
     out = list(hits)
     for group in groups:
+        group = _learners_newest(group, [hits[i] for i in facts])
+        if len(group) < 2:
+            continue
         places = sorted(facts[g] for g in group)
         # Newest first; facts of one message (the same valid_from) keep the search's order.
         members = sorted(
@@ -337,6 +341,18 @@ def newest_first(
             meta = {**hit.metadata, "was_until": newest} if older else hit.metadata
             out[place] = replace(hit, metadata=meta)
     return out
+
+
+def _learners_newest(group: list[int], facts: Sequence[SearchHit]) -> list[int]:
+    """``group`` without its newest members while they tell no value of the learner's (``whose_value``).
+
+    A plan, a hedge or another person's value may answer the question best and so anchor a group
+    (``same_thing.answer_groups``), but it never becomes the newer version: it keeps its search place.
+    """
+    members = sorted(group, key=lambda g: str(facts[g].metadata.get("valid_from") or ""))
+    while members and not_current(facts[members[-1]].text):
+        members.pop()
+    return members
 
 
 def current_fact_places(hits: Sequence[SearchHit]) -> list[int]:

@@ -94,13 +94,29 @@ def test_a_plan_never_marks_the_learners_home_was_until() -> None:
 
 
 def test_anothers_value_is_never_the_newer_version() -> None:
-    # heldout6 h6-L1-cello-teacher: the friend's teacher answers "who is my teacher" best
+    # heldout6 h6-L1-cello-teacher: the friend's teacher (told later) answers "who is my teacher" best
     texts = [
         "My teacher is Frau Obermaier, she is very strict about the bow hold.",
         "My friend Lena has lessons with Herr Kaltenbrunner and she says he's more relaxed than mine.",
     ]
+    hits = [open_fact(f"f{i}", t, f"2026-0{i + 1}-01T00:00:00+00:00") for i, t in enumerate(texts)]
     vectors = encode(texts)
     [asked] = encode([as_learner("Who is the learner's cello teacher?")])
-    assert answer_groups(vectors @ asked, texts, margin=1.0, floor=0.0) == []
+    ranked = newest_first([hits[1], hits[0]], vectors[[1, 0]], asked)
+    assert [h.id for h in ranked] == ["f1", "f0"]  # the search's order: nothing promoted
+    assert all("was_until" not in h.metadata for h in ranked)
     same = ["My flatmate gets 650 euros a month.", "My stipend is 500 euros a month."]
     assert disagreeing(same, encode(same)) == []
+
+
+def test_a_restated_part_is_no_other_version() -> None:
+    # heldout6 h6-L5-home-leipzig: the sister keeps the old room in Lyon; Leipzig is the new home
+    texts = [
+        "Bonsoir, I live in Lyon and take German evening classes twice a week at the Goethe-Institut here.",
+        "My sister is keeping my old room in Lyon for now.",
+        "The view from my flat in Leipzig is unreal.",
+    ]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("Which city does the learner live in?")])
+    groups = answer_groups(vectors @ asked, texts, margin=1.0, floor=0.0)
+    assert groups and all(1 not in g for g in groups) and any(2 in g for g in groups)
