@@ -11,6 +11,11 @@ one-value intent, memory asked); any other label when the words give it. Reporte
   it switched off (the rules and the classifier alone), at the shipped ``OVERRIDE``;
 - ``override``: agreement per setting of the classifier's ``OVERRIDE`` and its leave-one-out
   (each item scored at the setting best on the others; ties go to the higher, surer setting).
+- ``searches``: ``agent.heartbeat.effort.SEARCH_MIN`` over the bare searches of
+  ``bench/cognitive/sets/intents_searches.json`` (several facts about a search: their course):
+  agreement per setting, the leave-one-out, and the settings the folds chose (ties go to the
+  lowest: a plain search read as a course costs a history plan that still holds its one value,
+  a course read as one value loses the older values).
 """
 
 from __future__ import annotations
@@ -18,10 +23,47 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 SET = Path(__file__).resolve().parent / "cognitive" / "sets" / "intents_shape.json"
+SEARCHES = SET.with_name("intents_searches.json")
 GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
+SEARCH_GRID = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+
+
+@dataclass(frozen=True)
+class _Fact:
+    content: str
+    valid_to: str | None = None
+    superseded: tuple[str, ...] = ()
+
+
+def searches_report(path: Path = SEARCHES) -> dict[str, Any]:
+    """``SEARCH_MIN`` by leave-one-out over bare searches and the facts memory holds for them."""
+    from agent.heartbeat.effort import several
+
+    items = json.loads(path.read_text(encoding="utf-8"))["items"]
+    right = {
+        t: [
+            several(it["search"], [_Fact(f) for f in it["facts"]], t) == (it["intent"] == "temporal_comparison")
+            for it in items
+        ]
+        for t in SEARCH_GRID
+    }
+    chosen, loo = [], []
+    for i in range(len(items)):
+        scores = {t: sum(r for j, r in enumerate(right[t]) if j != i) for t in SEARCH_GRID}
+        best = [t for t in SEARCH_GRID if scores[t] == max(scores.values())]
+        pick = best[0]
+        chosen.append(pick)
+        loo.append(right[pick][i])
+    return {
+        "items": len(items),
+        "by_setting": {str(t): round(sum(r) / len(items), 3) for t, r in right.items()},
+        "leave_one_out": round(sum(loo) / len(items), 3),
+        "folds_chose": sorted(set(chosen)),
+    }
 
 
 def _right(item: dict[str, Any], reading: tuple[str, bool]) -> bool:
@@ -65,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.intent_knobs", description=__doc__.splitlines()[0])
     parser.add_argument("--set", default=str(SET), help="the question set (kag-intents-shape-v1)")
     args = parser.parse_args(argv)
-    print(json.dumps(report(Path(args.set)), indent=1))
+    print(json.dumps({"questions": report(Path(args.set)), "searches": searches_report()}, indent=1))
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ from agent.language.encoder import encode, encode_kept
 from agent.language.intents import Intent, intent_of, reading
 from agent.language.question_shape import TEMPORAL, is_bare_search
 from agent.language.sentences import split_sentences
-from agent.language.versions import ASKED_MIN, Version, as_learner, memory_holds, settle
+from agent.language.versions import Version, as_learner, memory_holds, settle
 from agent.memory.blend import PLANS, SOURCES, RetrievalPlan
 from agent.models.capabilities import has_structured_output as has_structured_output
 from agent.models.offline_policy import is_question
@@ -129,19 +129,29 @@ async def classify(facts: FactHistory | None, learner_id: str, text: str) -> str
     return settle(intent, await asyncio.to_thread(memory_holds, text, versions))
 
 
-def several(search: str, versions: Sequence[Version]) -> bool:
+SEARCH_MIN = 0.25
+"""The cosine from which a fact is about a bare search (``several``), chosen over the 14 searches of
+``bench/cognitive/sets/intents_searches.json`` (``python -m bench.intent_knobs``): 0.25-0.40 all
+read 12 of 14, and ties go to the lowest (a plain search read as a course still holds its one
+value; a course read as one value loses the older ones); leave-one-out 0.64 (folds chose
+0.20-0.30: the set is small). A search of a few words sits further from the facts than a
+question does ("typing speed wpm" / "Two weeks of home row drills and I'm at 45 wpm." 0.21), so
+``versions.ASKED_MIN`` (0.35) misses part of a course of values."""
+
+
+def several(search: str, versions: Sequence[Version], floor: float = SEARCH_MIN) -> bool:
     """Whether two or more of the learner's facts are about a bare ``search`` ("statistics quiz score").
 
     A search names a thing without asking which of its values; when several facts state
-    values of it (each at ``versions.ASKED_MIN`` of the search or more: "I scored 54 on the
-    first statistics quiz", "Second quiz: 71"), it asks for their course
-    (``temporal_comparison``), whether or not the write made them versions of one fact.
+    values of it (each at ``floor`` of the search or more: "I scored 54 on the first
+    statistics quiz", "Second quiz: 71"), it asks for their course (``temporal_comparison``),
+    whether or not the write made them versions of one fact.
     """
     texts = [v.content for v in versions if isinstance(v.content, str) and v.content.strip()]
     if len(texts) < 2:
         return False
     sims = encode_kept(texts) @ encode([as_learner(search)])[0]
-    return int((sims >= ASKED_MIN).sum()) >= 2
+    return int((sims >= floor).sum()) >= 2
 
 
 def step_budget(intent: str, max_steps: int) -> int:
