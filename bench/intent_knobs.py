@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 SET = Path(__file__).resolve().parent / "cognitive" / "sets" / "intents_shape.json"
 SEARCHES = SET.with_name("intents_searches.json")
 GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
+TEMPORAL = "temporal_comparison"
 SEARCH_GRID = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 
 
@@ -46,7 +47,7 @@ def searches_report(path: Path = SEARCHES) -> dict[str, Any]:
     items = json.loads(path.read_text(encoding="utf-8"))["items"]
     right = {
         t: [
-            several(it["search"], [_Fact(f) for f in it["facts"]], t) == (it["intent"] == "temporal_comparison")
+            several(it["search"], [_Fact(f) for f in it["facts"]], t) == (it["intent"] == TEMPORAL)
             for it in items
         ]
         for t in SEARCH_GRID
