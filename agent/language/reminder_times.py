@@ -34,6 +34,7 @@ _EDGE = re.compile(
     re.I,
 )
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
+_ORDINAL = re.compile(r"\s+(?:on\s+|by\s+)?the\s+(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\s*$", re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 # a time of day or a span shorter than a day: the phrase names an instant, not a day
 _CLOCK = re.compile(
@@ -109,6 +110,9 @@ def _exact(text: str, now: datetime) -> datetime | None:
             base = max(now, now.replace(hour=20, minute=0, second=0, microsecond=0))
         clock = _AT.match(" " + match["time"]) if match["time"] else None
         return _at(base, clock) if clock else base
+    match = _ORDINAL.fullmatch(text)
+    if match:  # dateparser reads "the 9th" as a month; it is the next 9th of a month
+        return _next_day_of_month(int(match["n"]), now)
     match = _ON_DAY.fullmatch(text)
     if match:
         ahead = (_WEEKDAYS.index(match["wd"].lower()) - now.weekday() - 1) % 7 + 1
@@ -117,6 +121,20 @@ def _exact(text: str, now: datetime) -> datetime | None:
     if match and re.match(r"\s*at\s+\d", text, re.I):
         due = _at(now, match)
         return due if due > now else due + timedelta(days=1)
+    return None
+
+
+def _next_day_of_month(day: int, now: datetime) -> datetime | None:
+    """The next date (today or later) that falls on ``day`` of a month."""
+    year, month = now.year, now.month
+    for _ in range(13):
+        try:
+            due = now.replace(year=year, month=month, day=day)
+        except ValueError:  # no 31st this month
+            due = None
+        if due is not None and due.date() >= now.date():
+            return due
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     return None
 
 

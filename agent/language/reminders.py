@@ -72,6 +72,7 @@ from typing import Any
 
 from agent.clock import as_aware, system_clock
 from agent.language.encoder import encode, encode_kept
+from agent.language.grammar import parse
 from agent.language.reminder_times import leading_time, phrase_due, split_time, time_due
 from agent.language.reminder_turns import turns_to
 from agent.language.topic_words import word_lemmas, zipf
@@ -178,6 +179,8 @@ def _lead_first(text: str) -> str:
         inner = _lead_first(rest)  # "On Friday, when we do voice leading, remind me …"
         moved = inner != rest and _REQUEST.match(inner) and leading_time(match["cond"], system_clock())
         return f"{inner} {match['cond'].strip()}" if moved else text
+    if all(t.pos_ in {"INTJ", "CCONJ", "ADV", "PUNCT"} for t in parse(match["cond"])):
+        return _strip_end(rest)  # "Hey, remind me …", "Oh and, remind me …": no condition, nothing to move
     return f"{_strip_end(rest)} {match['cond'].strip()}"
 
 

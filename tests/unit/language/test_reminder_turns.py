@@ -177,3 +177,14 @@ def test_a_topic_with_a_date_fires_on_the_topic_from_that_date_on(text: str, top
     assert trigger_matches(got, turn, None, due - timedelta(hours=1)) is False
     assert trigger_matches(got, "Hi, what's on today?", None, due + timedelta(hours=1)) is False
     assert trigger_matches(got, turn, None, due + timedelta(hours=1)) is True
+
+
+def test_an_interjection_before_the_request_is_no_condition() -> None:
+    got = parse_reminder("Hey, remind me to ask about unit rates when we start ratios.", now=NOW)
+    assert got is not None and got["keywords"] == ["ratios"]
+    assert trigger_matches(got, "Could we work on ratios today? What's a unit rate?", None, NOW) is True
+
+
+def test_the_nth_is_the_next_such_day_of_a_month() -> None:
+    got = parse_reminder("Remind me on the 9th to finish the course registration.", now=NOW)
+    assert got is not None and datetime.fromisoformat(got["due_at"]).date().isoformat() == "2026-06-09"
