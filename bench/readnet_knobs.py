@@ -31,6 +31,7 @@ from agent.language import versions as v
 from agent.language.encoder import encode
 from agent.language.questions import is_question
 from agent.language.sentences import split_sentences
+from agent.language.whose_value import not_current
 from bench.cognitive.metacognition import EXPECTED_INTENTS
 from bench.language.memory import Written
 from bench.language.memory import versions as written_versions
@@ -110,8 +111,10 @@ def _top(item: dict[str, Any], margin: float, floor: float) -> str:
     groups = same_thing.merged(
         [g for g in old if len(g) > 1] + same_thing.answer_groups(asked, texts, margin=margin, floor=floor)
     )
-    first = next((g for g in groups if 0 in g), [0])
-    return texts[max(first, key=lambda i: order[i])]  # newest: said last
+    first = sorted(next((g for g in groups if 0 in g), [0]), key=lambda i: order[i])
+    while len(first) > 1 and not_current(texts[first[-1]]):
+        first.pop()  # a plan, a hedge or another's value is never the newest (fact_records.newest_first)
+    return texts[first[-1]] if len(first) > 1 else texts[0]  # newest: said last
 
 
 def _loo(gain: np.ndarray, grid: list[tuple[Any, ...]]) -> list[int]:
@@ -133,8 +136,8 @@ def net_report(probes: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> dic
         row = [int(all(s in _top(p, margin, floor).lower() for s in p["expect"])) for p in firsts]
         for pair in pairs:
             texts = [pair["older"], pair["newer"]]
-            grouped = pair["old"] or bool(
-                same_thing.answer_groups(pair["sims"], texts, margin=margin, floor=floor)
+            grouped = not not_current(pair["newer"]) and (
+                pair["old"] or bool(same_thing.answer_groups(pair["sims"], texts, margin=margin, floor=floor))
             )
             row.append((1 if pair["same"] else -WRONG) if grouped else 0)
         rows.append(row)

@@ -32,11 +32,13 @@ sets 60 -> 84 of 150 passed (the probe's ``first`` on sentence-level memories), 
 (``question_pairs.json``, 91, nine classes) 21 -> 41 of 53 found, but 9 -> 28 of 38 hard negatives
 grouped (an unrelated or someone else's newer value shown first, the right one "was until").
 
-Neither reader groups a statement that is no version of the learner's current value: hedged,
-planned or wished ("I might do a summer course in Dresden"), or another person's ("My friend Lena
-has lessons with Herr Kaltenbrunner"), read from the parse (``agent.language.whose_value``). It
-may still be shown where the search ranks it, but it is never promoted, nor marks the learner's
-value "was until". It reads the text alone, so facts stored by any older write read the same.
+A statement that is no version of the learner's current value, hedged, planned or wished ("I
+might do a summer course in Dresden") or another person's ("My friend Lena has lessons with Herr
+Kaltenbrunner"), read from the parse (``agent.language.whose_value``), is never a group's newest
+member (``fact_records.newest_first`` drops it): shown where the search ranks it, never promoted,
+never marking the learner's value "was until". As an older member it may be grouped (a wrong
+reading of an old fact, "My PhD supervisor, Dr. Okafor, wants a draft", must not keep the new
+supervisor from first place). It reads the text alone, so facts stored by any older write read the same.
 
 Items of a numbered series ("Note one:", "Step 4:", "the second quiz") are other instances
 (``other_instance``): never retired by, nor grouped with, another item.
@@ -67,7 +69,6 @@ from agent.language.about import parts
 from agent.language.differences import value_kind
 from agent.language.encoder import encode_kept
 from agent.language.facts import fact_slot
-from agent.language.whose_value import not_current
 
 NET_SAME = 0.70
 """Read time: two open facts at least this close are about the same thing (ordering only)."""
@@ -300,7 +301,6 @@ def answer_groups(
         and asked[i] >= low
         and brings_another_value(texts[i], texts[best])
         and _answers_in_kind(kind, texts[i])
-        and not not_current(texts[i])  # a plan, a hedge or another's value: no version (``whose_value``)
     ]
     if not near:
         return []
@@ -354,11 +354,9 @@ def disagreeing(texts: Sequence[str], vectors: np.ndarray) -> list[list[int]]:
             i = parent[i]
         return i
 
-    # a plan, a hedge or another person's value is no version of the learner's (``whose_value``)
-    kept = [bool(same[i].sum() > 1) and not not_current(texts[i]) for i in range(len(texts))]
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
-            if same[i, j] and kept[i] and kept[j] and texts[i].strip().lower() != texts[j].strip().lower():
+            if same[i, j] and texts[i].strip().lower() != texts[j].strip().lower():
                 parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for i in range(len(texts)):
