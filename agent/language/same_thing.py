@@ -245,8 +245,9 @@ def brings_another_value(text: str, best: str) -> bool:
     """
     if not states_another_value(text, best):
         return False
-    held, known = values(text), values(best)
-    return not held and not known or bool(_beyond(held, known))
+    held = values(text)
+    # one told in common nouns only ("Started my new position as a junior web developer") stays another
+    return not held or bool(_beyond(held, values(best)))
 
 
 def _content(text: str) -> frozenset[str]:
