@@ -149,5 +149,9 @@ THINGS: tuple[str, ...] = (
     "goal",
     "essay",
     "lab",
+    "lesson",
+    "appointment",
+    "allowance",
+    "coverage",
 )
 """Head nouns of the learner's things and groups ("my stipend is 500", "our team moved to Kotlin")."""

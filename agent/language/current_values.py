@@ -114,9 +114,10 @@ def main_clause(text: str) -> Token | None:
 def _has_complement(head: Token) -> bool:
     """True when ``head`` takes a verb as its complement ("want to move", "thinking about moving")."""
     for child in head.children:
-        if child.dep_ in _COMPLEMENTS or (
-            child.dep_ == "prep" and any(g.dep_ == "pcomp" for g in child.children)
-        ):
+        if child.dep_ in _COMPLEMENTS:
+            return True
+        # "thinking about moving", "dreaming of living" (not "spend 50 dollars on learning apps")
+        if child.lower_ in {"about", "of"} and any(g.dep_ == "pcomp" for g in child.children):
             return True
     return False
 
@@ -162,14 +163,12 @@ def _named(token: Token) -> bool:
 def _acts_on_learner(head: Token) -> bool:
     """True when the learner or the learner's thing is what ``head`` acts on ("put me in B2")."""
     for child in head.children:
-        if child.dep_ in _OBJECTS and (grammar.is_learner(child) or grammar.owner_of(child) == "learner"):
+        if child.dep_ in _OBJECTS and (grammar.is_learner(child) or _owned_by_learner(child)):
             return True
         if child.dep_ == "prep" and any(grammar.is_learner(g) for g in child.children):
             return True
-        # "My manager wants me certified by September": the learner is the subject of what is wanted
-        if child.dep_ in _COMPLEMENTS and any(
-            g.dep_ in {"nsubj", "nsubjpass"} and grammar.is_learner(g) for g in child.children
-        ):
+        # "My manager wants me certified by September", "My tutor thinks 20 is too easy for me"
+        if child.dep_ in _COMPLEMENTS and any(t.lower_ in {"me", "us"} for t in child.subtree):
             return True
     return False
 
@@ -188,7 +187,13 @@ def _another_person(subject: Token) -> bool | None:
         # someone else's thing: "her stipend", "my coworker Daiki's girlfriend"; not an app's or a
         # firm's ("Busuu's grammar tips"): the owner is a pronoun of a person or a person of the learner's
         possessor = next(c for c in subject.children if c.dep_ == "poss")
-        return possessor.lower_ in THIRD_PERSON or grammar.owner_of(possessor) == "learner"
+        if possessor.lower_ in THIRD_PERSON:
+            return True
+        # a thing of the learner's person that came to the learner ("My grandmother's upright was
+        # delivered on Saturday") is a passive subject: the learner's now
+        passive = subject.dep_ == "nsubjpass"
+        person = possessor.tag_ in {"NNP", "NNPS"} or _is_person(possessor)  # "my coworker Daiki's"
+        return not passive and _owned_by_learner(possessor) and person
     if owner != "learner":
         return False  # no owner named: an institution, a named person acting on the learner's thing
     if _named(subject):
@@ -212,11 +217,35 @@ def others(text: str) -> bool:
     if _acts_on_learner(root) or _names_the_person(root):
         return False
     person = _another_person(subject)
-    if person is None:
-        person = probability(_person_classifier(), "person", [subject.lemma_.lower()])[0] >= PERSON_MIN
-        # "my flatmate gets 650 because she's in medicine": a pronoun of theirs settles it too
-        person = person or any(t.lower_ in THIRD_PERSON for t in doc if t.i > subject.i)
-    return person
+    if person is not None:
+        return person
+    if not _is_person(subject):
+        return False
+    # the learner's person: their own value when a pronoun of theirs follows ("…in her first week",
+    # "…because she's in medicine") or when the clause acts on nothing of the learner's ("My roommate
+    # uses Notion"); not when it does ("My cello teacher put the lessons on Thursdays")
+    theirs = any(t.lower_ in THIRD_PERSON for t in doc if t.i > subject.i)
+    return theirs or not any(_learners_thing(c) for c in root.children if c.dep_ in _OBJECTS)
+
+
+_DEFINITE = frozenset({"the", "this", "that", "these", "those"})
+
+
+def _is_person(token: Token) -> bool:
+    """True when ``token``'s head noun names a person (the ``PEOPLE`` / ``THINGS`` classifier)."""
+    return probability(_person_classifier(), "person", [token.lemma_.lower()])[0] >= PERSON_MIN
+
+
+def _owned_by_learner(token: Token) -> bool:
+    """True when "my"/"our" opens the noun phrase of ``token`` ("my learning app allowance")."""
+    return any(t.dep_ == "poss" and grammar.is_learner(t) for t in token.doc[token.left_edge.i : token.i])
+
+
+def _learners_thing(token: Token) -> bool:
+    """True when ``token`` names the learner, a thing of theirs, or a known one ("the deadline", "it")."""
+    if grammar.is_learner(token) or _owned_by_learner(token) or token.lower_ in {"it", "them"}:
+        return True
+    return any(c.dep_ == "det" and c.lower_ in _DEFINITE for c in token.children)
 
 
 def learners_now(text: str) -> bool:
