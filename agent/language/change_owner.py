@@ -165,16 +165,33 @@ def number_owner(text: str, start: int) -> str:
     if any(c.dep_ in _RECIPIENT for c in verb.children):
         return ""  # "The webinar gave me 350 more points", "Haddad gave the whole class an extra week"
     owner = owner_of(subject)
-    if subject.lower_ in _THIRD or owner not in {"", "learner"}:
+    if subject.lower_ in _THIRD or _anothers_thing(subject):
         return "another"
     if any(c.dep_ == "case" for c in subject.children):
         return "another"  # "My flatmate's went up by 100": the possessor's thing, left unsaid
     objects = [c for c in verb.children if c.dep_ == "dobj"]
-    if any(owner_of(o) not in {"", "learner"} for o in objects):
+    if any(_anothers_thing(o) for o in objects):
         return "another"  # "My brother lowered his limit by 200"
     owned = _object_count(token, objects) and verb.lemma_.lower() not in {"be", "have"}
     person = owner == "learner" or subject.pos_ == "PROPN"
     return "another" if owned and person else "learner" if owner == "learner" else ""
+
+
+def _anothers_thing(token: Token) -> bool:
+    """True when a possessive names another's thing: "her stipend", "Lena's deck", "his limit".
+
+    Not the learner's own ("my stipend"), a group's ("everyone's training budget": an indefinite
+    pronoun), nor a thing of one the learner names as theirs ("our project's coverage").
+    """
+    for child in token.children:
+        if child.dep_ != "poss" or is_learner(child):
+            continue
+        if child.pos_ == "PRON" and child.lower_ not in _THIRD | {"their"}:
+            return False
+        if any(g.dep_ == "nummod" or g.lower_ in {"a", "an", "another"} for g in child.children):
+            return False  # a measure, no owner: "another four days' extension", "a week's delay"
+        return not any(g.dep_ == "poss" and is_learner(g) for g in child.children)
+    return False
 
 
 def _object_count(token: Token, objects: list[Token]) -> bool:
