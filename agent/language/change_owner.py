@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import is_learner, owner_of, parse
+from agent.language.grammar import holds_text, is_learner, owner_of, parse
 from agent.language.numerals import numbers, without_current
 
 if TYPE_CHECKING:
@@ -139,6 +139,7 @@ _THIRD = frozenset({"he", "she", "him", "her", "his", "hers"})
 _RECIPIENT = frozenset({"dative", "iobj"})
 
 
+@holds_text
 @lru_cache(maxsize=2048)
 def number_owner(text: str, start: int) -> str:
     """Whose value the number at ``text[start:]`` is: "learner", "another", or "" (the parse).
@@ -199,6 +200,7 @@ def _object_count(token: Token, objects: list[Token]) -> bool:
     return any(token == o or token in o.subtree for o in objects)
 
 
+@holds_text
 @lru_cache(maxsize=2048)
 def anothers_values(text: str) -> bool:
     """True when every number ``text`` states is another's ("My flatmate has saved €5,000 for her car")."""
@@ -207,6 +209,7 @@ def anothers_values(text: str) -> bool:
     return bool(owners) and all(o == "another" for o in owners)
 
 
+@holds_text
 @lru_cache(maxsize=2048)
 def change_is_anothers(text: str) -> bool:
     """True when the change ``text`` states is another's value (its first number's owner)."""

@@ -34,7 +34,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import is_learner, owner_of, parse
+from agent.language.grammar import holds_text, is_learner, owner_of, parse
 from agent.language.topic_words import word_lemmas
 
 if TYPE_CHECKING:
@@ -136,6 +136,7 @@ def turns_to(sentence: str, topic_words: list[str]) -> bool:
     return _turns_to(sentence, tuple(topic_words))
 
 
+@holds_text
 @lru_cache(maxsize=MEMO)
 def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
     """True when ``sentence`` turns to the topic now: some naming of its last topic word is not passing.

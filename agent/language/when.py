@@ -12,6 +12,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from agent.clock import as_aware
+from agent.language.grammar import holds_text
 
 TONIGHT = "today at 20:00"
 """What "tonight" means (dateparser reads it as now)."""
@@ -25,6 +26,7 @@ def _settings(now: datetime) -> dict[str, object]:
     }
 
 
+@holds_text
 @lru_cache(maxsize=512)
 def _parse(phrase: str, base: datetime) -> datetime | None:
     import dateparser  # about two seconds to import: only when a time phrase is read
