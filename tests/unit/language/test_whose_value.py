@@ -17,7 +17,6 @@ NOT_CURRENT = [
     "I might do a summer course in Dresden, not sure yet.",
     "A recruiter messaged me about an analyst role at Qantas, probably won't even reply tbh.",
     "Thinking about maybe trying Pimsleur for listening, haven't decided.",
-    "I'm planning to move to Graz next year.",
     "I'd love to work at Spotify one day.",
     "My friend Lena has lessons with Herr Kaltenbrunner and she says he's way more relaxed than mine.",
     "My classmate Rui is using MongoDB for his capstone and keeps telling me relational is dead.",
@@ -46,6 +45,7 @@ CURRENT = [
     "My new M3 MacBook Pro arrived yesterday and it's so fast.",
     "Our tutor gave the whole seminar until March 10 because the library was closed.",
     "My professor pushed the exam to May 11.",
+    "From January my major is computer science and I want to be solid on recursion.",
 ]
 
 
