@@ -245,7 +245,10 @@ def _clauses(text: str) -> list[tuple[Token | None, list[Token]]]:
     for head in sorted(heads, key=lambda h: len(list(h.ancestors))):  # a clause after the one it hangs on
         own = next((c for c in head.children if c.dep_ in _SUBJECTS), None)
         above = next((a for a in head.ancestors if a.i in words), None)
-        subjects[head.i] = own if own is not None or above is None else subjects.get(above.i)
+        # only a conjoined or controlled verb shares its subject ("First week at Delivery Hero went ok,
+        # my onboarding buddy showed me…": the parse leaves "went" without one, it is not the buddy's)
+        shares = above is not None and head.dep_ in {"conj", "xcomp"}
+        subjects[head.i] = own if own is not None or not shares else subjects.get(above.i)
     return [(subjects[h.i], words[h.i]) for h in heads]
 
 

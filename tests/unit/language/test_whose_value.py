@@ -46,6 +46,7 @@ CURRENT = [
     "Our tutor gave the whole seminar until March 10 because the library was closed.",
     "My professor pushed the exam to May 11.",
     "From January my major is computer science and I want to be solid on recursion.",
+    "First week at Delivery Hero went ok, my onboarding buddy showed me their dbt project.",
 ]
 
 
