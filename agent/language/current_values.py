@@ -195,7 +195,11 @@ def _another_person(subject: Token) -> bool | None:
         person = possessor.tag_ in {"NNP", "NNPS"} or _is_person(possessor)  # "my coworker Daiki's"
         return not passive and _owned_by_learner(possessor) and person
     if owner != "learner":
-        return False  # no owner named: an institution, a named person acting on the learner's thing
+        # a bare name told of as he or she is a person with their own value ("Tomás uses Anki for his
+        # vocab"); else an institution or a named person acting on the learner's thing ("Finance came back")
+        return subject.pos_ == "PROPN" and any(
+            t.lower_ in THIRD_PERSON for t in subject.doc if t.i > subject.i
+        )
     if _named(subject):
         # "My PhD supervisor, Dr. Okafor, wants a first draft by April" names the learner's person;
         # "My classmate Rui is using MongoDB for his capstone" tells Rui's own value

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
 
+from agent.language.current_values import others
 from agent.language.encoder import encode
 from agent.language.same_thing import answer_groups
 from agent.language.versions import as_learner
-from agent.language.whose_value import PEOPLE, THINGS, anothers, hedged, is_person, not_current
+from agent.language.whose_value import hedged, not_current
 from agent.memory.fact_records import newest_first
 from tests.unit.language.open_facts import open_fact
 
@@ -47,32 +46,22 @@ CURRENT = [
     "My professor pushed the exam to May 11.",
     "From January my major is computer science and I want to be solid on recursion.",
     "First week at Delivery Hero went ok, my onboarding buddy showed me their dbt project.",
+    # another person acting on the learner's value (heldout4, language_heldout): the read side once
+    # vetoed these while the write side stored them
+    "My teacher doubled it: 20 pages of Arabic daily from now on.",
+    "Big news: Dr. Okonkwo took a job in Toronto and Prof. Hallberg has taken over my supervision.",
 ]
 
 
 @pytest.mark.parametrize("text", NOT_CURRENT)
 def test_plans_hedges_and_others_values_are_not_current(text: str) -> None:
-    assert not_current(text), (hedged(text), anothers(text))
+    assert not_current(text), (hedged(text), others(text))
 
 
 @pytest.mark.parametrize("text", CURRENT)
 def test_the_learners_values_stay_current(text: str) -> None:
     # another person may change the learner's value ("the teacher put me in B2"): still the learner's
-    assert not not_current(text), (hedged(text), anothers(text))
-
-
-def test_person_reader_leave_one_out() -> None:
-    # "my flatmate" names a person, "my stipend" a thing: by similarity to the exemplars, each left out
-    words = [*PEOPLE, *THINGS]
-    labels = np.array([1] * len(PEOPLE) + [0] * len(THINGS))
-    rows = encode([f"my {w}" for w in words])
-    right = 0
-    for i in range(len(words)):
-        keep = np.arange(len(words)) != i
-        model = LogisticRegression(C=4.0, max_iter=2000).fit(rows[keep], labels[keep])
-        right += int(model.predict(rows[i : i + 1])[0] == labels[i])
-    assert right / len(words) >= 0.9
-    assert is_person("flatmate") and not is_person("stipend")
+    assert not not_current(text), (hedged(text), others(text))
 
 
 def test_a_plan_never_marks_the_learners_home_was_until() -> None:
