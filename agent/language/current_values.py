@@ -53,6 +53,7 @@ UNSURE_MODALS = frozenset({"might", "may", "could", "would", "should"})
 THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself"})
 """Third-person singular pronouns: another person (not "they", which often names an institution)."""
 _COMPLEMENTS = frozenset({"xcomp", "ccomp", "pcomp"})
+_SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
 _OBJECTS = frozenset({"dobj", "dative", "iobj", "nsubjpass"})
 
 
@@ -75,12 +76,8 @@ def probability(model: LogisticRegression, label: str, texts: list[str]) -> list
 
 
 def _subject(head: Token) -> Token | None:
-    for child in head.children:
-        if child.dep_ in {"nsubj", "nsubjpass", "csubj", "expl"}:
-            return child
-    if head.dep_ in {"conj", "xcomp", "pcomp"} and head.head.pos_ in {"VERB", "AUX"}:
-        return _subject(head.head)
-    return None
+    # a controlled or prepositional verb shares the subject too: "I want to move" is the learner's move
+    return grammar.subject_of(head, shared_by=_SHARED_BY)
 
 
 def _by_learner(head: Token) -> bool:

@@ -40,7 +40,10 @@ MAX_CHARS = 4000
 
 LEARNER_WORDS = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
 """First-person pronouns: the learner (alone or in a group they belong to)."""
-_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
+"""Dependencies of a verb's subject ("There is …" counts: its ``expl``)."""
+SHARED_BY = frozenset({"conj"})
+"""How a verb without a subject hangs on the one whose subject it shares (by default)."""
 _CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis", "relcl", "xcomp", "acl"})
 
 _lock = threading.Lock()
@@ -108,13 +111,20 @@ class Clause:
     asks: bool
 
 
-def _subject(head: Token) -> Token | None:
+def subject_of(
+    head: Token, *, deps: frozenset[str] = SUBJECT_DEPS, shared_by: frozenset[str] = SHARED_BY
+) -> Token | None:
+    """The subject of the verb ``head`` (a child with a dependency in ``deps``), or None.
+
+    A verb without one shares the subject of the verb it hangs on by a dependency in
+    ``shared_by``: by default a conjoined verb ("I sold the ThinkPad and bought a Mac"); a
+    reader may also let a controlled verb share it ("I want to move": ``xcomp``).
+    """
     for child in head.children:
-        if child.dep_ in _SUBJECT_DEPS:
+        if child.dep_ in deps:
             return child
-    # a conjoined verb shares its first verb's subject ("I sold the ThinkPad and bought a Mac")
-    if head.dep_ == "conj" and head.head.pos_ in {"VERB", "AUX"}:
-        return _subject(head.head)
+    if head.dep_ in shared_by and head.head.pos_ in {"VERB", "AUX"}:
+        return subject_of(head.head, deps=deps, shared_by=shared_by)
     return None
 
 
@@ -144,7 +154,7 @@ def owner_of(token: Token) -> str:
 
 
 def _clause(head: Token, words: list[Token]) -> Clause:
-    subject = _subject(head)
+    subject = subject_of(head)
     aux = [c for c in head.children if c.dep_ in {"aux", "auxpass"}]
     modal = next((c.lemma_.lower() for c in aux if c.tag_ == "MD"), "")
     if subject is None:

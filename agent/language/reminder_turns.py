@@ -34,7 +34,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import holds_text, is_learner, owner_of, parse
+from agent.language.grammar import holds_text, is_learner, owner_of, parse, subject_of
 from agent.language.topic_words import word_lemmas
 
 if TYPE_CHECKING:
@@ -46,18 +46,9 @@ _PARTS = re.compile(r"\s*[:;\u2013\u2014]\s*|\s+-\s+")
 MEMO = 4096
 """Sentences read per process: every pending reminder asks of every turn; the parse's memo is small."""
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj"})
+"""A turn's subjects: "There is a quiz on X" has none (``expl`` is no one who turns to X)."""
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
 _FUTURE_MODALS = frozenset({"will", "shall"})
-
-
-def _subject(verb: Token) -> Token | None:
-    """The verb's subject; a conjoined verb shares its first verb's ("I sold it and bought …")."""
-    for child in verb.children:
-        if child.dep_ in _SUBJECT_DEPS:
-            return child
-    if verb.dep_ == "conj" and verb.head.pos_ in {"VERB", "AUX"}:
-        return _subject(verb.head)
-    return None
 
 
 def _second_person(token: Token) -> bool:
@@ -111,7 +102,7 @@ def _passing(token: Token) -> bool:
     for node in chain:
         if node.pos_ not in {"VERB", "AUX"}:
             continue
-        subject = _subject(node)
+        subject = subject_of(node, deps=_SUBJECT_DEPS)
         if (
             node is not token
             and subject is not None
