@@ -21,10 +21,12 @@ the parse's tags (``MD`` modal, ``neg``, ``poss``) carry the rest.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -50,12 +52,33 @@ _lock = threading.Lock()
 M = TypeVar("M", bound=Any)
 
 
+def _import_spacy() -> ModuleType:
+    """spaCy, imported without torch unless this process has already loaded torch.
+
+    thinc (spaCy's network library) imports torch whenever it is installed, only to offer it as
+    a backend; the small English pipeline runs on numpy. torch is installed for the install-time
+    ONNX export of MiniLM, and the product otherwise runs without it: importing it would cost
+    every server, worker and ``kag`` process ~3 s and a few hundred MB. A ``None`` entry in
+    ``sys.modules`` makes ``import torch`` raise ``ImportError``, which thinc handles as "not
+    installed"; the entry is removed at once, so a later ``import torch`` works as usual.
+    """
+    if "spacy" in sys.modules or "torch" in sys.modules:
+        import spacy  # noqa: PLC0415 - torch is loaded already: nothing to spare
+
+        return spacy
+    with _lock:
+        sys.modules["torch"] = None  # type: ignore[assignment]
+        try:
+            import spacy  # noqa: PLC0415 - a heavy import: only the first reader pays for it
+        finally:
+            del sys.modules["torch"]
+    return spacy
+
+
 @lru_cache(maxsize=1)
 def pipeline() -> Language:
     """The small English pipeline of spaCy, without named entities (loaded once per process)."""
-    import spacy  # a heavy import: only the first reader of a sentence pays for it
-
-    return spacy.load(MODEL, exclude=["ner"])
+    return _import_spacy().load(MODEL, exclude=["ner"])
 
 
 @lru_cache(maxsize=MEMO)

@@ -138,14 +138,31 @@ async def test_a_drifted_depth_count_is_recounted_from_the_streams(
     assert await stream.depth() == 1 and await stream.reconcile_depth() == 1
 
 
-async def test_erasing_a_learner_takes_its_undrained_entries_off_the_depth(resources: Resources) -> None:
+async def test_erasing_a_learner_takes_its_undrained_entries_off_the_depth(
+    resources: Resources, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from agent.memory.erasure import erase_learner
+    from agent.settings import Settings
 
+    # A kernel prefix of this test's own: the shared one's depth counter is also moved by the
+    # workers of servers other test processes run at the same time (CI saw 3 -> -1 here).
+    prefix = f"kag-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(Settings, "kernel_prefix", property(lambda _settings: prefix))
     learner = f"erase-depth-{uuid.uuid4().hex[:8]}"
     kernel = MemoryStores.wire(resources).kernel
+    assert kernel.depth_key.startswith(f"{prefix}:")
+    other = f"{learner}-other"
+    await kernel.enqueue(other, OP_RECALL, {"n": 0}, key="o0")
     for n in range(2):
         await kernel.enqueue(learner, OP_RECALL, {"n": n}, key=f"e{n}")
-    before = int(await resources.redis.get(kernel.depth_key) or 0)
-    await erase_learner(resources, learner)
-    assert await kernel.depth(learner) == 0
-    assert int(await resources.redis.get(kernel.depth_key) or 0) == before - 2
+    try:
+        assert int(await resources.redis.get(kernel.depth_key) or 0) == 3
+        await erase_learner(resources, learner)
+        assert await kernel.depth(learner) == 0
+        # Only the erased learner's entries come off; the other learner's stays counted.
+        assert int(await resources.redis.get(kernel.depth_key) or 0) == 1
+        assert await kernel.depth(other) == 1
+    finally:
+        keys = [k async for k in resources.redis.scan_iter(match=f"{prefix}:*", count=1000)]
+        if keys:
+            await resources.redis.delete(*keys)

@@ -96,3 +96,29 @@ def test_forget_empties_every_registered_text_memo() -> None:
     assert reader.cache_info().currsize == 1
     grammar.forget()
     assert reader.cache_info().currsize == 0
+
+
+def test_the_parser_loads_without_torch_and_torch_still_imports_after() -> None:
+    """Thinc would import torch (installed for the ONNX export) in every process that parses."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "from agent.language import grammar\n"
+        "doc = grammar.parse('My teacher learned 50 words in her first week.')\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+        "print([t.dep_ for t in doc][:3])\n"
+        "import torch\n"
+        "print(torch.tensor([1, 2]).sum().item())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[3],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["['poss', 'nsubj', 'ROOT']", "3"]
