@@ -13,6 +13,11 @@ the session's time zone (``now``'s offset), so the reminder fires in the first s
 whatever its hour. Read as "the same time of day" (``now`` + 1 day), "Remind me tomorrow" said at
 21:00 missed the next day's 17:30 session and fired a session late (``heldout5``, 2026-11-29).
 A phrase with a time of day ("tomorrow at 9", "tonight", "in two hours") keeps its instant.
+
+**The learner's wall time.** An ISO date or time without an offset ("on 2026-06-20") is read in the
+session's zone (``local_instant``), never as UTC. A remark may follow the time phrase ("on the
+14th, that's when my salary comes in", ``time_before_aside``); read as no time at all, that
+request fell to the one-day default and fired a session early (heldout7, 2026-11-29).
 """
 
 from __future__ import annotations
@@ -36,6 +41,13 @@ _EDGE = re.compile(
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
 _ORDINAL = re.compile(r"\s+(?:on\s+|by\s+)?the\s+(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\s*$", re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+# an ISO-8601 date, with or without a time of day ("on 2026-06-20", "2026-06-20T09:00")
+_ISO = re.compile(r"\s+(?:(?:on|by)\s+)?(?P<iso>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)\s*$", re.I)
+# where a remark after the time phrase begins: "on the 14th, that's when my salary comes in"
+_ASIDE = re.compile(
+    r"\s*(?:[,;(\u2013\u2014]|\s-\s)\s*|\s+(?=(?:because|since|as|so|cause|cos|coz|that's|that\s+is|which)\b)",
+    re.I,
+)
 # a time of day or a span shorter than a day: the phrase names an instant, not a day
 _CLOCK = re.compile(
     r"\d\s*(?:a\.?m|p\.?m)\b|\d[:.]\d{2}|\bat\s+\d|\b(?:noon|midday|midnight|tonight|morning|afternoon"
@@ -98,6 +110,9 @@ def _day_start(due: datetime, now: datetime) -> datetime:
 
 def _exact(text: str, now: datetime) -> datetime | None:
     """The phrases read here rather than by dateparser ("in two hours", "tomorrow at 9", "on Friday")."""
+    match = _ISO.fullmatch(text)
+    if match:  # the learner's wall time: without an offset it is the session's, not UTC
+        return local_instant(match["iso"], now)
     match = _IN.fullmatch(text)
     if match:
         count = _NUMBERS.get(match["n"].lower()) or int(match["n"])
@@ -122,6 +137,20 @@ def _exact(text: str, now: datetime) -> datetime | None:
         due = _at(now, match)
         return due if due > now else due + timedelta(days=1)
     return None
+
+
+def local_instant(iso: str, now: datetime) -> datetime | None:
+    """ISO-8601 text as an instant; without an offset it is wall time in ``now``'s time zone.
+
+    A date alone ("2026-06-20") is that day's start there. Read as UTC (the store's old reading of
+    a naive time), a day's reminder fired the evening before west of Greenwich and hours into the
+    day east of it.
+    """
+    try:
+        found = datetime.fromisoformat(iso.strip())
+    except ValueError:
+        return None
+    return found if found.tzinfo is not None else found.replace(tzinfo=now.tzinfo)
 
 
 def _next_day_of_month(day: int, now: datetime) -> datetime | None:
@@ -157,6 +186,23 @@ def time_due(rest: str, now: datetime) -> tuple[str, datetime] | None:
         due = phrase_due(rest[start:], now)
         if due is not None:
             return rest[:start], due
+    return None
+
+
+def time_before_aside(rest: str, now: datetime) -> tuple[str, datetime, str] | None:
+    """``(task, due time, the time phrase)`` when a remark follows the time phrase.
+
+    "pay the fee on the 14th, that's when my salary comes in" -> ("pay the fee, that's when my
+    salary comes in", the 14th, "on the 14th"): the time phrase ends the clause before the remark
+    (a comma, a dash, "because", "since" …), and the remark stays in the task. Read only when the
+    request does not end with a time phrase (``time_due``).
+    """
+    for cut in _ASIDE.finditer(rest):
+        head, tail = rest[: cut.start()], rest[cut.start() :]
+        timed = time_due(head, now) if head.strip() else None
+        if timed is not None:
+            task = f"{timed[0].rstrip()}{tail}" if tail.strip(" ,;:.!?") else timed[0]
+            return task, timed[1], head[len(timed[0]) :].strip()
     return None
 
 

@@ -22,6 +22,14 @@ subjunctive is coming after spring break", "my dad trades derivatives"), or is s
   clause (a passing mention); "be" only links the topic to a subject ("Today's homework is
   derivatives") and the clause above decides.
 
+- a thing of the topic's word in an event told, in a sentence that does not ask: the subject or
+  object of a verb in the past tense ("I dropped all the forks", "A branch fell on the car"), or
+  the doer of a verb on another's thing ("there's a mouse chewing through my flatmate's cables"),
+  is the word's other sense (heldout7: a mole in the garden used up a chemistry reminder);
+- a fragment the parse reads as a clause of the topic's own words ("Loop invariants next,
+  please!": "Loop" the subject of "invariants") names the topic and no one who acts: it turns to
+  it, as any verbless fragment does ("Fractions next?", "Onto the subjunctive then.").
+
 A sentence that names the topic more than once turns to it when any naming does ("Her
 pronunciation is great, so let's practise pronunciation today"). Only the sentence's parse is
 read; similarity (``agent.language.reminders.sense``) still decides whether the word is meant in
@@ -87,12 +95,34 @@ def _others_thing(token: Token) -> bool:
         node = node.head
 
 
-def _passing(token: Token) -> bool:
+def _told_event(token: Token, asks: bool) -> bool:
+    """The topic takes part in an event told, not studied: the other sense of its word.
+
+    "I dropped all the forks", "A mole dug up the lawn": the subject or object of a verb in the
+    past tense, in a sentence that does not ask; "there's a mole digging up my dad's lawn": the
+    doer of a verb acting on another's thing. A topic turned to is proposed, asked about or
+    worked on now.
+    """
+    if asks:
+        return False
+    if token.dep_ in {"nsubj", "nsubjpass", "dobj"} and token.head.tag_ == "VBD":
+        return True
+    doing = [token.head] if token.dep_ == "nsubj" else []
+    doing += [c for c in token.children if c.dep_ in {"acl", "relcl"} and c.pos_ == "VERB"]
+    for verb in doing:
+        things = [c for c in verb.children if c.dep_ == "dobj"]
+        things += [g for c in verb.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+        if any(owner_of(t) not in {"", "learner"} for t in things):
+            return True
+    return False
+
+
+def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
     """True when this naming of the topic is a passing mention (see the module doc)."""
-    if _others_thing(token):
+    asks = token.doc[-1].text == "?"
+    if _others_thing(token) or _told_event(token, asks):
         return True
     topic = {t.i for t in token.subtree} | {token.i}
-    asks = token.doc[-1].text == "?"
     # the topic word may be the verb itself ("I rebased my branch"): its own subject counts
     chain = [token] if token.pos_ in {"VERB", "AUX"} else []
     node = token
@@ -111,8 +141,11 @@ def _passing(token: Token) -> bool:
             if _placed(node, asks):
                 return True
             continue  # the topic as the subject ("X is hard"): the clause above decides
-        if subject is None:
-            continue  # an imperative or "let's": the clause above decides
+        if subject is None or topic_lemmas & word_lemmas(subject.text):
+            # an imperative or "let's": the clause above decides; a subject that is a topic word
+            # is the topic read as a clause ("Pivot tables today please!": "Pivot" the subject
+            # of "tables"), a fragment that names it and no one who acts
+            continue
         if is_learner(subject) or _second_person(subject):
             return _future(node) and not (_second_person(subject) and asks)
         if node.lemma_ == "be":
@@ -139,6 +172,7 @@ def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
     if not topic_words:
         return True
     wanted = word_lemmas(topic_words[-1])
+    others = frozenset().union(*(word_lemmas(w) for w in topic_words[:-1]))
     namings = [
         t
         for part in _PARTS.split(sentence)
@@ -146,4 +180,4 @@ def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
         for t in parse(part.strip())
         if t.is_alpha and wanted & word_lemmas(t.text)
     ]
-    return not namings or any(not _passing(t) for t in namings)
+    return not namings or any(not _passing(t, others) for t in namings)

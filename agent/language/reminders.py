@@ -4,7 +4,9 @@
 that …", "don't let me forget to …", "make sure I remember …", "ping / nudge me about …",
 "I need a reminder to …", "give me a heads-up about …", "jog my memory about …". The
 condition may stand first: "Before we start recursion, remind me to …", "Tomorrow, remind me
-to …" are read as "remind me to … before we start recursion" (``_lead_first``). It sets the
+to …" are read as "remind me to … before we start recursion" (``_lead_first``); discourse words
+before a leading time are no condition ("Oh and on Thursday remind me …", "By the way, on Friday
+remind me …": the time is Thursday's, not the one-day default's). It sets the
 trigger:
 
 - *concept*: "when/once/after/before we study | learn | cover | start | begin | do <concept>";
@@ -73,7 +75,7 @@ from typing import Any
 from agent.clock import as_aware, system_clock
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import parse
-from agent.language.reminder_times import leading_time, phrase_due, split_time, time_due
+from agent.language.reminder_times import leading_time, phrase_due, split_time, time_before_aside, time_due
 from agent.language.reminder_turns import turns_to
 from agent.language.topic_words import word_lemmas, zipf
 from agent.language.when import due_time
@@ -166,6 +168,8 @@ def _lead_first(text: str) -> str:
             return f"{_strip_end(text[found.start() :])} {bare['cond']}"
         # "Next Tuesday remind me to print the slides", "On June 3 please remind me …": a time
         # phrase first, without the comma (a few words of courtesy may follow it)
+        if leading_time(lead, system_clock(), after=len(lead.split())) is None:
+            lead = _after_discourse(lead)  # "Oh and on Thursday remind me …": the time after "Oh and"
         dated = leading_time(lead, system_clock(), after=len(lead.split()))
         if dated and _LEAD_BARE.match(lead[len(dated) :].strip()):
             # "Next week when we get to derivatives remind me …": a date, then a topic
@@ -177,11 +181,35 @@ def _lead_first(text: str) -> str:
     rest = _POLITE.sub("", match["rest"])
     if not _REQUEST.match(rest):
         inner = _lead_first(rest)  # "On Friday, when we do voice leading, remind me …"
-        moved = inner != rest and _REQUEST.match(inner) and leading_time(match["cond"], system_clock())
-        return f"{inner} {match['cond'].strip()}" if moved else text
-    if all(t.pos_ in {"INTJ", "CCONJ", "ADV", "PUNCT"} for t in parse(match["cond"])):
+        moved = inner != rest and _REQUEST.match(inner)
+        if moved and leading_time(match["cond"], system_clock()):
+            return f"{inner} {match['cond'].strip()}"  # "On Friday, when we do X, remind me …"
+        if moved and not _LEAD_BARE.match(match["cond"]):
+            return inner  # "By the way, on Thursday remind me …": what comes before is no condition
+        return text
+    if _discourse(match["cond"]):
         return _strip_end(rest)  # "Hey, remind me …", "Oh and, remind me …": no condition, nothing to move
     return f"{_strip_end(rest)} {match['cond'].strip()}"
+
+
+_DISCOURSE_POS = frozenset({"INTJ", "CCONJ", "ADV", "PUNCT"})
+"""A condition made only of these is no condition: "Hey", "Oh and", "Also", "By the way" is not."""
+
+
+def _discourse(text: str) -> bool:
+    """True when ``text`` is only discourse words ("Hey", "Oh and", "So, also")."""
+    return all(t.pos_ in _DISCOURSE_POS for t in parse(text))
+
+
+def _after_discourse(lead: str) -> str:
+    """``lead`` without the discourse words that open it ("Oh and on Thursday" -> "on Thursday").
+
+    Read only when ``lead`` itself opens with no time: an adverb may be the time ("Later today").
+    """
+    for token in parse(lead):
+        if token.pos_ not in _DISCOURSE_POS:
+            return lead[token.idx :]
+    return lead
 
 
 def split_keywords(what: str) -> list[str]:
@@ -229,8 +257,12 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         fields = {"trigger_kind": "keywords", "keywords": found, **_not_before(when, now)}
         return (rest[: keywords.start()], fields) if found else None
     timed = time_due(rest, now)
-    task, due = timed if timed else (rest, phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY)
-    phrase = _strip_end(rest[len(task) :]) if timed else DEFAULT_PHRASE
+    if timed:
+        task, due = timed
+        phrase = _strip_end(rest[len(task) :])
+    else:  # "on the 14th, that's when my salary comes in": a remark after the time phrase
+        default = phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY
+        task, due, phrase = time_before_aside(rest, now) or (rest, default, DEFAULT_PHRASE)
     return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
 
 

@@ -42,6 +42,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from agent.clock import as_aware
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.graphdb.schema import ensure_schema
 from agent.graphdb.store import (
@@ -52,7 +53,7 @@ from agent.graphdb.store import (
     is_neo4j_down,
     normalise_time,
 )
-from agent.language.reminder_times import phrase_due
+from agent.language.reminder_times import local_instant, phrase_due
 from agent.language.reminders import MAX_KEYWORDS, is_trigger_word
 from agent.memory.cognitive_queries import (
     FIRE_REMINDERS,
@@ -158,7 +159,9 @@ def _trigger_kind(keywords: list[str], concept: str | None, due_at: str | None) 
 
 
 def resolve_due(due_at: str | None, now: datetime) -> str | None:
-    """ISO text as it is; a time phrase ("tomorrow at 9", "in two days") as of the store's clock.
+    """ISO text with its offset as it is, without one in the clock's zone; a time phrase as of the clock.
+
+    A time phrase: "tomorrow at 9", "in two days".
 
     The store's clock is the session's, so a reminder set in a session dated in May is due two
     days after that session, not two days after the machine's today; and the same phrase asked
@@ -168,10 +171,13 @@ def resolve_due(due_at: str | None, now: datetime) -> str | None:
         return None
     try:
         datetime.fromisoformat(due_at)
-        return due_at
     except ValueError:
         found = phrase_due(due_at[:200], now)
         return found.isoformat() if found is not None else due_at  # normalise_time refuses it by name
+    # without an offset it is the learner's wall time ("2026-06-20": that day's start where the
+    # session is), not UTC, which fired a day's reminder the evening before west of Greenwich
+    found = local_instant(due_at, as_aware(now))
+    return found.isoformat() if found is not None else due_at
 
 
 class ReminderStore(Neo4jStore):
