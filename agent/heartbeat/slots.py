@@ -18,13 +18,9 @@ parses it, are in ``agent.models.slot_block``)::
 One line per slot, in state order; content is flattened to one line and capped at
 ``MAX_CONTENT_CHARS``.
 
-Slots from memory: ``hit_slots`` turns search hits into ``retrieved_fact`` slots (id
-``r-<kind>-<hit id>``; content ``<kind>: (<date>) <text>`` plus ``[current]`` or
-``[superseded <date>]`` for facts). Their **relevance** is ``0.3 + 0.6 * score / best
-score`` within one result list, so a search's best hit is 0.9 (below the question,
-reminders and evaluations) and the weakest retrieved slots are evicted first.
-``tool_hits`` reads the top ``TOOL_HITS`` of a search tool's JSON result (``SEARCH_TOOLS``);
-``reminder_slot`` renders a fired reminder.
+Slots from memory (``hit_slots``, ``tool_hits``) get a **relevance** of
+``0.3 + 0.6 * score / best score`` within one result list, so a search's best hit (0.9)
+ranks below the question, reminders and evaluations and the weakest hits are evicted first.
 """
 
 from __future__ import annotations

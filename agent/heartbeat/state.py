@@ -18,13 +18,9 @@ earlier checkpoints.
 a run that failed later cannot leave a stale request that a later run would serve again. Chat
 clients send ``messages`` instead (``agent.heartbeat.chat_input``).
 
-``slots`` is working memory proper (issue 13): the request's task slots, merged by
-``agent.heartbeat.slots.merge_slots`` (dedupe by id, at most 20, lowest relevance
-evicted first, a clear sentinel). ``appraise`` starts a fresh set for each request and
-``finish`` clears it; core memory and the FIFO queue are not touched by slots.
-``effort`` is the request's adaptive-effort record (``agent.heartbeat.appraisal``,
-``agent.heartbeat.finish``): intent, step budget, appraisal rounds, evaluations,
-self-corrections, retrieved slot ids, fired reminders. ``finish`` copies it into ``memory_state["effort"]``.
+``slots`` is working memory proper (``agent.heartbeat.slots.merge_slots``): ``appraise``
+starts a fresh set for each request and ``finish`` clears it. ``effort`` is the request's
+adaptive-effort record, which ``finish`` copies into ``memory_state["effort"]``.
 """
 
 from __future__ import annotations

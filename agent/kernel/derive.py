@@ -10,11 +10,8 @@ LLM from the message alone:
 
     "<date>. <the turn> (replying to <the turn before it>)"
 
-- ``<date>`` comes from the message's ``created_at`` (``agent.turns.date_text``: LoCoMo's
-  ``"8:56 pm on 20 July, 2023"`` style, in UTC);
-- the turn is the message's content, verbatim;
-- the turn before it is the session's previous conversational turn: from the same
-  batch, else looked up in Neo4j (``agent.kernel.derive_queries``).
+``<date>`` is the message's ``created_at`` in LoCoMo's style (``agent.turns.date_text``);
+the turn before it is the session's previous conversational turn.
 
 Each turn context also records whether its turn is a **disclosure** (:func:`is_disclosure`):
 a first-person statement ("I signed up for a pottery class"), not a question and not a

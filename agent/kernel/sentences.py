@@ -9,23 +9,17 @@ dilute the vector. Each sentence of the turn is therefore embedded on its own as
 ``sentence`` retriever ranks turn contexts by their best sentence
 (``SearchRecipe.sentence_weight``).
 
-- **Sentences** are the language layer's (``agent.language.sentences``, ``pysbd``), which keeps
-  code names ("functools.wraps"), versions, abbreviations, decimals and URLs whole; sentences
-  of fewer than :data:`MIN_WORDS` words ("Wow!", "Thanks so much.") are left out.
-- **Attribution**: a turn stored as ``"Name: text"`` (a transcript's speaker label: the
-  LoCoMo ingest, imported conversations) keeps that label on every sentence, as the turn
-  itself carries it; a turn without a label (a live learner's message) gives plain sentences.
-- **Ids**: ``<turn context id>~<n>``, so a sentence hit maps back to its turn context without
-  a round trip (``agent.turns.turn_of_sentence``), and deriving a batch twice writes nothing new.
+Sentences come from the language layer (``agent.language.sentences``), which keeps code
+names, versions and URLs whole; sentences shorter than :data:`MIN_WORDS` words are left
+out. A transcript's ``"Name: "`` label is kept on every sentence, and ids are
+``<turn context id>~<n>``, so a hit maps back to its turn context without a round trip and
+deriving twice writes nothing new.
 
-The kernel worker writes them after the turn contexts: deriving those marks the learner
-(:func:`mark_pending`), and the worker's idle rounds split the marked learners' new turn
-contexts (:func:`derive_pending`), so a burst of sessions pays these encodes after it, not
-during it; ``KernelWorker.drain`` (tests, benches) finishes them on demand. The same code for
-live sessions and for the LoCoMo benchmark. They are their own label, not
-``:Memory``, so archival search, reflection and decay never see them (``GET /kernel/stats``
-counts them apart, as ``turn_sentence``); erasure deletes them with the learner, and
-:func:`backfill_sentences` (``kag kernel backfill``) derives them for older turn contexts.
+The worker's idle rounds split the new turn contexts of the learners :func:`mark_pending`
+marked (:func:`derive_pending`), so a burst of sessions pays these encodes after it, not
+during it. They are their own label, not ``:Memory``, so archival search, reflection and
+decay never see them; erasure deletes them with the learner, and
+:func:`backfill_sentences` derives them for older turn contexts.
 """
 
 from __future__ import annotations

@@ -4,21 +4,15 @@ Reflection leaves per-learner ``Pattern`` and ``Insight`` nodes
 (``agent.kernel.reflection``); this module aggregates them across learners:
 
 - **bottlenecks**: concept -> how many learners showed a struggle or error on it and have
-  not resolved it since (``learners``), and how many of them struggle persistently (an
-  active per-learner ``bottleneck`` pattern: ``persistent``). Why not the per-learner
-  patterns alone: "many learners find X hard" is a property of the population, and a
-  learner who said it once is one of them; requiring each learner to repeat it made the
-  count depend on how talkative learners are (and on per-statement recall squared).
-  Spellings whose words contain one another ("group", "group by") are one concept
-  (``queries.SYSTEM_BOTTLENECKS``). Callers compare ``learners`` with how many learners
-  they look at (a rate), not with a fixed count;
-- **recurring errors**: error kind (``KeyError``, ``off-by-one``, ``mistake``) -> how many
-  learners have a ``recurring_error`` pattern of that kind, how many patterns, how many
-  occurrences;
+  not resolved it since (``learners``), and how many of them have an active per-learner
+  ``bottleneck`` pattern (``persistent``). One statement counts a learner: "many learners
+  find X hard" is a property of the population, and requiring each learner to repeat it
+  made the count depend on how talkative learners are. Callers compare ``learners`` with
+  how many learners they look at (a rate);
+- **recurring errors**: error kind -> learners, patterns and occurrences of
+  ``recurring_error`` patterns of that kind;
 - **struggles**: concept -> how many learners showed a struggle or error on it at least
-  once (``reflection_struggles`` of their scanned items: one statement is enough, since
-  "many learners find X hard" is the system-level signal even when each said it once),
-  and how many such items there are;
+  once, and how many such items there are;
 - **totals**: how many learners have patterns/insights and how many there are.
 
 What crosses the learner boundary: concept keys (normalised, ``rules.concept_key``),

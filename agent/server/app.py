@@ -5,16 +5,11 @@ The LangGraph server merges this Starlette app with its own routes; its middlewa
 Custom routes added here go through the same bearer auth
 (``http.enable_custom_route_auth``).
 
-The app's lifespan runs when the server starts (after the LangGraph runtime's own,
-so the graphs are loaded): a malformed token table stops the start with a
-``ConfigError`` naming the variable, and a missing one is warned about (every API
-request would get a 401). It then starts the memory kernel for the server's
-lifetime (``agent.server.kernel_service``): the kernel worker as a background task
-(``KAG_KERNEL_IN_SERVER=false`` leaves it to ``kag kernel run``) and one reflection
-cron per learner of the token table (every ``KAG_REFLECTION_INTERVAL_SECONDS``, 5 minutes
-by default; ``agent.server.kernel_cron``). Before that, the process's resources (the
-embedding model included) are loaded and the start-up heap is frozen out of the garbage
-collector's full passes (``agent.heap``).
+The app's lifespan runs when the server starts (after the LangGraph runtime's own, so the
+graphs are loaded): a malformed token table stops the start with a ``ConfigError``, a
+missing one is warned about. It loads the process's resources, freezes the start-up heap
+(``agent.heap``) and starts the memory kernel for the server's lifetime
+(``agent.server.kernel_service``): the worker and one reflection cron per learner.
 On shutdown the worker finishes its current batch and stops.
 
 Routes: the dashboard's (``/dashboard/api/*``) and the kernel's (``/kernel/*``,

@@ -1,30 +1,22 @@
 """Background reflection as LangGraph crons, registered by the server itself: one per learner.
 
-``langgraph dev`` (the in-memory runtime ``make serve`` uses) runs crons:
-``langgraph_runtime_inmem.lifespan`` starts ``langgraph_api.cron_scheduler.cron_scheduler``,
-which polls every ``CRON_SCHEDULER_SLEEP_TIME`` (5 s) for due crons and creates their
-runs. The server's own lifespan runs before the custom app's, so when
-``ensure_reflection_crons`` runs the graphs are loaded and the runtime is up.
+``langgraph dev`` runs crons (``langgraph_api.cron_scheduler`` polls for due ones); the
+server's own lifespan runs before the custom app's, so when ``ensure_reflection_crons``
+runs the graphs are loaded and the runtime is up.
 
 **One cron per learner of the token table**, on the ``reflection`` graph's system
 assistant, input ``{"limit": ...}``, no thread (each fire is a stateless run). A
 cron's runs act *as its learner*: the payload carries the learner as
 ``config.configurable.langgraph_auth_user``, which the scheduler turns into the run's
-auth context (``langgraph_api.worker_runtime.set_auth_ctx_for_run``), so the run gets
-``langgraph_auth_user_id`` = that learner, the auth handlers stamp its thread's owner,
-and every node of the reflection graph is bound to that learner (``agent.identity``)
-as for any learner's own run. No run ever reflects two learners; no learner's cron
-can touch another's memory.
+auth context, so every node is bound to that learner (``agent.identity``) as for any
+learner's own run. No run ever reflects two learners.
 
-The crons are created through the runtime's ``Crons`` operations in-process, with no
-auth context; learners cannot create, see or change crons (the auth handlers deny
-the ``crons`` resource). Idempotent: each learner's cron has a fixed id
-(``reflection_cron_id``), so a restart (the in-memory runtime keeps crons in
-``.langgraph_api/``) finds it instead of adding a second; a changed schedule updates
-it; crons of learners no longer in the token table, or all of them when the kernel
-is off in the server (``KAG_KERNEL_IN_SERVER=false``: empty schedule), are deleted.
-The schedule comes from ``Settings.reflection_interval_seconds``
-(``KAG_REFLECTION_INTERVAL_SECONDS``, default 300: ``"*/5 * * * *"``), via ``cron_schedule``.
+The crons are created in-process with no auth context; learners cannot create, see or
+change crons (the auth handlers deny the ``crons`` resource). Idempotent: each learner's
+cron has a fixed id (``reflection_cron_id``), so a restart finds it instead of adding a
+second; crons of learners no longer in the token table, or all of them when the kernel is
+off in the server (empty schedule), are deleted. The schedule comes from
+``Settings.reflection_interval_seconds`` via ``cron_schedule``.
 """
 
 from __future__ import annotations

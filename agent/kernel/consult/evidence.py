@@ -21,15 +21,10 @@ only peeked, never fired), then matched patterns of kind ``recurring_error``.
 
     confidence = coverage * (0.4 + 0.35 * agreement + 0.25 * volume)
 
-- ``coverage``: the share of the query's content words found in the search hits and
-  matched insights (``agent.heartbeat.effort.evaluate``); 0 when nothing was found, so
-  an unrelated nearest neighbour of the vector index does not count as evidence;
-- ``agreement``: distinct sources that found something (facts, procedures, archival,
-  recall, graph expansion, insights, patterns), ``min(1, sources / 3)``;
-- ``volume``: ``min(1, evidence items / 5)``.
-
-No hits: 0. Everything covered by 3+ sources with 5+ items: 1. One source, one hit that
-covers the query: about 0.57. Core knowledge is context, not evidence: it never raises it.
+``coverage`` is the share of the query's content words found in the hits and matched
+insights (0 when nothing was found, so an unrelated nearest neighbour is no evidence),
+``agreement`` the distinct sources that found something (``min(1, sources / 3)``) and
+``volume`` ``min(1, items / 5)``. Core knowledge is context, not evidence: it never raises it.
 """
 
 from __future__ import annotations

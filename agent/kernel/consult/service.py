@@ -1,25 +1,17 @@
 """Consultation on demand: cache → search → enrich → synthesise → boost (issue 14 §3).
 
-1. **check the cache** (``agent.kernel.consult.cache``): 5 minutes, keyed by the query,
-   the context and the filters, valid at the learner's write generation (one ``MGET``); a
-   hit returns the stored payload with ``cached=True`` and reads nothing else;
-2. **search** the graph with the blended recipe (``agent.memory.blend.blended_search``:
-   facts, procedures, archival and recall fused with RRF, plus one hop of graph expansion
-   from the top facts), while the learner's insights, patterns, most active facts and
-   superseded facts (``ConsultReader.layer``, one query) and pending reminders
-   (``ReminderStore.list``, a read: nothing fires) are read concurrently. Then
-   ``ConsultReader.sources`` reads the source message of each derived hit (turn contexts);
-3. **enrich** (``agent.kernel.consult.evidence``): drop hits outside the topic filters,
-   resolve contradictions (``agent.kernel.consult.resolve``: superseded facts marked
-   ``current: false`` and last, their source messages and turn contexts and the
-   learner's own questions dropped), add core knowledge, match insights and patterns,
-   collect proactive alerts, compute the confidence (current hits only);
+1. **check the cache** (``agent.kernel.consult.cache``), valid at the learner's write
+   generation; a hit reads nothing else and boosts nothing;
+2. **search** the graph with the blended recipe (``agent.memory.blend.blended_search``)
+   while the learner's reflection layer and pending reminders (peeked, never fired) are
+   read concurrently, then the source message of each derived hit;
+3. **enrich** (``agent.kernel.consult.evidence``): topic filters, contradictions resolved
+   (``agent.kernel.consult.resolve``), core knowledge, insights, patterns, alerts, and the
+   confidence;
 4. **synthesise** the brief (``agent.kernel.consult.brief``): the chat model with
    structured output, or the template offline;
-5. **boost** what was read: the search already boosted the facts and procedures it
-   returned (``FactStore.search``, ``ProcedureStore.recall``); the core facts, insights
-   and patterns the response carries get the same read boost here
-   (``ConsultReader.boost``), while the payload is cached. A cache hit boosts nothing.
+5. **boost** the core facts, insights and patterns the response carries (the search has
+   already boosted the facts and procedures it returned).
 
 The steps are plain functions over JSON-ready dicts, so ``graphs/consult.py`` runs them
 as graph nodes and ``consult`` runs them in a row (the HTTP route and the tool).

@@ -1,31 +1,19 @@
 """Curation, prioritisation and decay: the three reflection steps that maintain what is stored.
 
-- **curation** resolves contradictions through the bi-temporal facts
-  (``agent.memory.facts``), with the fact store's own Cypher (``FACT_LOCK`` +
-  ``FACT_RETIRE``): (1) a slot ``(subject, predicate)`` holding more than one current
-  fact keeps the newest (``valid_from``, then ``recorded_at``, then id) and the older
-  ones get ``valid_to`` = its ``valid_from`` and ``(newest)-[:SUPERSEDES]->(older)``;
-  (2) current facts in slots of their own (``fact:<hash>``) that say the same thing with
-  opposite polarity (``rules.contradicts``: "I like Python" / "I don't like Python"):
-  the newest wins, the others of the other polarity are superseded. At most ``limit``
+- **curation** resolves contradictions through the bi-temporal facts, with the fact
+  store's own Cypher: a slot ``(subject, predicate)`` holding more than one current fact
+  keeps the newest, and current facts that say the same thing with opposite polarity
+  (``rules.contradicts``) keep the newest; the others are superseded. At most ``limit``
   facts retired per run.
-- **prioritisation** updates the activation of insights and patterns from recency and
-  frequency with ``agent.memory.activation``'s law, counting each evidence item once as
-  one access at its own time: ``activation = decayed(activation, last_access, now) +
-  sum(decayed(READ_BOOST, t_i, now))`` over the evidence links not counted yet (what
-  ``boosted`` gives, access after access; a consultation's read boosts are kept), then
-  ``last_access`` = now, ``access_count`` += those links, and the links are marked
-  ``counted``. A new insight from old evidence starts low (recency); one with much fresh
+- **prioritisation** updates the activation of insights and patterns with
+  ``agent.memory.activation``'s law, counting each evidence item once as one access at its
+  own time, so a new insight from old evidence starts low (recency) and one with much fresh
   evidence starts high (frequency).
-- **decay**, hourly: ``activation`` is the value at ``last_access`` (as for every memory);
-  an insight or pattern whose ``last_access`` is at least an hour old is rolled forward
-  by whole hours, ``activation = decayed(activation, last_access, last_access + h)``
-  (``a * exp(-0.05 h)``: ``DECAY_PER_HOUR``, the one decay law), and ``last_access`` and
-  ``decayed_at`` move on by those ``h`` hours (the fraction left waits for the next run).
-  A lazy reader's value is the same before and after (``decayed`` composes), a second
-  run within the hour changes nothing, and a read's boost in between wins (the write is
-  conditional on the ``last_access`` read). Only insights and patterns are rolled forward
-  here; the other memories decay when read.
+- **decay**, hourly: an insight or pattern whose ``last_access`` is at least an hour old is
+  rolled forward by whole hours (``DECAY_PER_HOUR``, the one decay law). A lazy reader's
+  value is the same before and after (``decayed`` composes), a second run within the hour
+  changes nothing, and a read's boost in between wins (the write is conditional on the
+  ``last_access`` read). The other memories decay when read.
 
 Times come from the store's injected clock (``agent.clock``; ``ManualClock`` in tests).
 """

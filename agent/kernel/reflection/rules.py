@@ -5,32 +5,20 @@ deterministic rules (unit-tested in ``tests/unit/kernel/test_reflection_rules.py
 
 **Signals.** :func:`extract_signals` reads one learner statement (a message the learner
 sent, a fact, a note) and returns the signals it carries, each about one concept:
-
-- ``struggle``: "I'm confused by/about X", "I don't understand X", "I can't get X",
-  "I'm struggling with X", "I'm stuck on X", "I have trouble with X", "X is hard /
-  difficult / confusing / tricky", "X doesn't click / make sense", "X makes no sense",
-  "could you go over / explain X again / once more";
-- ``error``: "I keep getting X wrong", "I got X wrong", "I made a mistake with X", "I
-  failed the quiz on X", "I keep getting a KeyError in X"; the error kind is the named
-  exception (``KeyError``, ``NullPointerException``), a named error class
-  (``off-by-one``, ``syntax error``, ``infinite loop``, ...) or ``mistake``;
-- ``breakthrough``: "I finally understand X", "now I get X", "X finally makes sense",
-  "X clicked".
+``struggle`` ("I'm stuck on X", "X is hard"), ``error`` ("I keep getting X wrong"; the
+error kind is the named exception or error class, else ``mistake``) and ``breakthrough``
+("X finally clicked"). The phrasings are the patterns below.
 
 **Anywhere.** When these phrasings find no struggle (or an error named away from its
 concept), ``cues`` looks for a difficulty cue or the named error anywhere in the
 statement and takes the run of content words nearest it ("Why are closures so hard?").
 
 **Concepts.** The concept is the phrase after (or before) the cue: at most
-``MAX_CONCEPT_WORDS`` words, cut at punctuation, at function words ("when",
-"because", "again", ...; not "while"/"for" in "while loops"/"for loops") and at
-prepositions ("closures in JavaScript" -> "closures"),
-without a leading article or trailing adverb ("finally", "now"). A note's or fact's own
-``concept`` wins over the phrase. :func:`concept_key` normalises a phrase (lower case,
-no articles, a plural ``s`` dropped) and :func:`canonical_concept` maps it onto a
-concept the learner already has (a note's, a fact's or an insight's) when one's words
-contain the other's, or, failing that, when exactly one known concept ends in the same word (the
-head noun), so "joins", "LEFT and INNER joins" and "SQL joins" are one concept.
+``MAX_CONCEPT_WORDS`` words, cut at punctuation, function words and prepositions
+("closures in JavaScript" -> "closures"). A note's or fact's own ``concept`` wins over the
+phrase. :func:`canonical_concept` maps a phrase onto a concept the learner already has when
+one's words contain the other's, or when exactly one known concept shares its head noun, so
+"joins", "LEFT and INNER joins" and "SQL joins" are one concept.
 
 **Day parts** (:func:`day_part`, UTC hours): night 0-6, morning 6-12, afternoon 12-18,
 evening 18-24.

@@ -2,28 +2,17 @@
 
 Offline and deterministic by default (rules, no model). A run:
 
-1. **scans** up to ``limit`` items not scanned yet (oldest first): each statement's
-   signals (``rules.extract_signals``: struggle, error, breakthrough, each about one
-   concept, mapped onto the concepts the learner already has) are stored on the item
-   with ``reflected_at`` (and the concepts it shows a struggle or error on in
-   ``reflection_struggles``, which system learning counts), so no item is scanned twice;
-2. **aggregates** the signals of the learner's scanned items (the newest ``SIGNAL_CAP``)
-   per concept;
+1. **scans** up to ``limit`` items not scanned yet (oldest first) and stores each one's
+   signals (``rules.extract_signals``) on it with ``reflected_at``, so no item is scanned
+   twice (system learning counts its ``reflection_struggles``);
+2. **aggregates** the signals of the newest ``SIGNAL_CAP`` scanned items per concept;
 3. **writes** the insights whose content differs from what is stored (at most ``limit``):
+   ``struggle`` (at least ``MIN_EVIDENCE`` items with a struggle or error about the
+   concept) and ``breakthrough`` (a breakthrough later than a struggle about it).
 
-   - ``struggle``: at least ``MIN_EVIDENCE`` (2) items with a struggle or error signal
-     about the concept. Text: "Recurring difficulty with <concept>: <n> signs of
-     struggle in <s> session(s), <e> of them mistakes or errors (last <date>)."
-   - ``breakthrough``: a breakthrough signal later than a struggle about the concept.
-     Text: "Breakthrough on <concept>: understood after <n> sign(s) of struggle (<date>)."
-
-Insight ids hash (learner, concept key, category): reruns MERGE onto the same node.
-``confidence = n / (n + 1)`` with ``n`` evidence items (0.67 for 2, 0.75 for 3, ...).
-Evidence links go to the newest ``MAX_EVIDENCE_LINKS`` (50) items; ``evidence_count``
-counts them all. A session is the message's ``session_id``; facts and notes count
-their day as a session. A rerun with nothing new scans nothing and writes nothing:
-stored and computed insights compare equal. With a chat model that has structured
-output the written insights' text is phrased by it (``phrasing``; the template stays in
+Insight ids hash (learner, concept key, category), so reruns MERGE onto the same node, and
+a rerun with nothing new scans nothing and writes nothing. With a chat model that has
+structured output the text is phrased by it (``phrasing``; the template stays in
 ``rules_text``, which reruns compare).
 """
 
