@@ -7,12 +7,10 @@ request's auth context (``agent.server.checkpointer``). With no principal (plain
 Python, tests, the server's own housekeeping) nothing is checked.
 
 - A write claims an unowned thread and is refused with ``ThreadOwnedError`` when another
-  learner owns it. ``put`` and ``put_writes`` do it inside their Lua scripts (the claim
-  and the write are one atomic round trip); ``copy_thread`` with ``claim`` (``SET NX`` +
-  ``GET`` in one MULTI/EXEC) before its copy.
-- A read of a thread another learner owns sees nothing: no checkpoint, an empty
-  history. So a thread id reused after the server lost its own records (a wipe,
-  a new ops file) never shows the old owner's checkpoints.
+  learner owns it, atomically with the write (inside ``put``'s and ``put_writes``' Lua
+  scripts; ``copy_thread`` claims first).
+- A read of a thread another learner owns sees nothing, so a thread id reused after the
+  server lost its own records never shows the old owner's checkpoints.
 
 Threads written before owners were recorded have none; the first learner who
 writes to one claims it.

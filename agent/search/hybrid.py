@@ -13,13 +13,10 @@ candidates than asked for is scanned exactly at once, in the same query as the i
 scoped in Lucene by the learner's key and filtered again in Cypher, and weighted by the
 learner's own term statistics (``agent.search.termstats``: one more round trip), so no
 other learner's documents change which of the learner's hits rank first.
-Round trips: the term counts first (``TERM_STATS``), then the vector probe and both
-full-text passes as one query (``FIRST_STAGE``),
-which also gives each hit's session for the ``session`` votes; the context list comes with
-the page's hits hydrated (``CONTEXT_HYDRATE``). The ranking is the same as one query each.
-The ``sentence`` list (``agent.search.sentences``) is read in a transaction of its own that the
-store starts beside this one (:meth:`HybridSearch.sentence_list`): Neo4j runs the two vector
-searches at once, so the list costs the search little wall time.
+Round trips: the term counts, then the vector probe and both full-text passes as one query
+(``FIRST_STAGE``), then the context list with the page's hits hydrated. The ``sentence``
+list is read in a transaction of its own beside this one, so Neo4j runs the two vector
+searches at once.
 The Cypher lives in ``agent.search.queries``.
 """
 

@@ -5,19 +5,10 @@
 numbered lines, within ``BRIEF_TIMEOUT_SECONDS``. A failure or an empty brief falls back
 to the template (logged), so a consultation never fails on the model.
 
-**Template** (offline, and the fallback), one line per section that has content, in
-this order, each item cut to ``ITEM_CHARS`` and at most ``ITEMS`` per section::
-
-    Consultation on "<query>": <n> memories found (confidence 0.62, medium).
-    Facts: <text> | <text> | ...          (current ones only: never a ``current: false`` fact)
-    Core knowledge: <text> | ...
-    Insights: <text> | ...
-    Patterns: <description> (<concept>) | ...
-    Alerts: reminder: <text> | recurring error: <text> | ...
-
-With no evidence: ``Consultation on "<query>": nothing in memory matches yet
-(confidence 0.00, none).`` The same evidence always gives the same text.
-Confidence labels: ``none`` (0), ``low`` (< 0.35), ``medium`` (< 0.7), ``high``.
+**Template** (offline, and the fallback): a headline with the count and confidence, then
+one line per section that has content (current facts only, core knowledge, insights,
+patterns, alerts), each item cut to ``ITEM_CHARS`` and at most ``ITEMS`` per section. The
+same evidence always gives the same text.
 """
 
 from __future__ import annotations

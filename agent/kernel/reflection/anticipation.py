@@ -3,21 +3,14 @@
 Offline rules over the signals synthesis stored on scanned items and the learner's
 message times (no model):
 
-- ``recurring_error``: at least ``MIN_ERRORS`` (2) items with an error signal of one
-  error kind about one concept (``KeyError`` in "pandas merge", ``mistake`` in "sql join";
-  a named error with no concept counts under concept ``""``). The concept is aggregated
-  over the kind's events (``error_groups``: the longest run of concept words 2+ of them
-  share), so one statement's wider phrase ("pandas merge failed") still counts.
-  ``count`` = items, ``error_kind`` = the kind.
-- ``bottleneck``: a concept with at least ``BOTTLENECK_MIN`` (3) struggle/error items,
-  or at least 2 in 2 or more sessions. ``status`` is ``resolved`` once a breakthrough
-  came after the last struggle, else ``active``.
-- ``time_of_day``: when the learner studies (``activity: 'study'``): at least
-  ``MIN_MESSAGES`` (6) messages and one day part (``rules.day_part``, UTC) holding at
-  least half of them; and when they struggle (``activity: 'struggle'``): at least 3
-  struggle/error items, 60% of them in one day part. ``concept`` is the day part,
-  ``count`` the items in it, ``share`` its fraction; one pattern per activity, updated
-  when the day part moves.
+- ``recurring_error``: at least ``MIN_ERRORS`` items with an error signal of one error
+  kind about one concept; the concept is aggregated over the kind's events
+  (``error_groups``), so one statement's wider phrase ("pandas merge failed") still counts.
+- ``bottleneck``: a concept with at least ``BOTTLENECK_MIN`` struggle/error items, or 2 in
+  2 or more sessions; ``resolved`` once a breakthrough came after the last struggle.
+- ``time_of_day``: the day part (UTC) holding most of the learner's messages
+  (``activity: 'study'``) or of their struggles (``activity: 'struggle'``), once there are
+  enough of them; one pattern per activity, updated when the day part moves.
 
 Ids hash (learner, kind, concept[, error kind]) or, for time of day, (learner, kind,
 activity): reruns MERGE. Patterns are written only when they differ from the stored

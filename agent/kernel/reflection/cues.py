@@ -7,16 +7,12 @@ really difficult", "I'm not getting X at all") or names an error away from its c
 concept. This module is the fallback ``rules.extract_signals`` uses when its phrasings
 found nothing for a kind:
 
-- **difficulty cue**: a word of the difficulty lexicon (the words ``rules``' phrasings
-  already use: confused/confusing, puzzled, lost, struggling, stuck, trouble, difficult,
-  hard, tricky, impossible), not negated ("not hard" is no struggle); or a negated
-  understanding verb ("not getting", "never understood", "doesn't click", "no sense"),
-  the negation up to two words before it. No new vocabulary: what generalises is that
-  the cue may sit anywhere;
+- **difficulty cue**: a word of the difficulty lexicon ``rules``' phrasings already use,
+  not negated ("not hard" is no struggle), or a negated understanding verb ("never
+  understood"). No new vocabulary: what generalises is that the cue may sit anywhere;
 - **error cue**: a named error kind (``rules.error_kind_of``) anywhere;
-- **concept**: the run of content words (not a function word, pronoun, auxiliary,
-  common verb, cue or error-kind word) nearest the cue (ties: the run after it), at
-  most ``rules.MAX_CONCEPT_WORDS`` words.
+- **concept**: the run of content words nearest the cue (ties: the run after it), at most
+  ``rules.MAX_CONCEPT_WORDS`` words.
 """
 
 from __future__ import annotations

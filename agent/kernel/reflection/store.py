@@ -1,22 +1,11 @@
 """Neo4j access of reflection: ``ReflectionStore``, the one path the five steps read and write by.
 
-Graph it owns (``Memory`` label, so the unique id constraint, ``learner_id`` index and
-erasure's ``DELETE_MEMORIES`` cover it):
-
-- ``(:Learner)-[:HAS_MEMORY]->(:Memory:Insight {id, learner_id, learner_key, kind: 'insight',
-  category, concept, concept_name, text, evidence_count, confidence, sessions,
-  first_evidence_at, last_evidence_at, created_at, updated_at, revision, activation,
-  last_access, decayed_at, access_count})-[:EVIDENCED_BY {linked_at, counted}]->(item)``;
-- ``(:Learner)-[:HAS_MEMORY]->(:Memory:Pattern {id, learner_id, kind: 'recurring_error' |
-  'time_of_day' | 'bottleneck', concept, concept_name, description, count, status, ...same
-  bookkeeping})-[:EVIDENCED_BY]->(item)``;
-
-where ``item`` is one of the learner's ``Message``, ``Fact`` or ``Note`` nodes. Source
-items get ``reflected_at`` and ``reflection_signals`` (``queries`` module docstring).
-As for every memory (``agent.memory.activation``), ``activation`` is the value at
-``last_access``: readers decay it lazily from there, and a read stores
-``boosted(...)`` with ``last_access`` = now (``agent.kernel.consult`` does);
-``decayed_at`` records when reflection last rolled it forward.
+Graph it owns: ``:Memory:Insight`` and ``:Memory:Pattern`` nodes under the learner, each
+``-[:EVIDENCED_BY {linked_at, counted}]->`` the learner's ``Message``, ``Fact`` or ``Note``
+items. The ``Memory`` label puts them under the unique id constraint, the ``learner_id``
+index and erasure's ``DELETE_MEMORIES``. As for every memory (``agent.memory.activation``),
+``activation`` is the value at ``last_access``; ``decayed_at`` records when reflection last
+rolled it forward.
 Every query is scoped by ``learner_id``; evidence links only ever join one learner's
 nodes. Schema: reflection's indexes, ``IF NOT EXISTS``, once per driver (key ``reflection``).
 """
