@@ -5,11 +5,9 @@ START → check_cache ─(hit)→ END
              └─(miss)→ search → enrich → synthesise → boost → END
 ```
 Each node is one step of ``agent.kernel.consult.service`` (its docstring says what each
-does); this module only wires them. Input ``{"learner_id"?, "request": {query, context,
-max_results, include_insights, topic_filters}}``: under the server the learner is the
-authenticated user (every node is bound with ``agent.identity.add_bound_nodes``), and a
-``learner_id`` inside ``request`` is refused. Output ``{"response": ConsultResponse as a
-dict}``. ``consult`` is the same pipeline as one call (the HTTP route and the tool use it).
+does); this module only wires them. Under the server the learner is the authenticated user
+(every node is bound with ``agent.identity.add_bound_nodes``). ``consult`` is the same
+pipeline as one call (the HTTP route and the tool use it).
 """
 
 from __future__ import annotations

@@ -6,19 +6,11 @@ receive → monitor ─(pressure > threshold)→ archive → compile → think �
              └─────────────────────────────────────────────────────────────────────────┘
 think ─(answer and context.end_session)→ notes (the Zettelkasten subgraph) → END
 ```
-Each step is one function in its own module of ``agent.heartbeat`` (``receive``,
-``monitor``, ``archive``, ``think`` with ``compile``, ``act``, ``session_end.notes``), read
-top to bottom. Two steps have two phases inside them (``agent.heartbeat.phases``):
-``receive`` then appraises the request (``agent.heartbeat.appraisal``: classify the
-intent, set the step budget and, for complex intents, plan → search → evaluate
-sufficiency into working memory slots), and a ``think`` step that answers then finishes
-(``agent.heartbeat.finish``: record the answer, report the effort and the memory state,
-clear the slots). ``monitor`` fires reminders into the slots, ``act`` turns search results
-into slots. The tools are the MemGPT memory tools, the note tools and the cognitive memory
-tools (facts, procedures, reminders).
-Input is ``request`` or the chat convention's ``messages`` (``agent.heartbeat.chat_input``);
-a client's ``messages`` stream carries the learner's message and the answer only
-(``agent.heartbeat.chat_stream``), and ``values`` carry the conversation (``messages``).
+Each step is one function in its own module of ``agent.heartbeat``, read top to bottom;
+``receive`` also appraises the request and a ``think`` step that answers also finishes it
+(``agent.heartbeat.phases``). Input is ``request`` or the chat convention's ``messages``
+(``agent.heartbeat.chat_input``); a client's ``messages`` stream carries the learner's
+message and the answer only (``agent.heartbeat.chat_stream``).
 ``graph`` is what ``langgraph.json`` serves as ``kag``; tests build their own
 with ``make_builder(Resources(..., chat_model=fake))``.
 """

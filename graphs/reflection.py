@@ -3,14 +3,11 @@
 ```
 START → synthesis → anticipation → curation → prioritisation → decay → END
 ```
-Each node is one step of ``agent.kernel.reflection`` (``run.STEP_FUNCTIONS``) and adds
-its report to ``reports``; ``changed`` says whether any step wrote anything (a run with
-nothing new: False). A run that changed something bumps the learner's kernel generation
-(``run.invalidate``), so cached consultations expire. Every node acts for the authenticated learner only
-(``agent.identity.add_bound_nodes``), never for a ``learner_id`` sent in the input.
-The store is built once per resources bundle (``ReflectionStore.for_resources``), not
-per step or per run. ``graph`` is what ``langgraph.json`` serves as ``reflection`` (the
-cron runs it every 5 minutes); tests build their own with ``make_builder(resources)``.
+Each node is one step of ``agent.kernel.reflection`` and adds its report to ``reports``;
+``changed`` says whether any step wrote anything, and a run that did bumps the learner's
+kernel generation (``run.invalidate``), so cached consultations expire. Every node acts for
+the authenticated learner only (``agent.identity.add_bound_nodes``). ``graph`` is what
+``langgraph.json`` serves as ``reflection``; tests build their own with ``make_builder``.
 """
 
 from __future__ import annotations

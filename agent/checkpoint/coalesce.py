@@ -1,9 +1,7 @@
 """One round trip for the batches an async saver is asked for in the same loop iteration.
 
 LangGraph saves a super-step with ``aput_writes`` (each finished task) and ``aput`` (the
-next checkpoint), started as background tasks at nearly the same moment; a heartbeat
-turn makes a dozen of them, and with many sessions the saver is asked for many at once.
-Each used to be its own pipeline: a socket write, a wake-up of Redis and a read each.
+next checkpoint) as background tasks at nearly the same moment, a dozen per heartbeat turn.
 ``Coalescer`` queues the batches handed to it until the event loop runs its flush
 (``call_soon``: every task already ready runs first), then sends them as one pipeline.
 

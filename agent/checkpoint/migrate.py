@@ -1,15 +1,10 @@
 """Move a prefix written with key layout 1 to layout 2, in place (plain Redis; no I/O here).
 
-Layout 1 (before Redis Cluster support) kept a thread's keys under ``P:t:T:`` with one
-string per checkpoint row (``...:c:CID``), one hash of writes (``...:w:CID``) and one
-packed string (``...:wp:CID``) per checkpoint. Layout 2 (``agent.checkpoint.base``)
-hash-tags the thread (``P:{T}:``) and keeps rows and writes as fields of per-namespace
-hashes. ``setup()`` runs this when ``P:meta`` records layout 1: each thread is
-rewritten in one MULTI/EXEC (new keys written, old keys deleted, TTLs kept), so a
-crash leaves every thread wholly in one layout and a rerun finishes the job. Layout 1
-never ran on a cluster, so the transaction may mix old and new keys. A lock key keeps
-two processes from migrating the same prefix at once; the loser is told to retry.
-``run:R`` members (``T:N:CID``) and ``threads`` are the same in both layouts.
+Layout 1 (before Redis Cluster support) kept a thread's keys under ``P:t:T:`` with one key
+per checkpoint row, writes and packed writes. ``setup()`` runs this when ``P:meta`` records
+layout 1: each thread is rewritten in one MULTI/EXEC (TTLs kept), so a crash leaves every
+thread wholly in one layout and a rerun finishes the job. A lock key keeps two processes
+from migrating the same prefix at once; the loser is told to retry.
 
 ``setup()`` (every saver calls it) lives here too: it checks the server, migrates, loads
 the scripts and builds the owner index once (``agent.checkpoint.owners.build_index``).

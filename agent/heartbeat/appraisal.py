@@ -1,19 +1,11 @@
 """Appraisal, the second phase of ``receive``: intent, step budget and, when it pays, retrieval.
 
-Classify the request's intent (``agent.heartbeat.effort.classify``: never a model call; a
-read of the learner's fact versions, which touches no activation, only when the words ask
-for one value),
-start a fresh set of working memory slots with a ``question`` slot (and a ``context``
-slot naming ``current_concept``); for the complex intents (temporal, synthesis,
-contradiction, procedural) run plan → search (``agent.memory.blend.blended_search``) →
-evaluate sufficiency, putting ``plan``, ``retrieved_fact`` and ``evaluation`` slots. It
-stops when the evaluation is sufficient or the rounds are spent; an insufficient first
-round re-queries once with a widened plan (a **self-correction**, counted). Hits on the
-request itself (just logged) are ignored.
-
-Sufficiency (``effort.evaluate``, threshold ``SUFFICIENCY_THRESHOLD`` = 0.6 of the
-request's content words covered by the hits) and the relevance of retrieved slots
-(``slots.hit_slots``) are documented where they live.
+Classify the request's intent (``agent.heartbeat.effort.classify``: never a model call)
+and start a fresh set of working memory slots with a ``question`` slot. For the complex
+intents (temporal, synthesis, contradiction, procedural) run plan → search → evaluate
+sufficiency into slots, until the evaluation is sufficient or the rounds are spent; an
+insufficient first round re-queries once with a widened plan (a **self-correction**).
+Hits on the request itself (just logged) are ignored.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The learner's message of a run: KAG's ``request``, or the LangGraph chat convention's ``messages``.
 
-KAG's own clients send ``{"request": "…"}``. LangGraph chat clients (Agent Chat UI's
-``useStream``, Studio's chat mode, the SDK) send the new message in ``messages``:
-``{"messages": [{"type": "human", "content": [{"type": "text", "text": "…"}]}]}`` or
-``{"messages": [{"role": "user", "content": "hello"}]}``. Those land in the display channel
-``messages`` through its reducer (``add_messages``) before ``receive`` runs, so the learner's
-message is already part of the conversation there: it is the **pending** message, the last one
-of ``messages`` when that is a human message the FIFO queue has not taken yet. ``receive``
-serves it under its own id and appends no second copy.
+KAG's own clients send ``{"request": "…"}``; LangGraph chat clients (Agent Chat UI, Studio,
+the SDK) send the new message in ``messages``, which lands in the display channel through
+its reducer before ``receive`` runs. So the learner's message is the **pending** message,
+the last one of ``messages`` when that is a human message the FIFO queue has not taken yet;
+``receive`` serves it under its own id and appends no second copy.
 
 When a run sends both, ``request`` is served, and it takes the place of the pending message
 (same id), so the conversation shows what the tutor answered. A run with neither fails with

@@ -2,12 +2,9 @@
 
 Every conversational turn of every session gets a ``turn_context`` archival memory at
 write time (``agent.kernel.derive``: its date, the turn and the turn it replies to).
-:func:`search_conversation` ranks those memories with the run's recipe
-(``Context.search_recipe``) and returns the verbatim messages they stand for, in that
-order (role, session and seq as ``RecallStore.search`` gives them), so callers see the
-same kind of hit as before, ranked by the richer representation. The messages are read in
-the search's own round trips (``ArchivalStore.search_turns``), not in a second transaction.
-It is what the LoCoMo benchmark's "KAG default" row measures (``bench/locomo``): the same call.
+``search_conversation`` ranks those memories with the run's recipe and returns the verbatim
+messages they stand for, in that order and in the search's own round trips. It is what the
+LoCoMo benchmark's "KAG default" row measures (``bench/locomo``): the same call.
 
 Messages logged but not drained by the kernel worker yet have no turn context; they
 come from the kernel stream's tail and are fused into page 0 (read-your-writes), as

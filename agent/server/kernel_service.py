@@ -1,13 +1,10 @@
 """The memory kernel inside the LangGraph server: the worker as a supervised background task.
 
-The custom app's lifespan (``agent.server.app``) enters ``kernel_lifespan``: it wires
-the stores over the server's resources bundle, starts ``KernelWorker.run`` as an
-``asyncio`` task on the server's event loop (unless ``Settings.kernel_in_server`` is
-false, ``KAG_KERNEL_IN_SERVER=false``: then a separate ``kag kernel run`` process
-drains the stream, and no reflection cron runs either), registers one reflection cron
-per learner of the token table (``agent.server.kernel_cron``, every
-``KAG_REFLECTION_INTERVAL_SECONDS``) and,
-on shutdown, sets the worker's stop event and waits for its current batch to commit.
+The custom app's lifespan (``agent.server.app``) enters ``kernel_lifespan``: it wires the
+stores over the server's resources, starts ``KernelWorker.run`` as a task on the server's
+event loop (unless ``Settings.kernel_in_server`` is false: then ``kag kernel run`` drains
+the stream and no reflection cron runs either), registers the reflection crons
+(``agent.server.kernel_cron``) and, on shutdown, waits for the current batch to commit.
 
 A worker that crashes is logged and restarted with a growing delay (1 s to 30 s):
 its pending entries are reclaimed by the next run (``XAUTOCLAIM``), so nothing is

@@ -1,15 +1,10 @@
 """The consultation cache: 5 minutes in Redis, invalidated by the learner's writes.
 
-Key: ``kag:kernel:{<learner>}:consult:<sha256>`` over the query, the context, the sorted
-topic filters, ``max_results`` and ``include_insights``. The entry stores the learner's
-**write generation** (``KernelStream.generation``: it changes on every write of that
-learner) next to the payload: ``<generation>:<payload JSON>``. A lookup reads the
-generation key and the entry in one ``MGET`` (one round trip), and an entry written at
-another generation is a miss: a write moves the generation, so the next consultation
-misses and overwrites the entry. Another learner's writes move only their own generation.
-The ``{learner}`` hash tag puts the generation key and every entry of one learner in one
-Redis Cluster slot, so the ``MGET`` is Cluster-safe. A consultation racing a write
-stores its payload under the generation it read before searching, which is already
+Key: ``kag:kernel:{<learner>}:consult:<sha256>`` over the request. The entry stores the
+learner's **write generation** (``KernelStream.generation``, moved by every write of that
+learner) next to the payload; a lookup reads both in one ``MGET`` (one Cluster slot, by the
+``{learner}`` hash tag), and an entry of another generation is a miss. A consultation racing
+a write stores its payload under the generation it read before searching, which is already
 stale, so it is never served after the write.
 
 Without a generation source (no kernel stream) nothing is cached: a cache that writes

@@ -8,8 +8,6 @@ Per learner, five steps, each reporting what it changed (``reports``):
 - ``prioritisation``: activation from recency and frequency (``agent.memory.activation``);
 - ``decay``: hourly, rate 0.05, on the injected clock.
 
-Offline everything is rule-based (``rules``, documented there). Batches are bounded
-(10-100 items per step per run) and a run with nothing new writes nothing. Entry
-points: ``run.reflect_learner`` / ``run.reflect_learners`` and ``graphs/reflection.py``.
-``agent.kernel.system_learning`` aggregates counts across learners, never content.
+Offline everything is rule-based (``rules``, documented there); a run with nothing new
+writes nothing. Entry points: ``run.reflect_learners`` and ``graphs/reflection.py``.
 """

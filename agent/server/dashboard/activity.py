@@ -7,10 +7,7 @@ The memory page's chart and lists, read from Neo4j for one learner:
   memory: a fact, procedure or insight a later turn read);
 - **due**: the pending reminders, in words (``cognitive.reminders_view``);
 - **sessions**: every session the learner held, from the recall messages grouped by
-  ``session_id``. The heartbeat logs a turn's messages whether it ran on the server or
-  through the CLI (``kag chat``/``kag ask`` run the same graph in-process), so a CLI
-  session appears as a server one does. A session is named by its date and topic: the
-  concept of its first note, else its first words.
+  ``session_id`` (CLI sessions too: they run the same graph), named by date and topic.
 
 No internal id reaches the page: days are "12 May", sessions carry no thread id.
 """

@@ -1,11 +1,8 @@
 """The learner's LangGraph threads, through the server's own in-process API.
 
-Working-memory pressure is durable in the threads' checkpoints: every heartbeat
-step checkpoints the state, and the state carries ``pressure`` (the monitor and
-compile nodes set it each step; ``memory_state.pressure`` is its final value).
-So the dashboard records nothing of its own: it reads the history of the
-learner's most recent threads (sessions), which lives as long as the
-checkpoints (``KAG_CHECKPOINT_TTL``) and goes with them on erasure.
+Working-memory ``pressure`` is in every heartbeat checkpoint, so the dashboard records
+nothing of its own: it reads the history of the learner's most recent threads, which lives
+as long as the checkpoints and goes with them on erasure.
 
 The client is the SDK's in-process one (``get_client()`` with no URL: an ASGI
 transport into this server that skips the auth middleware). Tenancy is therefore
