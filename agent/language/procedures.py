@@ -23,11 +23,17 @@ Markers inside a clause ("pick the first table") do not split. Step text keeps t
 learner's words (so "table whose rows I must keep" stays findable), without the marker
 and edge punctuation. A statement is a procedure only with at least two steps.
 
+A procedure told without such an introduction ("first I bump the version, then …") is read
+by ``agent.language.told_procedures`` from the parse.
+
 **A procedure request** (``is_procedure_request``) asks for the learner's *own* steps:
 "how do/did/should I <task> again?", "what were/are my steps (for …)?", "my procedure /
 method for …", "remind me how I/to …", "I forgot / don't remember / can't recall how I/to …",
-"walk me through my steps". A plain "how do I <task>?" without a recall marker (again,
-my, forgot, remember, …) is a tutoring question, not a request for a stored procedure.
+"walk me through my steps", "how do I usually …" (a frequency adverb of the learner's), and
+"what's my (morning) routine / workflow …?" (a noun of ``_KINDS`` in a question, or with
+"I can't remember"; not in a remark: "Music is part of my routine."). A plain "how do I
+<task>?" without a recall marker (again, my, forgot, remember, usually, …) is a tutoring
+question, not a request for a stored procedure.
 ``procedure_query`` gives the words to search with: the task when one is named, else
 the request's content words (also when the task is a pronoun: "how do I resolve it again"
 refers to something named elsewhere in the message).
@@ -43,9 +49,11 @@ MIN_STEPS = 2
 MAX_STEPS = 30
 
 _TIME_TAIL = r"(?:\s+(?:now|nowadays|these\s+days|usually|normally|today|always))*"
-_KINDS = r"steps|procedure|process|method|routine|recipe|checklist"
+_KINDS = r"steps|procedure|process|method|routine|recipe|checklist|workflow"
 """What a learner calls their own way of doing something ("my steps for …", "my checklist to …")."""
 _FORGOT = r"forgot|forget|forgotten"
+_HABIT = r"(?:usually|normally|typically|generally|always)"
+"""Frequency adverbs: "How do I usually …" asks for the learner's habit (their own steps)."""
 _INTROS = (
     # "Here is how I write a LEFT JOIN now: ..."
     re.compile(
@@ -89,15 +97,23 @@ def _clean(step: str) -> str:
     return _EDGE.sub("", re.sub(r"\s+", " ", step))
 
 
-def split_steps(body: str) -> list[str]:
-    """The ordered steps of ``body`` (a list, semicolons or sequence markers; see module doc)."""
-    body = body.strip()
+def split_listed(body: str) -> list[str] | None:
+    """The items of a numbered or bulleted list in ``body`` ("1. … 2. …", "- …"), None without one."""
     for pattern in (_NUMBERED, _BULLET):
         if len(pattern.findall(body)) >= MIN_STEPS:
             parts = pattern.split(body)
             steps = [_clean(p) for p in parts[1:] if _clean(p)]  # parts[0] precedes the list
             if len(steps) >= MIN_STEPS:
                 return steps[:MAX_STEPS]
+    return None
+
+
+def split_steps(body: str) -> list[str]:
+    """The ordered steps of ``body`` (a list, semicolons or sequence markers; see module doc)."""
+    body = body.strip()
+    listed = split_listed(body)
+    if listed is not None:
+        return listed
     if body.count(";") >= 1:
         steps = [_clean(p) for p in body.split(";") if _clean(p)]
         if len(steps) >= MIN_STEPS:
@@ -145,13 +161,20 @@ _TASK_PATTERNS = (
     ),
 )
 _RECALL_MARKERS = re.compile(
-    rf"\bagain\b|\bmy\s+(?:own\s+)?(?:{_KINDS}|way)\b"
+    rf"\bagain\b|\bmy\s+(?:[\w-]+\s+){{0,2}}?(?:{_KINDS}|way)\b|\bI\s+{_HABIT}\b"
     rf"|\b(?:{_FORGOT}|(?:don't|do\s+not|can't|cannot)\s+(?:remember|recall))\b"
     r"|\bremind\s+me\s+how\b|\bwhat\s+(?:were|are)\s+(?:the|my)\s+steps\b|\bwalk\s+me\s+through\b"
     r"|\bhow\s+did\s+I\b",
     re.I,
 )
 _HOW = re.compile(r"\bhow\b|\bsteps?\b|\bprocedure\b|\bmethod\b|\bprocess\b|\bwalk\s+me\s+through\b", re.I)
+_KIND = re.compile(rf"\b(?:{_KINDS})\b", re.I)
+_ASKS = re.compile(
+    r"\?\s*$|^\s*(?:what|which|how|tell|show|give)\b"
+    r"|\b(?:forgot|forgotten|(?:don't|do\s+not|can't|cannot)\s+(?:remember|recall))\b",
+    re.I,
+)
+"""A question, or a learner who has lost something: what makes "my routine" a request, not a remark."""
 _PRONOUN = re.compile(r"\b(?:it|this|that|these|those|them|one)\b", re.I)
 _SEARCH_DROP = frozenset(
     {"again", "steps", "step", "forgot", "forget", "procedure", "method", "process", "routine"}
@@ -164,7 +187,8 @@ def is_procedure_request(text: str) -> bool:
         return False
     if re.search(r"\bremind\s+me\s+(?:to|about|that)\b", text, re.I):
         return False  # a reminder request, not a procedure request
-    return bool(_HOW.search(text) and _RECALL_MARKERS.search(text))
+    how = _HOW.search(text) or (_KIND.search(text) and _ASKS.search(text))
+    return bool(how and _RECALL_MARKERS.search(text))
 
 
 def procedure_task(text: str) -> str | None:

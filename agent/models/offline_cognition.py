@@ -15,7 +15,9 @@ C1. **A fired reminder is acted on first.** Each ``REMINDER <id>: <description>`
     resolved again.
 C2. **A procedure the learner states** ("Here is how I write a LEFT JOIN: first …, then
     …", ``agent.language.procedures.parse_procedure``) becomes ``save_procedure(name, steps)``;
-    its sentences take no other rule.
+    its sentences take no other rule. One told as a sequence without an introduction ("first I
+    bump the version, then …", ``agent.language.told_procedures``) is saved too, named from
+    the message or the learner's previous one; its sentences keep their other rules.
 C3. **A request for the learner's own steps** ("how do I write a LEFT JOIN again?", "I
     forgot how I …", "what were my steps?", ``is_procedure_request``) becomes one
     ``recall_procedure(query=procedure_query(…))`` (the sentence naming the task wins);
@@ -85,6 +87,7 @@ from agent.language.procedures import (
     procedure_task,
 )
 from agent.language.reminders import DEFAULT_PHRASE, parse_reminder
+from agent.language.told_procedures import told_procedure
 from agent.models.offline_reading import reminder_slots
 
 Action = tuple[str, dict[str, Any]]
@@ -156,12 +159,15 @@ def reminder_actions(
 
 
 def procedure_actions(
-    sentences: Sequence[str], rests: Sequence[str], available: set[str]
+    sentences: Sequence[str], rests: Sequence[str], available: set[str], context: str = ""
 ) -> tuple[dict[int, Action], set[int]]:
     """Rules C2 and C3: ``({sentence index: action}, consumed sentence indexes)``.
 
     ``rests[i]`` is the message from sentence ``i`` to its end, so a procedure stated
-    over several sentences is read whole, from the sentence that introduces it.
+    over several sentences is read whole, from the sentence that introduces it. A procedure
+    told as a sequence without an introduction (``agent.language.told_procedures``) is named
+    from the message or ``context`` (the learner's previous message); its sentences keep their
+    other rules (they may state facts too).
     """
     if "save_procedure" in available:
         start = max((i for i, rest in enumerate(rests) if parse_procedure(rest)), default=None)
@@ -169,6 +175,9 @@ def procedure_actions(
         if start is not None and parsed is not None:
             name, steps = parsed
             return {start: ("save_procedure", {"name": name, "steps": steps})}, set(range(start, len(rests)))
+        told = told_procedure(sentences, context)
+        if told is not None:
+            return {told.start: ("save_procedure", {"name": told.name, "steps": told.steps})}, set()
     if "recall_procedure" not in available:
         return {}, set()
     asks = [i for i, s in enumerate(sentences) if is_procedure_request(s) and not _names_a_reminder(s)]

@@ -189,17 +189,18 @@ def answer_from_core(question: str, core: Mapping[str, str]) -> tuple[str, list[
 
 
 def plan_actions(
-    text: str, available: set[str], core: Mapping[str, str] | None = None
+    text: str, available: set[str], core: Mapping[str, str] | None = None, context: str = ""
 ) -> list[tuple[str, dict[str, Any]]]:
     """Return the ordered tool calls the policy makes for one learner message.
 
     The cognitive rules (``agent.models.offline_cognition``) go first; a question that
-    core memory ``core`` answers (rule 4) plans no search.
+    core memory ``core`` answers (rule 4) plans no search. ``context`` is the learner's
+    previous message (it may name the procedure this one tells).
     """
     core = core or {}
     found = sentence_spans(text)
     texts = [sentence for _, sentence in found]
-    procedures, consumed = procedure_actions(texts, [text[start:] for start, _ in found], available)
+    procedures, consumed = procedure_actions(texts, [text[start:] for start, _ in found], available, context)
     sentences = [_classify(sentence, core) for sentence in texts]
     planner = CognitivePlanner(sentences, available, core, search_query)
     actions: list[tuple[str, dict[str, Any]]] = []
@@ -326,6 +327,7 @@ class OfflinePolicyModel(BaseChatModel):
         if last_human is None:
             return self._reply("I have no learner message to act on.")
         request = messages[last_human].text
+        earlier = [m.text for m in messages[:last_human] if isinstance(m, HumanMessage)]
         core = read_core_memory(messages)
         after = messages[last_human + 1 :]
         done = [m for m in after if isinstance(m, ToolMessage)]
@@ -336,7 +338,10 @@ class OfflinePolicyModel(BaseChatModel):
             for c in getattr(m, "tool_calls", None) or []
         ]
         resolved = [str(args.get("reminder_id")) for name, args in made if name == "resolve_reminder"]
-        plan = [*reminder_actions(messages, resolved, available), *plan_actions(request, available, core)]
+        plan = [
+            *reminder_actions(messages, resolved, available),
+            *plan_actions(request, available, core, earlier[-1] if earlier else ""),
+        ]
         results = [(m.name, result_data(m), call_args(after, m.tool_call_id)) for m in done]
         action = pending_action(plan, made) or fact_fallback(results, available)
         action = action or _conversation_fallback(results, available)
