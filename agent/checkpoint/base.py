@@ -49,30 +49,19 @@ key                            type    content
                                        unchanged channel is never rewritten.
 =============================  ======  ==============================================
 
-Layout 1 (before the hash tags: ``P:t:T:...`` with one string per checkpoint) is
-migrated in place by ``setup()`` on plain Redis (``agent.checkpoint.migrate``).
+Layout 1 (``P:t:T:...``) is migrated in place by ``setup()`` (``agent.checkpoint.migrate``);
+the values' byte formats (CRC-framed, so corruption is a clear error) are in
+``agent.checkpoint.codec``. ``put`` and ``copy_thread`` are one MULTI/EXEC on the thread's
+keys, ``put_writes``, deletes and prunes one Lua script per thread.
 
-Byte formats of the values (CRC-framed, so corruption is a clear error) are in
-``agent.checkpoint.codec``.
-
-Atomicity: ``put`` and ``copy_thread`` are one MULTI/EXEC on the thread's keys (after
-the idempotent index writes); ``put_writes``, deletes and prunes are single Lua scripts
-per thread; reads are one script call (``get_tuple``) or two round trips per page
-(``list``: rows and writes, then the blobs they reference). On plain Redis the index
-writes ride in the same round trip (and MULTI/EXEC) as the thread's commands.
-
-TTL (``ttl`` seconds, off by default): every key a write touches gets EXPIRE; with
-``refresh_on_read`` reads re-arm the namespace's keys. A thread that is neither
-written nor (with ``refresh_on_read``) read for ``ttl`` seconds expires as a whole.
-``P:threads``, ``P:{T}:owner`` and the owner indexes never expire; stale members are
-harmless (their namespace set is gone).
+TTL (``ttl`` seconds, off by default): every key a write touches gets EXPIRE (reads re-arm
+them with ``refresh_on_read``), so an idle thread expires as a whole; the prefix-wide keys
+and owner records never expire (stale members are harmless).
 
 History (``keep`` checkpoints per namespace, off by default): every step writes a new
-version of each channel it changed, whole, so an active thread grows by every turn's
-``messages``, queue and prompt. With ``keep`` set, a put that leaves more than ``keep``
-plus a slack (``ops.trim_due``) trims the namespace back to its newest ``keep``
-checkpoints, their writes and the blobs they reference (the ``keep_latest`` prune).
-Time travel reaches back ``keep`` steps; the learner's memory is in Neo4j, not here.
+version of each channel it changed, whole, so an active thread grows by every turn. With
+``keep`` set, a put past ``keep`` plus a slack (``ops.trim_due``) trims the namespace to its
+newest ``keep`` checkpoints; the learner's memory is in Neo4j, not here.
 """
 
 from __future__ import annotations

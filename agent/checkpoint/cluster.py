@@ -11,12 +11,9 @@ its keys through ``KEYS``. What differs is the sending:
 - keyless commands are sent alone: ``SCRIPT LOAD`` to every primary (redis-py's
   routing), ``INFO`` to one node.
 
-Back-pressure: a cluster client's per-node pools fail instead of waiting when they are
-exhausted ("too many connections"), so each saver lets at most ``POOL_SIZE`` batches
-run at once (a batch holds at most one connection per node) and the rest wait.
-
-URLs: ``redis+cluster://host:port`` (or ``rediss+cluster://``) names a cluster for
-``from_conn_string``; any node of the cluster will do.
+Back-pressure: a cluster client's per-node pools fail instead of waiting when exhausted,
+so each saver lets at most ``POOL_SIZE`` batches run at once. URLs: ``redis+cluster://``
+(or ``rediss+cluster://``) names a cluster for ``from_conn_string``; any node will do.
 """
 
 from __future__ import annotations

@@ -8,14 +8,9 @@ nested too deeply to parse, and ones that are not literals. Values of the wrong
 type (``query=None``, a dict, a list) parse, and the tool runner turns them into
 a tool error against the tool's schema.
 
-List arguments (``save_procedure(steps=[...])``, ``set_reminder(keywords=[...])``)
-are Python or JSON list literals, and may span lines::
-
-    [FUNCTION] save_procedure(name="write a LEFT JOIN", steps=["pick the kept table", "join", "filter"])
-    [FUNCTION] set_reminder({"description": "review GROUP BY", "keywords": ["HAVING"]})
-
-A list given as one string (``steps="a, then b"``) is not split: the tool's schema
-refuses it, so the model learns the list form from the error.
+List arguments are Python or JSON list literals and may span lines; a list given as one
+string (``steps="a, then b"``) is not split: the tool's schema refuses it, so the model
+learns the list form from the error.
 """
 
 from __future__ import annotations

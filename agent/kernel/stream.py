@@ -20,8 +20,8 @@ whose stream may hold entries) and ``kag:kernel:depth`` (entries enqueued and no
 acknowledged, for backpressure and stats).
 
 **Backpressure.** When ``depth`` passes ``max_backlog`` a producer waits (up to
-``pressure_wait`` seconds, polling) for the worker to catch up, and then enqueues
-anyway with ``pressured=True``: the heartbeat reports ``degraded``. Nothing is dropped.
+``pressure_wait`` seconds) for the worker, then enqueues anyway with ``pressured=True``
+(the heartbeat reports ``degraded``). Nothing is dropped.
 """
 
 from __future__ import annotations

@@ -9,12 +9,8 @@ idle worker drains ahead the learners whose oldest event has waited ``EARLY_FRAC
 of the flush interval: sessions that started together would otherwise all fall due in
 the same second, and that burst, not the average rate, would set the lag.
 
-Draining follows ``agent.kernel.drain``: one drainer per learner, in order, acknowledged
-after commit, crashed drainers' entries reclaimed.
-
-Several workers may run at once (one per server process): the per-learner lock
-spreads learners over them. ``stats()`` reports what the worker did, and
-``depth``/``lag`` come from the stream itself.
+Draining follows ``agent.kernel.drain``. Several workers may run at once (one per server
+process): the per-learner lock spreads learners over them.
 """
 
 from __future__ import annotations

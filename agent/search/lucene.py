@@ -11,11 +11,10 @@ which words other learners wrote. So no clause here is scored with index statist
   (:func:`idf`, from counts that ``agent.search.termstats`` takes in the same index);
 - the learner's key clause is a range too, so it adds the same constant to every hit.
 
-Range bounds are not analysed (only lower-cased), so :func:`analyze` splits text as
-Neo4j's ``standard-no-stop-words`` analyzer does (Unicode word boundaries, checked
-against Neo4j 5.26 in ``tests/integration/search/test_lucene_tokens.py``); a word it
-splits differently simply matches nothing. User text never reaches Lucene as syntax: a
-term is letters, digits and the joiners below, inside a quoted range bound.
+Range bounds are not analysed (only lower-cased), so :func:`analyze` splits text as Neo4j's
+``standard-no-stop-words`` analyzer does (checked in
+``tests/integration/search/test_lucene_tokens.py``). User text never reaches Lucene as
+syntax: a term is letters, digits and joiners inside a quoted range bound.
 """
 
 from __future__ import annotations

@@ -19,18 +19,12 @@ Retrievers:
   phrasing; BM25 gives its function words little weight).
 
 ``disclosure_weight`` ranks conversational filler lower: a turn context whose turn is not a
-first-person statement (a question, a reaction; ``agent.kernel.derive.is_disclosure``,
-decided at write time) has its fused score divided by ``1 + disclosure_weight``. Memories
-without the flag (summaries, the agent's own inserts) are left as they are.
+first-person statement (decided at write time) has its fused score divided by
+``1 + disclosure_weight``. ``keyword_query`` and ``stem_prefixes`` rewrite what full text
+is sent (``agent.search.rewrite``).
 
-``keyword_query`` sends only the query's content words to full text and ``stem_prefixes``
-also matches their light stems as prefixes (``camp*`` finds "camping"; see
-``agent.search.rewrite``).
-
-The table holds what the product uses and what a user may choose: the default
-(``hybrid_sentences``), the cognitive recipes, and plain baselines. The steps that led to
-the default (the LoCoMo ladder) live with the benchmark (``bench/locomo/recipes.py``), which
-passes its ``SearchRecipe`` values to the same stores.
+The table holds the default (``hybrid_sentences``), the cognitive recipes and plain
+baselines; the LoCoMo ladder that led to the default lives in ``bench/locomo/recipes.py``.
 """
 
 from __future__ import annotations

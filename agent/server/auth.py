@@ -23,15 +23,9 @@ Authorization (every resource is tagged and filtered by its owner):
 - store: every namespace is forced under ``(identity, ...)``;
 - crons and anything without a handler: refused (403).
 
-The graphs take the learner id from ``config["configurable"]["langgraph_auth_user_id"]``
-(the identity) in every node (``agent.identity``), never from the request body or
-thread state. Thread state updates that write ``learner_id`` are refused by the
-server guard (``agent.server.guard``), which also closes the internal routes.
-
-LangGraph Studio under ``langgraph dev`` is let in by the server itself (header
-``x-auth-scheme: langsmith``) as the user ``langgraph-studio-user``; the handlers
-above still apply, so Studio is one more tenant that sees only its own threads
-and memory.
+The graphs take the learner id from the identity in every node (``agent.identity``), never
+from the request body or thread state. LangGraph Studio under ``langgraph dev`` is one more
+tenant (``langgraph-studio-user``) that sees only its own threads and memory.
 """
 
 from __future__ import annotations

@@ -15,10 +15,9 @@ Routes whose bodies only the guard sees (the auth handlers get no body for them)
   silently and runs anyway, so either field is refused (403), as the REST run
   routes refuse what they cannot honour; its ``input`` may not carry ``learner_id``
   (the learner is the token's) and ``input.respond`` may not write it;
-- ``POST /mcp`` ``tools/call``: the runtime turns an auth refusal of the run it
-  starts into a 500, so the refusal is made here: ``arguments`` must be an object
-  without ``learner_id`` (the learner is the token's) and ``context`` an object
-  without it.
+- ``POST /mcp`` ``tools/call``: the runtime turns an auth refusal of the run it starts into
+  a 500, so the refusal is made here: neither ``arguments`` nor ``context`` may carry
+  ``learner_id``.
 - ``POST /store/items/search``: the runtime's schema leaves ``namespace_prefix`` optional
   but its route reads it unguarded (``{}`` was a 500, found by the property tests), so a
   search without a list there is refused (422).

@@ -15,21 +15,13 @@ Route policy (the note and README list every route):
   that are nobody's business but an operator's.
 - ``/ok``, ``/info``, ``/openapi.json``, ``/docs``: public. They return liveness,
   versions and the API schema: no thread, run, store item or learner data.
-- LangGraph Studio's header ``x-auth-scheme: langsmith`` makes ``langgraph dev`` let
-  a caller in without a token. It is honoured only when ``KAG_STUDIO_ANONYMOUS=true``
-  and the server binds a loopback address (``Settings.studio_anonymous_allowed``);
-  otherwise the header is removed, so Studio (or any page that sends it) needs a
-  token like every client, and a request without one gets a 401 saying so.
-- **Every request body** is limited to ``MAX_BODY_BYTES`` (1 MiB; a run's
-  ``request`` text is itself limited to 32 KB by ``agent.validation``): a larger
-  ``content-length`` gets 413 before a byte is read, and a body streamed without
-  one (chunked) is counted chunk by chunk and cut off with 413 as soon as it
-  passes the limit, so the guard never holds more than the limit.
-- The body of every ``POST``/``PUT``/``PATCH``/``DELETE`` is read here (within the
-  limit) and parsed safely (``agent.server.json_body``: deep or malformed-encoding
-  JSON, out-of-range numbers: 422 with a one-line reason, never a 5xx); then the
-  per-route refusals of ``agent.server.body_policy`` apply (identity writes in
-  state updates, streaming-protocol commands, MCP tool calls).
+- LangGraph Studio's header ``x-auth-scheme: langsmith`` (which makes ``langgraph dev`` let
+  a caller in without a token) is honoured only when ``KAG_STUDIO_ANONYMOUS=true`` and the
+  server binds a loopback address; otherwise it is removed.
+- **Every request body** is limited to ``MAX_BODY_BYTES`` (1 MiB), chunked ones counted
+  chunk by chunk, so the guard never holds more than the limit (413). The body of every
+  ``POST``/``PUT``/``PATCH``/``DELETE`` is parsed safely (``agent.server.json_body``: 422,
+  never a 5xx), then the per-route refusals of ``agent.server.body_policy`` apply.
 - WebSocket frames of the streaming protocol get the same command refusals, as an
   error frame; the socket stays open.
 - Everything else goes on to the server's own auth (``agent.server.auth``).

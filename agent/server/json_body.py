@@ -1,10 +1,8 @@
 r"""Read a request body as JSON without letting any input reach a 5xx.
 
-The server guard (``agent.server.guard``) parses every request body here before a
-route sees it, so the LangGraph runtime, the dashboard and the kernel routes only
-ever get bodies a JSON parser handles calmly. Python's ``json`` recurses once per
-nesting level: a body nested ~1,000 deep (2 KB) raised ``RecursionError`` and
-became a 500 before authentication. Here, before anything is parsed:
+The server guard parses every request body here before a route sees it. Python's ``json``
+recurses once per nesting level: a body nested ~1,000 deep (2 KB) raised ``RecursionError``
+and became a 500 before authentication. Here, before anything is parsed:
 
 - the body must be UTF-8 (no BOM needed, none refused: JSON has no other encoding);
 - nesting is measured without recursion (string contents dropped, then a running

@@ -10,24 +10,18 @@ reader fetched (``ConsultReader.layer`` and ``ConsultReader.sources``) and:
 1. **marks** a superseded fact hit (``current: false``, ``valid_to``, ``superseded_by``):
    it ranks after everything else and is never a fact of the brief;
 2. **drops** a message, turn context or other non-fact hit that stands on a superseded
-   fact: its source message (the hit itself, or the message a turn context is
-   ``DERIVED_FROM``) is an episode the superseded fact ``DERIVES_FROM``, or its text
-   quotes that episode or a superseded fact verbatim (at least ``MIN_QUOTE_CHARS``,
-   case and spacing ignored: a turn context "... (replying to I live in Da Nang)");
-3. **drops** the learner's own questions: a ``user`` message (or a turn context of one)
-   that is a question by ``agent.memory.blend``'s rule (:func:`is_question`): a
-   question carries no memory of its own;
+   fact: its source message is an episode the superseded fact ``DERIVES_FROM``, or its text
+   quotes that episode or a superseded fact verbatim (at least ``MIN_QUOTE_CHARS``);
+3. **drops** the learner's own questions (:func:`is_question`): a question carries no
+   memory of its own;
 4. **drops** a message whose text is that of a fact hit (the blend's rule: the fact is
    the same memory; graph expansion can bring the episode back);
 5. **orders** what is left: current facts first, then the rest, then superseded facts
    (stable: the fused order holds within each group).
 
-Confidence (``agent.kernel.consult.evidence.confidence``) reads the current hits only,
-a current fact together with the texts of the facts it superseded
-(``Resolved.for_coverage``): the history says what the fact is about, never what is true.
-
-Only the ``STALE_CANDIDATES`` most recently superseded facts are known to a
-consultation (``agent.kernel.consult.reader``).
+Confidence reads the current hits only, a current fact together with the texts of the facts
+it superseded (``Resolved.for_coverage``): the history says what the fact is about, never
+what is true.
 """
 
 from __future__ import annotations
