@@ -21,12 +21,8 @@ from agent.redis_retry import async_client
 class AsyncRedisSaver(RedisSaverApi):
     """Checkpoints in Redis hashes, sorted sets and sets; see ``base`` for the layout.
 
-    ``aget_tuple`` is one round trip (a Lua script), ``aput`` one MULTI/EXEC on the
-    thread's keys, ``aput_writes`` one script, and ``alist`` fetches pages of
-    checkpoints per script call. On plain Redis, batches asked for in the same loop
-    iteration share one pipeline (``agent.checkpoint.coalesce``). ``client`` may be a
-    plain ``redis.asyncio.Redis`` or a ``redis.asyncio.cluster.RedisCluster`` (see
-    ``agent.checkpoint.cluster``).
+    On plain Redis, batches asked for in the same loop iteration share one pipeline
+    (``agent.checkpoint.coalesce``); ``client`` may also be a cluster client.
 
     Sync methods (``get_tuple``, ``put`` ...) exist for LangGraph APIs that call them
     (e.g. ``graph.get_state``); they hop onto the loop the saver was created on and

@@ -203,11 +203,8 @@ async def ensure_schema(
 ) -> bool:
     """Run ``setup_fn()`` once per driver, database and ``key`` in this process.
 
-    The "done" mark is keyed by a weak reference to ``driver``, the ``database`` name
-    and ``key`` (one key per schema owner, e.g. ``MEMORY_SCHEMA_KEY`` or the notes'
-    index name). Concurrent callers of the same triple wait for one setup; a setup
-    that raises is not marked done, so the next call retries it. Returns True when
-    this call ran the setup, False when it was already done.
+    Concurrent callers wait for one setup; one that raises is not marked done, so the next
+    call retries it. True when this call ran the setup.
     """
     done = _SCHEMA_DONE.setdefault(driver, set())
     mark = (database, key)

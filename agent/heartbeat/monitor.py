@@ -2,9 +2,8 @@
 
 Reminders: the first pass of a request matches the request text and
 ``context.current_concept``; every pass matches the clock. Each fired reminder becomes a
-``plan`` slot ``reminder-<id>`` (relevance 1.0, content ``REMINDER <id>: <description>``)
-and a ``{"phase": "reminder"}`` stream event. ``ReminderStore.fire`` moves it pending →
-triggered, so it fires exactly once.
+``plan`` slot and a ``{"phase": "reminder"}`` stream event; ``ReminderStore.fire`` moves
+it pending → triggered, so it fires exactly once.
 
 Pressure is the interrupt that triggers archiving: ``archive_due`` routes to ``archive``
 when it passes ``Context.pressure_threshold`` and the queue has something to evict.

@@ -1,12 +1,9 @@
 """Recursive summaries for auto-archive (MemGPT's recursive summarisation).
 
 With a real chat model the summary is written by the model, folding in the
-previous summary. The offline policy is not an LLM, so it gets a documented
-*extractive* summary: the first sentence of each evicted message (role-tagged;
-the policy's own replies, ``is_policy_reply``, are skipped;
-≤ 200 chars each; tool results as hit counts and the top hit), newest facts
-last, appended to the previous summary and capped at ``MAX_SUMMARY_CHARS`` by
-dropping the oldest lines.
+previous summary. The offline policy is not an LLM, so it gets an *extractive* summary: the first sentence
+of each evicted message (not the policy's own replies), appended to the previous summary
+and capped at ``MAX_SUMMARY_CHARS`` by dropping the oldest lines.
 If the model fails or times out, ``SummaryFailedError`` tells the caller to
 archive the raw text instead (the design's error matrix).
 """

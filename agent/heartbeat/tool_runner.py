@@ -1,16 +1,13 @@
 """Run the model's tool calls with the design's guardrails.
 
-- Unknown tool: WARN, an error message goes to the queue, the loop continues.
-- Malformed arguments and expected failures (``KAGError``: bad input, a store
-  outage, a limit; LangChain's ``ToolException``): ERROR without a traceback, the
-  error text goes to the queue, the loop continues.
-- Arguments that are not a JSON object, or that hold text which is not valid
-  Unicode (a lone surrogate) or nest deeper than ``MAX_ARG_DEPTH``, are refused
-  before the tool runs, with the argument's name in the error message; a wrong
-  type (``query=None``, a dict, a list) is the tool schema's ``ValidationError``.
-- Anything else is a bug: it is logged with its traceback (``log.exception``) and
-  the model still gets an error message, so the loop goes on (the design's
-  "tool execution failure" row).
+- Unknown tool, malformed arguments and expected failures (``KAGError``, LangChain's
+  ``ToolException``): logged without a traceback, the error text goes to the queue and the
+  loop continues.
+- Arguments that are not a JSON object, hold invalid Unicode or nest deeper than
+  ``MAX_ARG_DEPTH`` are refused before the tool runs, naming the argument.
+- Anything else is a bug: logged with its traceback, and the model still gets an error
+  message, so the loop goes on.
+
 The learner id is injected here from state; a ``learner_id`` the model supplies
 is discarded, so no model output can address another learner's memory.
 """

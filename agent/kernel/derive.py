@@ -158,11 +158,8 @@ async def derive_recall_turn_contexts(
 ) -> int:
     """Write the ``turn_context`` memories of a committed run of recall events, in one go.
 
-    ``payloads`` are the run's logged batches (``{session_id, messages}``), in stream order;
-    each is derived as :func:`derive_turn_contexts` derives it alone (its reply chain starts
-    from the session's turn before its first message, in Neo4j), but the run takes one read,
-    one embedding call and one write. Memories keep the payloads' order. Returns how many
-    turn contexts the run has (new or not).
+    Each payload is derived as :func:`derive_turn_contexts` derives it alone, but the run takes
+    one read, one embedding call and one write. Returns how many turn contexts the run has.
     """
     batches = []
     for payload in payloads:
@@ -221,10 +218,8 @@ async def backfill_disclosure(
 ) -> int:
     """Flag the turn contexts that have no ``disclosure`` flag yet (one learner's, or everyone's).
 
-    The turn is read back out of the stored text (``agent.turns.turn_of``) and judged as the worker
-    judges it when it derives (a turn longer than ``agent.turns.MAX_PART_CHARS`` is judged as stored, cut).
-    Each batch is read and flagged in one write transaction. Idempotent: flagged memories
-    are not read again, and a second run flags nothing. Returns how many were flagged.
+    The turn is read back out of the stored text and judged as the worker judges it. Idempotent:
+    a second run flags nothing. Returns how many were flagged.
     """
     if batch < 1:
         raise ValueError("batch must be >= 1")

@@ -114,10 +114,8 @@ async def write_sentences(
 ) -> int:
     """Embed and store the sentences of the learner's turn contexts (idempotent); returns how many.
 
-    ``known``: vectors already computed by this embedding model, by text (a one-sentence
-    message's own vector); those sentences are not encoded again. One embedding call for
-    the rest and one write transaction. Derived data: on a Neo4j error the exception
-    propagates and the worker redelivers the batch (nothing is parked).
+    ``known``: vectors this embedding model already made, by text; those are not encoded
+    again. Derived data: on a Neo4j error the worker redelivers the batch (nothing is parked).
     """
     per_turn = sentence_rows(turn_drafts, turns)
     if not per_turn:
@@ -222,10 +220,8 @@ async def backfill_sentences(
 ) -> tuple[int, int]:
     """Derive the sentences of turn contexts that have none yet (one learner's, or everyone's).
 
-    For turn contexts stored before sentences existed, or not split yet (``sentences`` unset).
-    Each round reads ``batch`` of them, embeds their sentences in one call and writes each
-    learner's in one transaction; a written turn context is marked, so a second run does
-    nothing. Returns (turn contexts, sentences).
+    A written turn context is marked, so a second run does nothing. Returns (turn contexts,
+    sentences).
     """
     if batch < 1:
         raise ValueError("batch must be >= 1")

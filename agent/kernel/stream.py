@@ -231,11 +231,9 @@ class KernelStream:
     async def reconcile_depth(self) -> int:
         """Recount the global depth from the active learners' stream lengths, and store it.
 
-        The counter moves by separate commands (the enqueue's ``INCR``, the ack's
-        ``DECRBY``), so a crash between a script and its count, or a learner's keys deleted
-        with entries still in them, would leave it off for good and hold every producer
-        back past the bound. The worker recounts it now and then (an enqueue racing the
-        recount is off by one until the next one: the counter only steers back-pressure).
+        The counter moves by separate commands, so a crash between a script and its count
+        would leave it off for good and hold every producer back. The worker recounts it now
+        and then (a racing enqueue is off by one until the next: it only steers back-pressure).
         """
         try:
             learners = list(await self.redis.smembers(self.active_key))

@@ -5,13 +5,9 @@ Two sources, merged; either may be absent:
 - ``KAG_AUTH_TOKENS``: ``"token:learner-id,token:learner-id"``;
 - ``KAG_AUTH_TOKENS_FILE``: a JSON object ``{"token": "learner-id", ...}``.
 
-A token has at least ``MIN_TOKEN_CHARS`` characters and no whitespace, ``,`` or
-``:``; a learner id follows ``agent.validation`` (UUID or slug). A token that
-maps to two learners, a short token or a bad learner id is a ``ConfigError``
-naming the variable. Only SHA-256 digests of the tokens are kept in memory.
-
-This module reads no environment itself: the values come from ``Settings``
-(``auth_tokens``, ``auth_tokens_file``) or from a mapping passed in.
+A token that maps to two learners, a short token or a bad learner id is a ``ConfigError``
+naming the variable. Only SHA-256 digests of the tokens are kept in memory; the values come
+from ``Settings`` or a mapping passed in (this module reads no environment).
 """
 
 from __future__ import annotations

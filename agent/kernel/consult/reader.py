@@ -1,12 +1,9 @@
 """The consultation's own Neo4j reads and its read boost (Cypher in ``queries``).
 
-Reflection (``agent.kernel.reflection``) writes ``:Memory:Insight`` and
-``:Memory:Pattern`` nodes; facts are ``:Memory:Fact`` (``agent.memory.facts``). The
-reader fetches the learner's candidates of all three, most active first, and the
-learner's superseded facts with their episodes, in one query (``layer``, while the
-search runs); which of them match the query is decided in Python
-(``agent.kernel.consult.evidence``). After the search, ``sources`` reads the source
-message of each derived hit (``agent.kernel.consult.resolve`` decides what to drop).
+In one query while the search runs (``layer``) it fetches the learner's insights, patterns
+and facts, most active first, and the superseded facts with their episodes; which of them
+match the query is decided in Python (``agent.kernel.consult.evidence``). After the search,
+``sources`` reads the source message of each derived hit.
 """
 
 from __future__ import annotations

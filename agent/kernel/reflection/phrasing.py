@@ -1,12 +1,9 @@
 """Optional: a chat model with structured output phrases an insight's text.
 
-Offline (the offline policy, fake models, no model) insights keep the rules' template
-text (``synthesis``). With a model that supports ``with_structured_output``, an insight
-that is being written anyway (new, or its evidence changed) gets its ``text`` rephrased
-from the template alone: the prompt carries the template (concept and counts), never
-the learner's messages. The template stays in ``rules_text``, which is what reruns
-compare, so a rephrased text never makes a rerun write again. Any failure or timeout
-keeps the template (``phrased_by`` says which).
+Offline insights keep the rules' template text (``synthesis``). With a model that supports
+``with_structured_output``, an insight being written anyway gets its ``text`` rephrased from
+the template alone, never the learner's messages. Reruns compare ``rules_text``, so a
+rephrased text never makes a rerun write again; a failure keeps the template.
 """
 
 from __future__ import annotations

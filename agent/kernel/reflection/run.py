@@ -88,12 +88,8 @@ async def reflect_learners(
 ) -> list[ReflectionReport]:
     """Reflect each of ``learner_ids`` (None: every learner with something due), one after another.
 
-    The bundle's chat model phrases new insights when it has structured output (offline:
-    the rules' template).
-
-    After a learner's run that changed something, ``on_change(learner_id)`` is awaited;
-    by default :func:`invalidate` (the kernel generation moves, so cached consultations
-    see the new insights).
+    After a learner's run that changed something, ``on_change(learner_id)`` is awaited
+    (default :func:`invalidate`, so cached consultations see the new insights).
     """
     limit = check_limit(limit)
     store = ReflectionStore.for_resources(resources)

@@ -1,12 +1,9 @@
 """Facts (what is true now, and what was true before) and reminders, in a learner's words.
 
-Read through the cognitive memory stores: ``agent.memory.facts.FactStore.history`` (every
-version, newest first; bi-temporal: ``valid_from``/``valid_to``) and
-``agent.memory.reminders.ReminderStore.list``. A fact's slot is ``(subject, predicate)``;
-a change retires the slot's current fact (``valid_to``) or names what it supersedes, so a
-slot's versions are its history: "was “I live in Da Nang” from 3 Jan until 14 Feb". Nothing
-here carries an internal id: the learner reads what the fact is about
-(``agent.server.dashboard.words``), never ``learner · fact:<hash>``.
+Read through ``FactStore.history`` (every version, newest first) and
+``ReminderStore.list``: a slot's versions are its history ("was “I live in Da Nang” from
+3 Jan until 14 Feb"). Nothing here carries an internal id: the learner reads what the fact
+is about (``agent.server.dashboard.words``).
 """
 
 from __future__ import annotations
