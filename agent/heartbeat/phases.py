@@ -6,13 +6,9 @@ think step, so each runs as a phase inside that step rather than as a step of it
 Every step costs a checkpoint and the runtime's bookkeeping, and ``bench.heartbeat``
 measures that cost per turn (docs/evaluation/heartbeat.md, "Where the budget goes").
 
-A combined step (``receive``, ``monitor``, ``think``, ``act``) runs its first phase, hands
-``after(state, update)`` to its second, and returns ``combine(update, second_update)``. The
-second phase sees the state with the first's update applied through the schema's reducers,
-as a separate step would. The two updates are merged into the one the graph applies, so the
-result is the same as two steps: list channels with a reducer (messages, slots)
-concatenate, other reducer channels (counters, core memory sections) combine with their
-reducer, and a plain channel takes the later value.
+A combined step runs its first phase, hands ``after(state, update)`` to its second, and
+returns ``combine(update, second_update)``: the second phase sees the first's update applied
+through the schema's reducers, and the merged update has the effect of two steps.
 """
 
 from __future__ import annotations

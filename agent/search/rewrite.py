@@ -1,13 +1,9 @@
 """Query rewriting for full-text search: keep the words that carry the question's content.
 
-Neo4j's default full-text analyzer (``standard-no-stop-words``) indexes every word,
-so a question such as "When did Caroline go to the support group?" also matches
-"when", "did", "go", "to" and "the" in thousands of turns. ``keyword_query``
-drops English function words and question words, strips possessive ``'s`` (so
-"Caroline's" matches "Caroline") and keeps names, numbers and content words in
-their order. It never returns an empty query for non-blank input: when every
-word is a stop word, the original text is kept. The output is plain text; Lucene
-escaping still happens in ``agent.search.lucene``.
+Neo4j's default full-text analyzer indexes every word, so "When did Caroline go to the
+support group?" also matches "when", "did", "go", "to" and "the" in thousands of turns.
+``keyword_query`` keeps names, numbers and content words in their order (never an empty
+query for non-blank input); Lucene escaping happens in ``agent.search.lucene``.
 
 The full-text analyzer does not stem either, so "research" misses "Researching".
 ``stem_prefixes`` gives each content word's light stem ("camped" -> "camp",

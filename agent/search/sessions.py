@@ -1,16 +1,10 @@
 """The ``session`` retriever: the sessions that match the query best lend weight to their turns.
 
-Hierarchical retrieval over conversational memory, in two steps:
-
-1. Rank the learner's sessions: the fused vector/full-text hits vote for their sessions; a
-   session scores the sum of its ``VOTES`` best fused scores among the top ``VOTE_DEPTH`` hits.
-2. Each of the top ``recipe.session_top`` sessions contributes its own turns
-   (``:Memory`` of that session that are not summaries, or its ``:Message`` nodes),
-   ranked by cosine similarity to the query, at most ``recipe.session_turns``.
-
-``hybrid_search`` fuses one list per session rank with weight ``session_weight / rank``,
-so the best session counts most. Every query filters on ``learner_id``; labels are our
-own constants, never user input.
+Hierarchical retrieval: the fused hits vote for their sessions (a session scores the sum
+of its ``VOTES`` best fused scores among the top ``VOTE_DEPTH`` hits), and each of the top
+``recipe.session_top`` sessions contributes its own turns ranked by cosine similarity to the
+query. ``hybrid_search`` fuses one list per session rank with weight ``session_weight / rank``.
+Every query filters on ``learner_id``; labels are our own constants, never user input.
 """
 
 from __future__ import annotations

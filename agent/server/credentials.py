@@ -4,11 +4,8 @@ The server's auth (``agent.server.auth``) and its guard (``agent.server.guard``,
 ``/metrics`` and Studio) read the token here, so every route accepts the same two
 headers with the same refusals:
 
-- neither header: refused ("missing credentials");
-- an ``Authorization`` header that is not ``Bearer <token>``: refused, even when an
-  ``X-Api-Key`` is also sent (a malformed header is never silently skipped);
-- both headers with two different tokens: refused (which learner is meant is
-  ambiguous); the same token in both is one credential.
+no header, an ``Authorization`` header that is not ``Bearer <token>`` (even beside an
+``X-Api-Key``) and two different tokens in the two headers are refused.
 
 ``X-Api-Key`` is what LangGraph's own servers and clients such as Agent Chat UI send.
 The token table (``agent.server.tokens``) then says which learner the token is.

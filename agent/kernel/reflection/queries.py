@@ -3,11 +3,9 @@
 Parameters only; no user text is ever formatted in. The fragments formatted into
 queries (``_ITEM``, ``_OWN``) are this module's own constants.
 
-Sources a learner's reflection reads: the messages the learner sent
-(``:Message {role: 'user'}``), their facts (``:Memory:Fact``; those derived from a message
-are skipped, the message already counts) and their notes (``:Note``). A scanned item is
-stamped ``reflected_at`` and keeps the signals found in it (``reflection_signals``, JSON
-strings), so a rerun scans nothing twice and later runs aggregate without rescanning.
+A learner's reflection reads the messages the learner sent, their facts (not those derived
+from a message, which already counts) and their notes. A scanned item keeps
+``reflected_at`` and its signals, so a rerun scans nothing twice.
 """
 
 REFLECTION_SCHEMA = (

@@ -10,8 +10,8 @@ cannot) and resumes after a reconnect by sending the last stream id it saw as
     event: ARTIFACT_READY
     data: {"note_id": ..., "content": ..., "tags": [...], "concept_map": ..., "links": [...]}
 
-The server polls the stream with non-blocking ``XREAD`` (no pooled Redis connection
-is held while waiting) and sends a comment line as keep-alive.
+The server polls the stream with non-blocking ``XREAD`` (no pooled connection held while
+waiting) and sends a comment line as keep-alive.
 """
 
 from __future__ import annotations
