@@ -31,7 +31,7 @@ from agent.language import versions as v
 from agent.language.encoder import encode
 from agent.language.questions import is_question
 from agent.language.sentences import split_sentences
-from agent.language.whose_value import not_current
+from agent.language.whose_value import not_current, other_group
 from bench.cognitive.metacognition import EXPECTED_INTENTS
 from bench.language.memory import Written
 from bench.language.memory import versions as written_versions
@@ -111,10 +111,13 @@ def _top(item: dict[str, Any], margin: float, floor: float) -> str:
     groups = same_thing.merged(
         [g for g in old if len(g) > 1] + same_thing.answer_groups(asked, texts, margin=margin, floor=floor)
     )
-    first = sorted(next((g for g in groups if 0 in g), [0]), key=lambda i: order[i])
-    while len(first) > 1 and not_current(texts[first[-1]]):
-        first.pop()  # a plan, a hedge or another's value is never the newest (fact_records.newest_first)
-    return texts[first[-1]] if len(first) > 1 else texts[0]  # newest: said last
+    group = next((g for g in groups if 0 in g), [0])
+    # the learner's values newest first, then plans, hedges and others' values (fact_records.newest_first)
+    aside = {i for i in group if not_current(texts[i])}
+    kept = [i for i in group if i not in aside]
+    aside |= {i for i in kept if other_group(texts[i], [texts[k] for k in kept if k != i])}
+    learners = sorted((i for i in group if i not in aside), key=lambda i: order[i])
+    return texts[learners[-1]] if learners else texts[0]  # newest: said last
 
 
 def _loo(gain: np.ndarray, grid: list[tuple[Any, ...]]) -> list[int]:

@@ -29,8 +29,15 @@ from agent.language.differences import (
 from agent.language.encoder import encode
 from agent.language.facts import fact_slot, replaced_values
 from agent.language.restated import RESTATE_MIN, restates
-from agent.language.same_thing import answer_groups, disagreeing, merged, retire_choice, same_pairs
-from agent.language.whose_value import not_current
+from agent.language.same_thing import (
+    answer_groups,
+    disagreeing,
+    gives_a_new_value,
+    merged,
+    retire_choice,
+    same_pairs,
+)
+from agent.language.whose_value import not_current, other_group
 from agent.memory.records import ID
 from agent.search.results import SearchHit
 from agent.validation import validate_text
@@ -318,7 +325,9 @@ def newest_first(
     answer can say "was X until …". Other hits keep their places. Same thing: the statements
     alone (``same_thing.disagreeing``) or, with ``asked`` (the question's L2-normalised vector),
     the facts that answer the question about equally well with different values
-    (``same_thing.answer_groups``).
+    (``same_thing.answer_groups``). What tells no value of the learner's (a plan, a hedge, another
+    person's or group's value: ``_learners_first``) takes the group's last places, so it never ranks
+    above the learner's own value for the same thing.
     """
     facts = current_fact_places(hits)
     texts = [hits[i].text for i in facts]
@@ -326,33 +335,58 @@ def newest_first(
     if asked is not None and len(facts) > 1:
         groups = merged([*groups, *answer_groups(vectors @ asked, texts, vectors=vectors)])
     out = list(hits)
+    close = None if asked is None else vectors @ asked
     for group in groups:
-        group = _learners_newest(group, [hits[i] for i in facts])
-        if len(group) < 2:
+        learners, aside = _learners_first([hits[i] for i in facts], group, texts)
+        if len(learners) < 2 and not (learners and aside):
             continue
         places = sorted(facts[g] for g in group)
-        # Newest first; facts of one message (the same valid_from) keep the search's order.
-        members = sorted(
-            (hits[p] for p in places), key=lambda h: str(h.metadata.get("valid_from") or ""), reverse=True
-        )
+        # The learner's values newest first, then what tells no value of theirs, in the search's order.
+        members = [hits[facts[g]] for g in _newest_first(learners, [hits[i] for i in facts], close)]
         newest = str(members[0].metadata.get("valid_from") or "")
-        for place, hit in zip(places, members, strict=True):
-            older = str(hit.metadata.get("valid_from") or "") < newest  # one message's facts: none older
-            meta = {**hit.metadata, "was_until": newest} if older else hit.metadata
-            out[place] = replace(hit, metadata=meta)
+        ordered = [(hit, str(hit.metadata.get("valid_from") or "") < newest) for hit in members]
+        ordered += [(hits[facts[g]], False) for g in sorted(aside)]
+        for place, (hit, older) in zip(places, ordered, strict=True):
+            out[place] = replace(hit, metadata={**hit.metadata, "was_until": newest}) if older else hit
     return out
 
 
-def _learners_newest(group: list[int], facts: Sequence[SearchHit]) -> list[int]:
-    """``group`` without its newest members while they tell no value of the learner's (``whose_value``).
+def _newest_first(group: list[int], facts: Sequence[SearchHit], close: np.ndarray | None) -> list[int]:
+    """``group`` newest first; of the facts of one message (one ``valid_from``), the new value first.
 
-    A plan, a hedge or another person's value may answer the question best and so anchor a group
-    (``same_thing.answer_groups``), but it never becomes the newer version: it keeps its search place.
+    One message may give the new value and mention the old one ("The M4 MacBook Air is so much faster
+    … The Chromebook went to my nephew"): the fact that holds a value no older member holds comes
+    first, then (with the question, ``close``: each fact's cosine with it) the one answering it best,
+    then the search's order.
     """
-    members = sorted(group, key=lambda g: str(facts[g].metadata.get("valid_from") or ""))
-    while members and not_current(facts[members[-1]].text):
-        members.pop()
-    return members
+    when = {g: str(facts[g].metadata.get("valid_from") or "") for g in group}
+
+    def key(g: int) -> tuple[str, bool, float]:
+        older = [facts[o].text for o in group if when[o] < when[g]]
+        new = bool(older) and all(gives_a_new_value(facts[g].text, o) for o in older)
+        return when[g], new, 0.0 if close is None else float(close[g])
+
+    return sorted(group, key=key, reverse=True)
+
+
+def _learners_first(
+    facts: Sequence[SearchHit], group: list[int], texts: Sequence[str]
+) -> tuple[list[int], list[int]]:
+    """``group`` split into the learner's values and the members that tell none (``whose_value``).
+
+    A plan, a hedge, another person's value ("My friend Karthik hit 1600") or another group's ("The
+    marketing team got €6,000" beside "Our team's training budget is €4,000") may answer the question
+    best and so anchor a group (``same_thing.answer_groups``), but it never becomes the newer version
+    nor ranks above a value of the learner's for the same thing: it takes the group's last places.
+    ``texts``: every current fact read (where the learner names their own group).
+    """
+    aside = [g for g in group if not_current(facts[g].text)]
+    kept = [g for g in group if g not in aside]
+    # the learner's own group may be told in a fact outside the group ("Our team's budget is …")
+    aside += [
+        g for g in kept if other_group(facts[g].text, [t for k, t in enumerate(texts) if k not in aside])
+    ]
+    return [g for g in group if g not in aside], aside
 
 
 def current_fact_places(hits: Sequence[SearchHit]) -> list[int]:

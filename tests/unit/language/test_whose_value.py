@@ -8,7 +8,7 @@ from agent.language.current_values import others
 from agent.language.encoder import encode
 from agent.language.same_thing import answer_groups
 from agent.language.versions import as_learner
-from agent.language.whose_value import hedged, not_current
+from agent.language.whose_value import hedged, named_others, not_current, other_group
 from agent.memory.fact_records import newest_first
 from tests.unit.language.open_facts import open_fact
 
@@ -92,7 +92,8 @@ def test_anothers_value_is_never_the_newer_version() -> None:
     vectors = encode(texts)
     [asked] = encode([as_learner("Who is the learner's cello teacher?")])
     ranked = newest_first([hits[1], hits[0]], vectors[[1, 0]], asked)
-    assert [h.id for h in ranked] == ["f1", "f0"]  # the search's order: nothing promoted
+    # issue 39 (heldout7): another's value never ranks above the learner's own for the same thing
+    assert [h.id for h in ranked] == ["f0", "f1"]
     assert all("was_until" not in h.metadata for h in ranked)
     same = [
         open_fact("mine", "My stipend is 500 euros a month.", "2026-01-01T00:00:00+00:00"),
@@ -113,3 +114,98 @@ def test_a_restated_part_is_no_other_version() -> None:
     [asked] = encode([as_learner("Which city does the learner live in?")])
     groups = answer_groups(vectors @ asked, texts, margin=1.0, floor=0.0)
     assert groups and all(1 not in g for g in groups) and any(2 in g for g in groups)
+
+
+# issue 39 (heldout7 h7-L5-laptop, -running-cap, h7-L6-chess-rating): a person of the learner's told by
+# role and name ("my <role> <Name>"), with a value of their own. Own phrasings, not the heldout sentences.
+NAMED_OTHERS = [
+    "My flatmate Jonas just bought an iPhone 15 and won't stop showing it off.",
+    "Honestly my cousin Ravi got a 7.5 without even preparing, so unfair.",
+    "My classmate Yusuf swears by Tobira and uses it at home.",
+    "Then again my training partner Lisa ran 21:30 on the same course, so.",
+    "Meanwhile my brother Tomi is on a 900-day streak, what a machine.",
+    "My coworker Bilal pays 900 for a one-bed in the centre.",
+    "Gym buddy Marco hit 120 like it was nothing, show-off.",
+    "Funny enough, my old schoolmate Femi started at Spotify this week.",
+]
+NAMED_SETS_MINE = [
+    "My physio Hanna raised my cap to 35 km a week.",
+    "My tutor Dr. Marsh moved my essay deadline to 19 April.",
+    "My teacher Frau Kessler moved me up to B2 after the test.",
+    "My tutor Olga told me to do 15 pages a day from now on.",
+    "My new supervisor, Dr. Laine, wants the proposal by June.",
+    "My teacher Mr. Osei put our lesson at 6 pm from next week.",
+    "My PhD supervisor, Dr. Okafor, wants a first draft of the methods chapter by April.",
+    "Did 16 more this week, my friend Karan has done 40 which is depressing.",
+    "My Duolingo streak is 120 days.",
+    "My ACCA Financial Reporting exam is on 9 June, in Dubai.",
+]
+
+
+@pytest.mark.parametrize("text", NAMED_OTHERS)
+def test_a_named_person_of_the_learners_tells_their_own_value(text: str) -> None:
+    assert named_others(text) and not_current(text)
+
+
+@pytest.mark.parametrize("text", NAMED_SETS_MINE)
+def test_a_named_person_setting_the_learners_value_or_a_named_thing_stays_the_learners(text: str) -> None:
+    assert not named_others(text) and not not_current(text)
+
+
+def test_another_group_is_not_the_learners_group() -> None:
+    # heldout7 h7-L5-training-budget ("The marketing team got …" beside "Our team's … budget")
+    ours = ["Our team's conference budget is $8,000 this year."]
+    assert other_group("The sales team got $20,000 for conferences, typical.", ours)
+    assert other_group(
+        "The senior squad has Monday and Thursday slots now.", ["Our squad trains Tuesdays at 7."]
+    )
+    assert other_group("The other study group moved to Sundays.", ["My study group meets every Wednesday."])
+    # the learner's own group told with its own modifier, or a group that acts on the learner
+    assert not other_group("The evening class meets on Thursdays now.", ["My evening class is on Mondays."])
+    assert not other_group("The sales team got $20,000 for conferences.", ["I sell insurance in Leeds."])
+    assert not other_group("The finance team cut our budget to $5,000.", ours)
+
+
+def test_anothers_value_never_ranks_above_the_learners_own() -> None:
+    # the other's value answers the question best and the search ranks it first; the learner's two
+    # values take the first places, newest first, the other's after them (and never "was until")
+    texts = [
+        "My Duolingo streak is 412 days.",
+        "My Duolingo streak hit 450 days this morning!",
+        "My brother Tomi has a 900-day Duolingo streak, what a machine.",
+    ]
+    times = ["2026-01-10T00:00:00+00:00", "2026-02-20T00:00:00+00:00", "2026-03-01T00:00:00+00:00"]
+    hits = [open_fact(f"f{i}", t, times[i]) for i, t in enumerate(texts)]
+    order = [2, 0, 1]
+    vectors = encode([texts[i] for i in order])
+    [asked] = encode([as_learner("How long is the learner's Duolingo streak?")])
+    ranked = newest_first([hits[i] for i in order], vectors, asked)
+    assert [h.id for h in ranked] == ["f1", "f0", "f2"]
+    assert ranked[1].metadata["was_until"] == times[1] and "was_until" not in ranked[2].metadata
+
+
+def test_another_groups_value_never_ranks_above_the_learners_groups() -> None:
+    texts = [
+        "Our team's conference budget is $8,000 this year.",
+        "The sales team got $20,000 for conferences, typical.",
+    ]
+    hits = [open_fact(f"f{i}", t, f"2026-0{i + 1}-01T00:00:00+00:00") for i, t in enumerate(texts)]
+    vectors = encode(texts[::-1])
+    [asked] = encode([as_learner("What is the conference budget of the learner's team?")])
+    ranked = newest_first(hits[::-1], vectors, asked)
+    assert [h.id for h in ranked] == ["f0", "f1"] and all("was_until" not in h.metadata for h in ranked)
+
+
+def test_of_one_message_the_new_value_comes_before_the_old_one_mentioned() -> None:
+    # heldout7 h7-L5-laptop: one message gives the new device and tells where the old one went; the
+    # search ranked the old one's mention first, and facts of one message kept the search's order
+    texts = [
+        "The old ThinkPad laptop went to my niece.",
+        "The new Framework laptop compiles everything in half the time.",
+        "I do all my coursework on an old ThinkPad laptop.",
+    ]
+    times = ["2026-03-02T00:00:00+00:00", "2026-03-02T00:00:00+00:00", "2026-02-01T00:00:00+00:00"]
+    hits = [open_fact(f"f{i}", t, times[i]) for i, t in enumerate(texts)]
+    [asked] = encode([as_learner("Which laptop does the learner use?")])
+    ranked = newest_first(hits, encode(texts), asked)
+    assert ranked[0].id == "f1" and ranked[-1].metadata.get("was_until") == times[0]
