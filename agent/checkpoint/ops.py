@@ -130,10 +130,9 @@ def put(
 ) -> Op:
     """Everything serialised first, then one PUT script call on the thread's keys.
 
-    The script claims the thread for the config's principal and writes the checkpoint
-    atomically (one round trip; ``agent.checkpoint.owners``). The prefix-wide ``threads``
-    and ``run:R`` sets are written first in the same pipeline (idempotent), so a crash
-    between the two leaves a stale index member, never an unlisted checkpoint.
+    The script claims the thread and writes the checkpoint atomically. The prefix-wide sets
+    are written first, so a crash between the two leaves a stale index member, never an
+    unlisted checkpoint.
     """
     t = target_of(config)
     check_checkpoint(checkpoint, metadata, new_versions)

@@ -13,11 +13,9 @@ from langgraph.checkpoint.base import CheckpointTuple
 class Batch:
     """Commands for one round trip; ``transaction`` wraps them in MULTI/EXEC.
 
-    ``commands`` of a transaction touch one thread's keys only (one Redis Cluster
-    slot). ``index`` holds idempotent writes to prefix-wide keys (``threads``,
-    ``run:R``) that must be applied no later than ``commands``: a plain-Redis driver
-    sends them first in the same round trip (and MULTI/EXEC), a cluster driver as
-    separate commands before the transaction. Their replies are dropped.
+    ``commands`` of a transaction touch one thread's keys only (one Redis Cluster slot).
+    ``index`` holds idempotent writes to prefix-wide keys, sent no later than ``commands``
+    (before them on a cluster); their replies are dropped.
     """
 
     commands: list[tuple[Any, ...]]

@@ -111,13 +111,7 @@ class MemoryState(_MemoryStateRequired, total=False):
 
 
 class EffortReport(TypedDict, total=False):
-    """What a bench needs for the metacognition metrics of one request.
-
-    Effort calibration compares ``intent``/``budget`` with ``steps_used``; sufficiency
-    judgement reads ``evaluations``/``sufficient``/``coverage``; search quality is
-    ``used`` over ``retrieved`` (retrieved slots the answer drew on); self-correction is
-    ``self_corrections`` (widened re-queries after an insufficient evaluation).
-    """
+    """What a bench needs for the metacognition metrics of one request (``bench.cognitive.metacognition``)."""
 
     intent: str
     method: str

@@ -103,9 +103,7 @@ def turn_context_drafts(
 ) -> list[dict[str, Any]]:
     """``ArchivalStore.insert_many`` drafts for the conversational turns of one session's batch.
 
-    ``messages`` are recall messages (``{id, role, content, created_at, seq}``) of
-    ``session_id``; ``previous`` is the content of the session's last conversational
-    turn before the batch (None at the start of a session).
+    ``previous`` is the session's last conversational turn before the batch (None at first).
     """
     drafts = []
     for message in _ordered(messages):
@@ -185,9 +183,7 @@ async def derive_turn_contexts(
 ) -> int:
     """Write the ``turn_context`` memory of every conversational turn in a committed recall batch.
 
-    ``messages`` are one session's messages as the kernel worker committed them
-    (``{id, role, content, created_at, seq, metadata_json}``). Idempotent: memory ids
-    come from message ids. Returns how many turn contexts the batch has (new or not).
+    Idempotent: memory ids come from message ids. Returns how many turn contexts the batch has.
     """
     return await derive_recall_turn_contexts(
         stores, learner_id, [{"session_id": session_id, "messages": messages}]

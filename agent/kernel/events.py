@@ -18,8 +18,6 @@ from typing import Any
 OP_RECALL = "recall.log"
 """Messages to log in recall storage: ``{learner_id, session_id, messages: [...]}``."""
 
-MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
-
 
 @dataclass(frozen=True)
 class KernelEvent:

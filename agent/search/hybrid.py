@@ -152,9 +152,8 @@ class HybridSearch:
     ) -> tuple[list[SearchHit], bool]:
         """Fused, hydrated hits for ``page``, and whether more pages exist.
 
-        ``sentences``: the ``sentence`` list (:meth:`sentence_list`), read by the caller in a
-        transaction of its own at the same time as this one (Neo4j runs the two vector
-        searches in parallel); awaited after the first stage, used when the recipe weights it.
+        ``sentences``: the ``sentence`` list, read by the caller in a transaction of its own
+        beside this one; awaited after the first stage.
         """
         params: dict[str, Any] = {
             "learner_id": learner_id,

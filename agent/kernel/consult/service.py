@@ -257,9 +257,8 @@ async def consult(
 ) -> ConsultResponse:
     """Consult ``learner_id``'s memory (module docstring); the learner is the caller's, never the body's.
 
-    ``target`` is a resources bundle (its stores are wired once and reused) or a
-    ``ConsultDeps``. ``request`` is a ``ConsultRequest`` or its body; a body that names a
-    ``learner_id`` or breaks a limit raises ``InvalidInputError``.
+    ``target`` is a resources bundle or a ``ConsultDeps``; a body that names a ``learner_id``
+    or breaks a limit raises ``InvalidInputError``.
     """
     deps = target if isinstance(target, ConsultDeps) else ConsultDeps.wire(target)
     learner_id = validate_learner_id(learner_id)

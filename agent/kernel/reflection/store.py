@@ -148,9 +148,7 @@ class ReflectionStore(Neo4jStore):
     async def retire(self, learner_id: str, winner: dict[str, Any], old_ids: list[str]) -> list[str]:
         """Supersede ``old_ids`` by ``winner`` through the fact store's own Cypher; ids retired.
 
-        Takes the fact writes' learner lock first (``FACT_LOCK``), then ``FACT_RETIRE``:
-        ``valid_to`` = the winner's ``valid_from``, ``superseded_at`` = now and
-        ``(winner)-[:SUPERSEDES]->(old)``, exactly as ``FactStore.remember`` retires a slot.
+        Under the fact writes' learner lock, exactly as ``FactStore.remember`` retires a slot.
         """
         if not old_ids:
             return []
