@@ -1,17 +1,7 @@
 """``kag kernel run|stats`` and ``kag reflect``: the memory kernel in plain Python.
 
-- ``kag kernel run``: the kernel worker (``agent.kernel.worker``) until Ctrl-C or
-  SIGTERM, printing its stats every ``--every`` seconds; the current batch commits
-  before it stops. ``--once`` drains every learner's stream and exits. Use it with
-  ``KAG_KERNEL_IN_SERVER=false`` on the server, or with no server at all.
-- ``kag kernel stats``: the backlog (total, learners waiting) and, with ``--learner``,
-  that learner's backlog and memory counts by type; JSON.
-- ``kag kernel backfill``: flag the turn contexts derived before the ``disclosure`` flag
-  existed (``agent.kernel.derive.backfill_disclosure``) and derive the sentences of those
-  derived before sentences existed (``agent.kernel.sentences.backfill_sentences``), for one
-  learner or all; idempotent.
-- ``kag reflect``: reflection now, for one learner (``--learner``) or every active
-  learner, at most ``--limit`` items each; JSON reports.
+``kag kernel run`` is for ``KAG_KERNEL_IN_SERVER=false`` on the server, or no server at
+all; the commands' own help says what each does.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """``kag notes list|show|export``: a learner's Zettelkasten notes, read through ``NoteStore``.
 
-``export DIR`` writes one Markdown file per note, Obsidian style (``agent.notes.markdown``):
-YAML front matter (``id``, ``concept``, ``tags``, ``keywords``, ``created``), the note's
-definition, example, insight and question to revisit, its concept map as a
-```` ```mermaid ```` block, and its links as ``[[file|concept]]``. Each file is named by its
-concept (``window-function.md``, then ``window-function-2.md``), so the links resolve
-inside the vault.
+``export DIR`` writes one Markdown file per note, Obsidian style (``agent.notes.markdown``),
+named by its concept, so the links resolve inside the vault.
 """
 
 from __future__ import annotations
