@@ -10,7 +10,7 @@ full-text indexes find procedures and a hit's text keeps the steps in order.
 - ``save`` is idempotent on (learner, normalised name): re-saving replaces the steps
   (usage is kept). Parked in the write backlog while Neo4j is down (op
   ``procedure.save``) and replayed in order.
-- ``recall`` runs the ``cognitive`` recipe's hybrid search (usage weighted up,
+- ``recall`` runs the ``cognitive`` recipe's hybrid search (usage weighted up, light stems as prefixes,
   ``procedure_recipe``) restricted to kind ``procedure``, keeps candidates that full
   text found or whose cosine is at least ``MIN_COSINE`` (the vector list ranks every
   procedure, related or not), re-ranks them with ``agent.memory.activation.blend_score``
@@ -26,7 +26,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import neo4j
@@ -108,8 +108,14 @@ class ProcedureRecord:
 
 
 def procedure_recipe() -> SearchRecipe:
-    """The named ``cognitive_procedures`` recipe (``cognitive`` with usage weighted more)."""
-    return get_recipe(RECIPE)
+    """The named ``cognitive_procedures`` recipe (``cognitive`` with usage weighted more), with stem prefixes.
+
+    Full text also matches each request word's light stem as a prefix: a learner names a task
+    in another form than they told it ("how do I do a release?" for "I'm the one doing releases",
+    "ship a feature" for "shipping features"), and the analyzer does not stem
+    (``agent.search.rewrite``).
+    """
+    return replace(get_recipe(RECIPE), stem_prefixes=True)
 
 
 def _matches(hit: SearchHit) -> bool:

@@ -192,3 +192,12 @@ async def test_saves_are_parked_while_neo4j_is_down_and_replayed(
     assert await rig.backlog.replay(rig.store, learner_id=learner_id) == 0
     [stored] = await rig.store.list(learner_id)
     assert stored.id == parked.id and stored.steps == ["keep the left table", "join"]
+
+
+async def test_recall_finds_a_task_named_in_another_word_form(rig: Rig, learner_id: str) -> None:
+    """A request names the task in another form than it was told: full text matches the stems."""
+    steps = ["bump the version in Cargo.toml", "update the changelog", "run cargo test", "publish with cargo"]
+    await rig.store.save(learner_id, "I'm the one doing crate releases now", steps)
+    await rig.store.save(learner_id, "my morning piano practice", ["scales", "sight-reading", "the piece"])
+    page = await rig.store.recall(learner_id, "How does the learner do a release?", k=3)
+    assert page.results and "cargo" in page.results[0].text
