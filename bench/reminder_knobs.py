@@ -16,7 +16,8 @@ fires of every tuning trigger on every ordinary turn.
     S=bench/cognitive/sets
     .venv/bin/python -m bench.reminder_knobs $S/reminders_sense.json $S/heldout4.json $S/heldout5.json \
         $S/reminders_forms.json $S/reminders_other_sense.json $S/reminders_times.json \
-        $S/reminders_turns.json $S/reminders_dates.json $S/heldout6.json \
+        $S/reminders_turns.json $S/reminders_dates.json $S/heldout6.json $S/heldout7.json \
+        $S/reminders_local_days.json $S/reminders_fragments.json $S/reminders_told_events.json \
         --check $S/heldout3.json $S/reminders_sense_frozen.json --traffic $S/traffic_intents.json
 """
 

@@ -361,7 +361,13 @@ traffic 30/8,375 pairs (0.4 %), every one a question about the trigger's own top
 Chosen again with the passing-mention veto (``reminder_turns``) over nine sets (the six, plus
 reminders_turns, reminders_dates, heldout6; 2026-11-29, session 41): best interval 0.47-0.56 with
 rarity 1.5-2.25, 0.53 and 2.0 inside it, kept; leave-one-out 178/197 fires once, 12/1,103 false
-(1.1 %) (the code before: 149/197, 26/1,103); traffic 35/10,117 pairs (0.3 %)."""
+(1.1 %) (the code before: 149/197, 26/1,103); traffic 35/10,117 pairs (0.3 %).
+Measured again with the told-event veto and the fragment reading over thirteen sets (the nine,
+plus heldout7, reminders_local_days, reminders_fragments, reminders_told_events; 2026-11-29,
+session 42): leave-one-out picks 0.45-0.48 with rarity 2.0-2.25 (235/245 fires once, 7/1,317
+false); 0.47 makes 17 errors on them and 0.53 makes 20, but at 0.47 the check set
+reminders_sense_frozen falls (12/12, 0/60 -> 11/12, 1/60) and traffic rises 38 -> 39 of 12,261
+pairs, so 0.53 is kept."""
 
 
 def is_code_name(keyword: str) -> bool:
