@@ -112,13 +112,20 @@ def names_another_owner(new: str, old: str) -> bool:
     """
     head, words = _head_of_change(new).strip(), _words(old)
     owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
+    found = numbers(new)
+    owner = number_owner(new, found[0].start) if found else ""
     if anothers_values(old):
         # "My flatmate has saved €5,000 for her car": another's value, changed only when named again
-        # ("My flatmate's fund", or as the change's subject: "Karan has done another 20")
+        # ("My flatmate's fund", or as the change's subject: "Karan has done another 20"); a group's
+        # thing the learner acts on is named by its thing ("We grew the travel fund 12%" of "The choir's
+        # travel fund is at 5,000 pounds")
         named = [_word_key(m.group(1) or m.group(2)) for m in owners] + _subject_words(new)
-        return not any(w in words for w in named)
-    if change_is_anothers(new):
+        acts = owner == "learner" and any(_names(p, words) for p in _thing_phrases(new))
+        return not acts and not any(w in words for w in named)
+    if owner == "another":
         return True  # "My teacher learned 50 in her first week", "Her stipend went up by 50 too"
+    if owner == "learner":
+        return False  # "My mum added 20 euros to my book budget": the learner's thing, whoever acts
     other = [m for m in owners if _word_key(m.group(1) or m.group(2)) not in words]
     if not other or re.search(r"\b(?:me|I)\b", head[other[0].end() :]):
         return False  # "My teacher told me to add 8 more bpm": the learner's own value
@@ -165,6 +172,9 @@ def number_owner(text: str, start: int) -> str:
         return "learner"
     if any(c.dep_ in _RECIPIENT for c in verb.children):
         return ""  # "The webinar gave me 350 more points", "Haddad gave the whole class an extra week"
+    acted = _acted_on(verb, token)
+    if acted:
+        return acted  # "she added 20 minutes to my daily limit": the changed thing's owner, not the actor
     owner = owner_of(subject)
     if subject.lower_ in _THIRD or _anothers_thing(subject):
         return "another"
@@ -175,7 +185,44 @@ def number_owner(text: str, start: int) -> str:
         return "another"  # "My brother lowered his limit by 200"
     owned = _object_count(token, objects) and verb.lemma_.lower() not in {"be", "have"}
     person = owner == "learner" or subject.pos_ == "PROPN"
-    return "another" if owned and person else "learner" if owner == "learner" else ""
+    if owned and person:
+        return "another"
+    if owner == "learner" and _persons_own(verb):
+        return "another"  # "My wife is on page 210": the learner's person, with a value of her own
+    return "learner" if owner == "learner" else ""
+
+
+def _persons_own(verb: Token) -> bool:
+    """True when ``verb``'s sentence tells a person of the learner's own value (``current_values.others``)."""
+    from agent.language.current_values import others  # noqa: PLC0415 - its classifier loads only when asked
+
+    sentence = verb.sent
+    return others(sentence.text)
+
+
+_ONTO = frozenset({"to", "from", "into", "onto", "off", "of", "out"})
+"""Prepositions that lead from a verb of change to the thing changed ("added 20 minutes to my limit")."""
+
+
+def _acted_on(verb: Token, number: Token) -> str:
+    """Whose thing the verb changes, through its object or a preposition: "learner", "another" or "".
+
+    "she added 20 minutes to my daily limit", "the coach raised my target by 10", "took €50 out of my
+    savings": the owner of the changed thing decides, not the one who acts; "he cut 10 minutes off his
+    limit" is his. The object that holds the number is the amount, not the thing ("added 20 minutes").
+    """
+    things = [c for c in verb.children if c.dep_ == "dobj" and number not in c.subtree]
+    for prep in (c for c in verb.children if c.dep_ in {"prep", "dative"} and c.lower_ in _ONTO):
+        things += [g for g in prep.children if g.dep_ == "pobj" and number not in g.subtree]
+        things += [p for g in prep.children if g.dep_ == "prep" for p in g.children if p.dep_ == "pobj"]
+    for thing in things:
+        if owner_of(thing) == "learner":
+            return "learner"
+        possessor = next((c for c in thing.children if c.dep_ == "poss"), None)
+        # a person's ("her limit", "Ana's target"), not a time's ("today's batch", "this week's total")
+        if possessor is not None and (possessor.lower_ in _THIRD | {"their"} or possessor.pos_ == "PROPN"):
+            return "another" if _anothers_thing(thing) else ""
+    return ""
 
 
 def _anothers_thing(token: Token) -> bool:

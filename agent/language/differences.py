@@ -56,6 +56,7 @@ from agent.language.quantities import (
     stated_by,
     unit_of,
 )
+from agent.language.when import date_like
 
 CHANGE_MIN = 0.42
 """A change applies to a current fact at least this close to it (MiniLM cosine of the statements;
@@ -114,13 +115,6 @@ _CALENDAR = re.compile(
 )
 """A month or a weekday, in full or abbreviated ("Mon", not "monad"), or a date in digits: "3/14",
 "2026-05-09", "14.03.2026"; never a decimal ("0.77", "90.1%": two parts with a dot are a number)."""
-_DAY_FIRST = re.compile(
-    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:"
-    + "|".join(n[:3] for n in calendar.month_name[1:])
-    + r")[a-z]*\b",
-    re.I,
-)
-"""A date written day first ("10 June", "3rd of May"): the moved date is written so too."""
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.]*\d)")
 
 
@@ -156,7 +150,32 @@ def _duration_sign(text: str, match: re.Match[str], more: bool) -> int | None:
     way = sign(text, match.start(), match.span() if more else (0, 0))
     if way is None and more and gives_time(text, match.start("unit")):
         return 1  # "Haddad gave the whole class an extra week on the essay"
+    if way is None and _moved_by(text, match.start("unit")):
+        return 1  # "The lab decided to shift the draft deadline by two weeks": moved by a span is put off
     return way
+
+
+_MOVES = frozenset({"move", "shift", "push", "reschedule", "bump", "slide", "change", "adjust", "delay"})
+"""Verbs that move a date without saying which way (lemmas, a closed set of motion verbs)."""
+
+
+def _moved_by(text: str, at: int) -> bool:
+    """True when the duration at ``at`` is what a date is moved *by* with no direction word (the parse).
+
+    "shift the draft deadline by two weeks", "the exam was moved by three days": moving a date by a
+    span and naming no direction is a postponement (an earlier date is told so: "brought forward",
+    "earlier"), as a deadline moved for a reason is almost always put off.
+    """
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    token = next((t for t in parse(text) if t.idx <= at < t.idx + len(t.text)), None)
+    by = None if token is None else token.head
+    return bool(
+        by is not None
+        and by.lower_ == "by"
+        and by.dep_ in {"prep", "agent"}
+        and by.head.lemma_.lower() in _MOVES
+    )
 
 
 def _duration(text: str) -> tuple[bool, Shift | None]:
@@ -359,8 +378,7 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
         if len(found) != 1:
             return None
         when = found[0] + change.time + relativedelta(months=change.months)
-        day_first = _DAY_FIRST.search(current_value(old) or without_current(old))
-        return f"{when.day} {when:%B}" if day_first else f"{when:%B} {when.day}"  # as the learner wrote it
+        return date_like(when, found[0], current_value(old) or without_current(old))
     amount = _old_amount(change, old, new)
     if amount is None:
         return None

@@ -33,11 +33,14 @@ _SMALL_RE = "|".join(_SMALL)
 _TENS_RE = "|".join(_TENS)
 _UPTO_99 = rf"(?:(?:{_TENS_RE})(?:[\s-]+(?:{_SMALL_RE}))?|{_SMALL_RE})"
 _WORD_NUMBER = re.compile(
-    rf"\b(?:a\s+dozen|(?:a|{_UPTO_99})\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_UPTO_99})?|{_UPTO_99})\b",
+    rf"\b(?:(?:a|half\s+a|{_UPTO_99})\s+dozen|(?:a|{_UPTO_99})\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_UPTO_99})?|{_UPTO_99})\b",
     re.I,
 )
+_DECIMAL_COMMA = r"(?<![\w.,])\d+,\d{1,2}(?![\w.,]*\d)"
+"""A number written with a decimal comma ("3,2 km", "12,75"): one or two digits after the comma can be no
+thousands group, so the comma is the decimal mark of a learner who writes numbers that way."""
 _DIGITS = re.compile(
-    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]*\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d)"
+    rf"{_DECIMAL_COMMA}|(?<![\w.])\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![\w.]*\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d)"
 )
 _DATE_NUMBER = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
@@ -59,8 +62,10 @@ class Number:
 
 def _word_value(phrase: str) -> float:
     words = re.split(r"[\s-]+", phrase.lower().replace(" and ", " "))
-    if words[-1] == "dozen":
-        return 12.0
+    if words[-1] == "dozen":  # "a dozen", "two dozen", "half a dozen"
+        if words[0] in ("a", "half"):
+            return 6.0 if words[0] == "half" else 12.0
+        return 12.0 * _word_value(" ".join(words[:-1]))
     total, part = 0, 0
     for word in words:
         if word == "a":
@@ -73,12 +78,24 @@ def _word_value(phrase: str) -> float:
     return float(total + part)
 
 
+def _digits_value(digits: str) -> float:
+    """The value of a number in digits: a decimal comma as a decimal mark, else commas group thousands."""
+    if re.fullmatch(_DECIMAL_COMMA, digits):
+        return float(digits.replace(",", "."))
+    return float(digits.replace(",", ""))
+
+
+def decimal_comma(like: str) -> bool:
+    """True when ``like`` writes a number with a decimal comma ("3,2 km"; not "1,500" nor "1,500.5")."""
+    return isinstance(like, str) and re.search(_DECIMAL_COMMA, like) is not None
+
+
 def numbers(text: str, *, dates: bool = False) -> list[Number]:
     """The numbers ``text`` writes, in digits or words, in order; not those of a date unless ``dates``."""
     if not isinstance(text, str):
         return []
     skip = [] if dates else [m.span() for m in _DATE_NUMBER.finditer(text)]
-    found = [Number(m.start(), m.end(), float(m.group().replace(",", ""))) for m in _DIGITS.finditer(text)]
+    found = [Number(m.start(), m.end(), _digits_value(m.group())) for m in _DIGITS.finditer(text)]
     found += [Number(m.start(), m.end(), _word_value(m.group())) for m in _WORD_NUMBER.finditer(text)]
     kept = [n for n in found if not any(a <= n.start < b for a, b in skip)]
     return sorted(kept, key=lambda n: n.start)
@@ -98,14 +115,17 @@ def without_current(text: str) -> str:
 def number_text(value: float, like: str = "") -> str:
     """``value`` as the learner wrote ``like``, the number it changes ("210", "5.5", "€2,250", "55%").
 
-    A thousands separator, a currency symbol before and a percent sign after are kept: the answer
-    reads as the learner's own number ("€1,800" plus "€450" is "€2,250", not "2250").
+    A thousands separator, a decimal comma ("3,2" plus 1.5 is "4,7"), a currency symbol before and a
+    percent sign after are kept: the answer reads as the learner's own number ("€1,800" plus "€450" is
+    "€2,250", not "2250").
     """
     # "14,200" keeps its separator; a number too small to show one ("$850") takes the usual one
     grouped = bool(re.search(r"\d,\d{3}", like)) or not re.search(r"\d{4}", like)
     digits = f"{value:,.0f}" if grouped else str(int(value))
     if value != int(value):
         digits = f"{value:,g}" if grouped else f"{value:g}"
+    if decimal_comma(like):
+        digits = f"{value:.2f}".rstrip("0").rstrip(".").replace(".", ",")  # "3,2" plus "1,5" is "4,7"
     symbol = re.match(r"\s*([$€£¥₹])", like)
     percent = re.search(r"\d\s*(?:%|per\s*cent|percent)\s*$", like, re.I)
     return (symbol.group(1) if symbol else "") + digits + ("%" if percent else "")

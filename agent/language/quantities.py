@@ -52,12 +52,13 @@ _DOWN_BEFORE = re.compile(
     re.I,
 )
 _UP_AFTER = re.compile(
-    r"^\s+(?:more|new|extra|additional|further)\b|^\s+(?:[A-Za-z]+\s+){0,3}?back\b(?!\s+(?:down|to|from))",
+    r"^\s+(?:[A-Za-z]+\s+)?(?:more|new|extra|additional|further)\b(?!\s+than)"
+    r"|^\s+(?:[A-Za-z]+\s+){0,3}?back\b(?!\s+(?:down|to|from))",
     re.I,
 )
-"""After an amount added: "12 more", "18 new stars", "put €150 back"."""
+"""After an amount added: "12 more", "18 new stars", "1,5 km more", "put €150 back" (not "3 more than")."""
 _DOWN_AFTER = re.compile(
-    r"^\s+(?:fewer|less)\b|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
+    r"^\s+(?:[A-Za-z]+\s+)?(?:fewer|less)\b(?!\s+than)|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
     r"|dropped\s+out|quit|left)\b",
     re.I,
 )
@@ -130,14 +131,18 @@ class Amount:
 
 
 def unit_after(text: str, end: int) -> str | None:
-    """The thing a number at ``text[:end]`` counts: up to two words after it ("Polish words", "bpm")."""
+    """The thing a number at ``text[:end]`` counts: up to two words after it ("Polish words", "bpm").
+
+    A word the parse reads as a verb, an adverb or a function word ends it ("another 300 aside", "4,25 km
+    done before breakfast", "by 30 because of exams"): what is counted is a noun and its modifiers.
+    """
     words: list[str] = []
-    for token in re.findall(r"[^\s,.;:!?()]+", re.split(r"[,;:!?()]|\.(?!\d)", text[end:], maxsplit=1)[0])[
-        :4
-    ]:
+    segment = re.split(r"[,;:!?()]|\.(?!\d)", text[end:], maxsplit=1)[0]
+    for match in list(re.finditer(r"[^\s,.;:!?()]+", segment))[:4]:
+        token = match.group()
         if not words and _COUNTED_AS.match(token):
             continue  # "12 more problems": the unit follows
-        if _UNIT_STOP.match(token):
+        if _UNIT_STOP.match(token) or _no_unit_word(text, end + match.start()):
             break
         if not re.match(r"^[A-Za-z][\w+#'-]*$", token):
             break
@@ -153,6 +158,18 @@ def unit_after(text: str, end: int) -> str | None:
         else None
     )
     return " ".join(words) + (f" per {rate.group(1)}" if rate else "") if words else None
+
+
+_NO_UNIT_POS = frozenset({"VERB", "AUX", "ADV", "ADP", "SCONJ", "CCONJ", "PART", "DET", "PRON"})
+"""Parts of speech that never name what a number counts."""
+
+
+def _no_unit_word(text: str, at: int) -> bool:
+    """True when the parse reads the word at ``at`` as a verb, an adverb or a function word."""
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    token = next((t for t in parse(text) if t.idx == at), None)
+    return token is not None and token.pos_ in _NO_UNIT_POS
 
 
 def _before(text: str, n: Number) -> str:
@@ -283,6 +300,10 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
                 return None
             # "another 15%" of a progress adds points; ``differences`` applies it to a percent only
             changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n)))
+        elif PERCENT_AFTER.match(after) and sign_at is not None and _measures_a_change(text, n):
+            way = sign_at(n.start)  # "I'm raising the lesson budget 15%", "they cut it 10 percent"
+            if way is not None and not _names_a_total(text, n):
+                return Amount(factor=1 + way * n.value / 100)
         elif (verb := done_verb(before)) and unit_after(text, n.end) and not _names_a_total(text, n):
             changes.append(Amount(delta=n.value, unit=unit_after(text, n.end), done=verb))
     if len(changes) > 1 and any(c.done for c in changes):
@@ -315,6 +336,23 @@ def _fraction(text: str, sign_at: Callable[[int], int | None] | None) -> Amount 
     if sign is None or _names_a_total(text):
         return None
     return Amount(factor=1 + sign * _FRACTIONS[match["part"].lower()])
+
+
+def _measures_a_change(text: str, n: Number) -> bool:
+    """True when the percentage at ``n`` measures a verb's change (the parse): "raising the budget 15%".
+
+    The percent is the verb's measure (``npadvmod``; of "up" in "bumped it up 10%"; or its object when
+    the parse takes a noun for a verb), not an adjective's ("15% more confident"); ``amount_change`` asks
+    a direction word of it too ("got 15% on the test" has none).
+    """
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    doc = parse(text)
+    token = next((t for t in doc if t.idx >= n.end and t.lower_ in {"%", "percent", "per", "cent"}), None)
+    if token is not None and token.lower_ == "per":
+        token = token.head
+    measure = token is not None and token.dep_ in {"npadvmod", "dobj"}  # "increasing my tutoring spend 50%"
+    return bool(measure and token.head.pos_ in {"VERB", "ADP", "ADV"})
 
 
 def _verbless(text: str, n: Number) -> bool:

@@ -3,10 +3,14 @@
 ``due_time``: the instant a time phrase names ("tomorrow", "next Monday at 9", "in two days",
 "the day after tomorrow", "tonight"), in ``now``'s time zone, or None when the phrase names
 no future instant. ``dateparser`` reads the phrase; nothing here lists dates by hand.
+
+``date_like``: a date written the way the learner wrote another ("2026-06-30" moved by two weeks is
+"2026-07-14", "30.06.2026" is "14.07.2026", "June 30" is "July 14", "30 June" is "14 July").
 """
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import datetime
 from functools import lru_cache
@@ -49,3 +53,47 @@ def due_time(phrase: str, now: datetime) -> datetime | None:
         return None
     due = found.replace(tzinfo=base.tzinfo) if found.tzinfo is None else found
     return due if due > base else None
+
+
+_DAY_FIRST = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:"
+    + "|".join(n[:3] for n in calendar.month_name[1:])
+    + r")[a-z]*\b",
+    re.I,
+)
+"""A date written day first ("10 June", "3rd of May")."""
+
+
+_DIGIT_DATE = re.compile(r"(?<![\w.])(\d{1,4})([-/.])(\d{1,2})\2(\d{1,4})(?![\w.]*\d)")
+"""A date in digits with a year: "2026-06-30", "30.06.2026", "6/30/2026"."""
+
+
+def date_like(when: datetime, was: datetime, old: str) -> str:
+    """``when`` as the learner wrote the date ``was`` in ``old``: "2026-07-14", "14.07.2026", "July 14".
+
+    A date in digits keeps its order, separator, zero padding and year (which part is the day is read
+    from ``was``, the date it was parsed to); a date in words keeps its order ("10 June", "June 10").
+    """
+    for match in _DIGIT_DATE.finditer(old):
+        parts = [match[1], match[3], match[4]]
+        values = [int(p) for p in parts]
+        order = _date_order(values, was)
+        if order is None:
+            continue
+        new = {"y": when.year, "m": when.month, "d": when.day}
+        padded = any(p.startswith("0") for k, p in zip(order, parts, strict=True) if k != "y")
+        return match[2].join(
+            (str(new[k]).zfill(2) if padded else str(new[k])) if k != "y" else str(new[k])[-len(p) :]
+            for k, p in zip(order, parts, strict=True)
+        )
+    day_first = _DAY_FIRST.search(old)
+    return f"{when.day} {when:%B}" if day_first else f"{when:%B} {when.day}"  # as the learner wrote it
+
+
+def _date_order(values: list[int], was: datetime) -> str | None:
+    """Which of three date parts is the year, the month and the day ("ymd", "dmy", "mdy"), or None."""
+    for order in ("ymd", "dmy", "mdy"):
+        want = {"y": was.year, "m": was.month, "d": was.day}
+        if all(v == want[k] or (k == "y" and v == want[k] % 100) for k, v in zip(order, values, strict=True)):
+            return order
+    return None

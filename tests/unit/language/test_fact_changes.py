@@ -36,6 +36,8 @@ EARLIER = NOW - timedelta(days=16)
         ("My budget for courses is 600 euros.", "My employer cut the course budget by 200 euros.", "400"),
         ("My puzzle rating is 1450.", "Puzzle rating went up by 120 after the course.", "1570"),
         ("Our capstone team has 5 members.", "Two teammates dropped out, the team shrank by 2.", "3"),
+        # a date moved by a span with no direction word is put off (an earlier one is told so)
+        ("My exam is on April 30.", "The exam moved by a week.", "May 7"),
     ],
 )
 def test_a_change_by_a_difference_resolves_to_the_new_value(old: str, new: str, value: str) -> None:
@@ -47,7 +49,8 @@ def test_a_change_by_a_difference_resolves_to_the_new_value(old: str, new: str, 
     [
         ("The exam is now on May 15.", "My exam is on April 30."),  # the new date is stated
         ("I studied for two weeks.", "My exam is on April 30."),  # a duration, no difference
-        ("The exam moved by a week.", "My exam is on April 30."),  # no direction: never a guess
+        ("The exam might move by a week.", "My exam is on April 30."),  # only maybe
+        ("The exam lasts a week.", "My exam is on April 30."),  # no move, no direction: never a guess
         ("They cut it by 2.", "My exams are on May 3 and May 9."),  # two dates: which one?
     ],
 )
