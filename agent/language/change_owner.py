@@ -6,7 +6,11 @@ takes a loose fit only when the change names no other thing: the noun phrases be
 number name whose value changes ("My dog gained 2 kilos", "The football final was pushed back"),
 unless the change names its thing by a pronoun ("took $380 of it", "three new ones") or the phrase
 acts on the learner ("The TA gave me another four days"); a total told of another person ("… for her
-car") changes only when the change names that person again.
+car") changes only when the change names that person again. Whoever acts, the owner of the thing the
+verb changes, its object or the object of "to", "from", "off", "out of", decides ("she added 20 minutes
+to my daily limit" is the learner's; "he cut 10 minutes off his limit" is his), and a person of the
+learner's with a value of their own ("My wife is on page 210") is another owner
+(``current_values.others``, the write side's reader).
 """
 
 from __future__ import annotations

@@ -17,7 +17,10 @@ resolved value, not from its first number.
 - the **direction** is read from the verb or adverb of the change (``agent.language.directions``).
   This one is a short word list on purpose: MiniLM does not encode which way a change goes
   (leave-one-out over direction exemplars was 0%, docs/decisions/language-layer.md);
-  with no direction word the change is not resolved (never a guess);
+  with no direction word the change is not resolved (never a guess), except a date moved *by* a
+  span with a verb of motion and no direction ("shift the draft deadline by two weeks"): English
+  tells an earlier date ("brought forward", "earlier"), so such a move is put off (``_moved_by``);
+- a date in digits is written back in the learner's format (``when.date_like``: "2026-07-14");
 - an amount applies to the old fact's number that counts the same thing: when both name
   what they count ("60 Polish words" and "150 words"), the two are compared by MiniLM
   (``UNIT_MIN``, chosen by leave-one-out: ``python -m bench.increment_knobs``);
@@ -179,7 +182,7 @@ def _moved_by(text: str, at: int) -> bool:
 
 
 def _duration(text: str) -> tuple[bool, Shift | None]:
-    """``(states a duration, its shift)``; a duration with no direction shifts nothing (no guess)."""
+    """``(states a duration, its shift)``; with no direction it shifts nothing (but ``_moved_by``)."""
     for match in _DURATION.finditer(text):
         before, after = text[: match.start()].lower(), text[match.end() :].lower()
         more = bool(match["more"] or match["another"])

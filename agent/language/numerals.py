@@ -1,6 +1,7 @@
 """Numbers in learner text: in digits or words, and written back as the learner wrote them.
 
-- :func:`numbers`: the numbers a text writes, in digits ("1,200", "5.5") or in words up to the
+- :func:`numbers`: the numbers a text writes, in digits ("1,200", "5.5", a decimal comma "3,2" where
+  no thousands group can be: one or two digits after it) or in words up to the
   thousands ("twelve", "twenty-five", "a hundred and five", "a dozen"), not those of a date or a
   time ("May 4", "10:30", "2026") unless asked; no library for English number words is
   installed, so the small closed vocabulary of number words is here (numbers are a closed
