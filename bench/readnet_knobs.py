@@ -139,7 +139,8 @@ def net_report(probes: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> dic
         row = [int(all(s in _top(p, margin, floor).lower() for s in p["expect"])) for p in firsts]
         for pair in pairs:
             texts = [pair["older"], pair["newer"]]
-            grouped = not not_current(pair["newer"]) and (
+            aside = not_current(pair["newer"]) or other_group(pair["newer"], [pair["older"]])
+            grouped = not aside and (
                 pair["old"] or bool(same_thing.answer_groups(pair["sims"], texts, margin=margin, floor=floor))
             )
             row.append((1 if pair["same"] else -WRONG) if grouped else 0)
