@@ -12,10 +12,15 @@ newer version of the learner's value when it only *might* be one, or when it is 
 - **another person's**: the reader the write side stores by (``agent.language.current_values.others``:
   "My friend Lena has lessons with Herr Kaltenbrunner", "my flatmate gets 650", "She is using
   MongoDB"; not "the teacher put me in the B2 class" or "Prof. Hallberg has taken over my
-  supervision"), so the two sides never disagree about whose a value is.
+  supervision"), so the two sides agree about whose a value is; and, read here only for now, a person
+  of the learner's told by role and name with a value of their own (``named_others``: "My friend
+  Karthik hit 1600", "My study buddy Sarah still uses a Chromebook"; not "My supervisor, Dr.
+  Okonkwo, wants a first draft of the literature review", which sets the learner's value);
+- **another group's** (``other_group``, beside the other facts read): "The marketing team got
+  €6,000 for training" when the learner calls "our team" theirs.
 
-Such a statement may still be shown (the search ranks it), but it never becomes the newer version
-of the learner's value, nor marks the learner's value "was until" (``not_current``). It reads the
+Such a statement may still be shown, but it never becomes the newer version of the learner's value,
+never ranks above it in a group, nor marks it "was until" (``not_current``). It reads the
 text alone, so facts stored by any older write read the same. Only closed grammatical classes are
 named here: modal verbs and epistemic adverbs.
 """
