@@ -421,3 +421,19 @@ async def test_a_running_total_told_by_a_pronoun_keeps_the_learners_format(rig: 
     assert more.content.endswith("(now 13)") and more.superseded == [done.id]  # the 20 is the whole
     page = await rig.facts.search(other, "How many of the LeetCode mediums has the learner done?")
     assert page.results[0].id == more.id
+
+
+async def test_a_decimal_comma_and_a_date_in_digits_are_changed_and_written_back_the_learners_way(
+    rig: Rig, learner_id: str
+) -> None:
+    rig.clock.set("2026-05-04T07:00:00+02:00")
+    ridden = await rig.facts.remember(learner_id, "I've cycled 12,5 km on the new bike so far this month.")
+    rig.clock.set("2026-05-06T07:00:00+02:00")
+    more = await rig.facts.remember(learner_id, "Rode another 7,3 km to the lake and back.")
+    assert more.content.endswith("(now 19,8)") and more.superseded == [ridden.id]
+    other = f"{learner_id}-b"
+    rig.clock.set("2026-03-01T09:00:00+01:00")
+    due = await rig.facts.remember(other, "My dissertation submission is 2026-04-15.")
+    rig.clock.set("2026-03-20T09:00:00+01:00")
+    moved = await rig.facts.remember(other, "The department decided to shift the submission by a week.")
+    assert moved.content.endswith("(now 2026-04-22)") and moved.superseded == [due.id]
