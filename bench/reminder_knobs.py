@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from agent.language import reminders as language
+from agent.language import trigger_sense
+from agent.language.reminders import parse_reminder
 from agent.language.sentences import split_sentences
 from agent.memory.reminder_rules import trigger_matches
 
@@ -68,7 +69,7 @@ def _turns(scenario: dict[str, Any]) -> list[Turn]:
 @lru_cache(maxsize=65536)
 def _parsed(text: str, now: datetime) -> tuple[dict[str, Any], ...]:
     """The requests of one turn (the same for every knob, so read once)."""
-    found = [language.parse_reminder(s, now=now) for s in split_sentences(text)]
+    found = [parse_reminder(s, now=now) for s in split_sentences(text)]
     return tuple(r for r in found if r is not None)
 
 
@@ -78,8 +79,8 @@ def _requests(text: str, now: datetime) -> list[dict[str, Any]]:
 
 def _set_knobs(knobs: Knobs) -> Knobs:
     """Set ``(SENSE_THRESHOLD, RARE_ZIPF)`` and return the values they had."""
-    saved = (language.SENSE_THRESHOLD, language.RARE_ZIPF)
-    language.SENSE_THRESHOLD, language.RARE_ZIPF = knobs
+    saved = (trigger_sense.SENSE_THRESHOLD, trigger_sense.RARE_ZIPF)
+    trigger_sense.SENSE_THRESHOLD, trigger_sense.RARE_ZIPF = knobs
     return saved
 
 
@@ -185,7 +186,7 @@ def main(argv: list[str] | None = None, echo: Callable[[str], None] = print) -> 
     tuning = [s for path in args.tune for s in _load(path)]
     loo = leave_one_out(tuning)
     chosen = loo["full_set_choice"]
-    now: Knobs = (language.SENSE_THRESHOLD, language.RARE_ZIPF)
+    now: Knobs = (trigger_sense.SENSE_THRESHOLD, trigger_sense.RARE_ZIPF)
     report: dict[str, Any] = {"leave_one_out": loo, "knobs_now": now, "sets": {}}
     for path in [*args.tune, *args.check]:
         report["sets"][Path(path).stem] = score(_load(path), now)

@@ -32,7 +32,7 @@ subjunctive is coming after spring break", "my dad trades derivatives"), or is s
 
 A sentence that names the topic more than once turns to it when any naming does ("Her
 pronunciation is great, so let's practise pronunciation today"). Only the sentence's parse is
-read; similarity (``agent.language.reminders.sense``) still decides whether the word is meant in
+read; similarity (``agent.language.trigger_sense.sense``) still decides whether the word is meant in
 the trigger's sense.
 """
 
@@ -165,7 +165,7 @@ def turns_to(sentence: str, topic_words: list[str]) -> bool:
 def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
     """True when ``sentence`` turns to the topic now: some naming of its last topic word is not passing.
 
-    ``topic_words`` are the trigger's topic words (``agent.language.reminders.head_words``); the
+    ``topic_words`` are the trigger's topic words (``agent.language.trigger_sense.head_words``); the
     last one is the head of the topic ("bonds" of "covalent bonds"). A sentence that does not name
     it (in any form, ``word_lemmas``) is not read and turns to it.
     """

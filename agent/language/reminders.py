@@ -29,63 +29,25 @@ trigger:
   condition follows the request word ("Don't let me forget: when we do X, I want to …");
 - no condition: a time trigger one day later (``DEFAULT_DELAY``).
 
-**Mentions** (``mentions``): does a turn name a trigger's words? Whole words compared by light
-stem ("window functions" matches "window function"), never a substring ("behaving" never matches
-"having"); a keyword written in capitals ("HAVING") is a code term and matches in capitals,
-in backticks, or before "clause", "keyword", "statement", "function", "operator"
-(``TERM_WORDS``), so "I'm having trouble" never fires a HAVING reminder.
-
-**Sense** (``names_trigger``, what ``reminder_rules.trigger_matches`` asks): a code name
-("GROUP BY", "functools.wraps", "useEffect") fires on its mention alone. Any other keyword fires
-when one sentence of the turn names every topic word of the trigger in its order (``head_words``:
-"borrowing" of "borrowing in Rust", in any form by ``word_lemmas`` (``agent.language.topic_words``:
-"merge" / "merges" / "merging", "memoization" / "memoize");
-"pandas: what is a Series" names "pandas Series") AND reads like the trigger as the learner said
-it (a topic word rarer than ``RARE_ZIPF`` has one sense and needs no more: "rebasing" is named by
-"How do I rebase my feature branch?"): MiniLM cosine with the keyword ("pointers in C", "merges
-in pandas") at least
-``SENSE_THRESHOLD``, for the sentence or for the clause (cut at ":", ",", ";", "?", "so", "and",
-"but") that names the last topic word, so a question after the topic does not dilute it ("Let's do
-the threading module today: how do I start two threads?" 0.41 as a whole). "Can you point me
-to a good C book?" (0.41 to "pointers") or "our teams are merging" (0.31 to "merges in pandas")
-stay silent, so they no longer use the reminder up before the topic's turn ("Explain pointers to me.", 0.85).
-
-**Turning to it** (``agent.language.reminder_turns.turns_to``): a sentence that names the topic only
-in passing (another's attribute, a clause about another person, said to come later: "My colleague's
-pronunciation is so good", "My teacher mentioned the subjunctive is coming after spring break") does
-not fire, whatever its similarity; the dependency parse says who does what with the topic word.
-
-Similarity alone does not decide (measured 2026-11-28: a turn about a neighbour, "subqueries" /
-query 0.73, scores like a turn about the trigger), so it only vetoes a word match. The threshold
-is chosen by leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` (``bench/reminder_knobs.py``).
-Measured and not kept (2026-11-29): the head noun alone with a threshold of its own ("Let's cover
-perfective and imperfective aspect." for "verb aspect in Russian" scores 0.33, the head noun in
-another sense up to 0.47; ``bench/cognitive/sets/reminders_head_only.json``), and a completion
-reading of "after we finish X" by similarity ("we're done with joins" 0.64-0.86 against the
-finished phrase, ordinary joins talk 0.49-0.81).
+Whether a later turn names a trigger, in its sense, is ``agent.language.trigger_sense``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 from agent.clock import as_aware, system_clock
-from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import parse
 from agent.language.reminder_times import leading_time, phrase_due, split_time, time_before_aside, time_due
-from agent.language.reminder_turns import turns_to
-from agent.language.topic_words import word_lemmas, zipf
 from agent.language.when import due_time
-from agent.text import FUNCTION_WORDS, STOP_WORDS, light_stem
+from agent.text import FUNCTION_WORDS, STOP_WORDS
 
 DEFAULT_DELAY = timedelta(days=1)
 DEFAULT_PHRASE = "in 1 day"
 """``DEFAULT_DELAY`` as a time phrase (what a store resolves against its own clock)."""
 MAX_KEYWORDS = 20
-TERM_WORDS = frozenset({"clause", "keyword", "statement", "function", "operator", "command"})
 
 _REQUEST = re.compile(
     r"(?:remind\s+me|(?:do\s+not|don't|dont)\s+let\s+me\s+forget|make\s+sure\s+I\s+(?:remember|don't\s+forget)"
@@ -138,7 +100,6 @@ _LEADING = re.compile(
     r"^(?:(?:on|into|about|with)\s+)?(?:(?:the|a|an|some|any|our|my)\s+)?(?:(?:topic|subject)\s+of\s+)?", re.I
 )
 _TRAILING = re.compile(r"\s+(?:clauses?|keywords?|part|topic|section|lesson|chapter)$", re.I)
-_TOKEN = re.compile(r"`[^`]*`|[^\W_]+(?:['\u2019][^\W_]+)?")
 
 
 def _strip_end(text: str) -> str:
@@ -300,167 +261,3 @@ def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] 
     link = (link or "to").lower()
     out: dict[str, Any] = {"keywords": [], "concept": None, "due_at": None, "when": None, **read[1]}
     return {**out, "description": description, "action": f"Remind the learner {link} {description}"}
-
-
-# ----- does a turn name a trigger -----
-
-
-def _tokens(text: str) -> list[tuple[str, str, bool]]:
-    """``(stem, original, in_backticks)`` per word of ``text``."""
-    out = []
-    for token in _TOKEN.findall(text):
-        if token.startswith("`"):
-            out.extend((light_stem(w), w, True) for w in re.findall(r"[^\W_]+", token))
-        else:
-            out.append((light_stem(token), token, False))
-    return out
-
-
-def _is_code_term(keyword: str) -> bool:
-    letters = [c for c in keyword if c.isalpha()]
-    return len(letters) >= 2 and all(c.isupper() for c in letters)
-
-
-def mentions(message: str, keyword: str) -> bool:
-    """True when ``message`` names ``keyword`` by the whole-word and code-term rules."""
-    words = _tokens(message)
-    wanted = [light_stem(w) for w in re.findall(r"[^\W_]+", keyword)]
-    if not wanted:
-        return False
-    code = _is_code_term(keyword)
-    for i in range(len(words) - len(wanted) + 1):
-        window = words[i : i + len(wanted)]
-        if [w[0] for w in window] != wanted:
-            continue
-        if not code or all(orig.isupper() or tick for _, orig, tick in window):
-            return True
-        after = words[i + len(wanted)][1].lower() if i + len(wanted) < len(words) else ""
-        if after in TERM_WORDS or (after.endswith("s") and after[:-1] in TERM_WORDS):
-            return True
-    return False
-
-
-# ----- does a turn name a trigger in its sense -----
-
-_CONTEXT_CUT = re.compile(r"\s+(?:in|of|for|on|with|from|using|inside|by)\s+", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# a learner's turn often names the topic in one clause and asks in the next ("let's get to decorators:
-# what does the @ symbol do?"); the clause that names it is compared too, so the question does not
-# dilute the similarity
-_CLAUSE_CUT = re.compile(r"\s*[:;,()\u2014]\s*|\s+-\s+|\?\s*|\s+(?=(?:so|and|but|because)\b)", re.I)
-_CODE_NAME = re.compile(r"[._()`]|[a-z][A-Z]|^[^\W\d_]*\d")
-SENSE_THRESHOLD = 0.53
-"""Least MiniLM cosine between the turn (or its naming clause) and the trigger as the learner said it
-(leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` and ``heldout4.json``,
-``bench/reminder_knobs.py``; best interval 0.53-0.53 on both, 0.53-0.56 on reminders_sense alone).
-Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,164 pairs (0.4 %).
-Chosen again with ``RARE_ZIPF`` over six sets (reminders_sense, heldout4, heldout5, reminders_forms,
-reminders_other_sense, reminders_times; 2026-11-29, session 40): (0.53, 2.0) on all of them, best
-interval 0.53 with any rarity in 1.5-2.25; leave-one-out 133/157 fires once, 12/911 false (1.3 %);
-traffic 30/8,375 pairs (0.4 %), every one a question about the trigger's own topic.
-Chosen again with the passing-mention veto (``reminder_turns``) over nine sets (the six, plus
-reminders_turns, reminders_dates, heldout6; 2026-11-29, session 41): best interval 0.47-0.56 with
-rarity 1.5-2.25, 0.53 and 2.0 inside it, kept; leave-one-out 178/197 fires once, 12/1,103 false
-(1.1 %) (the code before: 149/197, 26/1,103); traffic 35/10,117 pairs (0.3 %).
-Measured again with the told-event veto and the fragment reading over thirteen sets (the nine,
-plus heldout7, reminders_local_days, reminders_fragments, reminders_told_events; 2026-11-29,
-session 42): leave-one-out picks 0.45-0.48 with rarity 2.0-2.25 (235/245 fires once, 7/1,317
-false); 0.47 makes 17 errors on them and 0.53 makes 20, but at 0.47 the check set
-reminders_sense_frozen falls (12/12, 0/60 -> 11/12, 1/60) and traffic rises 38 -> 39 of 12,261
-pairs, so 0.53 is kept."""
-
-
-def is_code_name(keyword: str) -> bool:
-    """A keyword that names code ("GROUP BY", "functools.wraps", "useEffect"): its words fire alone.
-
-    Every word of it is code: "merging DataFrames" names a topic that a turn may say in another
-    form or with words between ("how do I merge two DataFrames"), so it is read as any other topic.
-    """
-    words = keyword.split()
-    return _is_code_term(keyword) or bool(words) and all(_CODE_NAME.search(w) for w in words)
-
-
-RARE_ZIPF = 2.0
-"""A topic word rarer than this (``wordfreq`` Zipf frequency, English) has one sense in a learner's
-turn ("rebase" 1.8, "lambdas" 1.7, "backpropagation" 1.6), so a trigger that holds one fires when a
-turn names its topic words, without the similarity veto: MiniLM reads "How do I rebase my feature
-branch onto main?" at 0.40 from "rebasing". Words with an everyday sense are commoner ("callbacks"
-2.4, "decorators" 2.6, "modes" 4.0) and keep the veto. Chosen by leave-one-out with
-``SENSE_THRESHOLD`` (``bench/reminder_knobs.py``)."""
-
-
-def is_rare_topic(keyword: str, *, rare: float | None = None) -> bool:
-    """True when a topic word of ``keyword`` is rarer than ``rare`` (default ``RARE_ZIPF``)."""
-    cut = RARE_ZIPF if rare is None else rare
-    return any(min(zipf(w), *(zipf(x) for x in word_lemmas(w))) < cut for w in head_words(keyword))
-
-
-def head_words(keyword: str) -> list[str]:
-    """The topic words of a trigger ("borrowing in Rust" -> ["borrowing"]), without its context."""
-    head = _CONTEXT_CUT.split(keyword, maxsplit=1)[0]
-    # function words only: "cases" is a chat word ("in some cases") but the topic of "German cases"
-    words = [w for w in re.findall(r"[^\W_]+", head) if w.lower() not in FUNCTION_WORDS and len(w) > 1]
-    return words or [w for w in re.findall(r"[^\W_]+", keyword) if w.lower() not in FUNCTION_WORDS]
-
-
-def naming_sentence(message: str, keyword: str) -> str | None:
-    """The sentence of ``message`` that names the topic words of ``keyword`` in their order (any form).
-
-    Every word, in its order, not always side by side ("Let's begin with pandas: what is a
-    Series?" names "pandas Series"): "Inner joins first." does not name "outer joins", "Let's do
-    French numbers." not "French accents", "The function broke my window layout." not "window
-    functions"; the context ("in Rust") may be left out.
-    """
-    return _naming(message, keyword)[0]
-
-
-def _naming(message: str, keyword: str) -> tuple[str | None, str | None]:
-    """``(sentence, clause)`` naming ``keyword``'s topic words in ``message``; the clause holds the last."""
-    return next(_namings(message, keyword), (None, None))
-
-
-def _namings(message: str, keyword: str) -> Iterator[tuple[str, str]]:
-    """Every ``(sentence, clause)`` of ``message`` that names ``keyword``'s topic words, in order."""
-    wanted = [word_lemmas(w) for w in head_words(keyword)]
-    if not wanted:
-        return
-    for sentence in _SENTENCE_END.split(message.strip()):
-        left = list(wanted)
-        for clause in _CLAUSE_CUT.split(sentence):
-            for word in re.findall(r"[^\W_]+", clause or ""):
-                if left and left[0] & word_lemmas(word):
-                    left.pop(0)
-            if not left:
-                yield sentence, clause or ""
-                break
-
-
-def sense(sentence: str, phrase: str) -> float:
-    """MiniLM cosine between a turn's sentence and a trigger phrase (the phrase's vector is kept)."""
-    return float(encode([sentence])[0] @ encode_kept([phrase])[0])
-
-
-def names_trigger(message: str, keyword: str, *, threshold: float | None = None) -> bool:
-    """True when ``message`` names ``keyword`` in the sense the learner gave it.
-
-    A code name fires on its whole-word mention (``mentions``). Any other keyword fires when a
-    sentence names one of its topic words (``head_words``, by ``word_lemmas``) AND that sentence
-    reads like the trigger as the learner said it ("pointers in C"): MiniLM cosine of at least
-    ``threshold`` (default ``SENSE_THRESHOLD``), so "Any pointers for staying focused?" or "our
-    teams are merging" stay silent.
-    Only a turn that names a topic word is embedded (the turn's vector is memoised by the encoder).
-    """
-    if is_code_name(keyword):
-        return mentions(message, keyword)
-    least = SENSE_THRESHOLD if threshold is None else threshold
-    topic = head_words(keyword)
-    for sentence, clause in _namings(message, keyword):
-        # a passing mention ("my colleague's pronunciation", "my teacher said the subjunctive is
-        # coming") names the topic but does not turn to it: the reminder waits for the turn that does
-        if not turns_to(sentence, topic):
-            continue
-        if is_rare_topic(keyword):
-            return True
-        if sense(sentence, keyword) >= least or (clause != sentence and sense(clause, keyword) >= least):
-            return True
-    return False

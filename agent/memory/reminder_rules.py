@@ -8,7 +8,7 @@ What a request asks for and whether a turn names a trigger is the language layer
 - concept: the turn's concept has the same light stems as the reminder's concept, or the
   message mentions the concept as a keyword;
 - keywords: the message names one keyword in the sense the learner gave it
-  (``agent.language.reminders.names_trigger``: a code name by its whole-word mention, any
+  (``agent.language.trigger_sense.names_trigger``: a code name by its whole-word mention, any
   other keyword by one of its topic words AND MiniLM similarity to the trigger as said, so
   "Any pointers for staying focused?" does not use up a reminder set for "pointers in C");
 - keywords that are only stop words never fire (``is_trigger_word``);
@@ -26,7 +26,8 @@ from datetime import datetime
 from typing import Any
 
 from agent.clock import as_aware
-from agent.language.reminders import is_reminder_request, is_trigger_word, names_trigger
+from agent.language.reminders import is_reminder_request, is_trigger_word
+from agent.language.trigger_sense import names_trigger
 from agent.text import STOP_WORDS, light_stem
 
 

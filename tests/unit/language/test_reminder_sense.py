@@ -10,14 +10,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent.language.reminders import (
+from agent.language.reminders import parse_reminder
+from agent.language.topic_words import word_lemmas
+from agent.language.trigger_sense import (
     head_words,
     is_code_name,
     is_rare_topic,
     names_trigger,
     naming_sentence,
-    parse_reminder,
-    word_lemmas,
 )
 from agent.memory.reminder_rules import trigger_matches
 

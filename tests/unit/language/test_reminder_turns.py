@@ -13,7 +13,8 @@ import pytest
 
 from agent.language.reminder_times import leading_time, split_time
 from agent.language.reminder_turns import turns_to
-from agent.language.reminders import names_trigger, parse_reminder
+from agent.language.reminders import parse_reminder
+from agent.language.trigger_sense import names_trigger
 from agent.memory.reminder_rules import trigger_matches
 
 NOW = datetime(2026, 5, 27, 14, 0, tzinfo=UTC)

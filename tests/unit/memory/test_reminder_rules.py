@@ -6,13 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.language.reminders import (
-    is_reminder_request,
-    is_trigger_word,
-    mentions,
-    parse_reminder,
-    split_keywords,
-)
+from agent.language.reminders import is_reminder_request, is_trigger_word, parse_reminder, split_keywords
+from agent.language.trigger_sense import mentions
 from agent.memory.reminder_rules import trigger_matches
 
 NOW = datetime(2026, 2, 3, 11, 0, tzinfo=UTC)  # a Tuesday
