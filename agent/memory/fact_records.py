@@ -335,36 +335,52 @@ def newest_first(
     if asked is not None and len(facts) > 1:
         groups = merged([*groups, *answer_groups(vectors @ asked, texts, vectors=vectors)])
     out = list(hits)
-    close = None if asked is None else vectors @ asked
+    best = None if asked is None or not facts else int(np.argmax(vectors @ asked))
+    lead = None
     for group in groups:
         learners, aside = _learners_first([hits[i] for i in facts], group, texts)
         if len(learners) < 2 and not (learners and aside):
             continue
         places = sorted(facts[g] for g in group)
         # The learner's values newest first, then what tells no value of theirs, in the search's order.
-        members = [hits[facts[g]] for g in _newest_first(learners, [hits[i] for i in facts], close)]
+        members = [hits[facts[g]] for g in _newest_first(learners, [hits[i] for i in facts])]
         newest = str(members[0].metadata.get("valid_from") or "")
         ordered = [(hit, str(hit.metadata.get("valid_from") or "") < newest) for hit in members]
         ordered += [(hits[facts[g]], False) for g in sorted(aside)]
         for place, (hit, older) in zip(places, ordered, strict=True):
             out[place] = replace(hit, metadata={**hit.metadata, "was_until": newest}) if older else hit
+        if best in group:
+            lead = places[0]
+    return out if lead is None else _ahead(out, facts, [facts.index(lead)])
+
+
+def _ahead(hits: list[SearchHit], facts: list[int], first: list[int]) -> list[SearchHit]:
+    """``hits`` with the facts at ``first`` (indexes into ``facts``) moved to the first fact place.
+
+    The group holding the question's best answer (by cosine) is what the question asks; the fused
+    search may rank a weaker answer above it (an introduction that shares many words with the
+    question). Its newest member, now at the group's first place, goes first; the facts it passes
+    move down one place each. Other hits (messages) keep their places.
+    """
+    order = [facts[f] for f in first] + [p for k, p in enumerate(facts) if k not in first]
+    out = list(hits)
+    for place, source in zip(facts, order, strict=True):
+        out[place] = hits[source]
     return out
 
 
-def _newest_first(group: list[int], facts: Sequence[SearchHit], close: np.ndarray | None) -> list[int]:
+def _newest_first(group: list[int], facts: Sequence[SearchHit]) -> list[int]:
     """``group`` newest first; of the facts of one message (one ``valid_from``), the new value first.
 
     One message may give the new value and mention the old one ("The M4 MacBook Air is so much faster
     … The Chromebook went to my nephew"): the fact that holds a value no older member holds comes
-    first, then (with the question, ``close``: each fact's cosine with it) the one answering it best,
-    then the search's order.
+    first, then the search's order.
     """
     when = {g: str(facts[g].metadata.get("valid_from") or "") for g in group}
 
-    def key(g: int) -> tuple[str, bool, float]:
+    def key(g: int) -> tuple[str, bool]:
         older = [facts[o].text for o in group if when[o] < when[g]]
-        new = bool(older) and all(gives_a_new_value(facts[g].text, o) for o in older)
-        return when[g], new, 0.0 if close is None else float(close[g])
+        return when[g], bool(older) and all(gives_a_new_value(facts[g].text, o) for o in older)
 
     return sorted(group, key=key, reverse=True)
 
