@@ -160,8 +160,12 @@ def unit_after(text: str, end: int) -> str | None:
     return " ".join(words) + (f" per {rate.group(1)}" if rate else "") if words else None
 
 
-_NO_UNIT_POS = frozenset({"VERB", "AUX", "ADV", "ADP", "SCONJ", "CCONJ", "PART", "DET", "PRON"})
-"""Parts of speech that never name what a number counts."""
+_NO_UNIT_TAGS = frozenset(
+    {"VB", "VBD", "VBG", "VBN", "VBP", "MD", "IN", "RB", "RBR", "RBS", "RP", "DT", "PRP", "PRP$", "CC", "TO"}
+    | {"WDT", "WP", "WRB"}
+)
+"""Penn tags that never name what a number counts: verbs, adverbs and function words. Not ``VBZ``: the
+small parser reads a plural noun after a number as one ("1,200 CPD points" -> "points"/VBZ)."""
 
 
 def _no_unit_word(text: str, at: int) -> bool:
@@ -169,7 +173,7 @@ def _no_unit_word(text: str, at: int) -> bool:
     from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
 
     token = next((t for t in parse(text) if t.idx == at), None)
-    return token is not None and token.pos_ in _NO_UNIT_POS
+    return token is not None and token.tag_ in _NO_UNIT_TAGS
 
 
 def _before(text: str, n: Number) -> str:

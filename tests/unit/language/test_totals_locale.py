@@ -174,6 +174,12 @@ def test_a_verb_or_an_adverb_after_an_amount_is_no_unit(text: str, unit: str | N
     assert unit_after(text, end) == unit
 
 
+def test_a_plural_noun_the_parser_tags_as_a_verb_still_names_the_unit() -> None:
+    old = "For my certification I have 1,200 CPD points out of the 2,000 needed."
+    assert unit_after(old, numbers(old)[0].end) == "CPD points"
+    assert _value("The webinar gave me 350 more points!", old) == "1,550"
+
+
 def test_a_percentage_change_without_by_is_a_factor() -> None:
     assert shift("They cut my budget 10 percent.").factor == pytest.approx(0.9)
     assert shift("The gym increased its fee 20% this year.").factor == pytest.approx(1.2)
