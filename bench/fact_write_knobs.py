@@ -18,6 +18,9 @@
    ``PERSON_MIN`` by leave-one-out over ``agent.language.current_exemplars`` (as for
    ``OWN_VALUE``), and ``fact_writes_whose.json`` (plans and hedges, another person's value, a new
    value inside a longer message) read through the offline policy's plan: is ``value`` in a stored fact.
+4. **A goal, not a maybe** (``current_values.goal``): ``GOAL_MIN`` by leave-one-out over ``GOALS``
+   against ``CHANGES`` + ``ASIDES``, and ``fact_writes_goals.json`` (targets told as plans or wishes,
+   stored; maybes of a value the learner has, not stored) read the same way.
 """
 
 from __future__ import annotations
@@ -31,13 +34,14 @@ import numpy as np
 
 from agent.language import current_values, facts, own_values
 from agent.language.about import train
-from agent.language.current_exemplars import MAYBE, PEOPLE, SO, THINGS
+from agent.language.current_exemplars import ASIDES, CHANGES, GOALS, MAYBE, PEOPLE, SO, THINGS
 from agent.language.encoder import encode
 from agent.language.fact_exemplars import NOT_OWN, OWN
 
 SET = Path(__file__).resolve().parent / "cognitive" / "sets" / "fact_writes.json"
 HELDOUT = SET.with_name("fact_writes_heldout.json")
 WHOSE = SET.with_name("fact_writes_whose.json")
+GOALS_SET = SET.with_name("fact_writes_goals.json")
 TOOLS = frozenset({"remember_fact", "search_facts", "set_reminder", "archival_memory_insert"})
 GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
@@ -144,6 +148,8 @@ def main() -> None:
     report["maybe_min"] = threshold_report(MAYBE, SO) | {"at": current_values.MAYBE_MIN}
     report["person_min"] = threshold_report(PEOPLE, THINGS) | {"at": current_values.PERSON_MIN}
     report["whose"] = whose_report()
+    report["goal_min"] = threshold_report(GOALS, (*CHANGES, *ASIDES)) | {"at": current_values.GOAL_MIN}
+    report["goals"] = whose_report(GOALS_SET)
     if args.grid:
         report["grid"] = {
             str(t): {k: v for k, v in set_report(t)["plain"].items() if k != "wrong"} for t in GRID

@@ -8,8 +8,12 @@ Two small classifiers over MiniLM vectors read what the parse alone cannot:
 - ``PEOPLE`` / ``THINGS``: the head noun of a subject the learner owns ("my flatmate" against "my
   stipend"): a person whose values are their own, or the learner's thing or group.
 
+- ``GOALS`` / ``CHANGES``: a statement read as a maybe names a target the learner aims at (kept as a
+  fact: "The plan is to take the Goethe B1 in June") or a maybe of a value they have ("I might
+  switch to a standing desk").
+
 None of these is from a scenario set; ``python -m bench.fact_write_knobs`` reads them
-leave-one-out to choose ``current_values.MAYBE_MIN`` and ``current_values.PERSON_MIN``.
+leave-one-out to choose ``current_values.MAYBE_MIN``, ``PERSON_MIN`` and ``GOAL_MIN``.
 """
 
 from __future__ import annotations
@@ -155,3 +159,107 @@ THINGS: tuple[str, ...] = (
     "coverage",
 )
 """Head nouns of the learner's things and groups ("my stipend is 500", "our team moved to Kotlin")."""
+
+GOALS: tuple[str, ...] = (
+    "I'm aiming for a band 7 in the IELTS.",
+    "My target is to reach B2 in French before the summer.",
+    "The plan is to take the Goethe B1 in June.",
+    "I'd like to get 160 on the GRE verbal.",
+    "I want to pass the AWS Cloud Practitioner exam by March.",
+    "Hoping to finish the Odin Project this year.",
+    "I intend to take the C1 exam at some point.",
+    "I plan to sit the CFA Level 1 in 2027.",
+    "Hoping to hit 1500 on Lichess by summer.",
+    "I'm aiming to run a half marathon in Porto someday.",
+    "This semester I want to get an A in linear algebra.",
+    "Goal for the year: read one novel a month in Spanish.",
+    "I'm working towards the HSK 4 in the autumn.",
+    "I'd love to be able to order food in Korean by the trip.",
+    "What I'm after is a 1400 on the SAT.",
+    "I'm going for the TOEFL 100 so I can apply abroad.",
+    "By December I want to know all 2,136 joyo kanji.",
+    "I'm trying to get my 5k under 25 minutes.",
+    "The idea is to sit the Cambridge Proficiency next May.",
+    "I hope to pass my driving theory test on the first go.",
+    "Aiming to solve 300 LeetCode problems before interviews start.",
+    "My hope is to get a distinction in the dissertation.",
+    "I'm shooting for grade 6 piano by the end of next year.",
+    "I might even try for the N2 if the N3 goes well.",
+    "We're targeting a Kaggle bronze medal in this competition.",
+    "I want to be fluent enough to read Le Monde by spring.",
+    "I'd like to pass the Life in the UK test on my first try.",
+    "Hoping to be able to hold a 10-minute conversation in Greek by our trip.",
+    "I might try to finish the whole of Project Euler's first 100.",
+    "The aim is to get the paper accepted at NeurIPS.",
+    "I want to learn all the Hangul letters this week.",
+    "My ambition is to get my typing speed to 90 words per minute.",
+    "I'm hoping for a first in my final exams.",
+    "We'd like the choir to be ready for the Easter concert.",
+)
+"""A target the learner aims to reach (a level, score, exam, certificate, result), told as a plan, wish
+or hedge: a fact about the learner worth keeping, not a maybe of a value they have now."""
+
+CHANGES: tuple[str, ...] = (
+    "I want to move to Berlin next year.",
+    "I'm thinking about switching to Vim.",
+    "I'm planning to apply for the data team at Zalando.",
+    "I'm considering doing a bootcamp in Toronto.",
+    "I wish I could live in Kyoto.",
+    "Thinking of trying Anki instead of Quizlet.",
+    "I'm tempted to learn Go instead of Rust.",
+    "I'm toying with the idea of a PhD in Delft.",
+    "Planning to ask my boss for a transfer to the Madrid office.",
+    "I'm weighing up an offer from Atlassian.",
+    "I'm looking into moving to Graz.",
+    "I'm tempted to buy a Framework laptop.",
+    "I'm debating whether to switch my major to economics.",
+    "Hoping to start a job in Oslo after graduation.",
+    "I might switch to a standing desk at home.",
+    "Maybe I'll get a Mac instead of this old Dell.",
+    "I could end up working for my uncle's bakery.",
+    "I might drop Duolingo for Memrise.",
+    "Perhaps we'll relocate to Bristol if the rent keeps going up.",
+    "I'd probably use Emacs if my team allowed it.",
+    "I'm half thinking of changing my course to chemistry.",
+    "I may take the night shift instead of the day one.",
+    "Might start using Linux on the desktop.",
+    "I'd love to live by the sea in Lisbon.",
+    "I might go part-time at the shop next month.",
+    "Maybe I'll move in with my partner in Leeds.",
+    "Hoping to get a place on the MSc at Edinburgh.",
+    "I want to join the advanced group at my climbing gym.",
+    "I'd like to get into the Thursday evening class at the Alliance Française.",
+    "I'm hoping they take me on at the Lisbon office.",
+    "I'd probably buy a Kindle if the paperbacks keep piling up.",
+    "I'm considering moving my flashcards from Quizlet to Anki.",
+    "I might replace my old Android with an iPhone SE.",
+    "Maybe I'll try PyCharm instead of VS Code for the big project.",
+    "I may start doing my lessons on Preply rather than with my tutor.",
+    "We might migrate the app from Vue to Svelte next quarter.",
+    "I'm tempted to drop the evening class and use Pimsleur instead.",
+    "I might switch from Spanish to Portuguese, my girlfriend is Brazilian.",
+    "Perhaps I'll rent a room in Kreuzberg instead of commuting.",
+    "I'd maybe look for a job at a startup after the contract ends.",
+    "I might do my masters at ETH instead of staying here.",
+    "Maybe I'll transfer to the University of Leeds next year.",
+    "I could do the exchange semester in Tokyo, we'll see.",
+    "I might end up teaching English in Hanoi for a year.",
+)
+"""A maybe about a value the learner has now (where they live or work, what they study or use): the
+value they have is still the old one."""
+
+ASIDES: tuple[str, ...] = (
+    "Today I'd like to go over the subjunctive again.",
+    "I'd like to do some listening practice this time.",
+    "Tonight I'd rather look at list comprehensions.",
+    "Could we maybe focus on fractions today?",
+    "I want to try a few more of these integrals before we stop.",
+    "I'd love some feedback on my cover letter now.",
+    "This session I want to practise ordering in a restaurant.",
+    "I'd prefer to start with the vocabulary first.",
+    "I think it's the accusative but I'm not sure.",
+    "I guess the answer is 42 but I might be wrong.",
+    "Probably a hash map would work here, not sure.",
+    "I'd like to see another example of recursion.",
+)
+"""A wish for what to do in the session, or a guess at an answer: neither a target nor a value."""

@@ -11,14 +11,21 @@ question wrongly:
   a clause of the learner's, or the learner's negated "will" ("won't even reply"); and for the
   learner's clause with a verb complement ("I want to move to Berlin", "I'm going to start at
   Siemens"), a MiniLM classifier of wishes and plans against values and announced changes
-  (``agent.language.current_exemplars``, ``MAYBE_MIN``). An announced change ("I'm moving to
+  (``agent.language.current_exemplars``, ``MAYBE_MIN``); or an adverb that leaves the clause open
+  ("Maybe I'll move to Lyon", a closed class: ``EPISTEMIC``). An announced change ("I'm moving to
   Leipzig next month", "from March I'll be at Siemens") stays a value: it is scheduled, not maybe.
+  A **goal** in the same mood is kept (``goal``): "The plan is to sit the JLPT N3 in December",
+  "I'd like to get 7.5 in IELTS" name a target the learner aims at (a level, score, exam, result),
+  a fact about the learner; only a maybe of a value they have ("I might switch to Rust") is not
+  stored. Told apart by a MiniLM classifier of targets against changes and asides (``GOALS`` /
+  ``CHANGES``, ``ASIDES``: "Today I'd like to go over the subjunctive"; ``GOAL_MIN``).
 - **someone else's** (``others``): "My teacher learned 50 in her first week", "my flatmate gets
   650 because she's in medicine", "My friend Lena has lessons with Herr Kaltenbrunner". The
   subject of the main clause is another person: a person the learner names as theirs (the head
   noun read by a MiniLM classifier, ``PERSON_MIN``, or a name beside it: "my friend Lena"),
   someone else's thing ("Daiki's girlfriend", "her stipend") or "he"/"she". Not when the learner
-  is what the clause acts on ("The teacher put me in the B2 class", "My supervisor moved my viva"),
+  is what the clause acts on ("The teacher put me in the B2 class", "My supervisor moved my viva";
+  but a person of the learner's in the passive is told of: "My brother just got hired at Allegro"),
   and not a name that says who the learner's person is ("My teacher is Frau Obermaier"). The
   learner's own things and groups stay the learner's ("My stipend is 500", "Our team budget is
   €4,000"), and so does what an institution or a named person does to them ("Haddad gave the
@@ -35,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from agent.language import grammar
 from agent.language.about import train
-from agent.language.current_exemplars import MAYBE, PEOPLE, SO, THINGS
+from agent.language.current_exemplars import ASIDES, CHANGES, GOALS, MAYBE, PEOPLE, SO, THINGS
 from agent.language.encoder import encode
 
 if TYPE_CHECKING:
@@ -45,11 +52,16 @@ if TYPE_CHECKING:
 MAYBE_MIN = 0.5
 """Probability at which a learner's clause with a verb complement is a wish or plan (``MAYBE``),
 chosen by leave-one-out (``bench.fact_write_knobs``)."""
+GOAL_MIN = 0.5
+"""Probability at which a statement read as a maybe tells a target the learner aims at (``GOALS``
+against ``CHANGES``), chosen by leave-one-out (``bench.fact_write_knobs``)."""
 PERSON_MIN = 0.5
 """Probability at which the head noun of a subject the learner owns is a person (``PEOPLE``), chosen
 by leave-one-out (``bench.fact_write_knobs``)."""
 UNSURE_MODALS = frozenset({"might", "may", "could", "would", "should"})
 """Modal verbs (the closed class) that say a clause may, not does, hold."""
+EPISTEMIC = frozenset({"maybe", "perhaps", "probably", "possibly"})
+"""Adverbs (the closed class) that leave a clause open: "Maybe I'll move to Lyon"."""
 THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself"})
 """Third-person singular pronouns: another person (not "they", which often names an institution)."""
 _COMPLEMENTS = frozenset({"xcomp", "ccomp", "pcomp"})
@@ -60,6 +72,12 @@ _OBJECTS = frozenset({"dobj", "dative", "iobj", "nsubjpass"})
 @lru_cache(maxsize=1)
 def _maybe_classifier() -> LogisticRegression:
     return train([*MAYBE, *SO], ["maybe"] * len(MAYBE) + ["so"] * len(SO))
+
+
+@lru_cache(maxsize=1)
+def _goal_classifier() -> LogisticRegression:
+    others = [*CHANGES, *ASIDES]
+    return train([*GOALS, *others], ["goal"] * len(GOALS) + ["change"] * len(others))
 
 
 @lru_cache(maxsize=1)
@@ -131,6 +149,11 @@ def unsure(text: str) -> bool:
         return False
     if _modal(main)[0] in UNSURE_MODALS:
         return True
+    # the small parser often roots a later clause ("Perhaps I'll take the job in Vienna, they want
+    # an answer by Friday"): an adverb leaving open the learner's first clause leaves the statement open
+    first = next((h for h in _heads(text) if _by_learner(h)), None)
+    if _open(main) or (first is not None and _open(first)):
+        return True
     if _by_learner(main):
         return False
     for head in _heads(text):
@@ -140,16 +163,39 @@ def unsure(text: str) -> bool:
     return False
 
 
-def maybe(text: str) -> bool:
-    """True when ``text`` is a plan, wish, offer or hedge, not a value the learner has now."""
-    if not isinstance(text, str) or not text.strip():
-        return False
+def _open(head: Token) -> bool:
+    """True when an epistemic adverb leaves ``head``'s clause open ("Maybe I'll move to Lyon")."""
+    return any(c.dep_ == "advmod" and c.lower_ in EPISTEMIC for c in head.children)
+
+
+def _wish_or_hedge(text: str) -> bool:
+    """True when ``text`` may hold or is wished, not told as holding (module docstring)."""
     if unsure(text):
         return True
     main = main_clause(text)
     if main is None or not _by_learner(main) or not _has_complement(main):
         return False
     return probability(_maybe_classifier(), "maybe", [text])[0] >= MAYBE_MIN
+
+
+def goal(text: str) -> bool:
+    """True when ``text`` tells a target the learner aims at: a level, score, exam or result (``GOALS``).
+
+    "The plan is to sit the JLPT N3 in December", "I'd like to get 7.5 in IELTS": a plan or wish in
+    its mood, but what it names is the learner's goal, a fact worth keeping; against a maybe of a
+    value the learner has ("I might switch to Rust", "maybe I'll move to Lyon", ``CHANGES``).
+    """
+    return probability(_goal_classifier(), "goal", [text])[0] >= GOAL_MIN
+
+
+def maybe(text: str) -> bool:
+    """True when ``text`` is a plan, wish, offer or hedge of a value the learner has, not that value now.
+
+    A goal in the same mood is kept (``goal``): it is the learner's target, not their current value.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return False
+    return _wish_or_hedge(text) and not goal(text)
 
 
 def _named(token: Token) -> bool:
@@ -160,7 +206,14 @@ def _named(token: Token) -> bool:
 def _acts_on_learner(head: Token) -> bool:
     """True when the learner or the learner's thing is what ``head`` acts on ("put me in B2")."""
     for child in head.children:
-        if child.dep_ in _OBJECTS and (grammar.is_learner(child) or _owned_by_learner(child)):
+        # a person of the learner's in the passive is told of, not acted on for the learner ("My
+        # brother just got hired at Allegro, so he …"): the person reading below decides whose it is
+        passive_person = child.dep_ == "nsubjpass" and not grammar.is_learner(child) and _is_person(child)
+        if (
+            child.dep_ in _OBJECTS
+            and not passive_person
+            and (grammar.is_learner(child) or _owned_by_learner(child))
+        ):
             return True
         if child.dep_ == "prep" and any(grammar.is_learner(g) for g in child.children):
             return True
