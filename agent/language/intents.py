@@ -142,8 +142,15 @@ _QUESTION_START = re.compile(
 )
 
 
+_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b")
+"""A date in digits ("2026-06-30", "3/18/2026"): a value, not a subtraction or a division."""
+
+
 def rule_intent(text: str) -> str | None:
-    """The intent of the first rule ``text`` matches, or None."""
+    """The intent of the first rule ``text`` matches, or None (dates in digits are no arithmetic)."""
+    # "My deadline is 2026-06-30" read as "2026 - 06" made a statement a computation, whose small
+    # step budget ended the turn before its facts were written (heldout7 h7-L6-thesis-deadline-iso)
+    text = _DATE.sub(" ", text)
     return next((intent for intent, pattern in RULES if pattern.search(text)), None)
 
 

@@ -7,7 +7,15 @@ import sys
 
 import pytest
 
-from agent.language.intents import DEFAULT_INTENT, ONE_VALUE, OVERRIDE, decide, intent_of, reading
+from agent.language.intents import (
+    DEFAULT_INTENT,
+    ONE_VALUE,
+    OVERRIDE,
+    decide,
+    intent_of,
+    reading,
+    rule_intent,
+)
 
 
 @pytest.mark.parametrize(
@@ -161,3 +169,22 @@ def test_a_bare_search_asks_memory(text: str) -> None:
 @pytest.mark.parametrize("text", ["Thanks!", "Hi there", "I study law.", "Remind me tomorrow"])
 def test_chat_is_no_bare_search(text: str) -> None:
     assert reading(text)[1] is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello, I'm Yuki. My thesis draft deadline is 2026-06-30.",
+        "The exam got moved to 3/18/2026, ugh.",
+        "My visa runs out on 17-03-2027 so I need the certificate before that.",
+        "Is my oral exam still on 2026-05-04?",
+    ],
+)
+def test_a_date_in_digits_is_no_arithmetic(text: str) -> None:
+    """A statement with an ISO or numeric date is not a computation (its small budget lost facts)."""
+    assert rule_intent(text) != "computation"
+
+
+@pytest.mark.parametrize("text", ["What is 12 - 5?", "What's 144/12?", "What is 3 x 7 again?"])
+def test_arithmetic_on_numbers_is_still_computation(text: str) -> None:
+    assert rule_intent(text) == "computation"
