@@ -7,7 +7,7 @@ statements, each naming the fact it changes and the value it leads to (or none),
 
 - ``differences.CHANGE_MIN``: a change takes the closest fact (MiniLM cosine at least the knob)
   it resolves against, or a newer open fact about the same thing (the product's write,
-  ``agent.memory.fact_records.changed_fact``, is what is scored);
+  ``agent.memory.fact_changes.changed_fact``, is what is scored);
 - ``differences.DATE_CHANGE_MIN``: the same for a date moved by a duration;
 - ``differences.NEWER_MARGIN``: … or a newer open fact about the same thing, at most this much
   less close;
@@ -43,7 +43,7 @@ import numpy as np
 
 from agent.language import differences, restated
 from agent.language.encoder import encode
-from agent.memory import fact_records
+from agent.memory import fact_changes
 
 SETS = Path(__file__).parent / "cognitive" / "sets"
 DEFAULT = [
@@ -86,15 +86,15 @@ def _resolve(new: str, old: str, old_at: datetime, new_at: datetime, unit_min: f
 
 def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
     """``(fact, value)`` the product's write changes for the statement (``changed_fact``), or None."""
-    fact_records.CHANGE_MIN, fact_records.DATE_CHANGE_MIN = knobs["change_min"], knobs["date_change_min"]
-    fact_records.NEWER_MARGIN = knobs["newer_margin"]
-    fact_records.LOOSE_CHANGE_MIN = knobs["loose_change_min"]
-    fact_records.NAMED_LOOSE_MIN = knobs["named_loose_min"]
-    fact_records.LOOSE_MARGIN = knobs["loose_margin"]
-    fact_records.DONE_MIN = knobs["done_min"]
-    fact_records.RESTATE_MIN = knobs["restate_min"]
+    fact_changes.CHANGE_MIN, fact_changes.DATE_CHANGE_MIN = knobs["change_min"], knobs["date_change_min"]
+    fact_changes.NEWER_MARGIN = knobs["newer_margin"]
+    fact_changes.LOOSE_CHANGE_MIN = knobs["loose_change_min"]
+    fact_changes.NAMED_LOOSE_MIN = knobs["named_loose_min"]
+    fact_changes.LOOSE_MARGIN = knobs["loose_margin"]
+    fact_changes.DONE_MIN = knobs["done_min"]
+    fact_changes.RESTATE_MIN = knobs["restate_min"]
     unit_min = knobs["unit_min"]
-    fact_records.resolve_change = lambda new, old, *, old_at, new_at: _resolve(
+    fact_changes.resolve_change = lambda new, old, *, old_at, new_at: _resolve(
         new, old, old_at, new_at, unit_min
     )
     rows = [
@@ -103,7 +103,7 @@ def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
     ]
     rows.sort(key=lambda r: -r["score"])
     new = {"slotted": False, "predicate": "fact:x", "text": case["text"], "valid_from": NEW_AT.isoformat()}
-    changed = fact_records.changed_fact(new, rows)
+    changed = fact_changes.changed_fact(new, rows)
     if changed is None:
         return None
     return int(changed[0]["id"]), changed[1]

@@ -112,7 +112,7 @@ def _top(item: dict[str, Any], margin: float, floor: float) -> str:
         [g for g in old if len(g) > 1] + same_thing.answer_groups(asked, texts, margin=margin, floor=floor)
     )
     group = next((g for g in groups if 0 in g), [0])
-    # the learner's values newest first, then plans, hedges and others' values (fact_records.newest_first)
+    # the learner's values newest first, then plans, hedges and others' values (fact_order.newest_first)
     aside = {i for i in group if not_current(texts[i])}
     kept = [i for i in group if i not in aside]
     aside |= {i for i in kept if other_group(texts[i], [texts[k] for k in kept if k != i])}

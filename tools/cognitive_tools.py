@@ -38,7 +38,7 @@ FACT_META = (
     "confidence",
 )
 """Fact metadata the model sees with each ``search_facts`` hit (``was_until``: an older open fact
-about the same thing, "was X until …", ``agent.memory.fact_records.newest_first``)."""
+about the same thing, "was X until …", ``agent.memory.fact_order.newest_first``)."""
 PROCEDURE_META = ("name", "steps", "prerequisites", "usage_count")
 """Procedure metadata the model sees with each ``recall_procedure`` hit."""
 FACT_FIELDS = ("id", "subject", "predicate", "content", "valid_from", "superseded", "degraded")

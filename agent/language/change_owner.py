@@ -1,7 +1,7 @@
 """Whose and which thing a change names: another owner's, another thing, or none (issue 39, L6).
 
 A change told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last night") is far by
-meaning from the total it changes, so the fact store (``agent.memory.fact_records.changed_fact``)
+meaning from the total it changes, so the fact store (``agent.memory.fact_changes.changed_fact``)
 takes a loose fit only when the change names no other thing: the noun phrases before its first
 number name whose value changes ("My dog gained 2 kilos", "The football final was pushed back"),
 unless the change names its thing by a pronoun ("took $380 of it", "three new ones") or the phrase

@@ -63,7 +63,7 @@ from agent.language.when import date_like
 
 CHANGE_MIN = 0.42
 """A change applies to a current fact at least this close to it (MiniLM cosine of the statements;
-``agent.memory.fact_records.changed_fact``). Leave-one-out: ``python -m bench.increment_knobs`` (284
+``agent.memory.fact_changes.changed_fact``). Leave-one-out: ``python -m bench.increment_knobs`` (284
 statements, session 40: 0.42 with ``UNIT_MIN`` 0.6; "my dog gained 2 kilos", 0.43 from "I weigh 82
 kilos", is kept apart by its owner, ``change_owner.names_another_owner``)."""
 DATE_CHANGE_MIN = 0.4

@@ -4,7 +4,7 @@ KAG writes a running total it computed into the changed fact ("Did another 6.5 h
 (now 46.5)", ``agent.language.differences``). When the learner later states the total outright
 ("Correction: my teacher's logbook says I'm at 52 hours total", "Actually it's 52 now"), the
 learner's own number is the value: :func:`restates` tells the fact store
-(``agent.memory.fact_records.changed_fact``) to close the computed fact, so the newer stated
+(``agent.memory.fact_changes.changed_fact``) to close the computed fact, so the newer stated
 total is the current one. It applies only to a computed value ("(now …)"): a total the learner
 stated twice is the read-time net's to order.
 

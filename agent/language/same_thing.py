@@ -15,7 +15,7 @@ Two readers with opposite costs, so two sets of knobs:
   When unsure, nothing is retired: both facts stay open and the read-time net orders them.
 - **At read time** (``same_pairs``, ``disagreeing``) a wrong answer only reorders: two open
   facts about the same thing show newest first, the older with ``was_until`` ("was X until
-  …", ``agent.memory.fact_records.newest_first``). Same thing is decided by what the
+  …", ``agent.memory.fact_order.newest_first``). Same thing is decided by what the
   statements are *about*, not by their words: a job, home, major, device, language or app
   (``agent.language.about``: "I bake bread at a bakery" and "my days are spent doing IT
   support" share no words, cosine 0.10); or one gives the other a new value of its kind
@@ -23,7 +23,7 @@ Two readers with opposite costs, so two sets of knobs:
   nearly the same (``NET_SAME``). A statement that adds a value ("too", "also") is never
   the same thing as the one it adds to.
 
-With the question (``answer_groups``, called by ``fact_records.newest_first`` with the query's
+With the question (``answer_groups``, called by ``fact_order.newest_first`` with the query's
 vector) the read-time net also groups what the two statements alone cannot join: the best answer
 to the question and the facts about as close to it (within ``ANSWER_MARGIN``) that state another
 value ("Where do I work?": "I'm a junior data analyst at Zalando" / "First week at Delivery Hero
@@ -35,7 +35,7 @@ grouped (an unrelated or someone else's newer value shown first, the right one "
 A statement that is no version of the learner's current value, hedged, planned or wished ("I
 might do a summer course in Dresden") or another person's ("My friend Lena has lessons with Herr
 Kaltenbrunner"), read from the parse (``agent.language.whose_value``), is never a group's newest
-member (``fact_records.newest_first`` drops it): shown where the search ranks it, never promoted,
+member (``fact_order.newest_first`` drops it): shown where the search ranks it, never promoted,
 never marking the learner's value "was until". As an older member it may be grouped (a wrong
 reading of an old fact, "My PhD supervisor, Dr. Okafor, wants a draft", must not keep the new
 supervisor from first place). It reads the text alone, so facts stored by any older write read the same.

@@ -46,14 +46,14 @@ ORDER BY score DESC LIMIT $top
 """
 """The learner's current facts closest to ``$embedding`` (cosine in [-1, 1]; Neo4j's function maps
 it to [0, 1]): what a statement outside the known slots may give a new value to
-(``agent.memory.fact_records.changed_fact``)."""
+(``agent.memory.fact_changes.changed_fact``)."""
 FACT_VECTORS = """
 UNWIND $ids AS fid
 MATCH (f:Fact {id: fid}) WHERE f.learner_id = $learner_id AND f.embedding_model = $model
 RETURN f.id AS id, f.embedding AS embedding
 """
 """The stored vectors of the learner's facts ``$ids`` embedded with ``$model`` (the read-time net
-compares them, ``agent.memory.fact_records.newest_first``)."""
+compares them, ``agent.memory.fact_order.newest_first``)."""
 FACT_CREATE = """
 MATCH (l:Learner {id: $learner_id})
 MERGE (f:Memory {id: $id})

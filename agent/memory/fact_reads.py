@@ -2,7 +2,7 @@
 
 ``FactReads`` is the store without its writes: current facts, ``as_of`` or with their
 history; vector + full text (+ the asked slots) fused with RRF and blended with activation;
-the read-time net (``fact_records.newest_first``) on the facts' stored MiniLM vectors; in
+the read-time net (``fact_order.newest_first``) on the facts' stored MiniLM vectors; in
 degraded mode, the facts cached in Redis (``agent.memory.fact_cache``).
 """
 
@@ -21,16 +21,8 @@ from agent.language.facts import query_slots
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import blend_score, boosted, decayed
 from agent.memory.fact_cache import SLOT_WEIGHT, cached_fact_page
-from agent.memory.fact_records import (
-    FactRecord,
-    current_fact_places,
-    expand_hit,
-    hit_from_row,
-    newest_first,
-    pairs,
-    record_from_row,
-    utc_iso,
-)
+from agent.memory.fact_order import current_fact_places, newest_first
+from agent.memory.fact_records import FactRecord, expand_hit, hit_from_row, pairs, record_from_row, utc_iso
 from agent.memory.records import ID
 from agent.models.embeddings import MINILM_NAME
 from agent.search.lucene import LuceneScope
@@ -167,7 +159,7 @@ class FactReads(Neo4jStore):
     async def _newest_first(
         self, learner_id: str, hits: list[SearchHit], asked: list[float] | None = None
     ) -> list[SearchHit]:
-        """The read-time net (``fact_records.newest_first``) on the current facts' stored MiniLM vectors.
+        """The read-time net (``fact_order.newest_first``) on the current facts' stored MiniLM vectors.
 
         ``asked``: the question's vector (None: no query), so the net also groups the facts that
         answer it about equally well with different values.

@@ -10,7 +10,7 @@ The model and its rules are told in ``docs/cognitive-memory.md``; in short:
   in no known slot gets a slot of its own, so unrelated facts never retire each other. Writing
   a fact closes the current fact of its slot and links ``(new)-[:SUPERSEDES]->(old)`` in one
   transaction; ``replaced_values`` retires facts naming a replaced value ("from A to B").
-- **New values outside the slots** (``fact_records.changed_fact``): a difference ("postponed
+- **New values outside the slots** (``fact_changes.changed_fact``): a difference ("postponed
   by a week") resolved against the closest current fact, or a statement the language layer is
   near-certain about (``agent.language.same_thing``), takes that fact's slot and retires it.
 - **Idempotent**: re-stating a slot's current fact changes nothing; ids hash (learner, slot,
@@ -18,7 +18,7 @@ The model and its rules are told in ``docs/cognitive-memory.md``; in short:
 - **Search** (the read path, ``agent.memory.fact_reads``): current facts, ``as_of`` or
   ``include_history``; vector + full text (+ the asked slots) fused with RRF and blended with
   activation. Two current facts about the same thing rank newest first, the older marked
-  ``was_until`` (``fact_records.newest_first``).
+  ``was_until`` (``fact_order.newest_first``).
 - **Degraded mode**: writes are parked (op ``fact.remember``) and replayed; searches answer
   from the facts cached in Redis (``agent.memory.fact_cache``), ``degraded=True``.
 """
@@ -36,15 +36,9 @@ from agent.graphdb.schema import ensure_schema, learner_key
 from agent.graphdb.store import fetch
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import READ_BOOST
+from agent.memory.fact_changes import changed_fact
 from agent.memory.fact_reads import FactReads
-from agent.memory.fact_records import (
-    FactRecord,
-    changed_fact,
-    fact_payload,
-    names_value,
-    parked_record,
-    utc_iso,
-)
+from agent.memory.fact_records import FactRecord, fact_payload, names_value, parked_record, utc_iso
 from agent.models.embeddings import MINILM_NAME
 from agent.validation import validate_learner_id
 

@@ -1,4 +1,4 @@
-"""Open (current) fact hits for the read-time net's tests (``fact_records.newest_first``)."""
+"""Open (current) fact hits for the read-time net's tests (``fact_order.newest_first``)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent.language.differences import resolve_change, shift, value_kind
 from agent.language.facts import is_fact_statement
-from agent.memory.fact_records import changed_fact
+from agent.memory.fact_changes import changed_fact
 
 NOW = datetime(2026, 5, 2, 18, 0, tzinfo=UTC)
 EARLIER = NOW - timedelta(days=14)

@@ -8,7 +8,7 @@ from agent.language.about import OTHER, about, parts
 from agent.language.differences import shift, value_kind
 from agent.language.encoder import encode
 from agent.language.same_thing import new_value_of_kind, same_pairs, told_parts
-from agent.memory.fact_records import newest_first
+from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 
 

@@ -20,7 +20,8 @@ from agent.language.same_thing import (
     same_pairs,
 )
 from agent.language.versions import as_learner
-from agent.memory.fact_records import changed_fact, newest_first
+from agent.memory.fact_changes import changed_fact
+from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 
 NOW = datetime(2026, 5, 20, 18, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""The read-time net's order inside a group (``fact_records.newest_first``)."""
+"""The read-time net's order inside a group (``fact_order.newest_first``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from agent.language.encoder import encode
 from agent.language.same_thing import answer_groups, states_another_value, value_kinds
 from agent.language.versions import as_learner
-from agent.memory.fact_records import newest_first
+from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 
 T1, T2 = "2026-02-01T00:00:00+00:00", "2026-04-21T00:00:00+00:00"

@@ -14,7 +14,7 @@ from agent.language.change_owner import change_is_anothers, names_another_owner,
 from agent.language.differences import dates_in, resolve_change, shift
 from agent.language.numerals import numbers
 from agent.language.restated import restates
-from agent.memory.fact_records import changed_fact
+from agent.memory.fact_changes import changed_fact
 
 NOW = datetime(2026, 3, 25, 16, 0, tzinfo=UTC)
 EARLIER = NOW - timedelta(days=14)

@@ -9,7 +9,7 @@ from agent.language.encoder import encode
 from agent.language.same_thing import answer_groups
 from agent.language.versions import as_learner
 from agent.language.whose_value import hedged, named_others, not_current, other_group
-from agent.memory.fact_records import newest_first
+from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 
 NOT_CURRENT = [
