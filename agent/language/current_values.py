@@ -208,7 +208,7 @@ def _acts_on_learner(head: Token) -> bool:
     for child in head.children:
         # a person of the learner's in the passive is told of, not acted on for the learner ("My
         # brother just got hired at Allegro, so he …"): the person reading below decides whose it is
-        passive_person = child.dep_ == "nsubjpass" and not grammar.is_learner(child) and _is_person(child)
+        passive_person = child.dep_ == "nsubjpass" and not grammar.is_learner(child) and is_person(child)
         if (
             child.dep_ in _OBJECTS
             and not passive_person
@@ -242,7 +242,7 @@ def _another_person(subject: Token) -> bool | None:
         # a thing of the learner's person that came to the learner ("My grandmother's upright was
         # delivered on Saturday") is a passive subject: the learner's now
         passive = subject.dep_ == "nsubjpass"
-        person = possessor.tag_ in {"NNP", "NNPS"} or _is_person(possessor)  # "my coworker Daiki's"
+        person = possessor.tag_ in {"NNP", "NNPS"} or is_person(possessor)  # "my coworker Daiki's"
         return not passive and _owned_by_learner(possessor) and person
     if owner != "learner":
         # a bare name told of as he or she is a person with their own value ("Tomás uses Anki for his
@@ -273,7 +273,7 @@ def others(text: str) -> bool:
     person = _another_person(subject)
     if person is not None:
         return person
-    if not _is_person(subject):
+    if not is_person(subject):
         return False
     # the learner's person: their own value when a pronoun of theirs follows ("…in her first week",
     # "…because she's in medicine") or when the clause acts on nothing of the learner's ("My roommate
@@ -285,7 +285,7 @@ def others(text: str) -> bool:
 _DEFINITE = frozenset({"the", "this", "that", "these", "those"})
 
 
-def _is_person(token: Token) -> bool:
+def is_person(token: Token) -> bool:
     """True when ``token``'s head noun names a person (the ``PEOPLE`` / ``THINGS`` classifier)."""
     return probability(_person_classifier(), "person", [token.lemma_.lower()])[0] >= PERSON_MIN
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.language.current_values import _is_person, main_clause, others
+from agent.language.current_values import is_person, main_clause, others
 from agent.language.grammar import is_learner, owner_of, parse, subject_of
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def _named_person(subject: Token) -> bool:
         named = any(c.dep_ in {"appos", "compound"} and c.pos_ in _NAMES for c in subject.children)
         role = subject if named and subject.pos_ == "NOUN" else None
     # the role must name a person (the write side's classifier): "My Duolingo streak" names a thing
-    return role is not None and _unowned_or_learners(subject) and _is_person(role)
+    return role is not None and _unowned_or_learners(subject) and is_person(role)
 
 
 def _unowned_or_learners(token: Token) -> bool:

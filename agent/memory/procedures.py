@@ -26,7 +26,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import neo4j
@@ -108,14 +108,8 @@ class ProcedureRecord:
 
 
 def procedure_recipe() -> SearchRecipe:
-    """The named ``cognitive_procedures`` recipe (``cognitive`` with usage weighted more), with stem prefixes.
-
-    Full text also matches each request word's light stem as a prefix: a learner names a task
-    in another form than they told it ("how do I do a release?" for "I'm the one doing releases",
-    "ship a feature" for "shipping features"), and the analyzer does not stem
-    (``agent.search.rewrite``).
-    """
-    return replace(get_recipe(RECIPE), stem_prefixes=True)
+    """The named ``cognitive_procedures`` recipe (``cognitive`` with usage weighted more, stem prefixes)."""
+    return get_recipe(RECIPE)
 
 
 def _matches(hit: SearchHit) -> bool:

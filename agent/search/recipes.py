@@ -152,9 +152,13 @@ COGNITIVE = SearchRecipe(
 COGNITIVE_PROCEDURES = replace(
     COGNITIVE,
     name="cognitive_procedures",
-    description="cognitive with usage weighted 0.5: procedures are practised, so how often the "
-    "learner came back to one is the signal they rank by (agent.memory.procedures).",
+    description="cognitive with usage weighted 0.5 and light stems as prefixes: procedures are "
+    "practised, so how often the learner came back to one is the signal they rank by "
+    "(agent.memory.procedures).",
     usage_weight=0.5,
+    # a learner names a task in another form than they told it ("how do I do a release?" for "I'm
+    # the one doing releases"), and the full-text analyzer does not stem
+    stem_prefixes=True,
 )
 
 DEFAULT_RECIPE = HYBRID_SENTENCES.name
