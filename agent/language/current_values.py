@@ -19,17 +19,9 @@ question wrongly:
   a fact about the learner; only a maybe of a value they have ("I might switch to Rust") is not
   stored. Told apart by a MiniLM classifier of targets against changes and asides (``GOALS`` /
   ``CHANGES``, ``ASIDES``: "Today I'd like to go over the subjunctive"; ``GOAL_MIN``).
-- **someone else's** (``others``): "My teacher learned 50 in her first week", "my flatmate gets
-  650 because she's in medicine", "My friend Lena has lessons with Herr Kaltenbrunner". The
-  subject of the main clause is another person: a person the learner names as theirs (the head
-  noun read by a MiniLM classifier, ``PERSON_MIN``, or a name beside it: "my friend Lena"),
-  someone else's thing ("Daiki's girlfriend", "her stipend") or "he"/"she". Not when the learner
-  is what the clause acts on ("The teacher put me in the B2 class", "My supervisor moved my viva";
-  but a person of the learner's in the passive is told of: "My brother just got hired at Allegro"),
-  and not a name that says who the learner's person is ("My teacher is Frau Obermaier"). The
-  learner's own things and groups stay the learner's ("My stipend is 500", "Our team budget is
-  €4,000"), and so does what an institution or a named person does to them ("Haddad gave the
-  whole class an extra week on the essay").
+- **someone else's**: read by ``agent.language.whose_value.whose`` (one reader for the write
+  and the read side), which asks ``is_person`` here whether a noun names a person (a MiniLM
+  classifier, ``PERSON_MIN``: "sister", "colleague", "study buddy", not "stipend").
 
 ``agent.language.facts`` stores neither as a fact (the message stays in the conversation's
 recall), so the read-time net never shows them as the learner's current value.
@@ -66,7 +58,6 @@ THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "
 """Third-person singular pronouns: another person (not "they", which often names an institution)."""
 _COMPLEMENTS = frozenset({"xcomp", "ccomp", "pcomp"})
 _SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
-_OBJECTS = frozenset({"dobj", "dative", "iobj", "nsubjpass"})
 
 
 @lru_cache(maxsize=1)
@@ -198,110 +189,6 @@ def maybe(text: str) -> bool:
     return _wish_or_hedge(text) and not goal(text)
 
 
-def _named(token: Token) -> bool:
-    """True when a name stands beside ``token`` ("my friend Lena", "my classmate Rui")."""
-    return any(c.dep_ in {"appos", "compound"} and c.tag_ in {"NNP", "NNPS"} for c in token.children)
-
-
-def _acts_on_learner(head: Token) -> bool:
-    """True when the learner or the learner's thing is what ``head`` acts on ("put me in B2")."""
-    for child in head.children:
-        # a person of the learner's in the passive is told of, not acted on for the learner ("My
-        # brother just got hired at Allegro, so he …"): the person reading below decides whose it is
-        passive_person = child.dep_ == "nsubjpass" and not grammar.is_learner(child) and is_person(child)
-        if (
-            child.dep_ in _OBJECTS
-            and not passive_person
-            and (grammar.is_learner(child) or _owned_by_learner(child))
-        ):
-            return True
-        if child.dep_ == "prep" and any(grammar.is_learner(g) for g in child.children):
-            return True
-        # "My manager wants me certified by September", "My tutor thinks 20 is too easy for me"
-        if child.dep_ in _COMPLEMENTS and any(t.lower_ in {"me", "us"} for t in child.subtree):
-            return True
-    return False
-
-
-def _names_the_person(head: Token) -> bool:
-    """True for "My teacher is Frau Obermaier": the copula gives the learner's person a name."""
-    return head.lemma_ == "be" and any(c.dep_ == "attr" and c.tag_ in {"NNP", "NNPS"} for c in head.children)
-
-
-def _another_person(subject: Token) -> bool | None:
-    """Whether ``subject`` is another person; None when a classifier must read its head noun."""
-    if subject.lower_ in THIRD_PERSON:
-        return True
-    owner = grammar.owner_of(subject)
-    if owner and owner != "learner":
-        # someone else's thing: "her stipend", "my coworker Daiki's girlfriend"; not an app's or a
-        # firm's ("Busuu's grammar tips"): the owner is a pronoun of a person or a person of the learner's
-        possessor = next(c for c in subject.children if c.dep_ == "poss")
-        if possessor.lower_ in THIRD_PERSON:
-            return True
-        # a thing of the learner's person that came to the learner ("My grandmother's upright was
-        # delivered on Saturday") is a passive subject: the learner's now
-        passive = subject.dep_ == "nsubjpass"
-        person = possessor.tag_ in {"NNP", "NNPS"} or is_person(possessor)  # "my coworker Daiki's"
-        return not passive and _owned_by_learner(possessor) and person
-    if owner != "learner":
-        # a bare name told of as he or she is a person with their own value ("Tomás uses Anki for his
-        # vocab"); else an institution or a named person acting on the learner's thing ("Finance came back")
-        return subject.pos_ == "PROPN" and any(
-            t.lower_ in THIRD_PERSON for t in subject.doc if t.i > subject.i
-        )
-    if _named(subject):
-        # "My PhD supervisor, Dr. Okafor, wants a first draft by April" names the learner's person;
-        # "My classmate Rui is using MongoDB for his capstone" tells Rui's own value
-        return any(t.lower_ in THIRD_PERSON for t in subject.doc if t.i > subject.i)
-    return None
-
-
-def others(text: str) -> bool:
-    """True when ``text`` tells another person's value, not the learner's (module docstring)."""
-    if not isinstance(text, str) or not text.strip():
-        return False
-    doc = grammar.parse(text)
-    root = main_clause(text)
-    if root is None:
-        return False
-    subject = _subject(root)
-    if subject is None or grammar.is_learner(subject):
-        return False
-    if _acts_on_learner(root) or _names_the_person(root):
-        return False
-    person = _another_person(subject)
-    if person is not None:
-        return person
-    if not is_person(subject):
-        return False
-    # the learner's person: their own value when a pronoun of theirs follows ("…in her first week",
-    # "…because she's in medicine") or when the clause acts on nothing of the learner's ("My roommate
-    # uses Notion"); not when it does ("My cello teacher put the lessons on Thursdays")
-    theirs = any(t.lower_ in THIRD_PERSON for t in doc if t.i > subject.i)
-    return theirs or not any(_learners_thing(c) for c in root.children if c.dep_ in _OBJECTS)
-
-
-_DEFINITE = frozenset({"the", "this", "that", "these", "those"})
-
-
 def is_person(token: Token) -> bool:
     """True when ``token``'s head noun names a person (the ``PEOPLE`` / ``THINGS`` classifier)."""
     return probability(_person_classifier(), "person", [token.lemma_.lower()])[0] >= PERSON_MIN
-
-
-def _owned_by_learner(token: Token) -> bool:
-    """True when "my"/"our" opens the noun phrase of ``token`` ("my learning app allowance")."""
-    return any(t.dep_ == "poss" and grammar.is_learner(t) for t in token.doc[token.left_edge.i : token.i])
-
-
-def _learners_thing(token: Token) -> bool:
-    """True when ``token`` names the learner, a thing of theirs, or a known one ("the deadline", "it")."""
-    if grammar.is_learner(token) or _owned_by_learner(token) or token.lower_ in {"it", "them"}:
-        return True
-    return any(c.dep_ == "det" and c.lower_ in _DEFINITE for c in token.children)
-
-
-def learners_now(text: str) -> bool:
-    """True when ``text`` may be stored as a value the learner has now: neither maybe nor another's."""
-    return not (maybe(text) or others(text))

@@ -53,10 +53,11 @@ from __future__ import annotations
 import re
 
 from agent.language.about import CLAUSE_WORDS, OTHER, about
-from agent.language.current_values import learners_now, maybe
+from agent.language.current_values import maybe
 from agent.language.differences import states_a_value
 from agent.language.own_values import has_a_value, owns_a_value
 from agent.language.questions import AUXILIARY, is_question
+from agent.language.whose_value import LEARNER, clause_owners, learners_now
 
 LANGUAGES = (
     "python",
@@ -327,20 +328,22 @@ def _standalone(part: str) -> bool:
 def now_part(text: str) -> str:
     """``text`` without its clauses that are no value the learner has now ("" when none is one).
 
-    A plan, wish, offer or hedge, or another person's value (``agent.language.current_values``),
-    cut where a clause starts with its own subject ("My stipend is 500 euros a month; my flatmate
-    gets 650 because she's in medicine" -> "My stipend is 500 euros a month").
+    A plan, wish, offer or hedge (``agent.language.current_values``), or another person's value
+    (``agent.language.whose_value``), cut where a clause starts with its own subject ("My stipend is
+    500 euros a month; my flatmate gets 650 because she's in medicine" -> "My stipend is 500 euros a
+    month"; "Did another 9 this week, my colleague Rui finished all 40" -> "Did another 9 this week").
     """
     if maybe(text):
         return ""  # an offer hedged in a later clause ("…offered me a room in Porto, I won't take it")
-    pieces: list[str] = []
+    pieces: list[tuple[str, bool]] = []  # each clause, and whether it is the learner's now
     at = 0
     for cut in [*_PART_CUT.finditer(text), None]:
         end = len(text) if cut is None else cut.start()
-        pieces.append(text[at:end].strip())
+        # "…, my colleague Rui finished all 40": a clause of another's, read in its sentence
+        pieces += [(p, owner == LEARNER and not maybe(p)) for p, owner in clause_owners(text[at:end].strip())]
         at = end if cut is None else cut.end()
-    kept = [p for p in pieces if p and learners_now(p)]
-    if len(kept) == len([p for p in pieces if p]):
+    kept = [p for p, now in pieces if p and now]
+    if len(kept) == len([p for p, _ in pieces if p]):
         return text
     # what is left must be a statement of its own ("Funny thing" of "Funny thing, my dad trades …" is none)
     return "; ".join(p for p in kept if len(p.split()) >= CLAUSE_WORDS and is_fact_statement(p))

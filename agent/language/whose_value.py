@@ -9,32 +9,57 @@ newer version of the learner's value when it only *might* be one, or when it is 
   trying Pimsleur", "probably won't even reply"), or a negated "will" (an offer declined: "won't
   even reply"). Verbs of intention are not a hedge here: "…my major is computer science and I
   want to be solid on recursion" states the value in one clause and a wish in another;
-- **another person's**: the reader the write side stores by (``agent.language.current_values.others``:
-  "My friend Lena has lessons with Herr Kaltenbrunner", "my flatmate gets 650", "She is using
-  MongoDB"; not "the teacher put me in the B2 class" or "Prof. Hallberg has taken over my
-  supervision"), so the two sides agree about whose a value is; and, read here only for now, a person
-  of the learner's told by role and name with a value of their own (``named_others``: "My friend
-  Karthik hit 1600", "My study buddy Sarah still uses a Chromebook"; not "My supervisor, Dr.
-  Okonkwo, wants a first draft of the literature review", which sets the learner's value);
+- **another person's** (``whose``, one reader for the write side, ``agent.language.facts``, and this
+  read side): the subject of the statement's first clause and the possessor of the thing it
+  changes. "My sister's test is 30 June", "My colleague Rui finished all 40", "Ana's score went
+  up", "she got a 7", "the other team has until Friday", "I think Rui finished" are another's;
+  "My teacher says my score is now 7", "The teacher put me in the B2 class", "Prof. Hallberg has
+  taken over my supervision", "My stipend is 500", "Our team budget is €4,000" are the learner's.
+  People are told by the parse, spaCy's NER (a name) and a MiniLM classifier of nouns of persons
+  (``current_values.is_person``: "sister", "study buddy"), not by a list; a message that mixes
+  the two is cut into its clauses (``clause_owners``), so only the learner's is stored;
 - **another group's** (``other_group``, beside the other facts read): "The marketing team got
   €6,000 for training" when the learner calls "our team" theirs.
 
 Such a statement may still be shown, but it never becomes the newer version of the learner's value,
 never ranks above it in a group, nor marks it "was until" (``not_current``). It reads the
 text alone, so facts stored by any older write read the same. Only closed grammatical classes are
-named here: modal verbs and epistemic adverbs.
+named here: modal verbs, epistemic adverbs, "other"/"another", third-person pronouns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from agent.language.current_values import is_person, main_clause, others
-from agent.language.grammar import is_learner, owner_of, parse, subject_of
+from agent.language.current_values import THIRD_PERSON, is_person, main_clause, maybe
+from agent.language.grammar import (
+    MAX_CHARS,
+    MEMO,
+    MODEL,
+    holds_text,
+    is_learner,
+    owner_of,
+    parse,
+    pipeline,
+    subject_of,
+)
+from agent.language.own_values import has_a_value
 
 if TYPE_CHECKING:
+    from spacy.language import Language
     from spacy.tokens import Token
+
+LEARNER = "learner"
+OTHER = frozenset({"other", "another"})
+"""Determiners and adjectives (a closed class) that say a person or group is not the learner's."""
+_NOT_PEOPLE = frozenset(
+    {"ORG", "PRODUCT", "GPE", "LOC", "FAC", "NORP", "WORK_OF_ART", "EVENT", "DATE", "LAW"}
+)
+_PARSE_PIPES = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
+_TOP = frozenset({"ROOT", "conj", "parataxis"})
+"""Dependencies of a clause of its own (and an ``advcl`` without a conjunction: ``_top``)."""
 
 _NAMES = frozenset({"PROPN"})
 _OBJECTS = frozenset({"dobj", "dative", "iobj", "attr", "oprd"})
@@ -66,35 +91,247 @@ def _negated(verb: Token) -> bool:
     return any(c.dep_ == "neg" for c in verb.children)
 
 
-def _named_person(subject: Token) -> bool:
-    """True for a person of the learner's told by name: "my friend Karthik", "my study buddy Sarah".
+def _entities(text: str) -> dict[int, str]:
+    """The named-entity label of each token start of ``text`` (spaCy's small English NER)."""
+    return dict(_entity_memo(text))
 
-    The parse joins the role and the name either way: the name as the role's apposition ("My friend
-    Karthik", "My running club mate Sipho") or the role as the name's compound ("My study buddy
-    Sarah"). Either way "my" owns the phrase and a proper name stands in it: a person of the learner's,
-    not the learner.
+
+@holds_text
+@lru_cache(maxsize=MEMO)
+def _entity_memo(text: str) -> tuple[tuple[int, str], ...]:
+    doc = _recogniser()(text[:MAX_CHARS])
+    return tuple((token.i, ent.label_) for ent in doc.ents for token in ent)
+
+
+@lru_cache(maxsize=1)
+def _recogniser() -> Language:
+    """The NER component of the parser's pipeline alone (the parse loads spaCy without torch first)."""
+    pipeline()
+    import spacy  # noqa: PLC0415 - imported already by ``grammar.pipeline``, without torch
+
+    return spacy.load(MODEL, exclude=[n for n in _PARSE_PIPES])
+
+
+def _label(token: Token) -> str:
+    return _entities(token.doc.text).get(token.i, "")
+
+
+def _followed_by_third_person(token: Token) -> bool:
+    return any(t.lower_ in THIRD_PERSON for t in token.doc if t.i > token.i)
+
+
+def _role(token: Token) -> Token | None:
+    """The noun beside a name that says who the person is ("my friend Karthik", "my study buddy Sarah")."""
+    return next((c for c in token.children if c.dep_ in {"compound", "appos"} and c.pos_ == "NOUN"), None)
+
+
+def _named(token: Token) -> bool:
+    """True when a proper name stands beside ``token`` ("my friend Lena", "my classmate Rui")."""
+    return any(c.dep_ in {"appos", "compound"} and c.pos_ in _NAMES for c in token.children)
+
+
+def _person_name(token: Token, *, possessor: bool = False) -> bool:
+    """Whether the proper name ``token`` names a person, not an app, firm or place.
+
+    A person's role beside it ("my study buddy Sarah"), "he" or "she" later ("Tomás uses Anki for his
+    vocab"), or spaCy's NER: a person; as a possessor ("Ana's test") any name NER does not read as an
+    organisation, product or place. A bare name as subject needs NER's person and a number in the
+    sentence ("Rui finished all 40 already"): "Dr. Okafor accepted a chair in Edinburgh" may name the
+    learner's supervisor, and is read with what follows.
     """
-    if subject.pos_ in _NAMES:
-        role = next(
-            (c for c in subject.children if c.dep_ in {"compound", "appos"} and c.pos_ == "NOUN"), None
-        )
-    else:
-        named = any(c.dep_ in {"appos", "compound"} and c.pos_ in _NAMES for c in subject.children)
-        role = subject if named and subject.pos_ == "NOUN" else None
-    # the role must name a person (the write side's classifier): "My Duolingo streak" names a thing
-    return role is not None and _unowned_or_learners(subject) and is_person(role)
+    role = _role(token)
+    if role is not None and is_person(role):
+        return True
+    label = _label(token)
+    if label in _NOT_PEOPLE:
+        return False
+    if _followed_by_third_person(token):
+        return True
+    if possessor:
+        return True
+    return label == "PERSON" and any(t.like_num for t in token.doc if t.i > token.i)
 
 
-def _unowned_or_learners(token: Token) -> bool:
-    """Whether the phrase of ``token`` is the learner's ("my friend Karthik") or no one's ("Gym buddy Marco").
+def _person(token: Token, *, possessor: bool = False) -> bool:
+    """Whether ``token`` names a person: "she", a name, or a noun of a person ("sister", "colleague")."""
+    if token.lower_ in THIRD_PERSON:
+        return True
+    if _is_name(token):
+        return _person_name(token, possessor=possessor)
+    return token.pos_ == "NOUN" and is_person(token)
 
-    Not another's ("Daiki's friend Bo": ``current_values.others`` reads a possessor).
+
+def _is_name(token: Token) -> bool:
+    """A proper name by its tag, or by NER (the small tagger reads a rare name as a noun: "Rui")."""
+    return token.pos_ in _NAMES or _label(token) == "PERSON"
+
+
+def _words(token: Token) -> str:
+    return " ".join(t.text for t in token.subtree if t.dep_ not in {"case", "punct"}).strip()
+
+
+def _another(subject: Token) -> str:
+    """Whose the subject ``subject`` is when not the learner's: the other's words, "" for the learner's.
+
+    "she", "the other team", "my sister's test" (the possessor), "my colleague Rui", "Ana's score",
+    a bare person's name or noun of a person ("A classmate finished all 40"); "" for the learner's
+    things and groups ("my stipend", "our team"), an institution or app ("Busuu's tips", "Finance"),
+    and a thing of another person's that came to the learner ("My grandmother's upright was
+    delivered").
     """
-    owners = [t for t in token.doc[token.left_edge.i : token.i + 1] if t.dep_ == "poss"]
-    return all(is_learner(t) for t in owners)
+    if subject.lower_ in THIRD_PERSON:
+        return subject.text
+    if any(c.lower_ in OTHER and c.dep_ in {"amod", "det"} for c in subject.children):
+        return _words(subject)  # "the other team", "another student" (a closed class)
+    owner = owner_of(subject)
+    if owner == "learner":
+        return _words(subject) if _person(subject) else ""
+    if owner:
+        possessor = next(c for c in subject.children if c.dep_ == "poss")
+        if subject.dep_ == "nsubjpass" or not _person(possessor, possessor=True):
+            return ""
+        return owner
+    if _is_name(subject):
+        return _words(subject) if _person_name(subject) else ""
+    return _words(subject) if subject.pos_ == "NOUN" and is_person(subject) else ""
 
 
-def _about_learner(verb: Token) -> bool:
+def _speech(head: Token) -> Token | None:
+    """The reported clause of ``head`` with a subject of its own ("says my score is 7", "I think Rui …")."""
+    return next(
+        (c for c in head.children if c.dep_ == "ccomp" and subject_of(c, shared_by=frozenset()) is not None),
+        None,
+    )
+
+
+def _clause_owner(head: Token, depth: int = 0) -> str:
+    """Whose value the clause of ``head`` gives: "learner" or another's words (``whose``)."""
+    speech = _speech(head)
+    if speech is not None and depth < 3:
+        # what someone says of whom: "My teacher says my score is now 7" is the learner's,
+        # "I think Rui finished all 40" and "Rui told me he's done" are Rui's
+        return _clause_owner(speech, depth + 1)
+    subject = subject_of(head, shared_by=_SHARED_BY)
+    if subject is None or subject.dep_ == "expl" or is_learner(subject):
+        return LEARNER
+    other = _another(subject)
+    # a person told of as he or she acts on their own things ("…at Heidelberg and he hates it"),
+    # unless the clause names the learner ("told me to rest")
+    known = not _followed_by_third_person(subject)
+    if not other or _about_learner(head, known=known) or _names_the_person(head, subject):
+        return LEARNER
+    if owner_of(subject) == "learner" and subject.dep_ == "nsubjpass":
+        # the learner's person in the passive is the learner's thing ("My supervisor was replaced by
+        # Prof. Lindqvist") unless told of as he or she ("My dad was transferred to Hamburg and he …")
+        return other if _followed_by_third_person(subject) else LEARNER
+    return other
+
+
+def _names_the_person(head: Token, subject: Token) -> bool:
+    """True for "My teacher is Frau Obermaier": the copula gives a person a name (not a date: "30 June")."""
+    if head.lemma_ != "be" or not _person(subject):
+        return False
+    return any(c.dep_ == "attr" and c.pos_ in _NAMES and _label(c) != "DATE" for c in head.children)
+
+
+def _top_clauses(text: str) -> list[Token]:
+    """The heads of the clauses ``text`` is made of: the first (``main_clause``), then the others."""
+    first = main_clause(text)
+    if first is None:
+        return []
+    rest = [t for t in parse(text) if _top(t) and t.i != first.i]
+    return [first, *rest]
+
+
+def _top(head: Token) -> bool:
+    """True when ``head`` heads a clause of its own.
+
+    A root, a conjoined or juxtaposed clause, or one the small parser hangs as an adverbial clause
+    though no conjunction leads it ("Did another 9 this week, Rui …").
+    """
+    if head.pos_ not in {"VERB", "AUX"}:
+        return False
+    return head.dep_ in _TOP or (head.dep_ == "advcl" and not any(c.dep_ == "mark" for c in head.children))
+
+
+def _clause_text(head: Token) -> str:
+    """The words of ``head``'s clause, without the clauses joined to it."""
+    inner = {t.i for c in head.children if c.dep_ in _TOP | {"ccomp"} for t in c.subtree}
+    return " ".join(t.text for t in head.subtree if t.i not in inner)
+
+
+def whose(text: str) -> str:
+    """Whose value ``text`` gives: "learner", or the other's words ("my sister", "Rui", "she").
+
+    The subject of its first clause and the possessor of the thing it changes: the learner ("I",
+    none: "Did another 9"), a thing or group of the learner's ("My stipend", "our team"), an
+    institution or a person acting on the learner's thing ("The teacher put me in B2", "My tutor
+    moved our lesson"), or what another says of the learner's ("My teacher says my score is now 7")
+    are the learner's. Another person ("she", "my sister's test", "My colleague Rui", "Ana's",
+    "the other team") is not, unless a later clause of the learner's gives a value ("My stipend is
+    500; my flatmate gets 650" holds the learner's value too). People are read by the parse, NER
+    and the ``PEOPLE`` classifier of nouns of persons (``current_values.is_person``), not by a list.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return LEARNER
+    heads = _top_clauses(text)
+    if not heads:
+        return LEARNER
+    first = _clause_owner(heads[0])
+    if first == LEARNER:
+        return LEARNER
+    for head in heads[1:]:
+        subject = subject_of(head)
+        if (subject is None or is_learner(subject)) and has_a_value(_clause_text(head)):
+            return LEARNER  # "I sat the mock on Friday, my sister's is in June": the learner's too
+    return first
+
+
+def others(text: str) -> bool:
+    """True when ``text`` gives another person's value, not the learner's (``whose``)."""
+    return whose(text) != LEARNER
+
+
+def clause_owners(text: str) -> list[tuple[str, str]]:
+    """``text`` cut where a clause starts with a subject of its own, each piece with whose value it gives.
+
+    "Did another 9 this week, my colleague Rui finished all 40" -> ``[("Did another 9 this week",
+    "learner"), ("my colleague Rui finished all 40", "my colleague Rui")]``, so the write side keeps
+    the learner's clause and leaves the other's (``agent.language.facts.now_part``). Each clause is
+    read in the whole sentence ("Karthik hit 1600, he's insane": "he" tells Karthik is a person); a
+    text of one clause is read whole (``whose``).
+    """
+    if not isinstance(text, str) or not text.strip():
+        return []
+    doc = parse(text)
+    starts: dict[int, Token] = {}
+    for head in doc:
+        subject = next((c for c in head.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+        if not _top(head) or subject is None:
+            continue
+        start = min(subject.left_edge.i, head.left_edge.i)
+        if start > 0 and (doc[start - 1].is_punct or doc[start - 1].dep_ == "cc"):
+            starts[start] = head
+    if not starts:
+        return [(text.strip(), whose(text))]
+    bounds = [0, *sorted(starts), len(doc)]
+    out = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        words = doc[start:end]
+        while len(words) and (words[-1].is_punct or words[-1].dep_ == "cc"):
+            words = words[:-1]  # the comma or "and" that joins the next clause
+        head = starts.get(start) or next((t for t in words if _top(t)), None)
+        if len(words):
+            out.append((words.text, LEARNER if head is None else _clause_owner(head)))
+    return out
+
+
+def learners_now(text: str) -> bool:
+    """True when ``text`` may be stored as a value the learner has now: neither maybe nor another's."""
+    return not (maybe(text) or others(text))
+
+
+def _about_learner(verb: Token, *, known: bool = True) -> bool:
     """True when ``verb`` acts on the learner or on a thing the conversation already knows.
 
     "My supervisor, Dr. Okonkwo, wants a first draft of the literature review" (a definite thing,
@@ -112,17 +349,10 @@ def _about_learner(verb: Token) -> bool:
         for token in _phrase(child):
             if is_learner(token):
                 return True  # "told me", "for us", "our lesson"
-            if child.dep_ in _OBJECTS and token.lower_ in _DEFINITE:
+            # a copula's attribute describes the subject, it is not acted on ("is a doctor at the Charité")
+            if known and child.dep_ in _OBJECTS and child.dep_ != "attr" and token.lower_ in _DEFINITE:
                 return True  # a thing already known: "the literature review", "it" (not "in the centre")
     return False
-
-
-def _learner_clause(head: Token) -> bool:
-    """True when ``head`` heads a clause of the learner's: a first-person subject or none ("Did 16 more")."""
-    if head.dep_ not in {"ROOT", "advcl", "conj", "ccomp", "parataxis"}:
-        return False
-    subject = subject_of(head, shared_by=_SHARED_BY)
-    return subject is None or is_learner(subject)
 
 
 def _phrase(token: Token) -> list[Token]:
@@ -133,28 +363,6 @@ def _phrase(token: Token) -> list[Token]:
         found.append(node)
         todo += [c for c in node.children if c.dep_ in {"det", "poss", "pobj", "prep", "compound", "amod"}]
     return found
-
-
-def named_others(text: str) -> bool:
-    """True when ``text`` tells the own value of a person of the learner's named in its subject.
-
-    "My friend Karthik hit 1600 the same weekend", "My study buddy Sarah still uses a Chromebook",
-    "My running club mate Sipho is doing 90 km a week": the subject is that person, and the clause
-    acts on nothing of the learner's (``_about_learner``). Not the learner's person setting the
-    learner's value ("My supervisor, Dr. Okonkwo, wants a first draft of the literature review",
-    "My teacher Frau Obermaier moved our lesson") nor naming them ("My teacher is Frau Obermaier").
-    """
-    root = main_clause(text)
-    if root is None:
-        return False
-    subject = subject_of(root, shared_by=_SHARED_BY)
-    if subject is None or subject.dep_ == "nsubjpass" or not _named_person(subject):
-        return False
-    if any(_learner_clause(head) for head in subject.doc[: subject.i] if head.pos_ in {"VERB", "AUX"}):
-        return False  # "Did 16 more this week, my friend Karan has done 40": the learner's value too
-    if root.lemma_ == "be" and any(c.dep_ == "attr" and c.pos_ in _NAMES for c in root.children):
-        return False  # "My teacher is Frau Obermaier": who the learner's person is
-    return not _about_learner(root)
 
 
 def other_group(text: str, learners: Sequence[str]) -> bool:
@@ -186,4 +394,4 @@ def not_current(text: str) -> bool:
     """Whether ``text`` is no version of the learner's current value: hedged or another's."""
     if not isinstance(text, str) or not text.strip():
         return False
-    return hedged(text) or others(text) or named_others(text)
+    return hedged(text) or others(text)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.current_values import goal, learners_now, maybe, others
+from agent.language.current_values import goal, maybe
 from agent.language.facts import fact_parts, stated_part
+from agent.language.whose_value import learners_now, others
 from agent.models.offline_policy import plan_actions
 
 AVAILABLE = {"remember_fact", "search_facts", "set_reminder", "core_memory_append", "core_memory_replace"}

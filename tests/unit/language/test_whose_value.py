@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.current_values import others
 from agent.language.encoder import encode
 from agent.language.same_thing import answer_groups
 from agent.language.versions import as_learner
-from agent.language.whose_value import hedged, named_others, not_current, other_group
+from agent.language.whose_value import hedged, not_current, other_group, others
 from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 
@@ -144,12 +143,12 @@ NAMED_SETS_MINE = [
 
 @pytest.mark.parametrize("text", NAMED_OTHERS)
 def test_a_named_person_of_the_learners_tells_their_own_value(text: str) -> None:
-    assert named_others(text) and not_current(text)
+    assert others(text) and not_current(text)
 
 
 @pytest.mark.parametrize("text", NAMED_SETS_MINE)
 def test_a_named_person_setting_the_learners_value_or_a_named_thing_stays_the_learners(text: str) -> None:
-    assert not named_others(text) and not not_current(text)
+    assert not others(text) and not not_current(text)
 
 
 def test_another_group_is_not_the_learners_group() -> None:
