@@ -26,6 +26,12 @@ subjunctive is coming after spring break", "my dad trades derivatives"), or is s
   object of a verb in the past tense ("I dropped all the forks", "A branch fell on the car"), or
   the doer of a verb on another's thing ("there's a mouse chewing through my flatmate's cables"),
   is the word's other sense (heldout7: a mole in the garden used up a chemistry reminder);
+- the topic word as a participle that only frames the sentence, with no subject, object or
+  conjunction of its own ("Honestly speaking, I'm exhausted", "Speaking of robots, …"): a discourse
+  marker, not the topic (heldout8: a speaking-section reminder fired on "Honestly speaking");
+- a thing of the topic's word in an activity told in the past ("Mum had me chasing moles out of
+  the garden", "I spent the weekend catching bugs", "I was feeding the python"): the object of a
+  participle under a past verb, or of a past progressive, is an event told, as above;
 - a fragment the parse reads as a clause of the topic's own words ("Loop invariants next,
   please!": "Loop" the subject of "invariants") names the topic and no one who acts: it turns to
   it, as any verbless fragment does ("Fractions next?", "Onto the subjunctive then.").
@@ -70,6 +76,11 @@ def _future(verb: Token) -> bool:
     return modal or going
 
 
+def _shall(verb: Token) -> bool:
+    """A "shall" modal on the verb: "Shall we …?" proposes the topic now."""
+    return any(c.tag_ == "MD" and c.lemma_.lower() == "shall" for c in verb.children)
+
+
 def _placed(verb: Token, asks: bool) -> bool:
     """The topic, as the subject, is placed in a plan: "X is next month", "X is in chapter 6".
 
@@ -95,6 +106,29 @@ def _others_thing(token: Token) -> bool:
         node = node.head
 
 
+_FRAME_DEPS = frozenset({"advmod", "prep", "punct"})
+
+
+def _discourse_participle(token: Token) -> bool:
+    """The topic word is a participle that frames the sentence: "Honestly speaking, …", "Speaking of X, …".
+
+    An adverbial participle with nothing of its own but a manner adverb or a preposition: no
+    subject, object, auxiliary or "when" ("When speaking, I freeze" is about speaking).
+    """
+    if token.tag_ != "VBG" or token.dep_ != "advcl":
+        return False
+    return all(c.dep_ in _FRAME_DEPS and c.tag_ != "WRB" for c in token.children)
+
+
+def _past_activity(verb: Token) -> bool:
+    """A participle told in the past: "was chasing", "had me chasing", "spent the weekend catching"."""
+    if verb.tag_ != "VBG":
+        return False
+    if any(c.dep_ == "aux" and c.tag_ == "VBD" for c in verb.children):
+        return True
+    return verb.dep_ in {"ccomp", "xcomp"} and verb.head.tag_ == "VBD"
+
+
 def _told_event(token: Token, asks: bool) -> bool:
     """The topic takes part in an event told, not studied: the other sense of its word.
 
@@ -106,6 +140,8 @@ def _told_event(token: Token, asks: bool) -> bool:
     if asks:
         return False
     if token.dep_ in {"nsubj", "nsubjpass", "dobj"} and token.head.tag_ == "VBD":
+        return True
+    if token.dep_ == "dobj" and _past_activity(token.head):
         return True
     doing = [token.head] if token.dep_ == "nsubj" else []
     doing += [c for c in token.children if c.dep_ in {"acl", "relcl"} and c.pos_ == "VERB"]
@@ -120,7 +156,7 @@ def _told_event(token: Token, asks: bool) -> bool:
 def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
     """True when this naming of the topic is a passing mention (see the module doc)."""
     asks = token.doc[-1].text == "?"
-    if _others_thing(token) or _told_event(token, asks):
+    if _others_thing(token) or _told_event(token, asks) or _discourse_participle(token):
         return True
     topic = {t.i for t in token.subtree} | {token.i}
     # the topic word may be the verb itself ("I rebased my branch"): its own subject counts
@@ -147,7 +183,8 @@ def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
             # of "tables"), a fragment that names it and no one who acts
             continue
         if is_learner(subject) or _second_person(subject):
-            return _future(node) and not (_second_person(subject) and asks)
+            # "Will you explain …?" asks the tutor and "Shall we do scales now?" proposes: both now
+            return _future(node) and not (asks and (_second_person(subject) or _shall(node)))
         if node.lemma_ == "be":
             continue  # "Today's homework is derivatives": a link, the clause above decides
         # another's clause, unless the learner asks about it ("what does it mean to normalise …?")

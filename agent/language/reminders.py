@@ -194,6 +194,24 @@ def is_reminder_request(text: str) -> bool:
     return isinstance(text, str) and _REQUEST.search(text) is not None
 
 
+_COURSE_SPANS = frozenset(
+    {"lesson", "session", "class", "week", "month", "day", "term", "semester", "course", "future"}
+)
+"""Spans of a course's time: "if moles come up in the next few lessons" says when, not in what."""
+
+
+def _course_time(where: str) -> bool:
+    """True when a trigger's "in …" names a span of time (a date or a course's lessons), not a subject.
+
+    "in the next few lessons", "during the course", "in the coming weeks" leave the topic as it is;
+    "in Python", "in biology" are the sense the learner gave it. A context of time read into the
+    keyword compares the turn with the time, not the topic ("moles in the next few lessons" reads
+    the garden's moles like the chemistry).
+    """
+    nouns = [t for t in parse(_strip_end(where)) if t.pos_ == "NOUN"]
+    return any(t.ent_type_ in {"DATE", "TIME"} or t.lemma_.lower() in _COURSE_SPANS for t in nouns)
+
+
 def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
     """A topic trigger's date ("when we do X on Friday"): it does not fire before (``due_at``)."""
     due = phrase_due(when, now) if when else None
@@ -213,7 +231,8 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     if keywords:
         topic, when = split_time(next(k for k in keywords.group("what", "what2", "what3", "what4") if k), now)
         found = split_keywords(topic)
-        if keywords["where"]:  # "if generators come up in Python": the trigger as the learner said it
+        if keywords["where"] and not _course_time(keywords["where"]):
+            # "if generators come up in Python": the trigger as the learner said it
             found = [f"{k} {_strip_end(keywords['where'])}" for k in found]
         fields = {"trigger_kind": "keywords", "keywords": found, **_not_before(when, now)}
         return (rest[: keywords.start()], fields) if found else None

