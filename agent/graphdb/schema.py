@@ -5,7 +5,7 @@ Labels: ``Learner``, ``Memory`` (archival; summaries are ``:Memory:SessionSummar
 ``EmbeddingIndex`` (which model and size built a vector index).
 Index and constraint names are identifiers, which Cypher cannot take as
 parameters; they come from ``index_name_for`` (letters, digits, ``_``) and are
-checked against ``_IDENTIFIER`` before they are formatted into DDL. Everything
+checked by ``is_index_name`` before they are formatted into DDL. Everything
 else goes through ``$params``.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -22,11 +21,10 @@ import neo4j
 from neo4j.exceptions import ClientError
 
 from agent.errors import StoreError
-from agent.models.embeddings import EmbeddingProvider, index_name_for
+from agent.models.embeddings import EmbeddingProvider, index_name_for, is_index_name
 
 MEMORY_FULLTEXT = "memory_text_fulltext"
 MESSAGE_FULLTEXT = "message_content_fulltext"
-_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
 
 CONSTRAINTS = (
     "CREATE CONSTRAINT learner_id_unique IF NOT EXISTS FOR (n:Learner) REQUIRE n.id IS UNIQUE",
@@ -118,7 +116,7 @@ def learner_key(learner_id: str) -> str:
 
 
 def _identifier(name: str) -> str:
-    if not _IDENTIFIER.match(name):
+    if not is_index_name(name, 128):
         raise StoreError(f"refusing to use {name!r} as a Neo4j index name")
     return name
 

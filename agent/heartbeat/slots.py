@@ -26,7 +26,6 @@ ranks below the question, reminders and evaluations and the weakest hits are evi
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -50,7 +49,6 @@ MAX_CONTENT_CHARS = 500
 """A slot's content is cut to this many characters, so slots stay small in the prompt."""
 CLEAR_ID = "__clear_slots__"
 """Id of the sentinel slot that empties working memory inside an update."""
-_UNSAFE_ID = re.compile(r"[\s\]\[]+")
 
 
 class Slot(TypedDict):
@@ -72,7 +70,7 @@ class Slot(TypedDict):
 
 def slot_id(text: str) -> str:
     """``text`` made safe as a slot id (whitespace and brackets become ``_``)."""
-    return _UNSAFE_ID.sub("_", str(text)).strip("_")[:120] or "slot"
+    return "_".join(str(text).replace("[", " ").replace("]", " ").split()).strip("_")[:120] or "slot"
 
 
 def make_slot(

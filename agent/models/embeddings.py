@@ -266,6 +266,11 @@ def minilm_providers() -> list[MiniLMEmbeddings]:
         return list(_MINILMS.values())
 
 
+def is_index_name(name: str, longest: int) -> bool:
+    """True for a name DDL may take: an ASCII letter, then letters, digits or ``_``; ``longest`` at most."""
+    return len(name) <= longest and name.isascii() and name.isidentifier() and name[0].isalpha()
+
+
 def index_name_for(provider: EmbeddingProvider, prefix: str) -> str:
     """Name a vector index after the embedding model and dimension."""
     slug = "".join(c if c.isalnum() else "_" for c in provider.model_name.lower()).strip("_")

@@ -6,7 +6,6 @@ model (or the offline extractor) returns; ``NoteAudit`` is a stored note's prove
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -61,12 +60,10 @@ Relation = Literal[
 # Directional relations are stored one way; every other relation is mirrored.
 DIRECTIONAL_RELATIONS = frozenset({"refutes", "predecessor", "successor"})
 
-_SLUG_SPLIT = re.compile(r"[^a-z0-9]+")
-
 
 def slugify(text: str) -> str:
     """Lowercase ``text`` and join its alphanumeric runs with '-'."""
-    return "-".join(p for p in _SLUG_SPLIT.split(text.lower()) if p)
+    return "-".join("".join(c if c.isascii() and c.isalnum() else " " for c in text.lower()).split())
 
 
 def normalise_keywords(values: list[str]) -> list[str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import weakref
 from typing import Any
 
@@ -32,7 +31,7 @@ from agent.graphdb.schema import ensure_schema, learner_key
 from agent.graphdb.store import Neo4jStore, fetch
 from agent.kernel.drain import draining
 from agent.memory.backlog import WriteBacklog
-from agent.models.embeddings import index_name_for
+from agent.models.embeddings import index_name_for, is_index_name
 from agent.notes.models import NoteDraft
 from agent.notes.queries import (
     ANN_CANDIDATES,
@@ -69,7 +68,6 @@ log = logging.getLogger(__name__)
 OP_UPSERT = "notes.upsert"
 OVERSAMPLE = 20  # the vector index is global: fetch k*20, then keep this learner's
 KEY_BACKFILL_PAGE = 500  # learners per round when older notes get their learner key
-_INDEX_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 
 _BY_RESOURCES: weakref.WeakKeyDictionary[Resources, NoteStore] = weakref.WeakKeyDictionary()
 
@@ -126,7 +124,7 @@ class NoteStore(Neo4jStore):
     async def ensure_schema(self) -> None:
         """Create the note schema if missing (idempotent; once per driver, database and index)."""
         index, dimension = self.index_name, self.embeddings.dimension
-        if not _INDEX_NAME.match(index) or not isinstance(dimension, int) or dimension < 1:
+        if not is_index_name(index, 63) or not isinstance(dimension, int) or dimension < 1:
             raise InvalidInputError(f"bad vector index {index!r} / dimension {dimension!r}")
 
         async def setup() -> None:
