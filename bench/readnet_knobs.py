@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.language import intents, same_thing
+from agent.language import answer_kinds, intents, same_thing
 from agent.language import versions as v
 from agent.language.encoder import encode
 from agent.language.questions import is_question
@@ -53,6 +53,7 @@ DEV_SETS = [
     ),
 ]
 PAIRS = SETS / "question_pairs.json"
+KIND_PAIRS = SETS / "question_pairs_kinds.json"
 WRONG = 2
 """A miss shows a stale value first; a wrong grouping shows another value first AND marks one that
 still holds "was until": twice the harm. (At cost 1 the knobs were 0.40/0.05: 27 of 38 hard
@@ -205,6 +206,54 @@ def intent_report(probes: list[dict[str, Any]], path: Path = SETS / "intents_mem
     }
 
 
+def kinds_report(path: Path = KIND_PAIRS) -> dict[str, Any]:
+    """Leave-one-out of ``answer_kinds.MARGIN`` and ``FLOOR`` over two statements of one message.
+
+    An item is right when ``answer_order`` moves the other statement first exactly when it should
+    (``move``); a wrong move costs ``WRONG`` (the right answer leaves first place).
+    """
+    items = json.loads(path.read_text())["items"]
+    for item in items:
+        texts = [item["first"], item["other"]]
+        item["texts"] = texts
+        item["movable"] = [True, not not_current(item["other"])]  # as the fact store reads it
+        item["sims"] = encode(texts) @ encode([v.as_learner(item["question"])])[0]
+    margins = [round(x, 2) for x in np.arange(0.0, 0.62, 0.05)]
+    grid = [(m, f) for m in margins for f in reversed(FLOORS)]
+    rows = []
+    for margin, floor in grid:
+        row = []
+        for item in items:
+            moved = answer_kinds.answer_order(
+                item["question"],
+                item["texts"],
+                item["sims"],
+                ["t", "t"],
+                item["movable"],
+                margin=margin,
+                floor=floor,
+            )
+            right = (moved == 1) == item["move"]
+            row.append(1 if right else -WRONG if moved == 1 else 0)
+        rows.append(row)
+    gain = np.array(rows)
+    chosen = _loo(gain, grid)
+    decided = np.array([gain[g, i] for i, g in enumerate(chosen)])
+    should = np.array([i["move"] for i in items])
+    never = np.array(
+        [0 if i["move"] else 1 for i in items]
+    )  # keeping the search's order: every item that should not move is right
+    return {
+        "items": len(items),
+        "right_loo": int((decided > 0).sum()),
+        "moved_wrongly_loo": f"{int((decided < 0).sum())}/{int((~should).sum())}",
+        "missed_loo": f"{int(((decided == 0) & should).sum())}/{int(should.sum())}",
+        "right_without": int(never.sum()),
+        "knobs_chosen": sorted({grid[g] for g in chosen}),
+        "chosen_on_all": grid[int(np.argmax(gain.sum(axis=1)))],
+    }
+
+
 def main() -> None:
     """Print both reports as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -214,7 +263,9 @@ def main() -> None:
     pairs = json.loads(PAIRS.read_text())["items"]
     print(
         json.dumps(
-            {"net": net_report(probes, pairs), "intents": intent_report(probes)}, indent=1, default=str
+            {"net": net_report(probes, pairs), "intents": intent_report(probes), "kinds": kinds_report()},
+            indent=1,
+            default=str,
         )
     )
 

@@ -93,8 +93,11 @@ ANSWER_FLOOR = 0.10
 """… and at least this close to the question (folds chose 0.05-0.10)."""
 
 
-_VALUE = re.compile(r"(?<![\w.])(?:\w*\d[\w.,:/-]*\w|\d|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
-"""A value a statement holds: a token with a digit, or a run of capitalised words."""
+_NAME_WORD = r"[A-Z](?:[^\W\d]|-)*(?!\w)"
+_VALUE = re.compile(rf"(?<![\w.])(?:\w*\d[\w.,:/-]*\w|\w*\d|{_NAME_WORD}(?:\s+{_NAME_WORD})*)")
+"""A value a statement holds: a token with a digit, or a run of capitalised words. A code ends a
+run: "the B1 Dutch exam" holds "b1" and "dutch" (one run "b1 dutch" held the "dutch" of "I'm at A2
+in Dutch", so the new level was no new value)."""
 _ORDINAL = re.compile(
     r"\b(?:first|second|third|fourth|fifth|sixth|next|another|\d+(?:st|nd|rd|th)|(?:number|no\.)\s*\d+)\b|#\d+",
     re.I,

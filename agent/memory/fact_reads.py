@@ -17,7 +17,9 @@ import numpy as np
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
+from agent.language.answer_kinds import answer_order
 from agent.language.facts import query_slots
+from agent.language.whose_value import not_current
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import blend_score, boosted, decayed
 from agent.memory.fact_cache import SLOT_WEIGHT, cached_fact_page
@@ -34,6 +36,53 @@ from agent.search.termstats import weighted_query
 from agent.validation import validate_learner_id, validate_text
 
 MAX_K = 50
+TIE = 1e-9
+"""Blended scores this close (relative) are one score: the newer fact first (``near_ties_newest_first``)."""
+
+
+def near_ties_newest_first(ranked: list[tuple[float, float, Any, dict[str, Any]]]) -> list[Any]:
+    """``ranked`` (score, activation, fused, row) best first; near-equal scores newest ``valid_from`` first.
+
+    Two facts that swap ranks between the vector and the full-text list fuse to the same score; the
+    fused id (a hash with the learner's id in it) then chose at random between runs. A tie is now
+    read as the newer statement first (then the better single rank, then the id).
+    """
+    ranked = sorted(ranked, key=lambda r: -r[0])
+    out: list[Any] = []
+    while ranked:
+        top = ranked[0][0]
+        run = [r for r in ranked if top - r[0] <= TIE * max(abs(top), 1e-12)]
+        ranked = ranked[len(run) :]
+        run.sort(key=lambda r: (r[2].best_rank, r[2].id))
+        run.sort(key=lambda r: str(r[3].get("valid_from") or ""), reverse=True)
+        out += run
+    return out
+
+
+def answer_first(question: str, hits: list[SearchHit], sims: dict[str, float]) -> list[SearchHit]:
+    """``hits`` with the fact that holds what ``question`` asks moved to the first fact place.
+
+    Only among current facts told at the top fact's time (``answer_kinds.answer_order``); a fact the
+    net marked an older version (``was_until``) or that tells no value of the learner's never moves.
+    """
+    places = current_fact_places(hits)
+    if len(places) < 2:
+        return hits
+    facts = [hits[i] for i in places]
+    moved = answer_order(
+        question,
+        [h.text for h in facts],
+        np.asarray([sims.get(h.id, 0.0) for h in facts]),
+        [str(h.metadata.get("valid_from") or "") for h in facts],
+        [not h.metadata.get("was_until") and not not_current(h.text) for h in facts],
+    )
+    if moved is None:
+        return hits
+    out = list(hits)
+    order = [places[moved]] + [p for k, p in enumerate(places) if k != moved]
+    for place, source in zip(places, order, strict=True):
+        out[place] = hits[source]
+    return out
 
 
 class FactReads(Neo4jStore):
@@ -144,8 +193,7 @@ class FactReads(Neo4jStore):
             activation = decayed(row["activation"] or 0.0, row["last_access"], now)
             score = blend_score(f.score, activation, row["access_count"], recipe)
             ranked.append((score, activation, f, row))
-        ranked.sort(key=lambda r: (-r[0], r[2].best_rank, r[2].id))
-        chosen = ranked[:k]
+        chosen = near_ties_newest_first(ranked)[:k]
         await self._touch(
             learner_id,
             [(r[3]["id"], boosted(r[3]["activation"] or 0.0, r[3]["last_access"], now)) for r in chosen],
@@ -154,15 +202,17 @@ class FactReads(Neo4jStore):
             hit_from_row(row, score, {**f.scores, "activation": act, "blend": score})
             for score, act, f, row in chosen
         ]
-        return await self._newest_first(learner_id, hits, embedding)
+        return await self._newest_first(learner_id, hits, embedding, query)
 
     async def _newest_first(
-        self, learner_id: str, hits: list[SearchHit], asked: list[float] | None = None
+        self, learner_id: str, hits: list[SearchHit], asked: list[float] | None = None, question: str = ""
     ) -> list[SearchHit]:
         """The read-time net (``fact_order.newest_first``) on the current facts' stored MiniLM vectors.
 
         ``asked``: the question's vector (None: no query), so the net also groups the facts that
-        answer it about equally well with different values.
+        answer it about equally well with different values; then, of the facts told at the top
+        fact's time, the one that holds the kind of value ``question`` asks goes first
+        (``answer_kinds.answer_order``).
         """
         places = current_fact_places(hits)
         if len(places) < 2 or self.embeddings.model_name != MINILM_NAME:
@@ -181,7 +231,11 @@ class FactReads(Neo4jStore):
         if asked is not None:
             query = np.asarray(asked, dtype="float32")
             query /= max(float(np.linalg.norm(query)), 1e-9)
-        return await asyncio.to_thread(newest_first, hits, vectors, query)
+        ordered = await asyncio.to_thread(newest_first, hits, vectors, query)
+        if query is None or not question:
+            return ordered
+        sims = dict(zip(ids, (vectors @ query).tolist(), strict=True))
+        return await asyncio.to_thread(answer_first, question, ordered, sims)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
         """Store the read boost of the facts a search returned."""

@@ -1,0 +1,202 @@
+"""What kind of value a question asks for, and which statement of one message holds it (spaCy + MiniLM).
+
+One message often tells several things at once ("Hello! I'm Sarah, PhD student in Edinburgh. My
+supervisor is Dr. Okafor."): its facts share one ``valid_from``, so the read-time net cannot order
+them by time, and the fused search often ranks the self-introduction first (its vector is close to
+every question about the learner). The question says what it wants: "Who …" a person, "Where …" /
+"Which city …" a place, "When …" a date, "How many …" a number, "Which app …" a name
+(``asked_kind``). A statement holds that kind of value or not (``holds_kind``): spaCy's named
+entities (PERSON; GPE, LOC, FAC), the language layer's dates and numbers, capitalised names; the
+learner's own name, told in an introduction ("Tomás here", "I'm Sarah", "My name is Aino"), is no
+answer to any of these questions (``learners_name``).
+
+``answer_order`` (called by ``agent.memory.fact_reads``) puts first, among the current facts told
+at the top fact's time, one that holds the kind asked, then one that is no introduction; it never
+passes a newer statement or a version the net marked older. Its knobs (``MARGIN``, ``FLOOR``) come
+from ``python -m bench.readnet_knobs`` (``question_pairs_kinds.json``, leave-one-out).
+
+The nouns of "which/what <noun>" are typed by MiniLM against a few nouns of each kind
+(``KIND_NOUNS``), so "town", "municipality" or "tutor" need no list of their own.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from agent.language.differences import value_kind
+from agent.language.encoder import encode, encode_kept
+from agent.language.grammar import MODEL, parse
+from agent.language.numerals import numbers
+from agent.language.same_thing import values
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+PERSON, PLACE, DATE, NUMBER, NAME = "person", "place", "date", "number", "name"
+KIND_NOUNS: dict[str, tuple[str, ...]] = {
+    PERSON: ("teacher", "supervisor", "tutor", "mentor", "coach", "person", "advisor", "partner"),
+    PLACE: ("city", "town", "country", "place", "village", "region", "neighbourhood"),
+    DATE: ("date", "day", "month", "year", "deadline"),
+    NUMBER: ("number", "amount", "count", "price", "budget", "salary", "age"),
+    NAME: ("app", "software", "tool", "program", "website", "platform", "device", "laptop", "textbook"),
+}
+"""A few nouns of each kind a question may ask for; other nouns are typed by MiniLM against them."""
+NOUN_MIN = 0.64
+"""A question's noun is of a kind when its cosine with one of the kind's nouns is at least this (0.6
+read "job" as a person, "boss" 0.63, and "school" as one, "teacher" 0.62; "municipality" is a place
+at 0.64, "instructor" a person at 0.73)."""
+_WH = {"who": PERSON, "whom": PERSON, "whose": PERSON, "where": PLACE, "when": DATE}
+"""Question words that name their kind themselves (a closed class)."""
+_HOW = frozenset({"many", "much", "long", "old", "far", "often"})
+""""How <word>" asks a number (a closed class)."""
+_PERSON_LABELS = frozenset({"PERSON"})
+_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "ORG"})
+"""Where one lives, works or studies (spaCy reads a firm, and often a small city, as ORG)."""
+_SELF = frozenset({"i", "it", "this"})
+"""Subjects of a copula whose attribute is the speaker's name ("I'm Sarah", "It's Priya")."""
+MARGIN = 0.2
+"""A fact of the top fact's time answers about as well when its cosine with the question is within
+this of the top fact's (leave-one-out, ``bench.readnet_knobs``)."""
+FLOOR = 0.05
+"""… and at least this close to the question."""
+
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _entities() -> Language:
+    """The small English pipeline of spaCy with its named entities only (the parser is ``grammar``'s)."""
+    import spacy  # noqa: PLC0415 - ``grammar.parse`` has imported it (without torch) by now
+
+    return spacy.load(MODEL, exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"])
+
+
+@lru_cache(maxsize=2048)
+def entities(text: str) -> tuple[tuple[str, str], ...]:
+    """``(text, label)`` of each named entity spaCy finds in ``text``."""
+    parse("")  # imports spaCy the way ``grammar`` does (without torch)
+    with _lock:
+        doc = _entities()(text[:4000])
+    return tuple((e.text, e.label_) for e in doc.ents)
+
+
+@lru_cache(maxsize=1)
+def _noun_rows() -> tuple[list[str], np.ndarray]:
+    kinds = [k for k, nouns in KIND_NOUNS.items() for _ in nouns]
+    return kinds, encode([n for nouns in KIND_NOUNS.values() for n in nouns])
+
+
+def noun_kind(noun: str) -> str | None:
+    """The kind of value ``noun`` names ("town": place), by MiniLM against ``KIND_NOUNS``; else None."""
+    kinds, rows = _noun_rows()
+    sims = rows @ encode_kept([noun.lower()])[0]
+    best = int(np.argmax(sims))
+    return kinds[best] if sims[best] >= NOUN_MIN else None
+
+
+@lru_cache(maxsize=1024)
+def asked_kind(question: str) -> str | None:
+    """The kind of value ``question`` asks for (``PERSON`` …), or None (what/which of another noun)."""
+    if not isinstance(question, str) or not question.strip():
+        return None
+    doc = parse(question)
+    for token in doc:
+        word = token.lower_
+        if word in _WH:
+            return _WH[word]
+        if word == "how" and token.i + 1 < len(doc) and doc[token.i + 1].lower_ in _HOW:
+            return NUMBER
+        if word in ("which", "what"):
+            noun = token.head if token.dep_ == "det" else _copula_subject(token)
+            return noun_kind(noun.lemma_) if noun is not None and noun.pos_ in ("NOUN", "PROPN") else None
+    return None
+
+
+def _copula_subject(token: object) -> object | None:
+    """The subject noun of "What is <noun>?" ("What is my level?": "level")."""
+    head = getattr(token, "head", None)
+    for child in getattr(head, "children", ()):
+        if child.dep_ in ("nsubj", "nsubjpass") and child is not token:
+            return child
+    return None
+
+
+def learners_name(text: str) -> frozenset[str]:
+    """The learner's own name(s) told in ``text`` ("Tomás here", "I'm Sarah", "My name is Aino"), lower-cased.
+
+    From the parse: a proper noun that is the root of a verbless sentence (an introduction:
+    "Marco from Bologna, learning Japanese"), the attribute of a copula whose subject is the speaker
+    ("I'm Sarah", "It's Priya") or "my name", or what the speaker asks to be called ("Call me Jun").
+    """
+    found = set()
+    for token in parse(text):
+        if not token.text[:1].isupper() or token.pos_ not in ("PROPN", "NOUN"):
+            continue
+        head = token.head
+        subjects = [c for c in head.children if c.dep_ == "nsubj"]
+        root_name = token.dep_ == "ROOT" and token.pos_ == "PROPN" or token.dep_ == "ROOT" and token.i == 0
+        said = token.dep_ == "attr" and head.lemma_ == "be" and any(_speaker(s) for s in subjects)
+        called = token.dep_ == "oprd" and head.lemma_ == "call"
+        if root_name or said or called:
+            found.add(token.text.lower())
+    return frozenset(found)
+
+
+def _speaker(subject: object) -> bool:
+    """The subject is the speaker ("I", "it", "this") or the speaker's name ("my name")."""
+    word = getattr(subject, "lower_", "")
+    owners = [c.lower_ for c in getattr(subject, "children", ()) if c.dep_ == "poss"]
+    return word in _SELF or word == "name" and "my" in owners
+
+
+def holds_kind(kind: str, text: str) -> bool:
+    """``text`` holds a value of ``kind`` other than the learner's own name (module docstring)."""
+    own = learners_name(text)
+    if kind == DATE:
+        return value_kind(text) == "date"
+    if kind == NUMBER:
+        return bool(numbers(text))
+    if kind in (PERSON, PLACE):
+        labels = _PERSON_LABELS if kind == PERSON else _PLACE_LABELS
+        return any(label in labels and not _is_own(name, own) for name, label in entities(text))
+    return any(not _is_own(v, own) for v in values(text) if not v[:1].isdigit())
+
+
+def _is_own(name: str, own: frozenset[str]) -> bool:
+    """``name`` is (part of) the learner's own name."""
+    return any(part.lower() in own for part in name.split())
+
+
+def answer_order(
+    question: str,
+    texts: Sequence[str],
+    sims: np.ndarray,
+    when: Sequence[str],
+    movable: Sequence[bool],
+    *,
+    margin: float | None = None,
+    floor: float | None = None,
+) -> int | None:
+    """Index of the fact to put first, or None to keep the order (module docstring).
+
+    ``texts`` are the current facts in search order (the first is the top fact), ``sims`` their
+    cosines with the question, ``when`` their ``valid_from``, ``movable`` whether each may move (a
+    value of the learner's now, not a version the net marked older).
+    """
+    kind = asked_kind(question)
+    if kind is None or len(texts) < 2:
+        return None
+    margin = MARGIN if margin is None else margin
+    low = max(FLOOR if floor is None else floor, float(sims[0]) - margin)
+    peers = [i for i in range(len(texts)) if when[i] == when[0] and (i == 0 or movable[i] and sims[i] >= low)]
+
+    def key(i: int) -> tuple[bool, bool]:
+        return holds_kind(kind, texts[i]), not learners_name(texts[i])
+
+    best = max(peers, key=lambda i: (key(i), -i))
+    return best if best != 0 and key(best) > key(0) else None

@@ -1,0 +1,78 @@
+"""Which fact of one message answers a question first (``answer_kinds``, ``fact_reads.answer_first``)."""
+
+from __future__ import annotations
+
+from agent.language.answer_kinds import NAME, NUMBER, PERSON, PLACE, asked_kind, holds_kind, learners_name
+from agent.language.encoder import encode
+from agent.language.same_thing import brings_another_value, values
+from agent.language.versions import as_learner
+from agent.memory.fact_reads import answer_first, near_ties_newest_first
+from agent.search.results import Fused
+from tests.unit.language.open_facts import open_fact
+
+T1, T2 = "2026-01-05T06:45:00+00:00", "2026-02-16T06:50:00+00:00"
+
+
+def _first(question: str, texts: list[str], when: list[str]) -> str:
+    hits = [open_fact(f"f{i}", t, w) for i, (t, w) in enumerate(zip(texts, when, strict=True))]
+    rows, [asked] = encode(texts), encode([as_learner(question)])
+    sims = {h.id: float(s) for h, s in zip(hits, rows @ asked, strict=True)}
+    return answer_first(question, hits, sims)[0].text
+
+
+def test_the_question_names_the_kind_it_asks() -> None:
+    assert asked_kind("Who coaches the learner?") == PERSON
+    assert asked_kind("What town is the learner based in?") == PLACE  # a noun typed by MiniLM
+    assert asked_kind("How many kanji does the learner know?") == NUMBER
+    assert asked_kind("Which laptop does the learner code on?") == NAME
+    assert asked_kind("What is the learner's job?") is None  # not a person ("boss" is near)
+
+
+def test_an_introduction_names_the_learner() -> None:
+    assert learners_name("Tomás here, 27, from Cordoba, Argentina.") == {"tomás"}
+    assert learners_name("I'm Sarah, PhD student in marine biology in Edinburgh.") == {"sarah"}
+    assert learners_name("My name is Aino and I rent a room in Tartu.") == {"aino"}
+    assert not learners_name("Sarah is my sister.")
+    # the learner's own name is no person a "who" question asks for
+    assert not holds_kind(PERSON, "I'm Sarah, PhD student in marine biology in Edinburgh.")
+    assert holds_kind(PERSON, "Professor Sato reads my thesis chapters every other week.")
+
+
+def test_the_statement_that_holds_the_person_asked_goes_first() -> None:
+    texts = ["Kenji here, master's student in robotics at Tohoku.", "Professor Sato reads my chapters."]
+    assert _first("Who supervises the learner's thesis?", texts, [T1, T1]) == texts[1]
+
+
+def test_a_name_asked_passes_the_introduction() -> None:
+    texts = ["Ciao, I'm Giulia from Turin, learning Korean.", "My flashcards live in Anki, about 50 a day."]
+    assert _first("Which app does the learner use for flashcards?", texts, [T1, T1]) == texts[1]
+
+
+def test_a_city_asked_is_a_place_not_a_description_of_the_flat() -> None:
+    texts = ["I share a flat in the old quarter with my cousin.", "I'm Malik, 22, from Fez, studying French."]
+    assert _first("What town is the learner based in?", texts, [T1, T1]) == texts[1]
+
+
+def test_never_passes_a_newer_statement_nor_someone_elses_value() -> None:
+    newer = ["I live in a flat with two friends.", "Greetings from Daegu, where it's already hot."]
+    assert _first("Which city does the learner live in?", newer, [T2, T1]) == newer[0]  # told at other times
+    others = ["I live in a tiny flat with a balcony.", "My sister lives in Gdańsk."]
+    assert _first("Which city does the learner live in?", others, [T1, T1]) == others[0]
+
+
+def test_a_code_ends_a_run_of_names() -> None:
+    # "B1 Dutch" was one name holding the "Dutch" of "I'm at A2 in Dutch": no new value, no group
+    assert values("Passed the B1 Dutch exam!") == {"b1", "dutch"}
+    assert values("My Galaxy S21 broke") == {"galaxy", "s21"}
+    assert values("I got an M4 MacBook Air") == {"m4", "macbook air"}
+    assert brings_another_value("Passed the B1 Dutch exam!", "I'm at A2 in Dutch.")
+
+
+def test_near_equal_scores_read_newest_first() -> None:
+    def row(i: str, score: float, when: str, rank: int = 1) -> tuple[float, float, Fused, dict[str, str]]:
+        return score, 0.0, Fused(i, score, {}, rank), {"id": i, "valid_from": when}
+
+    # swapped ranks fuse to one score: the id (a hash) chose between runs; now the newer fact wins
+    ranked = [row("a-old", 0.5, T1), row("z-new", 0.5, T2), row("low", 0.4, T2)]
+    assert [r[2].id for r in near_ties_newest_first(ranked)] == ["z-new", "a-old", "low"]
+    assert [r[2].id for r in near_ties_newest_first([row("b", 0.5, T1), row("a", 0.6, T1)])] == ["a", "b"]
