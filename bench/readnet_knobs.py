@@ -14,7 +14,9 @@
 decide it (a probe passed +1; a question pair grouped: +1 when it is one thing, -``WRONG`` when
 not; ties: the smaller margin, the higher floor). **Intents** (``versions.Knobs.answer_*``): the
 same over the scenario probes whose words ask one value (the level's intent,
-``bench.cognitive.metacognition.EXPECTED_INTENTS``) and ``intents_memory.json``.
+``bench.cognitive.metacognition.EXPECTED_INTENTS``) and ``intents_memory.json``. **Kinds**
+(``answer_kinds.MARGIN``, ``FLOOR``): two statements of one message (``question_pairs_kinds.json``),
+right when the one holding the kind of value asked goes first exactly when it should.
 """
 
 from __future__ import annotations
