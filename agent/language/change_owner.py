@@ -10,7 +10,7 @@ car") changes only when the change names that person again. Whoever acts, the ow
 verb changes, its object or the object of "to", "from", "off", "out of", decides ("she added 20 minutes
 to my daily limit" is the learner's; "he cut 10 minutes off his limit" is his), and a person of the
 learner's with a value of their own ("My wife is on page 210") is another owner
-(``current_values.others``, the write side's reader).
+(``whose_value.whose``, the write side's reader).
 """
 
 from __future__ import annotations
@@ -49,8 +49,19 @@ def names_another_thing(new: str, old: str) -> bool:
     """
     if names_another_owner(new, old):
         return True
-    phrases = _thing_phrases(new)
-    return bool(phrases) and not any(_names(p, _words(old)) for p in phrases)
+    phrases, words = _thing_phrases(new), _words(old)
+    if phrases and _chunk_names(_head_of_change(new), words):
+        return False  # "training budgets across the company were cut": the budget is named, not the company
+    return bool(phrases) and not any(_names(p, words) for p in phrases)
+
+
+def _chunk_names(head: str, words: set[str]) -> bool:
+    """True when a noun phrase of ``head`` (the parse's, with no article) names a thing of ``words``."""
+    for chunk in parse(head).noun_chunks:
+        phrase = [_word_key(t.text) for t in chunk if t.pos_ in {"NOUN", "PROPN", "ADJ"}]
+        if phrase and _names(phrase, words):
+            return True
+    return False
 
 
 _OWNED = re.compile(
@@ -63,8 +74,34 @@ _NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybod
 
 
 def _head_of_change(new: str) -> str:
+    """The words of the change's own clause before its first number (all the text when it has none)."""
     first = numbers(new, dates=True)
-    return new[: first[0].start] if first else new
+    return new[_clause_start(new, first[0].start) : first[0].start] if first else new
+
+
+_CLAUSAL = frozenset({"advcl", "ccomp", "conj", "parataxis", "csubj", "relcl", "acl"})
+_SAYS = frozenset({"say", "tell", "think", "reckon", "recommend", "suggest", "advise", "insist", "reply"})
+"""Verbs of saying: their subject tells the value, the reported words say whose it is ("My mentor says 15%
+more per week is the minimum": no change of the mentor's)."""
+
+
+def _clause_start(text: str, at: int) -> int:
+    """Where the clause holding ``text[at:]`` starts (the parse): a cause before it is another clause.
+
+    "And now their CFO can't make it, so it slides again by one more day": the change is the clause of
+    "slides", its thing "it"; the clause of "make" is why. A verb of saying before the number opens the
+    reported words ("My mentor says 15% more …").
+    """
+    doc = parse(text)
+    verb = next((t for t in doc if t.idx <= at < t.idx + len(t.text)), None)
+    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
+        verb = verb.head
+    if verb is None or verb.pos_ not in {"VERB", "AUX"}:
+        return 0
+    if verb.lemma_.lower() in _SAYS and verb.idx < at:
+        return verb.idx + len(verb.text)
+    parts = [verb, *(t for c in verb.children if c.dep_ not in _CLAUSAL for t in c.subtree)]
+    return min(t.idx for t in parts)
 
 
 def _words(text: str) -> set[str]:
@@ -174,6 +211,8 @@ def number_owner(text: str, start: int) -> str:
         return ""
     if is_learner(subject):
         return "learner"
+    if verb.lemma_.lower() in _SAYS and verb.idx < start:
+        return ""  # "My mentor says 15% more per week is the minimum": the speaker tells, owns nothing
     if any(c.dep_ in _RECIPIENT for c in verb.children):
         return ""  # "The webinar gave me 350 more points", "Haddad gave the whole class an extra week"
     acted = _acted_on(verb, token)
@@ -197,11 +236,10 @@ def number_owner(text: str, start: int) -> str:
 
 
 def _persons_own(verb: Token) -> bool:
-    """True when ``verb``'s sentence tells a person of the learner's own value (``current_values.others``)."""
-    from agent.language.current_values import others  # noqa: PLC0415 - its classifier loads only when asked
+    """True when ``verb``'s sentence tells a person of the learner's own value (``whose_value.whose``)."""
+    from agent.language.whose_value import LEARNER, whose  # noqa: PLC0415 - its classifier loads only when asked
 
-    sentence = verb.sent
-    return others(sentence.text)
+    return whose(verb.sent.text) != LEARNER
 
 
 _ONTO = frozenset({"to", "from", "into", "onto", "off", "of", "out"})

@@ -165,13 +165,16 @@ _MOVES = frozenset({"move", "shift", "push", "reschedule", "bump", "slide", "cha
 def _moved_by(text: str, at: int) -> bool:
     """True when the duration at ``at`` is what a date is moved *by* with no direction word (the parse).
 
-    "shift the draft deadline by two weeks", "the exam was moved by three days": moving a date by a
+    "shift the draft deadline by two weeks", "the exam was moved by three days", "it slides another week"
+    (a span the parse reads as the verb's measure, told with "another"/"more"): moving a date by a
     span and naming no direction is a postponement (an earlier date is told so: "brought forward",
     "earlier"), as a deadline moved for a reason is almost always put off.
     """
     from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
 
     token = next((t for t in parse(text) if t.idx <= at < t.idx + len(t.text)), None)
+    if token is not None and token.dep_ == "npadvmod" and token.head.lemma_.lower() in _MOVES:
+        return True  # "it slides another week", "pushed it another two days": the span measures the move
     by = None if token is None else token.head
     return bool(
         by is not None
@@ -293,8 +296,6 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
             return None
         units = [u for u, n in zip(units, stated, strict=True) if u and n not in totals] or [None]
         written, totals = [now], []
-    if change.unit == "percent" and change.amount is not None and not any(u == "percent" for u in units):
-        return None
     if change.done and not any(units):
         return None
     if change.unit is not None and any(units):
@@ -358,9 +359,31 @@ def counts_alike(new: str, old: str) -> bool:
     change = shift(new)
     if change is None or change.unit is None:
         return change is not None
+    if change.unit == "percent" and not _PART_OF.search(new):
+        return True  # "15% more", "up 10 percent": a part of whatever the old value counts (``_relative``)
     base = without_current(old)
     units = [unit_of(base, n) for n in numbers(base)]
     return not all(units) or any(_same_head(u, change.unit) for u in units if u)
+
+
+_PART_OF = re.compile(r"\d\s*(?:%|per\s*cent|percent)\s+of\b", re.I)
+"""A percentage of a named whole ("another 10% of the course"): progress in points, not a relative change."""
+
+
+def _relative(change: Shift, old: str, new: str) -> Shift:
+    """A change in percent of a value that is no percent is relative to it: "15% more pages" is x1.15.
+
+    Points add to a percent only ("another 15%" of "I'm 40% through the course"); of a count, an amount
+    of money or a time a percentage is a part of the value itself, whoever changes it.
+    """
+    if change.unit != "percent" or change.amount is None or _PART_OF.search(new):
+        return change
+    base = without_current(old)
+    if current_value(old) is None and any(unit_of(base, n) == "percent" for n in numbers(base)):
+        return change
+    if (current_value(old) or "").strip().endswith("%"):
+        return change
+    return Shift(factor=1 + change.amount / 100)
 
 
 def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) -> str | None:
@@ -382,6 +405,7 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
             return None
         when = found[0] + change.time + relativedelta(months=change.months)
         return date_like(when, found[0], current_value(old) or without_current(old))
+    change = _relative(change, old, new)
     amount = _old_amount(change, old, new)
     if amount is None:
         return None

@@ -90,7 +90,12 @@ _NOT_DONE = re.compile(
     re.I,
 )
 """Before the amount in its clause: the change is negated, planned or hypothetical."""
-_STILL_TO_GO = re.compile(r"^[^.;!?]*?\b(?:than|to\s+go|remaining|until|before\s+i)\b", re.I)
+_STILL_TO_GO = re.compile(
+    r"^[^.;!?]*?\b(?:than|to\s+go|remaining|until|before\s+i|pending|awaiting"
+    r"|still\s+(?:under|in|pending|waiting|open|to\s+\w+))\b",
+    re.I,
+)
+"""After the amount: still to do or not done yet ("5 more lessons to go", "two still under review")."""
 _LEFT_AFTER = re.compile(r"^\s+(?:[\w'-]+\s+){0,3}?left\b", re.I)
 _HAVE = re.compile(r"\b(?:have|has|had|got|there(?:'s|\s+is|\s+are|\s+were))\b|'ve\b", re.I)
 
@@ -198,8 +203,13 @@ _TARGET = re.compile(
 )
 """Before a number in its clause: the number is a target or a price, not the value ("… to get past 1500",
 "€1,800 put aside so far, and the fee is €7,500")."""
-_OF_TOTAL = re.compile(r"^\s*(?:of|out\s+of|/)\s*(?:the|my|our|all|those|these)?\s*[$€£¥₹]?\s*$", re.I)
-"""Between two numbers: the second is the whole the first is part of ("8 of the 20 mediums", "3/5")."""
+_OF_TOTAL = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:of|out\s+of|/)\s*(?:the|my|our|all|those|these|an?)?"
+    r"\s*(?:possible|maximum|max)?\s*[$€£¥₹]?\s*$",
+    re.I,
+)
+"""Between two numbers: the second is the whole the first is part of ("8 of the 20 mediums", "3/5", "8,400
+words of a 15,000 limit")."""
 
 
 def of_a_total(text: str, found: list[Number]) -> list[Number]:
@@ -219,11 +229,16 @@ def not_done(text: str, start: int) -> bool:
     return bool(_NOT_DONE.search(clause))
 
 
+_NEW_CLAUSE = re.compile(r"\b(?:and|but|while|whereas)\s+(?=(?:I|we)(?:'\w+)?\b)", re.I)
+"""A coordinated clause of the learner's own ("I need 40 hours … and I've got 26 done"): a new clause."""
+
+
 def _clause_before(text: str, start: int) -> str:
-    """The words of the clause before ``start`` (from the last clause break)."""
+    """The words of the clause before ``start`` (from the last clause break or "and I …")."""
     head = re.sub(r"(?<=\d)[.,](?=\d)", "0", text[:start])  # "14,200", "5.5": no clause break
     cut = max(head.rfind(c) for c in ".;:!?,")
-    return text[cut + 1 : start]
+    joined = [m.start() for m in _NEW_CLAUSE.finditer(head, cut + 1)]
+    return text[max([cut + 1, *joined]) : start]
 
 
 def _direction(text: str, n: Number) -> float | None:
@@ -298,6 +313,8 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             if PERCENT_AFTER.match(after):
                 return Amount(factor=1 + by_sign * n.value / 100)
             return Amount(delta=by_sign * n.value, unit=unit_of(text, n))
+        if PERCENT_AFTER.match(after) and _of_a_quality(text, n):
+            continue  # "I'm 20% more confident now": a quality compared, no value changed
         sign = _direction(text, n)
         if sign is not None:
             if _names_a_total(text, n):
@@ -331,8 +348,21 @@ _CONTINUES = re.compile(r"^\s*(?:and|plus|&|\+)\s+(?:then\s+)?$", re.I)
 """A message that opens on "and" and an amount continues a running count ("and seven tonight")."""
 
 
+_FRACTION_WAY = re.compile(
+    rf"\b(?:a|one)\s+(?P<part>{'|'.join(_FRACTIONS)})\s+(?P<way>more|higher|bigger|larger|greater|longer|up"
+    r"|less|lower|smaller|shorter|fewer|cheaper|down)\b(?!\s+than)",
+    re.I,
+)
+"""A fraction and its direction with no "by": "a third less", "a quarter more per week"."""
+
+
 def _fraction(text: str, sign_at: Callable[[int], int | None] | None) -> Amount | None:
     """A change by a fraction of the value ("cut by a quarter": x0.75), signed by ``sign_at``, or None."""
+    way = _FRACTION_WAY.search(text)
+    planned = way is not None and _NOT_DONE.search(_clause_before(text, way.start()))
+    if way is not None and not planned and not _names_a_total(text):
+        sign = 1 if way["way"].lower() in _MORE else -1
+        return Amount(factor=1 + sign * _FRACTIONS[way["part"].lower()])
     match = _BY_FRACTION.search(text)
     if match is None or sign_at is None or _NOT_DONE.search(_clause_before(text, match.start())):
         return None
@@ -357,6 +387,14 @@ def _measures_a_change(text: str, n: Number) -> bool:
         token = token.head
     measure = token is not None and token.dep_ in {"npadvmod", "dobj"}  # "increasing my tutoring spend 50%"
     return bool(measure and token.head.pos_ in {"VERB", "ADP", "ADV"})
+
+
+def _of_a_quality(text: str, n: Number) -> bool:
+    """True when "more"/"less" after the percentage at ``n`` grades an adjective or adverb (the parse)."""
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    way = next((t for t in parse(text) if t.idx >= n.end and t.lower_ in {"more", "less"}), None)
+    return way is not None and way.dep_ == "advmod" and way.head.pos_ in {"ADJ", "ADV"} and way.head.i > way.i
 
 
 def _verbless(text: str, n: Number) -> bool:
