@@ -123,7 +123,6 @@ _NEGATION = re.compile(
     r"cannot)\b",
     _FLAGS,
 )
-_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -227,7 +226,7 @@ def error_kind_of(text: str) -> str | None:
     kind = match.group("kind")
     if kind[0].isupper() and kind.endswith(("Error", "Exception")) and " " not in kind:
         return kind
-    kind = _SPACES.sub(" ", kind.lower().replace("-", " "))
+    kind = " ".join(kind.lower().replace("-", " ").split())
     kind = {"off by one": "off-by-one", "segfault": "segmentation fault"}.get(kind, kind)
     return kind[:-1] if kind.endswith("s") and not kind.endswith("ss") else kind
 
@@ -317,9 +316,9 @@ def utc_text(at: object) -> str:
 
 def polarity_key(text: str) -> tuple[str, bool]:
     """``(text without its negation, negated?)`` of a statement (lower case, single spaces)."""
-    norm = _SPACES.sub(" ", str(text).lower()).strip().rstrip(" .!;,")
+    norm = " ".join(str(text).lower().split()).rstrip(" .!;,")
     negated = bool(_NEGATION.search(norm))
-    base = _SPACES.sub(" ", _NEGATION.sub(" ", norm)).strip()
+    base = " ".join(_NEGATION.sub(" ", norm).split())
     return base, negated
 
 

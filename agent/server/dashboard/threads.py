@@ -23,11 +23,6 @@ MAX_STEPS = 200
 PAGE = 100
 
 
-def server_client() -> LangGraphClient:
-    """The SDK client bound to this server process (only works inside ``langgraph dev``)."""
-    return get_client()
-
-
 async def owned_threads(client: LangGraphClient, learner_id: str, limit: int) -> list[dict[str, Any]]:
     """The learner's threads, most recently updated first."""
     threads = await client.threads.search(
@@ -41,7 +36,7 @@ async def pressure_sessions(learner_id: str, sessions: int = MAX_SESSIONS) -> li
 
     Each session: ``{thread_id, updated_at, points: [{step, pressure, at}]}`` in step order.
     """
-    client = server_client()
+    client = get_client()  # the SDK client bound to this server process
     out = []
     try:
         for thread in await owned_threads(client, learner_id, sessions):
@@ -71,7 +66,7 @@ async def erase_server_records(learner_id: str) -> dict[str, int]:
     ``agent.memory.erasure.erase_learner``'s ``server`` step inside this server. Store items
     live under namespaces that start with the learner (``agent.server.auth`` forces that).
     """
-    client = server_client()
+    client = get_client()  # the SDK client bound to this server process
     try:
         threads = await _delete_threads(client, learner_id)
         items = 0
