@@ -32,8 +32,6 @@ _IDEOGRAPHS = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = rf"[^\W{_IDEOGRAPHS}]+"
 _RUN = re.compile(rf"{_WORD}(?:[.'\u2019:,;]{_WORD})*|[{_IDEOGRAPHS}]")
 _JOINER = re.compile(r"[.'\u2019:,;]")
-_HAS_WORD = re.compile(r"[^\W_]")
-_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _joins(joiner: str, before: str, after: str) -> bool:
@@ -71,7 +69,7 @@ def analyze(text: str) -> list[str]:
     terms: dict[str, None] = {}
     for run in _RUN.findall(text):
         for word in _split_run(run):
-            if _HAS_WORD.search(word) and len(word) <= MAX_TOKEN_CHARS:
+            if any(c.isalnum() for c in word) and len(word) <= MAX_TOKEN_CHARS:
                 terms[_lower(word)] = None
                 if len(terms) >= MAX_TERMS:
                     return list(terms)
@@ -100,7 +98,8 @@ class LuceneScope:
         """Refuse a key or field that could carry syntax."""
         if not self.key.isalnum():
             raise ValueError("scope key must be alphanumeric")
-        if not self.fields or not all(_FIELD.fullmatch(f) for f in (*self.fields, self.key_field)):
+        names = (*self.fields, self.key_field)
+        if not self.fields or not all(f.isascii() and f.isidentifier() for f in names):
             raise ValueError("fields must be identifiers")
 
     @property

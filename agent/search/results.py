@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from itertools import groupby
 from typing import Any
 
 from agent.search.recipes import RRF_K
-
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -122,7 +120,7 @@ def demote(fused: Sequence[Fused], ids: Iterable[str], weight: float) -> list[Fu
 
 def words(text: str) -> list[str]:
     """Lower-cased words (letters and digits) of ``text``."""
-    return [w.lower() for w in _WORD.findall(text)]
+    return ["".join(run).lower() for alnum, run in groupby(text, str.isalnum) if alnum]
 
 
 def keyword_rank(query: str, docs: Iterable[Mapping[str, Any]], *, text_key: str) -> list[Fused]:
