@@ -18,7 +18,11 @@
    ``PERSON_MIN`` by leave-one-out over ``agent.language.current_exemplars`` (as for
    ``OWN_VALUE``), and ``fact_writes_whose.json`` (plans and hedges, another person's value, a new
    value inside a longer message) read through the offline policy's plan: is ``value`` in a stored fact.
-4. **A goal, not a maybe** (``current_values.goal``): ``GOAL_MIN`` by leave-one-out over ``GOALS``
+4. **Whose value** (``agent.language.whose_value.whose``) on ``fact_writes_owners.json``: kin,
+   colleagues, friends by name, teams and groups, possessives, pronoun subjects, mixed messages
+   and another quoting the learner's own value, on the write side (``owners``) and the read
+   side (``owners.read``: ``whose_value.not_current``).
+5. **A goal, not a maybe** (``current_values.goal``): ``GOAL_MIN`` by leave-one-out over ``GOALS``
    against ``CHANGES`` + ``ASIDES``, and ``fact_writes_goals.json`` (targets told as plans or wishes,
    stored; maybes of a value the learner has, not stored) read the same way.
 """
@@ -42,6 +46,7 @@ SET = Path(__file__).resolve().parent / "cognitive" / "sets" / "fact_writes.json
 HELDOUT = SET.with_name("fact_writes_heldout.json")
 WHOSE = SET.with_name("fact_writes_whose.json")
 GOALS_SET = SET.with_name("fact_writes_goals.json")
+OWNERS = SET.with_name("fact_writes_owners.json")
 TOOLS = frozenset({"remember_fact", "search_facts", "set_reminder", "archival_memory_insert"})
 GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
@@ -131,8 +136,27 @@ def whose_report(path: Path = WHOSE) -> dict[str, Any]:
             stored = [
                 a[1]["content"] for a in plan_actions(item["text"], set(TOOLS), {}) if a[0] == "remember_fact"
             ]
-            if any(item["value"].lower() in f.lower() for f in stored) != item["store"]:
+            right = any(item["value"].lower() in f.lower() for f in stored) == item["store"]
+            # a mixed message: the other's value ("not") is stored in no fact of the learner's
+            right = right and not any(item.get("not", "\0").lower() in f.lower() for f in stored)
+            if not right:
                 wrong.append({"text": item["text"], "stored": stored})
+        out[kind] = {"n": len(data[kind]), "right": len(data[kind]) - len(wrong), "wrong": wrong}
+    return out
+
+
+def owners_read_report(path: Path = OWNERS) -> dict[str, Any]:
+    """The read side on ``fact_writes_owners.json``, per class.
+
+    Right when a message is read as no value of the learner's (``whose_value.not_current``) exactly
+    when it gives none (a mixed message holds the learner's too).
+    """
+    from agent.language.whose_value import not_current
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, Any] = {}
+    for kind in (k for k in data if k != "about"):
+        wrong = [item["text"] for item in data[kind] if not_current(item["text"]) == item["store"]]
         out[kind] = {"n": len(data[kind]), "right": len(data[kind]) - len(wrong), "wrong": wrong}
     return out
 
@@ -150,6 +174,7 @@ def main() -> None:
     report["whose"] = whose_report()
     report["goal_min"] = threshold_report(GOALS, (*CHANGES, *ASIDES)) | {"at": current_values.GOAL_MIN}
     report["goals"] = whose_report(GOALS_SET)
+    report["owners"] = whose_report(OWNERS) | {"read": owners_read_report()}
     if args.grid:
         report["grid"] = {
             str(t): {k: v for k, v in set_report(t)["plain"].items() if k != "wrong"} for t in GRID

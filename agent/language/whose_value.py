@@ -121,8 +121,14 @@ def _followed_by_third_person(token: Token) -> bool:
 
 
 def _role(token: Token) -> Token | None:
-    """The noun beside a name that says who the person is ("my friend Karthik", "my study buddy Sarah")."""
-    return next((c for c in token.children if c.dep_ in {"compound", "appos"} and c.pos_ == "NOUN"), None)
+    """The noun beside a name that says who the person is ("my friend Karthik", "my study buddy Sarah").
+
+    The small tagger may read the role as an adjective ("My flatmate Jonas").
+    """
+    return next(
+        (c for c in token.children if c.dep_ in {"compound", "appos", "amod"} and c.pos_ in {"NOUN", "ADJ"}),
+        None,
+    )
 
 
 def _named(token: Token) -> bool:
@@ -135,9 +141,9 @@ def _person_name(token: Token, *, possessor: bool = False) -> bool:
 
     A person's role beside it ("my study buddy Sarah"), "he" or "she" later ("Tomás uses Anki for his
     vocab"), or spaCy's NER: a person; as a possessor ("Ana's test") any name NER does not read as an
-    organisation, product or place. A bare name as subject needs NER's person and a number in the
-    sentence ("Rui finished all 40 already"): "Dr. Okafor accepted a chair in Edinburgh" may name the
-    learner's supervisor, and is read with what follows.
+    organisation, product or place. A bare name as subject needs a number in the sentence and no NER
+    label of a thing ("Rui finished all 40 already", "Ana logged 55"): "Dr. Okafor accepted a chair in
+    Edinburgh" may name the learner's supervisor, and is read with what follows.
     """
     role = _role(token)
     if role is not None and is_person(role):
@@ -149,21 +155,27 @@ def _person_name(token: Token, *, possessor: bool = False) -> bool:
         return True
     if possessor:
         return True
-    return label == "PERSON" and any(t.like_num for t in token.doc if t.i > token.i)
+    return label in {"PERSON", ""} and any(t.like_num for t in token.doc if t.i > token.i)
 
 
 def _person(token: Token, *, possessor: bool = False) -> bool:
     """Whether ``token`` names a person: "she", a name, or a noun of a person ("sister", "colleague")."""
     if token.lower_ in THIRD_PERSON:
         return True
-    if _is_name(token):
-        return _person_name(token, possessor=possessor)
+    if _is_name(token) or (possessor and token.is_title):
+        return _person_name(token, possessor=possessor)  # "Tomasz's thesis defence" (read as a noun)
     return token.pos_ == "NOUN" and is_person(token)
 
 
 def _is_name(token: Token) -> bool:
-    """A proper name by its tag, or by NER (the small tagger reads a rare name as a noun: "Rui")."""
-    return token.pos_ in _NAMES or _label(token) == "PERSON"
+    """A proper name by its tag or by NER, or a capitalised noun with no determiner told of as he or she.
+
+    The small tagger reads a rare name as a noun: "Rui", "Sofia got 8.5, she's …".
+    """
+    if token.pos_ in _NAMES or _label(token) == "PERSON":
+        return True
+    bare = token.pos_ == "NOUN" and token.is_title and not any(c.dep_ == "det" for c in token.children)
+    return bare and _followed_by_third_person(token)
 
 
 def _words(token: Token) -> str:
@@ -181,6 +193,10 @@ def _another(subject: Token) -> str:
     """
     if subject.lower_ in THIRD_PERSON:
         return subject.text
+    part = next((c for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+    if subject.pos_ in {"NUM", "PRON"} and part is not None:
+        # "One of the senior devs", "Some of my classmates": the people the part is of
+        return next((_another(p) for p in part.children if p.dep_ == "pobj"), "")
     if any(c.lower_ in OTHER and c.dep_ in {"amod", "det"} for c in subject.children):
         return _words(subject)  # "the other team", "another student" (a closed class)
     owner = owner_of(subject)
@@ -188,6 +204,8 @@ def _another(subject: Token) -> str:
         return _words(subject) if _person(subject) else ""
     if owner:
         possessor = next(c for c in subject.children if c.dep_ == "poss")
+        if possessor.lower_ in THIRD_PERSON:
+            return owner  # "His deadline got pushed to the 28th"
         if subject.dep_ == "nsubjpass" or not _person(possessor, possessor=True):
             return ""
         return owner
@@ -241,6 +259,10 @@ def _top_clauses(text: str) -> list[Token]:
         return []
     rest = [t for t in parse(text) if _top(t) and t.i != first.i]
     return [first, *rest]
+
+
+def _reported(head: Token) -> bool:
+    return head.pos_ in {"VERB", "AUX"} and head.dep_ in {"ccomp", "csubj"}
 
 
 def _top(head: Token) -> bool:
@@ -309,7 +331,7 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
         subject = next((c for c in head.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
         if not _top(head) or subject is None:
             continue
-        start = min(subject.left_edge.i, head.left_edge.i)
+        start = subject.left_edge.i  # the head's own subtree may hold a clause before it ("Finished 5, …")
         if start > 0 and (doc[start - 1].is_punct or doc[start - 1].dep_ == "cc"):
             starts[start] = head
     if not starts:
@@ -320,7 +342,8 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
         words = doc[start:end]
         while len(words) and (words[-1].is_punct or words[-1].dep_ == "cc"):
             words = words[:-1]  # the comma or "and" that joins the next clause
-        head = starts.get(start) or next((t for t in words if _top(t)), None)
+        # the small parser may hang the first clause on a later one ("Karthik is at 1750, he's a machine")
+        head = starts.get(start) or next((t for t in words if _top(t) or _reported(t)), None)
         if len(words):
             out.append((words.text, LEARNER if head is None else _clause_owner(head)))
     return out

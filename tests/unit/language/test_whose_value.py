@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from agent.language.encoder import encode
+from agent.language.facts import fact_parts
 from agent.language.same_thing import answer_groups
 from agent.language.versions import as_learner
-from agent.language.whose_value import hedged, not_current, other_group, others
+from agent.language.whose_value import LEARNER, hedged, learners_now, not_current, other_group, others, whose
 from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 
@@ -208,3 +209,58 @@ def test_of_one_message_the_new_value_comes_before_the_old_one_mentioned() -> No
     [asked] = encode([as_learner("Which laptop does the learner use?")])
     ranked = newest_first(hits, encode(texts), asked)
     assert ranked[0].id == "f1" and ranked[-1].metadata.get("was_until") == times[0]
+
+
+ANOTHERS = [
+    # a possessive of a person with a date: "30 June" is no name of the learner's person (issue 39)
+    ("My brother's driving test is on 14 August.", "My brother"),
+    ("Ana's mock exam is on 9 May.", "Ana"),
+    ("His deadline got pushed to the 28th.", "His"),
+    ("My coworker's deadline for the audit is 30 September.", "My coworker"),
+    # a bare name the small tagger reads as a noun, told with a number
+    ("Rui finished all 40 already.", "Rui"),
+    # a part of a group of people
+    ("One of the senior devs uses Emacs for everything.", "the senior devs"),
+    ("The other team has until 20 May for their demo.", "The other team"),
+    # what the learner thinks of another's value
+    ("I think my cousin finished all 40 hours.", "my cousin"),
+]
+
+
+@pytest.mark.parametrize(("text", "owner"), ANOTHERS)
+def test_whose_reads_another_persons_value(text: str, owner: str) -> None:
+    # the old readers took these as the learner's (a possessive with a date, a bare name, "one of")
+    assert whose(text) == owner
+    assert not_current(text)
+    assert not learners_now(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My teacher says my score is now 7.",
+        "My tutor told me my level is B2 now.",
+        "According to my teacher, my vocabulary is at 2,400 words.",
+        "Our choir's concert is on 12 December.",
+        "My grandmother's piano was delivered to my flat on Saturday.",
+    ],
+)
+def test_another_speaking_of_the_learners_value_is_the_learners(text: str) -> None:
+    assert whose(text) == LEARNER
+    assert not not_current(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "mine", "theirs"),
+    [
+        ("Did another 12 this week, my colleague Rui is at 38 already.", "12", "38"),
+        ("I scored 6.5 on the mock and my friend Sara got 7.5.", "6.5", "7.5"),
+        ("Logged 30 hours so far, and Ana logged 55.", "30 hours", "55"),
+    ],
+)
+def test_a_mixed_message_stores_only_the_learners_clause(text: str, mine: str, theirs: str) -> None:
+    # the old write stored the whole message, the other's number as the learner's
+    parts = fact_parts(text)
+    assert any(mine in p for p in parts)
+    assert not any(theirs in p for p in parts)
+    assert not not_current(text)  # the read side: the message holds the learner's value too
