@@ -44,7 +44,7 @@ _FUNCTION_WORDS_WORDS = """
 """
 _FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_WORDS.split())
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
-_TOKEN = re.compile(r"[^\s,;:()\[\]{}!?]+")
+_SEPARATORS = str.maketrans(dict.fromkeys(",;:()[]{}!?", " "))
 
 
 @dataclass
@@ -60,7 +60,7 @@ class EvolutionOutcome:
 def _entities(text: str) -> list[str]:
     """Tokens that look like names: capitalised, numeric, code-like or quoted."""
     found = [m.group(1) for m in _QUOTED.finditer(text)]
-    for raw in _TOKEN.findall(text):
+    for raw in text.translate(_SEPARATORS).split():
         token = raw.strip(".'\"“”")
         if not token or token.lower() in _FUNCTION_WORDS:
             continue

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -29,7 +28,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from agent.errors import InvalidInputError
 from agent.models.chat import is_offline_policy
 from agent.notes.extraction import invoke_json
-from agent.notes.models import DIRECTIONAL_RELATIONS, Failure, LinkDecision, LinkDecisions
+from agent.notes.models import DIRECTIONAL_RELATIONS, Failure, LinkDecision, LinkDecisions, slugify
 from agent.notes.prompts import LINK_HUMAN, LINK_SYSTEM
 from agent.notes.store import NoteStore
 from agent.notes.text import STOP, content_stems, normalise_concept, stem
@@ -41,7 +40,6 @@ OFFLINE_WEAK_COSINE = 0.40
 OFFLINE_SHARED_COSINE = 0.55
 OFFLINE_NAMED_COSINE = 0.30  # naming the other note's concept is evidence by itself
 OFFLINE_MAX_LINKS = 3
-_WORDS = re.compile(r"[a-z0-9]+")
 
 
 @dataclass
@@ -82,7 +80,7 @@ def _keywords(note: dict[str, Any]) -> set[str]:
     """Keyword words (``left-join`` -> ``left``, ``join``), stemmed, without stop words."""
     words: set[str] = set()
     for keyword in note.get("keywords") or []:
-        words |= {stem(w) for w in _WORDS.findall(str(keyword).lower()) if len(w) > 2 and w not in STOP}
+        words |= {stem(w) for w in slugify(str(keyword)).split("-") if len(w) > 2 and w not in STOP}
     return words
 
 
@@ -302,8 +300,3 @@ async def expand_note_links(
     if not note_ids:
         return []
     return await store.expand_links(learner_id, note_ids, depth=depth, decay=decay, limit=limit)
-
-
-def utc_now() -> str:
-    """Now as ISO-8601 with timezone (UTC)."""
-    return datetime.now(UTC).isoformat()

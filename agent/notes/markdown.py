@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from itertools import groupby
 from typing import Any
 
 from agent.notes.concept_maps import note_concept_map
 from agent.notes.models import slugify
 
 _TAG_UNSAFE = re.compile(r"[^\w/-]+")
-_WORD = re.compile(r"\w+")
 SECTIONS = (
     ("personal_example", "Example"),
     ("key_insight", "Insight"),
@@ -61,7 +61,7 @@ def note_filenames(notes: Iterable[dict[str, Any]]) -> dict[str, str]:
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    return {"".join(run).lower() for word, run in groupby(text, lambda c: c.isalnum() or c == "_") if word}
 
 
 def body_sections(note: dict[str, Any]) -> list[str]:

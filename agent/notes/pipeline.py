@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.errors import InvalidInputError, KAGError
+from agent.graphdb.store import now_iso
 from agent.models.embeddings import EmbeddingProvider
 from agent.notes.artifacts import publish_artifacts
 from agent.notes.concept_maps import note_concept_map
 from agent.notes.evolution import evolve_notes
 from agent.notes.extraction import Extractor, concept_count, extractor_for
-from agent.notes.linking import link_note, utc_now
+from agent.notes.linking import link_note
 from agent.notes.models import (
     ARTIFACT_TYPE,
     DEFAULT_TAG_VOCABULARY,
@@ -163,7 +164,7 @@ async def store_step(
         emb.embed_documents,
         [embedding_text(t, d.keywords, d.tags, d.description) for t, d in zip(texts, drafts, strict=True)],
     )
-    now = utc_now()
+    now = now_iso()
     concepts = [d.concept for d in drafts]
     counts = []
     batch: list[dict[str, Any]] = []
@@ -216,7 +217,7 @@ async def link_step(
                 min_confidence=config.min_confidence,
                 degree_cap=config.degree_cap,
                 exclude=created[position + 1 :],
-                now=utc_now(),
+                now=now_iso(),
             )
         except KAGError as exc:
             result.failures.append(
@@ -249,7 +250,7 @@ async def evolve_step(
         learner_id,
         ids,
         vocabulary=config.vocabulary,
-        now=utc_now(),
+        now=now_iso(),
     )
     result.failures = list(outcome.failures)
     result.metrics = {

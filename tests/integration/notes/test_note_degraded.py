@@ -17,9 +17,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from agent.errors import StoreUnavailableError
+from agent.graphdb.store import now_iso
 from agent.memory.backlog import WriteBacklog
 from agent.notes.artifacts import delete_stream
-from agent.notes.linking import utc_now
 from agent.notes.pipeline import ingest_session
 from agent.notes.store import OP_UPSERT, NoteStore
 from agent.resources import Resources
@@ -78,7 +78,7 @@ def note(learner_id: str, i: int, dimension: int) -> dict[str, Any]:
         "tags": ["general"],
         "description": f"note {i}",
         "embedding": embedding,
-        "created_at": utc_now(),
+        "created_at": now_iso(),
     }
 
 

@@ -10,9 +10,10 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
+from agent.graphdb.store import now_iso
 from agent.notes.artifacts import delete_stream
 from agent.notes.evolution import evolve_notes
-from agent.notes.linking import expand_note_links, link_note, utc_now
+from agent.notes.linking import expand_note_links, link_note
 from agent.notes.pipeline import ingest_session
 from agent.notes.store import NoteStore
 from agent.resources import Resources
@@ -98,7 +99,7 @@ async def seed(resources: Resources, learner: str, count: int) -> list[str]:
                 "tags": ["general"],
                 "description": "seeded",
                 "embedding": vector(i + 1, 0.1 + 0.05 * i),
-                "created_at": utc_now(),
+                "created_at": now_iso(),
                 "audit_json": '{"concept_count": 1}',
             },
         )
@@ -146,7 +147,7 @@ async def test_links_mirror_unless_directional(resources: Resources, learner: st
         "concept": "new",
         "text": "new note",
         "embedding": vector(1, 0.05),
-        "created_at": utc_now(),
+        "created_at": now_iso(),
     }
     await note_store(resources).upsert_note(learner, props)
     outcome = await link_note(
@@ -154,7 +155,7 @@ async def test_links_mirror_unless_directional(resources: Resources, learner: st
         fake("not json", json.dumps(decisions)),
         learner,
         props,
-        now=utc_now(),
+        now=now_iso(),
     )
     assert outcome.failure is None and outcome.candidates == 3
     rows = await query(
@@ -180,7 +181,7 @@ async def test_degree_cap_keeps_heaviest(resources: Resources, learner: str) -> 
         "concept": "hub",
         "text": "hub",
         "embedding": vector(1, 0.0),
-        "created_at": utc_now(),
+        "created_at": now_iso(),
     }
     await note_store(resources).upsert_note(learner, props)
     outcome = await link_note(
@@ -190,7 +191,7 @@ async def test_degree_cap_keeps_heaviest(resources: Resources, learner: str) -> 
         props,
         top_k=20,
         degree_cap=12,
-        now=utc_now(),
+        now=now_iso(),
     )
     assert outcome.candidates == 15 and outcome.pruned == 6  # 3 neighbours x 2 directions
     (hub,) = await note_store(resources).get_notes(learner, [props["id"]])
@@ -209,7 +210,7 @@ async def test_evolution_keeps_revisions_and_lint_rejects(resources: Resources, 
     bad = {"keywords": ["postgresql"], "tags": ["sql"], "description": "Codd invented it in 1970."}
     model = fake(json.dumps(good), json.dumps(bad))
     for _ in range(2):
-        await evolve_notes(note_store(resources), model, learner, [note_id], now=utc_now())
+        await evolve_notes(note_store(resources), model, learner, [note_id], now=now_iso())
     (after,) = await note_store(resources).get_notes(learner, [note_id])
     assert after["keywords"] == ["left-join", "rows"] and after["description"] == "A left join."
     revisions = await note_store(resources).get_revisions(learner, note_id)
