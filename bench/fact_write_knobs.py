@@ -9,9 +9,9 @@
    threshold of the grid (the classifier trained on every exemplar); and on
    ``fact_writes_heldout.json``, written after the method was frozen and scored once:
 
-   - ``split``: a sentence that asks stores its statement part (``facts.stated_part``);
+   - ``split``: a sentence that asks stores its statement part (``fact_parts.stated_part``);
    - ``parts``: a compound statement's clause holding a value is not stored in the name slot
-     (``facts.fact_parts``, ``facts.fact_slot``), and one with nothing more to tell stays as it was;
+     (``fact_parts.fact_parts``, ``facts.fact_slot``), and one with nothing more to tell stays as it was;
    - ``plain``: a statement with no first-person word is stored (``facts.is_fact_statement``).
 
 3. **Whose value, and whether now** (``agent.language.current_values``): ``MAYBE_MIN`` and
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.language import current_values, facts, own_values
+from agent.language import current_values, fact_parts, facts, own_values
 from agent.language.about import train
 from agent.language.current_exemplars import ASIDES, CHANGES, GOALS, MAYBE, PEOPLE, SO, THINGS
 from agent.language.encoder import encode
@@ -90,10 +90,10 @@ def threshold_report(yes: tuple[str, ...] = OWN, no: tuple[str, ...] = NOT_OWN) 
 def _stored(kind: str, item: dict[str, Any]) -> bool:
     text, value = item["text"], item.get("value", "")
     if kind == "split":
-        head = facts.stated_part(text)
+        head = fact_parts.stated_part(text)
         return head is not None and value in head
     if kind == "parts":  # the value's clause is not in the name slot; a sentence without one is not split
-        parts = facts.fact_parts(text)
+        parts = fact_parts.fact_parts(text)
         if item["store"]:
             return any(value in p and facts.fact_slot(p) != facts.NAME_SLOT for p in parts)
         return len(parts) > 1 or (

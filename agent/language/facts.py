@@ -39,10 +39,9 @@ brought the final forward three days": ``owns_a_value``, a classifier over
 ``agent.language.own_values``). A general truth in a definition's shape ("A prime number has
 exactly two divisors, 1 and itself.") is none.
 
-What one sentence stores: ``stated_part`` is the statement a question carries before its
-question clause ("Moved to Rotterdam last week so which Dutch course …?"), ``fact_parts`` the
-clauses of a statement that fill different slots ("I'm Aino, and I rent a room in Tartu": a
-name and a home, not the whole in the name slot). Measured by ``python -m bench.fact_write_knobs``.
+What one message stores (the statement a question carries, the clauses that fill different
+slots, the learner's clauses only) is ``agent.language.fact_parts``. Measured by
+``python -m bench.fact_write_knobs``.
 
 The same-thing reader for statements outside these slots is ``agent.language.same_thing``;
 the fact store applies both (``agent.memory.facts``).
@@ -52,12 +51,10 @@ from __future__ import annotations
 
 import re
 
-from agent.language.about import CLAUSE_WORDS, OTHER, about
-from agent.language.current_values import maybe
+from agent.language.about import OTHER, about
 from agent.language.differences import states_a_value
 from agent.language.own_values import has_a_value, owns_a_value
-from agent.language.questions import AUXILIARY, is_question
-from agent.language.whose_value import LEARNER, clause_owners, learners_now
+from agent.language.questions import is_question
 
 LANGUAGES = (
     "python",
@@ -208,8 +205,8 @@ def _tells_more(text: str) -> bool:
     "I'm Aino, and I rent a room in Tartu": the sentence is not the name's (core memory pins the
     name from its clause, ``agent.models.offline_core``).
     """
-    pieces = [p for p in _PART_CUT.split(text) if p and p.strip()]
-    return any(not NAMES.search(p) and _standalone(p) for p in pieces[1:])
+    pieces = [p for p in PART_CUT.split(text) if p and p.strip()]
+    return any(not NAMES.search(p) and standalone(p) for p in pieces[1:])
 
 
 _QUERY_SLOTS = (
@@ -248,139 +245,15 @@ def replaced_values(text: str) -> list[str]:
     return [v for v in dict.fromkeys(values) if v]
 
 
-_CONDITION = re.compile(r"^\W*(?:if|unless|in case|suppose|supposing|assuming|whether|what if|say)\b", re.I)
-"""A clause that supposes ("If I switch to Linux, can I …?"): nothing it says is the learner's."""
-_ASK_CUT = re.compile(
-    r"\s*(?:[:;]-?[()DPp/|]+(?=\s)|[,;:\u2013\u2014]|\s-\s|\.\.\.)\s*|\s+(?=(?:so|but|and|anyway|now)\s)",
-    re.I,
-)
-"""Where a question clause may start inside one sentence: punctuation (with an emoticon's mouth,
-":(") or a connective ("… so can we talk about dbt?")."""
-_OPENER = re.compile(
-    r"^(?:\W+|(?:so|but|and|anyway|now|then|also|ok|okay|please|quick question|one thing)\b[,:]?\s*)+", re.I
-)
-"""What goes before a question clause's first word: punctuation, a connective."""
-_PART_CUT = re.compile(
+PART_CUT = re.compile(
     r"\s*(?:;|,\s*(?:and|but)?|\s+(?:and|but))\s+(?=(?:I|I'm|I've|I'd|my|My|we|We|our|Our)\b)"
 )
 """Where a statement's next clause starts with its own first-person subject ("I'm Aino, and I rent …")."""
 
 
-_BECAUSE = re.compile(r",?\s+(?:since|because|now that|given that)\s+", re.I)
-"""Where a question gives its reason ("Can we do coroutines, since my team moved to Kotlin?")."""
-
-
-def _opens_question(clause: str) -> bool:
-    """True when ``clause``, past its connectives, opens a question.
-
-    A question word or an inverted auxiliary (``questions.is_question``); at the end of a sentence
-    that asks with ``?``, any auxiliary first ("but is spaced repetition still possible there?").
-    """
-    body = _OPENER.sub("", clause).rstrip(" ?")
-    if not body:
-        return False
-    return is_question(body) or (clause.rstrip().endswith("?") and AUXILIARY.match(body) is not None)
-
-
-def _stated(clause: str) -> str | None:
-    """``clause`` when it states a fact of the learner's and supposes nothing, else None.
-
-    A fact with a value or a part of the learner's life ("Switched my major to statistics").
-    """
-    clause = clause.strip().rstrip("?").strip()
-    if (
-        len(clause.split()) < CLAUSE_WORDS
-        or _CONDITION.match(clause)
-        or not (has_a_value(clause) or tells_a_part_of_life(clause))
-        or not is_fact_statement(clause)
-        or not learners_now(clause)
-    ):
-        return None
-    return clause
-
-
-def stated_part(text: str) -> str | None:
-    """The statement a question carries before its question clause, when it is a fact with a value.
-
-    "Results came this morning: 6.5 in writing, so close :( what should I focus on?" ->
-    "Results came this morning: 6.5 in writing, so close"; "Since I moved to Oslo, how …?" ->
-    "Since I moved to Oslo"; after it, its reason ("Can we do coroutines, since my team moved
-    to Kotlin?" -> "my team moved to Kotlin"). Not a supposition ("If I switch to Linux, can I
-    …?"), not a clause that names no value ("I'm confused, what does yield do?").
-    """
-    if not isinstance(text, str) or not is_question(text):
-        return None
-    for cut in _ASK_CUT.finditer(text):
-        head, tail = text[: cut.start()].strip(), text[cut.end() :].strip()
-        if head and _opens_question(tail):
-            return _stated(head)
-    reason = _BECAUSE.search(text)
-    if reason is not None and _opens_question(text[: reason.start()] + "?"):
-        return _stated(text[reason.end() :])
-    return None
-
-
-def _standalone(part: str) -> bool:
+def standalone(part: str) -> bool:
     """A clause that is a fact of its own: it fills a slot, or states a value."""
     return fact_slot(part) is not None or (has_a_value(part) and is_fact_statement(part))
-
-
-def now_part(text: str) -> str:
-    """``text`` without its clauses that are no value the learner has now ("" when none is one).
-
-    A plan, wish, offer or hedge (``agent.language.current_values``), or another person's value
-    (``agent.language.whose_value``), cut where a clause starts with its own subject ("My stipend is
-    500 euros a month; my flatmate gets 650 because she's in medicine" -> "My stipend is 500 euros a
-    month"; "Did another 9 this week, my colleague Rui finished all 40" -> "Did another 9 this week").
-    """
-    if maybe(text):
-        return ""  # an offer hedged in a later clause ("…offered me a room in Porto, I won't take it")
-    pieces: list[tuple[str, bool]] = []  # each clause, and whether it is the learner's now
-    at = 0
-    for cut in [*_PART_CUT.finditer(text), None]:
-        end = len(text) if cut is None else cut.start()
-        # "…, my colleague Rui finished all 40": a clause of another's, read in its sentence
-        pieces += [(p, owner == LEARNER and not maybe(p)) for p, owner in clause_owners(text[at:end].strip())]
-        at = end if cut is None else cut.end()
-    kept = [p for p, now in pieces if p and now]
-    if len(kept) == len([p for p, _ in pieces if p]):
-        return text
-    # what is left must be a statement of its own ("Funny thing" of "Funny thing, my dad trades …" is none)
-    return "; ".join(p for p in kept if len(p.split()) >= CLAUSE_WORDS and is_fact_statement(p))
-
-
-def fact_parts(text: str) -> list[str]:
-    """``text`` as the facts it states: its first-person clauses when they fill different slots.
-
-    "I live in Quito and I work as a guide" -> a home and a job; else ``[text]``. A clause that is
-    no fact of its own (no slot, no value: "… and I love it"; a greeting: "Hi, I'm Sofia") stays
-    with the clause before it. Split only when every clause fills a slot: "My rating is 1430, and
-    I'm studying endgames to get past 1500" stays whole (its target and its value are one fact),
-    and so does "I'm Aino, and I rent a room in Tartu", whose slot is then not the name's
-    (``fact_slot``): a search for "Which city does Aino live in?" finds both in one fact.
-    """
-    if not isinstance(text, str):
-        return [text]
-    text = now_part(text)
-    if not text:
-        return []
-    spans: list[list[int]] = []  # [start, end] of each part in ``text``
-    at = 0
-    for cut in [*_PART_CUT.finditer(text), None]:
-        end = len(text) if cut is None else cut.start()
-        piece = text[at:end].strip()
-        previous = text[spans[-1][0] : spans[-1][1]] if spans else ""
-        short = len(previous.split()) < CLAUSE_WORDS and fact_slot(previous) is None
-        if spans and (short or not _standalone(piece)):
-            spans[-1][1] = end
-        elif piece:
-            spans.append([at, end])
-        at = end if cut is None else cut.end()
-    parts = [text[a:b].strip() for a, b in spans]
-    slots = [fact_slot(p) for p in parts]
-    if len(parts) < 2 or len(set(slots)) < 2 or None in slots or NAME_SLOT in slots:
-        return [text]  # a value beside a clause in a slot, or a name, stays with it (docstring)
-    return parts
 
 
 def is_fact_statement(text: str) -> bool:

@@ -319,7 +319,7 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
 
     "Did another 9 this week, my colleague Rui finished all 40" -> ``[("Did another 9 this week",
     "learner"), ("my colleague Rui finished all 40", "my colleague Rui")]``, so the write side keeps
-    the learner's clause and leaves the other's (``agent.language.facts.now_part``). Each clause is
+    the learner's clause and leaves the other's (``agent.language.fact_parts.now_part``). Each clause is
     read in the whole sentence ("Karthik hit 1600, he's insane": "he" tells Karthik is a person); a
     text of one clause is read whole (``whose``).
     """

@@ -35,7 +35,7 @@ C5. **A question about the learner's current state** — a wh-question in the fi
     working towards?", "what is my exam date?"), not about the past conversation ("what
     did I say", "last time", "before") — becomes ``search_facts(query=content words)``
     and is answered with the best *current* fact: the first hit whose predicate the
-    question names (``QUESTION_PREDICATES``), else the top hit. Core memory answers a
+    question names (``offline_fact_questions.QUESTION_PREDICATES``), else the top hit. Core memory answers a
     profile/goal question first (rule 4 of the policy) unless the question asks for the
     value *now* ("now", "currently", "right now", "these days", "still"), which is what
     the bi-temporal fact store knows (the answer then leaves the pinned line out). "How
@@ -43,8 +43,8 @@ C5. **A question about the learner's current state** — a wh-question in the fi
     once as ``archival_memory_search``.
 C6. **A statement about the learner** (``agent.language.facts.is_fact_statement``; not "remember
     that …", which stays an archival insert) becomes ``remember_fact(content=sentence)``, one per
-    clause that fills its own slot (``facts.fact_parts``); a question stores the statement it
-    carries first (``facts.stated_part``: "Moved to Rotterdam, so which course …?");
+    clause that fills its own slot (``fact_parts.fact_parts``); a question stores the statement it
+    carries first (``fact_parts.stated_part``: "Moved to Rotterdam, so which course …?");
     the fact store infers the slot and supersedes the old fact ("Actually, I moved to
     Hanoi" closes "I live in Da Nang"). Core memory keeps only what a tutor needs pinned,
     and mirrors the fact store's supersession there:
@@ -79,7 +79,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from agent.language.facts import NAMES, fact_parts, fact_slot, is_fact_statement, replaced_values, stated_part
+from agent.language.fact_parts import fact_parts, stated_part
+from agent.language.facts import NAMES, fact_slot, is_fact_statement, replaced_values
 from agent.language.procedures import (
     is_procedure_request,
     parse_procedure,
@@ -88,36 +89,13 @@ from agent.language.procedures import (
 )
 from agent.language.reminders import DEFAULT_PHRASE, parse_reminder
 from agent.language.told_procedures import told_procedure
+from agent.models.offline_fact_questions import is_fact_question, overrides_core
 from agent.models.offline_reading import reminder_slots
 
 Action = tuple[str, dict[str, Any]]
 IDENTITY_PREDICATES = frozenset({"name", "job", "study", "level"})
 """Fact slots pinned in ``user_profile`` as well as stored as facts."""
-QUESTION_PREDICATES: dict[str, frozenset[str]] = {
-    "residence": frozenset({"live", "living", "home", "city", "country", "based", "moved", "located"}),
-    "tool": frozenset({"editor", "ide", "tool", "tools", "use", "using", "software", "app", "environment"}),
-    "goal": frozenset({"goal", "goals", "aim", "aiming", "towards", "target", "working"}),
-    "job": frozenset({"job", "work", "profession", "occupation", "employer"}),
-    "study": frozenset({"study", "studying", "student", "major", "degree", "course"}),
-    "level": frozenset({"level", "beginner", "intermediate", "advanced", "experience"}),
-    "name": frozenset({"name", "called"}),
-}
-"""Question words naming a fact slot's predicate (the slots of ``agent.language.facts``)."""
-
 _NAME_LINE = re.compile(r"\b(?:my name is|call me|name:)", re.I)
-_NOW = re.compile(r"\b(now|currently|right now|these days|at the moment|still|anymore|any more)\b", re.I)
-_WH_FIRST_PERSON = re.compile(
-    r"^\s*(what|which|where|who|when|whose)\b.*\b(do i|am i|is my|are my|my|i'm|i am)\b", re.I
-)
-_HOW_MUCH_FIRST_PERSON = re.compile(
-    r"^\s*how\s+(?:many|much|long|far|old|often)\b.*\b(?:i|i've|i'm|my)\b", re.I
-)
-"""A question for an amount of the learner's ("How many exercises have I solved?"): a running total."""
-_ABOUT_PAST = re.compile(
-    r"\b(did|was|were|used to|before|earlier|last time|previous(ly)?|said|say|told|mention(ed)?|"
-    r"discuss(ed)?|talk(ed)?|remember|recall|know about)\b",
-    re.I,
-)
 _COMPLETION = re.compile(r"\bi\s+(?:reached|achieved|met|hit|finished|completed)\s+my\b.*\bgoal\b", re.I)
 
 
@@ -214,28 +192,6 @@ def _key(action: Action) -> str:
     return json.dumps([action[0], action[1]], sort_keys=True, default=str)
 
 
-def is_fact_question(sentence: str) -> bool:
-    """Rule C5: a first-person, present-tense wh-question (or "how many/much …") about the learner's state."""
-    text = sentence.strip()
-    if not (text.endswith("?") or re.match(r"^\s*(what|which|where|who|when|whose|how)\b", text, re.I)):
-        return False
-    if is_procedure_request(text) or _ABOUT_PAST.search(text):
-        return False
-    if _HOW_MUCH_FIRST_PERSON.search(text):
-        return True
-    return not re.search(r"\bhow\b", text, re.I) and bool(_WH_FIRST_PERSON.search(text))
-
-
-def overrides_core(sentence: str, available: set[str]) -> bool:
-    """Rule C5: a question about the learner's state *now* goes to the facts, not core memory."""
-    return "search_facts" in available and is_fact_question(sentence) and asks_now(sentence)
-
-
-def asks_now(sentence: str) -> bool:
-    """The question asks for the current value explicitly ("now", "currently", "still")."""
-    return bool(_NOW.search(sentence))
-
-
 def _states_a_fact(sentence: Sentence) -> bool:
     """A statement about the learner (rule C6), not a question, a keep note or a reminder request."""
     if sentence.question or sentence.keep or not is_fact_statement(sentence.text):
@@ -280,8 +236,8 @@ class CognitivePlanner:
         self.sentences = list(sentences)
         self.retired = [v for s in sentences for v in replaced_values(s.text)]
         self.parts = [_fact_parts(s) for s in sentences]
-        """Per sentence, the facts it states: ``(text, slot)`` per clause (``facts.fact_parts``), or the
-        statement part of a sentence that asks (``facts.stated_part``)."""
+        """Per sentence, the facts it states: ``(text, slot)`` per clause (``fact_parts.fact_parts``), or the
+        statement part of a sentence that asks (``fact_parts.stated_part``)."""
         same: dict[tuple[str, str], list[tuple[int, int]]] = {}
         for i, parts in enumerate(self.parts):
             for j, (_, slot) in enumerate(parts):
@@ -378,40 +334,3 @@ class CognitivePlanner:
             if self.retired and _names_value(line, self.retired):
                 return line
         return None
-
-
-# ----- answers -----
-
-
-def _wanted_predicates(query: str) -> set[str]:
-    words = set(re.findall(r"[\w'-]+", query.lower()))
-    return {p for p, vocab in QUESTION_PREDICATES.items() if words & vocab}
-
-
-def best_fact(query: str, hits: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """Rule C5's answer: the first hit whose predicate the question names, else the top hit."""
-    facts = [h for h in hits if isinstance(h, Mapping) and str(h.get("text") or "").strip()]
-    # An older value the read-time net put after a newer one ("was_until") is never the answer.
-    facts = [h for h in facts if not h.get("was_until")] or facts
-    wanted = _wanted_predicates(query)
-    return next((h for h in facts if h.get("predicate") in wanted), facts[0] if facts else None)
-
-
-def fact_fallback(
-    done: Sequence[tuple[str | None, Any, Mapping[str, Any]]], available: set[str]
-) -> Action | None:
-    """Rule C5's retry: a fact search without a hit becomes one archival search on the same query.
-
-    ``done`` holds ``(tool name, parsed result, call args)`` of the calls made this turn.
-    """
-    if "archival_memory_search" not in available:
-        return None
-    searched = {str(args.get("query", "")) for name, _, args in done if name == "archival_memory_search"}
-    for name, data, args in done:
-        query = str(args.get("query", ""))
-        if name != "search_facts" or query in searched:
-            continue
-        hits = data.get("results") if isinstance(data, Mapping) else None
-        if isinstance(hits, list) and best_fact(query, hits) is None:
-            return "archival_memory_search", {"query": query}
-    return None

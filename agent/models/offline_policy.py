@@ -81,14 +81,13 @@ from agent.models.offline_cognition import (
     IDENTITY_PREDICATES,
     CognitivePlanner,
     Sentence,
-    fact_fallback,
-    overrides_core,
     pending_action,
     procedure_actions,
     reminder_actions,
     reminder_mentions,
 )
 from agent.models.offline_core import pinned_actions, section_lines
+from agent.models.offline_fact_questions import fact_fallback, overrides_core
 from agent.models.offline_reading import LEARNER_ROLES as LEARNER_ROLES
 from agent.models.offline_reading import (
     OFFLINE_BANNER,

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from agent.models.offline_cognition import best_fact
 from agent.models.offline_core import without_opener
+from agent.models.offline_fact_questions import best_fact
 from agent.models.offline_reading import best_statement, learner_statements
 from agent.models.offline_tutor import note_answer
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from agent.language.current_values import goal, maybe
-from agent.language.facts import fact_parts, stated_part
+from agent.language.fact_parts import fact_parts, stated_part
 from agent.language.whose_value import learners_now, others
 from agent.models.offline_policy import plan_actions
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.facts import fact_parts, fact_slot, is_fact_statement, stated_part
+from agent.language.fact_parts import fact_parts, stated_part
+from agent.language.facts import fact_slot, is_fact_statement
 from agent.language.own_values import owns_a_value
 from agent.models.offline_policy import plan_actions
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.language.encoder import encode
-from agent.language.facts import fact_parts
+from agent.language.fact_parts import fact_parts
 from agent.language.same_thing import answer_groups
 from agent.language.versions import as_learner
 from agent.language.whose_value import LEARNER, hedged, learners_now, not_current, other_group, others, whose

@@ -6,13 +6,8 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
 from agent.heartbeat.slots import make_slot, render_slots
-from agent.models.offline_cognition import (
-    asks_now,
-    best_fact,
-    is_fact_question,
-    pending_action,
-    reminder_slots,
-)
+from agent.models.offline_cognition import pending_action, reminder_slots
+from agent.models.offline_fact_questions import asks_now, best_fact, is_fact_question
 from agent.models.offline_policy import OFFLINE_BANNER, OfflinePolicyModel, plan_actions
 from agent.models.offline_replies import result_words
 
