@@ -437,3 +437,16 @@ async def test_a_decimal_comma_and_a_date_in_digits_are_changed_and_written_back
     rig.clock.set("2026-03-20T09:00:00+01:00")
     moved = await rig.facts.remember(other, "The department decided to shift the submission by a week.")
     assert moved.content.endswith("(now 2026-04-22)") and moved.superseded == [due.id]
+
+
+async def test_of_one_message_the_fact_holding_the_kind_asked_reads_first(rig: Rig, learner_id: str) -> None:
+    # one message: an introduction (the learner's own name) and the person asked for; the search ranks
+    # the introduction first (it shares "thesis"), the question asks a person other than the learner
+    rig.clock.set("2026-01-05T09:00:00+09:00")
+    intro = await rig.facts.remember(learner_id, "Kenji here, master's student writing my thesis at Tohoku.")
+    sato = await rig.facts.remember(learner_id, "Professor Sato reads my chapters every other week.")
+    assert intro.valid_from == sato.valid_from
+    page = await rig.facts.search(learner_id, "Who supervises the learner's thesis?")
+    assert page.results[0].id == sato.id
+    page = await rig.facts.search(learner_id, "What does the learner write at Tohoku?")  # no kind asked
+    assert page.results[0].id == intro.id
