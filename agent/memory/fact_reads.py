@@ -19,7 +19,6 @@ from agent.graphdb.schema import learner_key
 from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
 from agent.language.answer_kinds import answer_order
 from agent.language.facts import query_slots
-from agent.language.versions import as_learner
 from agent.language.whose_value import not_current
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import blend_score, boosted, decayed
@@ -230,9 +229,6 @@ class FactReads(Neo4jStore):
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
         query = None
         if asked is not None:
-            # the net's knobs were chosen on questions read in the learner's person, as facts are told
-            # ("Which city do I live in?"): the third person put "… here in Rosario" under the floor
-            asked = await self.embed_query(as_learner(question)) if question.strip() else asked
             query = np.asarray(asked, dtype="float32")
             query /= max(float(np.linalg.norm(query)), 1e-9)
         ordered = await asyncio.to_thread(newest_first, hits, vectors, query)
