@@ -1,7 +1,8 @@
 """Leave-one-out choice of the knobs of a change stated as an amount or a duration (issue 39, L6).
 
 ``python -m bench.increment_knobs [PATH ...]`` (default ``bench/cognitive/sets/fact_increments.json``,
-``fact_increments_classes.json``, ``fact_increments_owners.json`` and ``fact_increments_locale.json``)
+``fact_increments_classes.json``, ``fact_increments_owners.json``, ``fact_increments_locale.json`` and
+``fact_increments_relative.json``)
 reads learners' current facts (a fact changed before carries its "(now X)") and new
 statements, each naming the fact it changes and the value it leads to (or none), and picks:
 
@@ -51,6 +52,7 @@ DEFAULT = [
     SETS / "fact_increments_classes.json",
     SETS / "fact_increments_owners.json",
     SETS / "fact_increments_locale.json",
+    SETS / "fact_increments_relative.json",
 ]
 CHANGE_MINS = [round(x, 2) for x in np.arange(0.30, 0.61, 0.02)]
 UNIT_MINS = [round(x, 2) for x in np.arange(0.30, 0.71, 0.05)]

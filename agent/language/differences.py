@@ -410,8 +410,20 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
     if amount is None:
         return None
     value, like = amount
-    value = value * change.factor if change.factor is not None else value + (change.amount or 0.0)
-    return number_text(value, like)
+    if change.factor is not None:
+        return number_text(_scaled(value, change.factor, like), like)
+    return number_text(value + (change.amount or 0.0), like)
+
+
+def _scaled(value: float, factor: float, like: str) -> float:
+    """``value`` times ``factor`` as precise as the learner's number ("40" less a third is "27", not "26.67").
+
+    A whole number keeps one decimal only when the product has exactly one ("45" up 10% is "49.5").
+    """
+    product = value * factor
+    if re.search(r"\d[.,]\d{1,2}(?!\d)", like) and not re.search(r"\d,\d{3}", like):
+        return round(product, 2)
+    return round(product, 1) if abs(product * 10 - round(product * 10)) < 1e-6 else float(round(product))
 
 
 def value_kind(text: str) -> str | None:

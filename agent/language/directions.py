@@ -19,14 +19,14 @@ _UP = re.compile(
     r"\b(?:later|postpon(?:e[sd]?|ing)|delay(?:ed|s|ing)?|slip(?:s|ped|ping)?"
     r"|(?:push(?:ed|es|ing)?|put(?:s|ting)?|mov(?:e[sd]?|ing)|set(?:s|ting)?)\s+(?:\w+\s+){0,4}?(?:back|out)"
     r"|extend(?:ed|s|ing)?|rais(?:e[sd]?|ing)|increas(?:e[sd]?|ing)|up|gr[eo]wn?|growing|gain(?:s|ed|ing)?|rose"
-    r"|add(?:s|ed|ing)?|more|extensions?|(?:gave|given|give[sn]?|grant(?:s|ed)?)\s+(?:me|us))\b",
+    r"|add(?:s|ed|ing)?|more|extensions?|upp(?:ed|ing|s)|bump(?:s|ed|ing)?|boost(?:s|ed|ing)?|hik(?:e[sd]?|ing)|(?:gave|given|give[sn]?|grant(?:s|ed)?)\s+(?:me|us))\b",
     re.I,
 )
 """A change up or later, in any tense ("postponed", "is reducing", "pushing it out")."""
 _DOWN = re.compile(
     r"\b(?:earlier|sooner|(?:br[oi]ught|bring(?:s|ing)?|mov(?:e[sd]?|ing)|pull(?:s|ed|ing)?)\s+(?:\w+\s+){0,4}?forward"
     r"|cut(?:s|ting)?|reduc(?:e[sd]?|ing)|lower(?:s|ed|ing)?|down|shr[aiu]nk(?:s|ing)?|shorten(?:s|ed|ing)?"
-    r"|drop(?:s|ped|ping)?|fell|decreas(?:e[sd]?|ing)|fewer|less|lost|losing|trimm(?:ed|ing)|slash(?:ed|ing))\b",
+    r"|drop(?:s|ped|ping)?|fell|decreas(?:e[sd]?|ing)|fewer|less|lost|losing|trim(?:s|med|ming)?|slash(?:ed|ing)?|scal(?:e[sd]?|ing)\s+back)\b",
     re.I,
 )
 

@@ -101,3 +101,15 @@ def test_a_date_moved_again_changes_the_moved_date(new: str, value: str) -> None
         [_row(old, 0.15)],
     )
     assert changed is not None and changed[1] == value
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("The reading list has 40 articles.", "Upping the list by a third, sadly.", "53"),
+        ("I do 45 squats a day.", "Bumped the squats up 10%.", "49.5"),
+        ("My grocery budget is $300.", "Trimmed the grocery budget by a fifth.", "$240"),
+    ],
+)
+def test_a_relative_change_is_as_precise_as_the_learners_number(old: str, new: str, value: str) -> None:
+    assert _value(new, old) == value
