@@ -34,7 +34,6 @@ resolved value, not from its first number.
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -57,9 +56,9 @@ from agent.language.quantities import (
     of_a_total,
     stated_as_target,
     stated_by,
-    unit_of,
 )
-from agent.language.when import date_like
+from agent.language.units import same_head, similar_units, unit_of
+from agent.language.when import CALENDAR, date_like, dates_in
 
 CHANGE_MIN = 0.42
 """A change applies to a current fact at least this close to it (MiniLM cosine of the statements;
@@ -109,15 +108,6 @@ _BEFORE_DURATION = re.compile(r"\b(?:by|back|forward)\s*$|\bpush\w*\s+(?:\w+\s+)
 """Before a duration that is a difference: "by a week", "back a week", "brought the final forward three
 days", "pushed it out two weeks" (not "moved out three weeks ago")."""
 _ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight|month)\b", re.I)
-_CALENDAR = re.compile(
-    r"\b(?:"
-    + "|".join(f"{n}|{n[:3]}" for n in (*calendar.month_name[1:], *calendar.day_name))
-    + r"|sept|tues|thurs?)s?\b"
-    + r"|(?<![\w.])(?:\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?|\d{1,2}\.\d{1,2}\.\d{2,4})(?![\w.,]*\d|\s*%)",
-    re.I,
-)
-"""A month or a weekday, in full or abbreviated ("Mon", not "monad"), or a date in digits: "3/14",
-"2026-05-09", "14.03.2026"; never a decimal ("0.77", "90.1%": two parts with a dot are a number)."""
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.]*\d)")
 
 
@@ -218,51 +208,9 @@ def shift(text: str) -> Shift | None:
     return Shift(amount=change.delta, factor=change.factor, unit=change.unit, done=change.done)
 
 
-def dates_in(text: str, said_at: datetime, *, days_only: bool = False) -> list[datetime]:
-    """The calendar dates ``text`` names (a month, a weekday or digits), read as of ``said_at``.
-
-    ``days_only``: only a day ("May 15", "Friday", "3/14"), not a month alone ("all March exams").
-    """
-    from dateparser.search import search_dates  # about two seconds to import: only when a date is read
-
-    settings = {"RELATIVE_BASE": said_at.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
-    # "due March 13, 2,500 words": a number with a thousands separator is no year nor a day of a date
-    masked = re.sub(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]*\d)", "many", text)
-    found = search_dates(masked, languages=["en"], settings=settings) or []  # type: ignore[arg-type]
-    day = re.compile(r"\d|" + "|".join(f"{d[:3]}" for d in calendar.day_name), re.I)
-    return [
-        when for phrase, when in found if _CALENDAR.search(phrase) and (not days_only or day.search(phrase))
-    ]
-
-
 def numbers_in(text: str) -> list[str]:
     """The numbers written in ``text`` ("5.5", "600"; not inside words such as "HSK3")."""
     return _NUMBER.findall(text)
-
-
-def _head(unit: str) -> str:
-    """The word a unit counts by ("LeetCode problems" -> "problem", "words per minute" -> "word")."""
-    return unit.lower().split(" per ")[0].split()[-1].removesuffix("s")
-
-
-def _similar_units(unit: str, others: list[str]) -> list[float]:
-    """How close ``unit`` is to each of ``others``: 1 for the same head word, else the MiniLM cosine.
-
-    MiniLM alone reads short units poorly ("LeetCode problems" and "problems": 0.25, "bpm" and
-    "wpm": 0.41), so the same counted word is the same unit; other pairs ("euros", "dollars")
-    are compared by meaning.
-    """
-    from agent.language.encoder import encode  # loads MiniLM: only when an amount is resolved
-
-    vectors = encode([unit, *others])
-    cosines = [float(v) for v in vectors[1:] @ vectors[0]]
-    return [1.0 if _same_head(other, unit) else c for other, c in zip(others, cosines, strict=True)]
-
-
-def _same_head(one: str, other: str) -> bool:
-    """The same counted word; points of a percentage count percent ("up eleven points" of "62%")."""
-    heads = {_head(one), _head(other)}
-    return len(heads) == 1 or heads == {"point", "percent"}
 
 
 def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | None:
@@ -300,7 +248,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         return None
     if change.unit is not None and any(units):
         named = [(i, u) for i, u in enumerate(units) if u]
-        sims = _similar_units(change.unit, [u for _, u in named])
+        sims = similar_units(change.unit, [u for _, u in named])
         floor = 1.0 if change.done else UNIT_MIN  # work done adds to a total of the same word only
         close = {i for (i, _), s in zip(named, sims, strict=True) if s >= floor}
         if now is not None:
@@ -363,7 +311,7 @@ def counts_alike(new: str, old: str) -> bool:
         return True  # "15% more", "up 10 percent": a part of whatever the old value counts (``_relative``)
     base = without_current(old)
     units = [unit_of(base, n) for n in numbers(base)]
-    return not all(units) or any(_same_head(u, change.unit) for u in units if u)
+    return not all(units) or any(same_head(u, change.unit) for u in units if u)
 
 
 _PART_OF = re.compile(r"\d\s*(?:%|per\s*cent|percent)\s+of\b", re.I)
@@ -431,11 +379,11 @@ def value_kind(text: str) -> str | None:
 
     Two statements of one kind can hold one thing's old and new value.
     """
-    if _CALENDAR.search(text):
+    if CALENDAR.search(text):
         return "date"
     return "number" if _NUMBER.search(text) else None
 
 
 def states_a_value(text: str) -> bool:
     """True when ``text`` states a difference, a date or a number (what a changed fact carries)."""
-    return shift(text) is not None or bool(_CALENDAR.search(text)) or bool(_NUMBER.search(text))
+    return shift(text) is not None or bool(CALENDAR.search(text)) or bool(_NUMBER.search(text))

@@ -36,6 +36,7 @@ from agent.language.numerals import (
     Number,
     numbers,
 )
+from agent.language.units import unit_after, unit_of
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
@@ -113,16 +114,6 @@ def _still_to_go(text: str, n: Number) -> bool:
     )
 
 
-_COUNTED_AS = re.compile(r"^(?:more|new|extra|additional|further|fewer|less)$", re.I)
-_UNIT_STOP = re.compile(
-    r"^(?:more|new|extra|additional|further|fewer|less|of|to|in|into|on|at|for|from|by|with|and|or|but|so|the"
-    r"|a|an|my|our|this|that|these|those|is|are|was|were|went|got|get|have|has|had|since|after|before"
-    r"|today|tonight|yesterday|now|far|per|than|this|last|over|up|down|off|away|out|it|them|dropped|joined|left|quit"
-    r"|ones?|those|these|some|each|all|both)$",
-    re.I,
-)
-
-
 @dataclass(frozen=True)
 class Amount:
     """A change stated as an amount: add ``delta`` or multiply by ``factor``; ``unit`` it counts."""
@@ -135,65 +126,9 @@ class Amount:
     adds only to a total of the same counted word stated with the same verb ("I've written 14,200 words")."""
 
 
-def unit_after(text: str, end: int) -> str | None:
-    """The thing a number at ``text[:end]`` counts: up to two words after it ("Polish words", "bpm").
-
-    A word the parse reads as a verb, an adverb or a function word ends it ("another 300 aside", "4,25 km
-    done before breakfast", "by 30 because of exams"): what is counted is a noun and its modifiers.
-    """
-    words: list[str] = []
-    segment = re.split(r"[,;:!?()]|\.(?!\d)", text[end:], maxsplit=1)[0]
-    for match in list(re.finditer(r"[^\s,.;:!?()]+", segment))[:4]:
-        token = match.group()
-        if not words and _COUNTED_AS.match(token):
-            continue  # "12 more problems": the unit follows
-        if _UNIT_STOP.match(token) or _no_unit_word(text, end + match.start()):
-            break
-        if not re.match(r"^[A-Za-z][\w+#'-]*$", token):
-            break
-        words.append(token)
-        if len(words) == 2:
-            break
-    rate = (
-        re.match(
-            r"\s*(?:per|an?)\s+(hour|minute|day|week|month|year|term|second)\b",
-            text[end:].split(words[-1], 1)[-1],
-        )
-        if words
-        else None
-    )
-    return " ".join(words) + (f" per {rate.group(1)}" if rate else "") if words else None
-
-
-_NO_UNIT_TAGS = frozenset(
-    {"VB", "VBD", "VBG", "VBN", "VBP", "MD", "IN", "RB", "RBR", "RBS", "RP", "DT", "PRP", "PRP$", "CC", "TO"}
-    | {"WDT", "WP", "WRB"}
-)
-"""Penn tags that never name what a number counts: verbs, adverbs and function words. Not ``VBZ``: the
-small parser reads a plural noun after a number as one ("1,200 CPD points" -> "points"/VBZ)."""
-
-
-def _no_unit_word(text: str, at: int) -> bool:
-    """True when the parse reads the word at ``at`` as a verb, an adverb or a function word."""
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
-    token = next((t for t in parse(text) if t.idx == at), None)
-    return token is not None and token.tag_ in _NO_UNIT_TAGS
-
-
 def _before(text: str, n: Number) -> str:
     """The text before ``n`` without a currency symbol that belongs to it ("cut it by €300")."""
     return SYMBOL_BEFORE.sub("", text[: n.start])
-
-
-def unit_of(text: str, n: Number) -> str | None:
-    """What the number ``n`` of ``text`` counts: its currency ("€800": euros), percent, or the words after."""
-    symbol = SYMBOL_BEFORE.search(text[: n.start])
-    if symbol is not None:
-        return CURRENCY[symbol.group(1)]
-    if PERCENT_AFTER.match(text[n.end :]):
-        return "percent"
-    return unit_after(text, n.end)
 
 
 _TARGET = re.compile(

@@ -21,7 +21,8 @@ import re
 
 from agent.language.change_owner import number_owner
 from agent.language.numerals import current_value, numbers, without_current
-from agent.language.quantities import stated_as_target, unit_of
+from agent.language.quantities import stated_as_target
+from agent.language.units import unit_of
 
 RESTATE_MIN = 0.2
 """A stated total closes a computed one at least this close (cosine of the statements; leave-one-out)."""

@@ -4,6 +4,9 @@
 "the day after tomorrow", "tonight"), in ``now``'s time zone, or None when the phrase names
 no future instant. ``dateparser`` reads the phrase; nothing here lists dates by hand.
 
+``dates_in``: the calendar dates a text names (a month, a weekday or digits, ``CALENDAR``), read as of
+when it was said (a change told as a difference is applied to them: ``agent.language.differences``).
+
 ``date_like``: a date written the way the learner wrote another ("2026-06-30" moved by two weeks is
 "2026-07-14", "30.06.2026" is "14.07.2026", "June 30" is "July 14", "30 June" is "14 July").
 """
@@ -97,3 +100,31 @@ def _date_order(values: list[int], was: datetime) -> str | None:
         if all(v == want[k] or (k == "y" and v == want[k] % 100) for k, v in zip(order, values, strict=True)):
             return order
     return None
+
+
+CALENDAR = re.compile(
+    r"\b(?:"
+    + "|".join(f"{n}|{n[:3]}" for n in (*calendar.month_name[1:], *calendar.day_name))
+    + r"|sept|tues|thurs?)s?\b"
+    + r"|(?<![\w.])(?:\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?|\d{1,2}\.\d{1,2}\.\d{2,4})(?![\w.,]*\d|\s*%)",
+    re.I,
+)
+"""A month or a weekday, in full or abbreviated ("Mon", not "monad"), or a date in digits: "3/14",
+"2026-05-09", "14.03.2026"; never a decimal ("0.77", "90.1%": two parts with a dot are a number)."""
+
+
+def dates_in(text: str, said_at: datetime, *, days_only: bool = False) -> list[datetime]:
+    """The calendar dates ``text`` names (a month, a weekday or digits), read as of ``said_at``.
+
+    ``days_only``: only a day ("May 15", "Friday", "3/14"), not a month alone ("all March exams").
+    """
+    from dateparser.search import search_dates  # about two seconds to import: only when a date is read
+
+    settings = {"RELATIVE_BASE": said_at.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
+    # "due March 13, 2,500 words": a number with a thousands separator is no year nor a day of a date
+    masked = re.sub(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.]*\d)", "many", text)
+    found = search_dates(masked, languages=["en"], settings=settings) or []  # type: ignore[arg-type]
+    day = re.compile(r"\d|" + "|".join(f"{d[:3]}" for d in calendar.day_name), re.I)
+    return [
+        when for phrase, when in found if CALENDAR.search(phrase) and (not days_only or day.search(phrase))
+    ]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent.language.numerals import current_value, numbers, without_current
-from agent.language.quantities import amount_change, unit_after
+from agent.language.quantities import amount_change
+from agent.language.units import unit_after
 
 
 def test_numbers_in_words_and_digits_but_not_in_dates() -> None:

@@ -14,7 +14,7 @@ import pytest
 from agent.language.change_owner import change_is_anothers, names_another_owner
 from agent.language.differences import resolve_change, shift
 from agent.language.numerals import number_text, numbers
-from agent.language.quantities import unit_after
+from agent.language.units import unit_after
 
 NOW = datetime(2026, 3, 2, 16, 0, tzinfo=UTC)
 EARLIER = NOW - timedelta(days=20)

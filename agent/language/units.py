@@ -1,0 +1,103 @@
+"""What a number counts: the words after it, its currency or percent, and whether two counts are alike.
+
+"60 Polish words", "€800" (euros), "62%" (percent): an amount changes an old number only when both count
+the same thing (``agent.language.differences``), compared by their head word or, for other pairs
+("euros", "dollars"), by MiniLM. The words after a number end at a verb, an adverb or a function word
+by the parse (``agent.language.grammar``): what is counted is a noun and its modifiers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.language.numerals import CURRENCY, PERCENT_AFTER, SYMBOL_BEFORE, Number
+
+_COUNTED_AS = re.compile(r"^(?:more|new|extra|additional|further|fewer|less)$", re.I)
+_UNIT_STOP = re.compile(
+    r"^(?:more|new|extra|additional|further|fewer|less|of|to|in|into|on|at|for|from|by|with|and|or|but|so|the"
+    r"|a|an|my|our|this|that|these|those|is|are|was|were|went|got|get|have|has|had|since|after|before"
+    r"|today|tonight|yesterday|now|far|per|than|this|last|over|up|down|off|away|out|it|them|dropped|joined|left|quit"
+    r"|ones?|those|these|some|each|all|both)$",
+    re.I,
+)
+
+
+def unit_after(text: str, end: int) -> str | None:
+    """The thing a number at ``text[:end]`` counts: up to two words after it ("Polish words", "bpm").
+
+    A word the parse reads as a verb, an adverb or a function word ends it ("another 300 aside", "4,25 km
+    done before breakfast", "by 30 because of exams"): what is counted is a noun and its modifiers.
+    """
+    words: list[str] = []
+    segment = re.split(r"[,;:!?()]|\.(?!\d)", text[end:], maxsplit=1)[0]
+    for match in list(re.finditer(r"[^\s,.;:!?()]+", segment))[:4]:
+        token = match.group()
+        if not words and _COUNTED_AS.match(token):
+            continue  # "12 more problems": the unit follows
+        if _UNIT_STOP.match(token) or _no_unit_word(text, end + match.start()):
+            break
+        if not re.match(r"^[A-Za-z][\w+#'-]*$", token):
+            break
+        words.append(token)
+        if len(words) == 2:
+            break
+    rate = (
+        re.match(
+            r"\s*(?:per|an?)\s+(hour|minute|day|week|month|year|term|second)\b",
+            text[end:].split(words[-1], 1)[-1],
+        )
+        if words
+        else None
+    )
+    return " ".join(words) + (f" per {rate.group(1)}" if rate else "") if words else None
+
+
+_NO_UNIT_TAGS = frozenset(
+    {"VB", "VBD", "VBG", "VBN", "VBP", "MD", "IN", "RB", "RBR", "RBS", "RP", "DT", "PRP", "PRP$", "CC", "TO"}
+    | {"WDT", "WP", "WRB"}
+)
+"""Penn tags that never name what a number counts: verbs, adverbs and function words. Not ``VBZ``: the
+small parser reads a plural noun after a number as one ("1,200 CPD points" -> "points"/VBZ)."""
+
+
+def _no_unit_word(text: str, at: int) -> bool:
+    """True when the parse reads the word at ``at`` as a verb, an adverb or a function word."""
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    token = next((t for t in parse(text) if t.idx == at), None)
+    return token is not None and token.tag_ in _NO_UNIT_TAGS
+
+
+def unit_of(text: str, n: Number) -> str | None:
+    """What the number ``n`` of ``text`` counts: its currency ("€800": euros), percent, or the words after."""
+    symbol = SYMBOL_BEFORE.search(text[: n.start])
+    if symbol is not None:
+        return CURRENCY[symbol.group(1)]
+    if PERCENT_AFTER.match(text[n.end :]):
+        return "percent"
+    return unit_after(text, n.end)
+
+
+def _head(unit: str) -> str:
+    """The word a unit counts by ("LeetCode problems" -> "problem", "words per minute" -> "word")."""
+    return unit.lower().split(" per ")[0].split()[-1].removesuffix("s")
+
+
+def similar_units(unit: str, others: list[str]) -> list[float]:
+    """How close ``unit`` is to each of ``others``: 1 for the same head word, else the MiniLM cosine.
+
+    MiniLM alone reads short units poorly ("LeetCode problems" and "problems": 0.25, "bpm" and
+    "wpm": 0.41), so the same counted word is the same unit; other pairs ("euros", "dollars")
+    are compared by meaning.
+    """
+    from agent.language.encoder import encode  # loads MiniLM: only when an amount is resolved
+
+    vectors = encode([unit, *others])
+    cosines = [float(v) for v in vectors[1:] @ vectors[0]]
+    return [1.0 if same_head(other, unit) else c for other, c in zip(others, cosines, strict=True)]
+
+
+def same_head(one: str, other: str) -> bool:
+    """The same counted word; points of a percentage count percent ("up eleven points" of "62%")."""
+    heads = {_head(one), _head(other)}
+    return len(heads) == 1 or heads == {"point", "percent"}
