@@ -18,6 +18,7 @@ fires of every tuning trigger on every ordinary turn.
         $S/reminders_forms.json $S/reminders_other_sense.json $S/reminders_times.json \
         $S/reminders_turns.json $S/reminders_dates.json $S/heldout6.json $S/heldout7.json \
         $S/reminders_local_days.json $S/reminders_fragments.json $S/reminders_told_events.json \
+        $S/heldout8.json $S/reminders_homonyms.json $S/reminders_idioms.json \
         --check $S/heldout3.json $S/reminders_sense_frozen.json --traffic $S/traffic_intents.json
 """
 
@@ -176,8 +177,19 @@ def _keyword_triggers(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _memoise_sense() -> None:
+    """Keep every (sentence, trigger) similarity for the run: each knob replays the same turns.
+
+    The encoder's own memo of recent queries is small, so without this the grid re-encodes each
+    turn for every knob pair (a run took over 20 minutes on a shared machine).
+    """
+    if not hasattr(trigger_sense.sense, "cache_info"):
+        trigger_sense.sense = lru_cache(maxsize=None)(trigger_sense.sense)
+
+
 def main(argv: list[str] | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
     """Choose the sense threshold and the rarity by leave-one-out and report them on every set."""
+    _memoise_sense()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tune", nargs="+", help="kag-cognitive-v1 sets to choose the knobs on")
     parser.add_argument("--check", nargs="*", default=[], help="sets only reported")

@@ -264,3 +264,33 @@ def test_rarity_and_code_names() -> None:
     assert is_rare_topic("rebasing") and is_rare_topic("memoization")
     assert not is_rare_topic("decorators") and not is_rare_topic("modes") and not is_rare_topic("callbacks")
     assert not names_trigger("I got a merge conflict in git on my notebook file.", "merging DataFrames")
+
+
+FRAMING = [
+    # a phrase that opens the sentence and hangs on its verb frames it; it is not the topic
+    ("With a few exceptions, my weekends are free for study.", "exceptions in Java"),
+    ("With all due respect, my boss is wrong.", "respect in Japanese culture"),
+    ("For the most part, the lessons are fun.", "parts of speech"),
+    ("At the end of the day, I just want to pass.", "days of the week"),
+    ("In a way, the trip was worth it.", "ways to say hello"),
+    ("On the other hand, my sister hated the film.", "hands in poker"),
+    ("As a rule, I never study after ten.", "rules of chess"),
+    ("By all means, take your time.", "means in statistics"),
+    ("On balance, the new job is better.", "balance sheets"),
+    ("Generally speaking, my mornings are calmer.", "speaking"),
+]
+FRONTED_TOPIC = [
+    ("For loops, how do I break out early?", "loops"),
+    ("With pointers, I always mix up the star and the ampersand.", "pointers in C"),
+]
+
+
+@pytest.mark.parametrize(("turn", "keyword"), FRAMING)
+def test_a_framing_phrase_does_not_name_the_topic(turn: str, keyword: str) -> None:
+    # at the threshold leave-one-out picks now (0.46), where the framing phrase alone read ~0.5
+    assert names_trigger(turn, keyword, threshold=0.46) is False
+
+
+@pytest.mark.parametrize(("turn", "keyword"), FRONTED_TOPIC)
+def test_a_topic_named_up_front_still_fires(turn: str, keyword: str) -> None:
+    assert names_trigger(turn, keyword, threshold=0.46) is True
