@@ -108,7 +108,11 @@ def now_part(text: str) -> str:
     for cut in [*PART_CUT.finditer(text), None]:
         end = len(text) if cut is None else cut.start()
         # "…, my colleague Rui finished all 40": a clause of another's, read in its sentence
-        pieces += [(p, owner == LEARNER and not maybe(p)) for p, owner in clause_owners(text[at:end].strip())]
+        pieces += [
+            # another's clause without a value of its own is context ("Grandma chipped in, so …")
+            (p, (owner == LEARNER or not has_a_value(p)) and not maybe(p))
+            for p, owner in clause_owners(text[at:end].strip())
+        ]
         at = end if cut is None else cut.end()
     kept = [p for p, now in pieces if p and now]
     if len(kept) == len([p for p, _ in pieces if p]):

@@ -155,7 +155,9 @@ def _person_name(token: Token, *, possessor: bool = False) -> bool:
         return True
     if possessor:
         return True
-    return label in {"PERSON", ""} and any(t.like_num for t in token.doc if t.i > token.i)
+    # a capitalised role is the learner's person acting for them ("Boss approved another 400 a month")
+    named = label == "PERSON" or (label == "" and token.pos_ in _NAMES)
+    return named and any(t.like_num for t in token.doc if t.i > token.i)
 
 
 def _person(token: Token, *, possessor: bool = False) -> bool:
@@ -211,7 +213,13 @@ def _another(subject: Token) -> str:
         return owner
     if _is_name(subject):
         return _words(subject) if _person_name(subject) else ""
-    return _words(subject) if subject.pos_ == "NOUN" and is_person(subject) else ""
+    if subject.pos_ != "NOUN" or not is_person(subject):
+        return ""
+    # a person with no owner named: someone ("A classmate finished all 40") or told of as he or she;
+    # "Boss approved another 400", "The teacher put …" is the learner's person acting for them
+    someone = any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in subject.children)
+    told = someone or _named(subject) or _followed_by_third_person(subject)  # "Gym buddy Marco hit 120"
+    return _words(subject) if told else ""
 
 
 def _speech(head: Token) -> Token | None:
@@ -304,8 +312,13 @@ def whose(text: str) -> str:
         return LEARNER
     for head in heads[1:]:
         subject = subject_of(head)
-        if (subject is None or is_learner(subject)) and has_a_value(_clause_text(head)):
-            return LEARNER  # "I sat the mock on Friday, my sister's is in June": the learner's too
+        # the learner's or a thing's, not a person's ("…, so she keeps sending me Excel tips")
+        thing = subject is not None and subject.dep_ != "csubj" and not _another(subject)  # not a clause
+        learners = subject is None or is_learner(subject) or thing
+        if learners and has_a_value(_clause_text(head)):
+            # "I sat the mock on Friday, my sister's is in June", "Grandma chipped in, so the trip
+            # budget is 15% more": the learner's value too
+            return LEARNER
     return first
 
 

@@ -264,3 +264,17 @@ def test_a_mixed_message_stores_only_the_learners_clause(text: str, mine: str, t
     assert any(mine in p for p in parts)
     assert not any(theirs in p for p in parts)
     assert not not_current(text)  # the read side: the message holds the learner's value too
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # heldout6: a person of the learner's named without "my" acts for the learner
+        "Boss approved another 400 a month for courses since I'm mentoring the interns now.",
+        "Grandma chipped in, so the trip budget is 15% more than before.",
+        "Dad added 50 to my monthly allowance.",
+    ],
+)
+def test_a_person_acting_for_the_learner_gives_the_learners_value(text: str) -> None:
+    assert whose(text) == LEARNER
+    assert any(part for part in fact_parts(text))
