@@ -56,8 +56,14 @@ def names_another_thing(new: str, old: str) -> bool:
 
 
 def _chunk_names(head: str, words: set[str]) -> bool:
-    """True when a noun phrase of ``head`` (the parse's, with no article) names a thing of ``words``."""
+    """True when a noun phrase of ``head`` (the parse's, with no article) names a thing of ``words``.
+
+    Not the subject of a verb with an object: that one acts on the thing ("Haddad gave …").
+    """
     for chunk in parse(head).noun_chunks:
+        verb = chunk.root.head
+        if chunk.root.dep_ == "nsubj" and any(c.dep_ in {"dobj", "dative"} for c in verb.children):
+            continue  # "Haddad gave the other section an extra week": who acts is not the thing changed
         phrase = [_word_key(t.text) for t in chunk if t.pos_ in {"NOUN", "PROPN", "ADJ"}]
         if phrase and _names(phrase, words):
             return True
