@@ -199,8 +199,11 @@ def _another(subject: Token) -> str:
     if subject.pos_ in {"NUM", "PRON"} and part is not None:
         # "One of the senior devs", "Some of my classmates": the people the part is of
         return next((_another(p) for p in part.children if p.dep_ == "pobj"), "")
-    if any(c.lower_ in OTHER and c.dep_ in {"amod", "det"} for c in subject.children):
-        return _words(subject)  # "the other team", "another student" (a closed class)
+    marks = {c.lower_ for c in subject.children if c.dep_ in {"amod", "det"}}
+    if subject.pos_ == "NOUN" and ({"the", "other"} <= marks or ("another" in marks and is_person(subject))):
+        return _words(
+            subject
+        )  # "the other team", "another student"; not "Another two merged", "another chapter"
     owner = owner_of(subject)
     if owner == "learner":
         return _words(subject) if _person(subject) else ""

