@@ -200,7 +200,7 @@ def _another(subject: Token) -> str:
         # "One of the senior devs", "Some of my classmates": the people the part is of
         return next((_another(p) for p in part.children if p.dep_ == "pobj"), "")
     marks = {c.lower_ for c in subject.children if c.dep_ in {"amod", "det"}}
-    if subject.pos_ == "NOUN" and ({"the", "other"} <= marks or ("another" in marks and is_person(subject))):
+    if subject.pos_ == "NOUN" and ({"the", "other"} <= marks or "another" in marks):
         return _words(
             subject
         )  # "the other team", "another student"; not "Another two merged", "another chapter"
