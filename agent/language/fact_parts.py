@@ -103,22 +103,37 @@ def now_part(text: str) -> str:
     """
     if maybe(text):
         return ""  # an offer hedged in a later clause ("…offered me a room in Porto, I won't take it")
-    pieces: list[tuple[str, bool]] = []  # each clause, and whether it is the learner's now
+    pieces: list[
+        tuple[int, int, bool]
+    ] = []  # each clause's span in ``text``, and whether it is the learner's now
+    learners = False  # another's clause is context only beside a clause of the learner's
     at = 0
     for cut in [*PART_CUT.finditer(text), None]:
         end = len(text) if cut is None else cut.start()
         # "…, my colleague Rui finished all 40": a clause of another's, read in its sentence
-        pieces += [
+        owners = clause_owners(text[at:end].strip())
+        learners = learners or any(owner == LEARNER for _, owner in owners)
+        for piece, owner in owners:
+            start = max(text.find(piece, at), at)
             # another's clause without a value of its own is context ("Grandma chipped in, so …")
-            (p, (owner == LEARNER or not has_a_value(p)) and not maybe(p))
-            for p, owner in clause_owners(text[at:end].strip())
-        ]
+            pieces.append(
+                (start, start + len(piece), (owner == LEARNER or not has_a_value(piece)) and not maybe(piece))
+            )
+            at = start + len(piece)
         at = end if cut is None else cut.end()
-    kept = [p for p, now in pieces if p and now]
-    if len(kept) == len([p for p, _ in pieces if p]):
+    if not learners:
+        return ""  # "My flatmate Ignacio does civil engineering now, he got my old calculators"
+    kept = [i for i, (_, _, now) in enumerate(pieces) if now]
+    if len(kept) == len(pieces):
         return text
+    if kept and kept == list(range(kept[0], kept[-1] + 1)):
+        # one run of the learner's clauses keeps its own words ("Week two with the B2 group and wow
+        # they are fast — the teacher speaks only Spanish", its hedge "I catch maybe 60%" cut)
+        run = text[pieces[kept[0]][0] : pieces[kept[-1]][1]].strip(" ,;—-")
+        return run if len(run.split()) >= CLAUSE_WORDS and is_fact_statement(run) else ""
     # what is left must be a statement of its own ("Funny thing" of "Funny thing, my dad trades …" is none)
-    return "; ".join(p for p in kept if len(p.split()) >= CLAUSE_WORDS and is_fact_statement(p))
+    parts = [text[a:b] for a, b, now in pieces if now]
+    return "; ".join(p for p in parts if len(p.split()) >= CLAUSE_WORDS and is_fact_statement(p))
 
 
 def fact_parts(text: str) -> list[str]:

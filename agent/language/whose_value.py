@@ -176,7 +176,8 @@ def _is_name(token: Token) -> bool:
     """
     if token.pos_ in _NAMES or _label(token) == "PERSON":
         return True
-    bare = token.pos_ == "NOUN" and token.is_title and not any(c.dep_ == "det" for c in token.children)
+    # a name is singular: "Lessons are Thursdays at her place" opens with a plural noun, no name
+    bare = token.tag_ == "NN" and token.is_title and not any(c.dep_ == "det" for c in token.children)
     return bare and _followed_by_third_person(token)
 
 
@@ -195,6 +196,9 @@ def _another(subject: Token) -> str:
     """
     if subject.lower_ in THIRD_PERSON:
         return subject.text
+    addressed = _addressed(subject)
+    if addressed is not None:
+        return _another(addressed)
     part = next((c for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"), None)
     if subject.pos_ in {"NUM", "PRON"} and part is not None:
         # "One of the senior devs", "Some of my classmates": the people the part is of
@@ -225,6 +229,21 @@ def _another(subject: Token) -> str:
     return _words(subject) if told else ""
 
 
+def _addressed(subject: Token) -> Token | None:
+    """The subject a mis-parsed address hides: "Mate, the M4 MacBook Air is faster" -> "Air".
+
+    The small parser takes the word the learner opens with to address the tutor as the subject and
+    the real subject as its apposition; an apposition is closed by a comma ("Rui, my colleague,
+    finished all 40"), the real subject runs straight on to its verb.
+    """
+    doc = subject.doc
+    if subject.i != subject.sent.start or subject.i + 1 >= len(doc) or doc[subject.i + 1].text != ",":
+        return None
+    appos = next((c for c in subject.children if c.dep_ == "appos"), None)
+    after = None if appos is None else appos.right_edge.i + 1
+    return appos if after is not None and after < len(doc) and not doc[after].is_punct else None
+
+
 def _speech(head: Token) -> Token | None:
     """The reported clause of ``head`` with a subject of its own ("says my score is 7", "I think Rui …")."""
     return next(
@@ -239,7 +258,10 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
     if speech is not None and depth < 3:
         # what someone says of whom: "My teacher says my score is now 7" is the learner's,
         # "I think Rui finished all 40" and "Rui told me he's done" are Rui's
-        return _clause_owner(speech, depth + 1)
+        reported = _clause_owner(speech, depth + 1)
+        if reported != LEARNER or has_a_value(_clause_text(speech)) or _of_the_learner(speech):
+            return reported
+        # an opinion with no value of the learner's is the speaker's ("My cousin says dashboards are easy")
     subject = subject_of(head, shared_by=_SHARED_BY)
     if subject is None or subject.dep_ == "expl" or is_learner(subject):
         return LEARNER
@@ -254,6 +276,12 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
         # Prof. Lindqvist") unless told of as he or she ("My dad was transferred to Hamburg and he …")
         return other if _followed_by_third_person(subject) else LEARNER
     return other
+
+
+def _of_the_learner(head: Token) -> bool:
+    """True when the clause of ``head`` has the learner or a thing of theirs as its subject."""
+    subject = subject_of(head, shared_by=_SHARED_BY)
+    return subject is not None and (is_learner(subject) or owner_of(subject) == LEARNER)
 
 
 def _names_the_person(head: Token, subject: Token) -> bool:

@@ -284,3 +284,71 @@ def test_another_with_a_number_is_the_learners_increment() -> None:
     # heldout8 h8-L6-merged-prs: "another" before a number is no other person
     assert whose("Another two merged this week.") == LEARNER
     assert whose("Another student got a 9 on the same project.") == "Another student"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sessions are on Mondays at her studio near the park, an hour each.",
+        "Classes run Tuesday evenings in his garage, two hours each.",
+        "Rehearsals are Friday nights at her church hall, ninety minutes each.",
+    ],
+)
+def test_a_plural_noun_opening_the_sentence_is_no_persons_name(text: str) -> None:
+    """A capitalised plural told of beside "her" is the learner's lessons, not a person called so."""
+    assert whose(text) == "learner"
+    assert fact_parts(text) == [text]
+
+
+def test_the_word_that_addresses_the_tutor_is_no_subject() -> None:
+    """The parser reads "Mate" as the subject and the device as its apposition; the device is the subject."""
+    text = "Mate, the M2 MacBook Pro is so much faster for tests, jest went from 50 seconds to 9."
+    assert whose(text) == "learner"
+    assert fact_parts(text) == [text]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My roommate Dana switched to physics this term, she took my old lab coat haha.",
+        "My cousin Aziz is the one studying law now, he borrowed my old textbooks lol.",
+    ],
+)
+def test_anothers_clause_without_a_value_is_no_fact_of_its_own(text: str) -> None:
+    """Another's message: its clause about the learner's things is context, not the learner's fact."""
+    assert fact_parts(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother reckons Rust is overrated, typical.",
+        "My aunt says grammar books are useless, whatever.",
+        "My flatmate thinks flashcards are a waste of time.",
+    ],
+)
+def test_anothers_opinion_with_no_value_of_the_learners_is_theirs(text: str) -> None:
+    """What another says is the learner's only when it names the learner's thing or a value."""
+    assert whose(text) != "learner"
+    assert fact_parts(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My teacher says the test moved to Friday.", "My coach says I'm ready for the B2 exam."],
+)
+def test_another_telling_the_learners_value_stays_the_learners(text: str) -> None:
+    """The reported clause holds a value or the learner: it is the learner's."""
+    assert whose(text) == "learner"
+    assert fact_parts(text) == [text]
+
+
+def test_a_run_of_the_learners_clauses_keeps_its_own_words() -> None:
+    """The hedge at the end is cut; the clauses before it stay as written, not piece by piece."""
+    text = (
+        "Day four with the advanced choir and they are loud — the conductor counts only in German"
+        " and I catch maybe 80%."
+    )
+    assert fact_parts(text) == [
+        "Day four with the advanced choir and they are loud — the conductor counts only in German"
+    ]
