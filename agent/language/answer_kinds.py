@@ -21,21 +21,16 @@ The nouns of "which/what <noun>" are typed by MiniLM against a few nouns of each
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent.language.differences import value_kind
 from agent.language.encoder import encode, encode_kept
-from agent.language.grammar import MODEL, parse
+from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import numbers
 from agent.language.same_thing import values
-
-if TYPE_CHECKING:
-    from spacy.language import Language
 
 PERSON, PLACE, DATE, NUMBER, NAME = "person", "place", "date", "number", "name"
 KIND_NOUNS: dict[str, tuple[str, ...]] = {
@@ -67,25 +62,6 @@ bench.readnet_knobs``, a wrong move costing two; every fold chose 0.2 and 0.15):
 FLOOR = 0.15
 """… and at least this close to the question."""
 
-_lock = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def _entities() -> Language:
-    """The small English pipeline of spaCy with its named entities only (the parser is ``grammar``'s)."""
-    import spacy  # noqa: PLC0415 - ``grammar.parse`` has imported it (without torch) by now
-
-    return spacy.load(MODEL, exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"])
-
-
-@lru_cache(maxsize=2048)
-def entities(text: str) -> tuple[tuple[str, str], ...]:
-    """``(text, label)`` of each named entity spaCy finds in ``text``."""
-    parse("")  # imports spaCy the way ``grammar`` does (without torch)
-    with _lock:
-        doc = _entities()(text[:4000])
-    return tuple((e.text, e.label_) for e in doc.ents)
-
 
 @lru_cache(maxsize=1)
 def _noun_rows() -> tuple[list[str], np.ndarray]:
@@ -101,6 +77,7 @@ def noun_kind(noun: str) -> str | None:
     return kinds[best] if sims[best] >= NOUN_MIN else None
 
 
+@holds_text
 @lru_cache(maxsize=1024)
 def asked_kind(question: str) -> str | None:
     """The kind of value ``question`` asks for (``PERSON`` …), or None (what/which of another noun)."""
@@ -165,7 +142,7 @@ def holds_kind(kind: str, text: str) -> bool:
         return bool(numbers(text))
     if kind in (PERSON, PLACE):
         labels = _PERSON_LABELS if kind == PERSON else _PLACE_LABELS
-        return any(label in labels and not _is_own(name, own) for name, label in entities(text))
+        return any(label in labels and not _is_own(name, own) for _, _, name, label in entities(text))
     return any(not _is_own(v, own) for v in values(text) if not v[:1].isdigit())
 
 

@@ -99,6 +99,30 @@ def holds_text(memo: M) -> M:
     return memo
 
 
+_PARSE_PIPES = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
+
+
+@lru_cache(maxsize=1)
+def _recogniser() -> Language:
+    """The model's named entities alone: :func:`pipeline` leaves them out, as most readers need none."""
+    pipeline()  # spaCy imported the parse's way first (without torch)
+    return _import_spacy().load(MODEL, exclude=list(_PARSE_PIPES))
+
+
+@holds_text
+@lru_cache(maxsize=MEMO)
+def entities(text: str) -> tuple[tuple[int, int, str, str], ...]:
+    """The named entities of ``text``: ``(first token, end token, words, label)``, tokens as :func:`parse`'s.
+
+    One recogniser for every reader (whose value, the kind of value a question asks); it shares the
+    parse's tokenizer, so its token indices are the parse's.
+    """
+    nlp = _recogniser()
+    with _lock:  # the recogniser is a transition parser too: calls take turns
+        doc = nlp(text[:MAX_CHARS])
+    return tuple((e.start, e.end, e.text, e.label_) for e in doc.ents)
+
+
 def forget() -> None:
     """Empty every memo keyed by learner text (on erasure: they hold recent texts of every learner).
 

@@ -13,17 +13,21 @@ import snowballstemmer
 from simplemma import is_known, lemmatize
 from wordfreq import zipf_frequency
 
+from agent.language.grammar import holds_text
+
 _STEMMER = snowballstemmer.stemmer("english")
 STEM_ZIPF = 2.5
 """Under this Zipf frequency a word is jargon and also meets its Snowball stem (``word_lemmas``)."""
 
 
+@holds_text  # words of learner text: erasure empties them too
 @lru_cache(maxsize=4096)
 def zipf(word: str) -> float:
     """The Zipf frequency of ``word`` in English (``wordfreq``: 0 unknown, 7 "the")."""
     return zipf_frequency(word.lower(), "en")
 
 
+@holds_text
 @lru_cache(maxsize=4096)
 def word_lemmas(word: str) -> frozenset[str]:
     """A word's dictionary forms; two words are one when these meet.

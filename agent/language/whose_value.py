@@ -30,38 +30,35 @@ named here: modal verbs, epistemic adverbs, "other"/"another", third-person pron
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent.language.current_values import THIRD_PERSON, is_person, main_clause, maybe
 from agent.language.grammar import (
-    MAX_CHARS,
-    MEMO,
-    MODEL,
-    holds_text,
     is_learner,
     owner_of,
     parse,
-    pipeline,
     subject_of,
 )
 from agent.language.own_values import has_a_value
+from agent.language.people import (
+    NAMES,
+    entity_label,
+    followed_by_third_person,
+    is_name,
+    named,
+    person,
+    person_name,
+)
 
 if TYPE_CHECKING:
-    from spacy.language import Language
     from spacy.tokens import Token
 
 LEARNER = "learner"
 OTHER = frozenset({"other", "another"})
 """Determiners and adjectives (a closed class) that say a person or group is not the learner's."""
-_NOT_PEOPLE = frozenset(
-    {"ORG", "PRODUCT", "GPE", "LOC", "FAC", "NORP", "WORK_OF_ART", "EVENT", "DATE", "LAW"}
-)
-_PARSE_PIPES = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
 _TOP = frozenset({"ROOT", "conj", "parataxis"})
 """Dependencies of a clause of its own (and an ``advcl`` without a conjunction: ``_top``)."""
 
-_NAMES = frozenset({"PROPN"})
 _OBJECTS = frozenset({"dobj", "dative", "iobj", "attr", "oprd"})
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "it", "them"})
 _SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
@@ -89,96 +86,6 @@ def hedged(text: str) -> bool:
 
 def _negated(verb: Token) -> bool:
     return any(c.dep_ == "neg" for c in verb.children)
-
-
-def _entities(text: str) -> dict[int, str]:
-    """The named-entity label of each token start of ``text`` (spaCy's small English NER)."""
-    return dict(_entity_memo(text))
-
-
-@holds_text
-@lru_cache(maxsize=MEMO)
-def _entity_memo(text: str) -> tuple[tuple[int, str], ...]:
-    doc = _recogniser()(text[:MAX_CHARS])
-    return tuple((token.i, ent.label_) for ent in doc.ents for token in ent)
-
-
-@lru_cache(maxsize=1)
-def _recogniser() -> Language:
-    """The NER component of the parser's pipeline alone (the parse loads spaCy without torch first)."""
-    pipeline()
-    import spacy  # noqa: PLC0415 - imported already by ``grammar.pipeline``, without torch
-
-    return spacy.load(MODEL, exclude=[n for n in _PARSE_PIPES])
-
-
-def _label(token: Token) -> str:
-    return _entities(token.doc.text).get(token.i, "")
-
-
-def _followed_by_third_person(token: Token) -> bool:
-    return any(t.lower_ in THIRD_PERSON for t in token.doc if t.i > token.i)
-
-
-def _role(token: Token) -> Token | None:
-    """The noun beside a name that says who the person is ("my friend Karthik", "my study buddy Sarah").
-
-    The small tagger may read the role as an adjective ("My flatmate Jonas").
-    """
-    return next(
-        (c for c in token.children if c.dep_ in {"compound", "appos", "amod"} and c.pos_ in {"NOUN", "ADJ"}),
-        None,
-    )
-
-
-def _named(token: Token) -> bool:
-    """True when a proper name stands beside ``token`` ("my friend Lena", "my classmate Rui")."""
-    return any(c.dep_ in {"appos", "compound"} and c.pos_ in _NAMES for c in token.children)
-
-
-def _person_name(token: Token, *, possessor: bool = False) -> bool:
-    """Whether the proper name ``token`` names a person, not an app, firm or place.
-
-    A person's role beside it ("my study buddy Sarah"), "he" or "she" later ("Tomás uses Anki for his
-    vocab"), or spaCy's NER: a person; as a possessor ("Ana's test") any name NER does not read as an
-    organisation, product or place. A bare name as subject needs a number in the sentence and no NER
-    label of a thing ("Rui finished all 40 already", "Ana logged 55"): "Dr. Okafor accepted a chair in
-    Edinburgh" may name the learner's supervisor, and is read with what follows.
-    """
-    role = _role(token)
-    if role is not None and is_person(role):
-        return True
-    label = _label(token)
-    if label in _NOT_PEOPLE:
-        return False
-    if _followed_by_third_person(token):
-        return True
-    if possessor:
-        return True
-    # a capitalised role is the learner's person acting for them ("Boss approved another 400 a month")
-    named = label == "PERSON" or (label == "" and token.pos_ in _NAMES)
-    return named and any(t.like_num for t in token.doc if t.i > token.i)
-
-
-def _person(token: Token, *, possessor: bool = False) -> bool:
-    """Whether ``token`` names a person: "she", a name, or a noun of a person ("sister", "colleague")."""
-    if token.lower_ in THIRD_PERSON:
-        return True
-    if _is_name(token) or (possessor and token.is_title):
-        return _person_name(token, possessor=possessor)  # "Tomasz's thesis defence" (read as a noun)
-    return token.pos_ == "NOUN" and is_person(token)
-
-
-def _is_name(token: Token) -> bool:
-    """A proper name by its tag or by NER, or a capitalised noun with no determiner told of as he or she.
-
-    The small tagger reads a rare name as a noun: "Rui", "Sofia got 8.5, she's …".
-    """
-    if token.pos_ in _NAMES or _label(token) == "PERSON":
-        return True
-    # a name is singular: "Lessons are Thursdays at her place" opens with a plural noun, no name
-    bare = token.tag_ == "NN" and token.is_title and not any(c.dep_ == "det" for c in token.children)
-    return bare and _followed_by_third_person(token)
 
 
 def _words(token: Token) -> str:
@@ -210,22 +117,22 @@ def _another(subject: Token) -> str:
         )  # "the other team", "another student"; not "Another two merged", "another chapter"
     owner = owner_of(subject)
     if owner == "learner":
-        return _words(subject) if _person(subject) else ""
+        return _words(subject) if person(subject) else ""
     if owner:
         possessor = next(c for c in subject.children if c.dep_ == "poss")
         if possessor.lower_ in THIRD_PERSON:
             return owner  # "His deadline got pushed to the 28th"
-        if subject.dep_ == "nsubjpass" or not _person(possessor, possessor=True):
+        if subject.dep_ == "nsubjpass" or not person(possessor, possessor=True):
             return ""
         return owner
-    if _is_name(subject):
-        return _words(subject) if _person_name(subject) else ""
+    if is_name(subject):
+        return _words(subject) if person_name(subject) else ""
     if subject.pos_ != "NOUN" or not is_person(subject):
         return ""
     # a person with no owner named: someone ("A classmate finished all 40") or told of as he or she;
     # "Boss approved another 400", "The teacher put …" is the learner's person acting for them
     someone = any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in subject.children)
-    told = someone or _named(subject) or _followed_by_third_person(subject)  # "Gym buddy Marco hit 120"
+    told = someone or named(subject) or followed_by_third_person(subject)  # "Gym buddy Marco hit 120"
     return _words(subject) if told else ""
 
 
@@ -268,13 +175,13 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
     other = _another(subject)
     # a person told of as he or she acts on their own things ("…at Heidelberg and he hates it"),
     # unless the clause names the learner ("told me to rest")
-    known = not _followed_by_third_person(subject)
+    known = not followed_by_third_person(subject)
     if not other or _about_learner(head, known=known) or _names_the_person(head, subject):
         return LEARNER
     if owner_of(subject) == "learner" and subject.dep_ == "nsubjpass":
         # the learner's person in the passive is the learner's thing ("My supervisor was replaced by
         # Prof. Lindqvist") unless told of as he or she ("My dad was transferred to Hamburg and he …")
-        return other if _followed_by_third_person(subject) else LEARNER
+        return other if followed_by_third_person(subject) else LEARNER
     return other
 
 
@@ -286,9 +193,9 @@ def _of_the_learner(head: Token) -> bool:
 
 def _names_the_person(head: Token, subject: Token) -> bool:
     """True for "My teacher is Frau Obermaier": the copula gives a person a name (not a date: "30 June")."""
-    if head.lemma_ != "be" or not _person(subject):
+    if head.lemma_ != "be" or not person(subject):
         return False
-    return any(c.dep_ == "attr" and c.pos_ in _NAMES and _label(c) != "DATE" for c in head.children)
+    return any(c.dep_ == "attr" and c.pos_ in NAMES and entity_label(c) != "DATE" for c in head.children)
 
 
 def _top_clauses(text: str) -> list[Token]:

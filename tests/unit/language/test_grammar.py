@@ -98,6 +98,37 @@ def test_forget_empties_every_registered_text_memo() -> None:
     assert reader.cache_info().currsize == 0
 
 
+def test_forget_empties_the_named_entities_and_the_asked_kinds() -> None:
+    """Erasure reaches every memo of learner text, the recogniser's and the question reader's too."""
+    from agent.language import answer_kinds
+
+    assert any(label == "PERSON" for *_, label in grammar.entities("Priya Raman moved to Pune."))
+    answer_kinds.asked_kind("Who is Priya Raman's tutor?")
+    grammar.forget()
+    assert grammar.entities.cache_info().currsize == 0
+    assert answer_kinds.asked_kind.cache_info().currsize == 0
+
+
+def test_every_text_memo_of_the_language_layer_is_forgotten_on_erasure() -> None:
+    """An ``lru_cache`` keyed by a text in ``agent.language`` must be registered with ``holds_text``."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import agent.language
+
+    unregistered = []
+    for info in pkgutil.iter_modules(agent.language.__path__):
+        module = importlib.import_module(f"agent.language.{info.name}")
+        for name, fn in vars(module).items():
+            if getattr(fn, "__module__", None) != module.__name__ or not hasattr(fn, "cache_clear"):
+                continue
+            params = inspect.signature(fn.__wrapped__).parameters
+            if params and fn.cache_clear not in grammar._TEXT_MEMOS and fn is not grammar.parse:
+                unregistered.append(f"{module.__name__}.{name}")
+    assert unregistered == []
+
+
 def test_the_parser_loads_without_torch_and_torch_still_imports_after() -> None:
     """Thinc would import torch (installed for the ONNX export) in every process that parses."""
     import subprocess
