@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from agent.language import about, same_thing
-from agent.language.differences import resolve_change, shift
+from agent.language.differences import resolve_change
 from agent.language.encoder import encode
+from agent.language.shifts import shift
 
 SETS = Path(__file__).parent / "cognitive" / "sets"
 DEFAULT = [SETS / "fact_pairs.json", SETS / "fact_pairs_about.json", SETS / "fact_pairs_compound.json"]

@@ -26,11 +26,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from agent.language.differences import value_kind
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import numbers
 from agent.language.same_thing import values
+from agent.language.shifts import value_kind
 
 PERSON, PLACE, DATE, NUMBER, NAME = "person", "place", "date", "number", "name"
 KIND_NOUNS: dict[str, tuple[str, ...]] = {

@@ -30,7 +30,7 @@ auxiliary verb first; not a request: please, let's, remind me, here is how …; 
 of the sentence before it: "For example, …") that fills
 a known slot, speaks in the first person (I, my, me, we, our …), reports a result ("71 out
 of 100", "86%", "scored") or states a value: a date, a number or a change by a difference
-(``agent.language.differences.states_a_value``), so an update told by an event or by
+(``agent.language.shifts.states_a_value``), so an update told by an event or by
 someone else ("The professor postponed the final by a week", "Retook IELTS writing and it
 came back 7.0") is remembered too; or tells a part of the learner's life without the first
 person ("Home is a village outside Kraków.", ``agent.language.about``), or a value of the
@@ -52,9 +52,9 @@ from __future__ import annotations
 import re
 
 from agent.language.about import OTHER, about
-from agent.language.differences import states_a_value
 from agent.language.own_values import has_a_value, owns_a_value
 from agent.language.questions import is_question
+from agent.language.shifts import states_a_value
 
 LANGUAGES = (
     "python",

@@ -17,10 +17,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent.language.about import train
-from agent.language.differences import states_a_value
 from agent.language.encoder import encode
 from agent.language.fact_exemplars import NOT_OWN, OWN
 from agent.language.quantities import numbers
+from agent.language.shifts import states_a_value
 
 if TYPE_CHECKING:  # sklearn costs seconds to import: loaded on the first read
     from sklearn.linear_model import LogisticRegression

@@ -41,7 +41,7 @@ def _counts(unit: str | None, units: list[str | None]) -> bool:
 
 def restates(new: str, old: str) -> bool:
     """True when ``new`` states outright the total ``old`` holds as a computed "(now …)" value."""
-    from agent.language.differences import shift  # noqa: PLC0415 - differences imports this layer's peers
+    from agent.language.shifts import shift  # noqa: PLC0415 - shifts imports this layer's peers
 
     now = current_value(old)
     if now is None or not isinstance(new, str) or shift(new) is not None:

@@ -66,10 +66,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from agent.language.about import parts
-from agent.language.differences import value_kind
 from agent.language.encoder import encode_kept
 from agent.language.facts import fact_slot
 from agent.language.numerals import numbers
+from agent.language.shifts import value_kind
 
 NET_SAME = 0.70
 """Read time: two open facts at least this close are about the same thing (ordering only)."""

@@ -23,7 +23,6 @@ from agent.language.differences import (
     NEWER_MARGIN,
     counts_alike,
     resolve_change,
-    shift,
 )
 from agent.language.encoder import encode
 from agent.language.restated import RESTATE_MIN, restates
@@ -31,6 +30,7 @@ from agent.language.same_thing import (
     retire_choice,
     same_pairs,
 )
+from agent.language.shifts import shift
 
 
 def changed_fact(

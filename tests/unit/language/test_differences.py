@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.language.differences import resolve_change, shift, value_kind
+from agent.language.differences import resolve_change
 from agent.language.facts import is_fact_statement
+from agent.language.shifts import shift, value_kind
 from agent.memory.fact_changes import changed_fact
 
 NOW = datetime(2026, 5, 2, 18, 0, tzinfo=UTC)
@@ -204,7 +205,7 @@ def test_an_increment_that_names_nothing_changes_the_newest_total_it_can() -> No
 
 def test_a_decimal_is_a_number_not_a_date() -> None:
     # "90.1%" matched the old digit-date pattern, so two accuracies were not values of one kind.
-    from agent.language.differences import value_kind
+    from agent.language.shifts import value_kind
 
     for number in ("My best accuracy is 0.77.", "Validation accuracy is 90.1% now.", "Python 3.12 is out."):
         assert value_kind(number) == "number", number

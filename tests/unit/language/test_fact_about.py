@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent.language.about import OTHER, about, parts
-from agent.language.differences import shift, value_kind
 from agent.language.encoder import encode
 from agent.language.same_thing import new_value_of_kind, same_pairs, told_parts
+from agent.language.shifts import shift, value_kind
 from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 

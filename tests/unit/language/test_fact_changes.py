@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.language.differences import resolve_change, shift
+from agent.language.differences import resolve_change
 from agent.language.encoder import encode
 from agent.language.facts import is_fact_statement
 from agent.language.same_thing import (
@@ -19,6 +19,7 @@ from agent.language.same_thing import (
     retire_choice,
     same_pairs,
 )
+from agent.language.shifts import shift
 from agent.language.versions import as_learner
 from agent.memory.fact_changes import changed_fact
 from agent.memory.fact_order import newest_first

@@ -12,8 +12,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent.language.change_owner import change_is_anothers, names_another_owner
-from agent.language.differences import resolve_change, shift
+from agent.language.differences import resolve_change
 from agent.language.numerals import number_text, numbers
+from agent.language.shifts import shift
 from agent.language.units import unit_after
 
 NOW = datetime(2026, 3, 2, 16, 0, tzinfo=UTC)

@@ -11,9 +11,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent.language.change_owner import change_is_anothers, names_another_owner, number_owner
-from agent.language.differences import dates_in, resolve_change, shift
+from agent.language.differences import dates_in, resolve_change
 from agent.language.numerals import numbers
 from agent.language.restated import restates
+from agent.language.shifts import shift
 from agent.memory.fact_changes import changed_fact
 
 NOW = datetime(2026, 3, 25, 16, 0, tzinfo=UTC)
