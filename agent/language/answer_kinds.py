@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import numbers
 from agent.language.same_thing import values
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 from agent.language.shifts import value_kind
 
 PERSON, PLACE, DATE, NUMBER, NAME = "person", "place", "date", "number", "name"
@@ -96,13 +100,9 @@ def asked_kind(question: str) -> str | None:
     return None
 
 
-def _copula_subject(token: object) -> object | None:
+def _copula_subject(token: Token) -> Token | None:
     """The subject noun of "What is <noun>?" ("What is my level?": "level")."""
-    head = getattr(token, "head", None)
-    for child in getattr(head, "children", ()):
-        if child.dep_ in ("nsubj", "nsubjpass") and child is not token:
-            return child
-    return None
+    return next((c for c in token.head.children if c.dep_ in ("nsubj", "nsubjpass") and c is not token), None)
 
 
 def learners_name(text: str) -> frozenset[str]:
@@ -126,11 +126,10 @@ def learners_name(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _speaker(subject: object) -> bool:
+def _speaker(subject: Token) -> bool:
     """The subject is the speaker ("I", "it", "this") or the speaker's name ("my name")."""
-    word = getattr(subject, "lower_", "")
-    owners = [c.lower_ for c in getattr(subject, "children", ()) if c.dep_ == "poss"]
-    return word in _SELF or word == "name" and "my" in owners
+    owners = [c.lower_ for c in subject.children if c.dep_ == "poss"]
+    return subject.lower_ in _SELF or subject.lower_ == "name" and "my" in owners
 
 
 def holds_kind(kind: str, text: str) -> bool:

@@ -85,6 +85,20 @@ def answer_first(question: str, hits: list[SearchHit], sims: dict[str, float]) -
     return out
 
 
+def net_then_answer(
+    hits: list[SearchHit], vectors: np.ndarray, query: np.ndarray | None, question: str
+) -> list[SearchHit]:
+    """The read-time net, then the answer's kind first: both CPU-bound, so one worker thread for both.
+
+    ``vectors`` are the current facts' unit vectors in ``current_fact_places`` order.
+    """
+    ordered = newest_first(hits, vectors, query)
+    if query is None or not question:
+        return ordered
+    ids = [hits[i].id for i in current_fact_places(hits)]
+    return answer_first(question, ordered, dict(zip(ids, (vectors @ query).tolist(), strict=True)))
+
+
 class FactReads(Neo4jStore):
     """Reads of the learner's bi-temporal facts (the write path is ``agent.memory.facts.FactStore``)."""
 
@@ -231,11 +245,7 @@ class FactReads(Neo4jStore):
         if asked is not None:
             query = np.asarray(asked, dtype="float32")
             query /= max(float(np.linalg.norm(query)), 1e-9)
-        ordered = await asyncio.to_thread(newest_first, hits, vectors, query)
-        if query is None or not question:
-            return ordered
-        sims = dict(zip(ids, (vectors @ query).tolist(), strict=True))
-        return await asyncio.to_thread(answer_first, question, ordered, sims)
+        return await asyncio.to_thread(net_then_answer, hits, vectors, query, question)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
         """Store the read boost of the facts a search returned."""
