@@ -45,26 +45,18 @@ def cluster_url(url: str) -> str | None:
     return f"{plain}{sep}{rest}" if plain and sep else None
 
 
+def _client_options() -> dict[str, Any]:
+    return {"decode_responses": False, "retry_on_error": list(RETRY_ON), "max_connections": POOL_SIZE}
+
+
 def async_cluster_client(url: str) -> AsyncRedisCluster:
     """An async cluster client (bytes replies) with KAG's retry policy."""
-    return AsyncRedisCluster.from_url(
-        url,
-        decode_responses=False,
-        retry=async_retry(),
-        retry_on_error=list(RETRY_ON),
-        max_connections=POOL_SIZE,
-    )
+    return AsyncRedisCluster.from_url(url, retry=async_retry(), **_client_options())
 
 
 def sync_cluster_client(url: str) -> RedisCluster:
     """A blocking cluster client (bytes replies) with KAG's retry policy."""
-    return RedisCluster.from_url(
-        url,
-        decode_responses=False,
-        retry=sync_retry(),
-        retry_on_error=list(RETRY_ON),
-        max_connections=POOL_SIZE,
-    )
+    return RedisCluster.from_url(url, retry=sync_retry(), **_client_options())
 
 
 def _routed(client: Any, cmd: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any]]:

@@ -134,18 +134,10 @@ async def previous_turns(stores: TurnStores, learner_id: str, message_ids: Seque
     if not message_ids:
         return []
 
-    async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-        return await fetch(
-            tx,
-            PREVIOUS_MESSAGES,
-            message_ids=list(message_ids),
-            learner_id=learner_id,
-            roles=list(TURN_ROLES),
-            limit=LOOKBACK,
-        )
-
+    params = {"message_ids": list(message_ids), "learner_id": learner_id, "roles": list(TURN_ROLES)}
+    rows = await stores.recall.read(lambda tx: fetch(tx, PREVIOUS_MESSAGES, **params, limit=LOOKBACK))
     found: dict[int, str] = {}
-    for row in await stores.recall.read(work):  # newest first within each index
+    for row in rows:  # newest first within each index
         if row["i"] not in found and is_conversation_turn(row["role"], row["content"]):
             found[row["i"]] = row["content"]
     return [found.get(i) for i in range(len(message_ids))]

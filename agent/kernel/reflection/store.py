@@ -53,16 +53,10 @@ class ReflectionStore(Neo4jStore):
         await ensure_schema(self.driver, self.database, setup, key=REFLECTION_SCHEMA_KEY)
 
     async def _rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-            return await fetch(tx, query, **params)
-
-        return await self.read(work)
+        return await self.read(lambda tx: fetch(tx, query, **params))
 
     async def _write_rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-            return await fetch(tx, query, **params)
-
-        return await self.write(work)
+        return await self.write(lambda tx: fetch(tx, query, **params))
 
     # ----- sources -----
     async def unreflected(self, learner_id: str, limit: int) -> list[dict[str, Any]]:
