@@ -27,11 +27,12 @@ acknowledged, for backpressure and stats).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,8 +63,13 @@ class Enqueued:
     """True when the backlog was past its bound (the turn should report ``degraded``)."""
 
 
-def _unavailable(exc: BaseException) -> StoreUnavailableError:
-    return StoreUnavailableError("Redis", f"kernel stream: {exc}")
+@contextlib.contextmanager
+def _redis_errors() -> Iterator[None]:
+    """Redis failures as ``StoreUnavailableError``."""
+    try:
+        yield
+    except (RedisError, OSError) as exc:
+        raise StoreUnavailableError("Redis", f"kernel stream: {exc}") from exc
 
 
 class KernelStream:
@@ -153,7 +159,7 @@ class KernelStream:
             self.key(learner_id, "gen"),
             self.key(learner_id, "parked"),
         ]
-        try:
+        with _redis_errors():
             # Separate keys in separate slots: a plain pipeline, never a transaction.
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.sadd(self.active_key, learner_id)
@@ -176,17 +182,13 @@ class KernelStream:
             pressured = int(depth or 0) >= self.max_backlog and await self._wait_for_room()
             if entry_id is None:
                 return Enqueued(None, duplicate=True, pressured=pressured)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
         return Enqueued(str(entry_id), pressured=pressured)
 
     async def _wait_for_room(self) -> bool:
         deadline = time.monotonic() + self.pressure_wait
         while True:
-            try:
+            with _redis_errors():
                 depth = int(await self.redis.get(self.depth_key) or 0)
-            except (RedisError, OSError) as exc:
-                raise _unavailable(exc) from exc
             if depth < self.max_backlog:
                 return False
             if time.monotonic() >= deadline:
@@ -197,36 +199,28 @@ class KernelStream:
     # ----- reading what is not drained yet -----
     async def tail(self, learner_id: str) -> list[dict[str, Any]]:
         """Recall items enqueued and not committed yet, oldest first (read-your-writes)."""
-        try:
+        with _redis_errors():
             raw = await self.redis.hvals(self.key(learner_id, "tail"))
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
         items = [json.loads(v) for v in raw]
         items.sort(key=lambda i: (str(i.get("created_at") or ""), i.get("seq") or 0, i.get("pos") or 0))
         return items[-TAIL_LIMIT:]
 
     async def generation(self, learner_id: str) -> int:
         """The learner's write generation: it changes whenever the learner's memory may have."""
-        try:
+        with _redis_errors():
             return int(await self.redis.get(self.key(learner_id, "gen")) or 0)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     async def bump(self, learner_id: str) -> int:
         """Advance the generation (for writes that do not go through the stream)."""
-        try:
+        with _redis_errors():
             return int(await self.redis.incr(self.key(learner_id, "gen")))
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     async def depth(self, learner_id: str | None = None) -> int:
         """Entries not yet acknowledged: the learner's stream length, or the global counter."""
-        try:
+        with _redis_errors():
             if learner_id is not None:
                 return int(await self.redis.xlen(self.stream_key(learner_id)))
             return max(0, int(await self.redis.get(self.depth_key) or 0))
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     async def reconcile_depth(self) -> int:
         """Recount the global depth from the active learners' stream lengths, and store it.
@@ -235,7 +229,7 @@ class KernelStream:
         would leave it off for good and hold every producer back. The worker recounts it now
         and then (a racing enqueue is off by one until the next: it only steers back-pressure).
         """
-        try:
+        with _redis_errors():
             learners = list(await self.redis.smembers(self.active_key))
             total = 0
             for i in range(0, len(learners), 500):
@@ -244,23 +238,17 @@ class KernelStream:
                         pipe.xlen(self.stream_key(learner))
                     total += sum(int(n or 0) for n in await pipe.execute())
             await self.redis.set(self.depth_key, total)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
         return total
 
     async def parked(self, learner_id: str) -> int:
         """Writes of the learner parked during an outage and not applied yet."""
-        try:
+        with _redis_errors():
             return int(await self.redis.get(self.key(learner_id, "parked")) or 0)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     async def active_learners(self) -> list[str]:
         """Learners whose stream may hold entries (sorted)."""
-        try:
+        with _redis_errors():
             return sorted(await self.redis.smembers(self.active_key))
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     # ----- consuming (the worker and the backlog replay) -----
     async def read(
@@ -268,7 +256,7 @@ class KernelStream:
     ) -> list[KernelEvent]:
         """Up to ``count`` events: first entries a dead consumer left pending, then new ones."""
         stream = self.stream_key(learner_id)
-        try:
+        with _redis_errors():
             try:
                 claimed = await self.redis.xautoclaim(
                     stream, GROUP, consumer, min_idle_time=claim_idle_ms, start_id="0-0", count=count
@@ -285,8 +273,6 @@ class KernelStream:
                 fresh = await self.redis.xreadgroup(GROUP, consumer, {stream: ">"}, count=want)
                 for _, items in fresh or []:
                     entries.extend(items)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
         events = []
         for entry_id, fields in entries:
             try:
@@ -318,7 +304,7 @@ class KernelStream:
         keys = [self.stream_key(learner_id), self.key(learner_id, "tail"), self.key(learner_id, "parked")]
         keys.append(self.key(learner_id, "gen"))
         tail_ids = [t for e in events for t in e.tail_ids]
-        try:
+        with _redis_errors():
             acked = int(
                 await self.redis.eval(
                     scripts.ACK,
@@ -332,8 +318,6 @@ class KernelStream:
             )
             if acked:
                 await self.redis.decrby(self.depth_key, acked)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
         return acked
 
     async def dead_letter(self, event: KernelEvent, error: str) -> None:
@@ -344,14 +328,12 @@ class KernelStream:
 
     async def parked_learners(self) -> list[str]:
         """Learners with parked writes (sorted)."""
-        try:
+        with _redis_errors():
             return sorted(await self.redis.smembers(self.parked_key))
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     async def retire_if_empty(self, learner_id: str) -> None:
         """Drop the learner from the active (and parked) set when its stream is empty (re-adds on a race)."""
-        try:
+        with _redis_errors():
             if not await self.parked(learner_id):
                 await self.redis.srem(self.parked_key, learner_id)
                 if await self.parked(learner_id):
@@ -361,23 +343,19 @@ class KernelStream:
             await self.redis.srem(self.active_key, learner_id)
             if await self.redis.xlen(self.stream_key(learner_id)):
                 await self.redis.sadd(self.active_key, learner_id)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     # ----- one drainer per learner -----
     async def lock(self, learner_id: str, *, wait: float = 0.0) -> str | None:
         """Take the learner's drain lock (a token), waiting up to ``wait`` s; None if held elsewhere."""
         token = uuid.uuid4().hex
         deadline = time.monotonic() + wait
-        try:
+        with _redis_errors():
             while True:
                 if await self.redis.set(self.key(learner_id, "lock"), token, nx=True, px=self.lock_ttl_ms):
                     return token
                 if time.monotonic() >= deadline:
                     return None
                 await asyncio.sleep(0.05)
-        except (RedisError, OSError) as exc:
-            raise _unavailable(exc) from exc
 
     async def refresh(self, learner_id: str, token: str) -> bool:
         """Extend a held lock (between batches); False when it was lost."""

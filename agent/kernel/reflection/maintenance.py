@@ -54,15 +54,20 @@ async def curation(store: ReflectionStore, learner_id: str, *, limit: int) -> St
     """Supersede contradicting current facts (module docstring)."""
     report = StepReport("curation")
     budget = limit
-    slots = await store.duplicate_slots(learner_id, limit)
-    report.scanned = sum(len(s["facts"]) for s in slots)
-    for slot in slots:
-        winner, older = slot["facts"][0], [f["id"] for f in slot["facts"][1:]][:budget]
-        retired = await store.retire(learner_id, winner, older)
+
+    async def retire(winner: dict[str, Any], old_ids: list[str]) -> int:
+        nonlocal budget
+        retired = await store.retire(learner_id, winner, old_ids[:budget])
         report.superseded += retired
         if retired:
             report.updated.append(winner["id"])
         budget -= len(retired)
+        return len(retired)
+
+    slots = await store.duplicate_slots(learner_id, limit)
+    report.scanned = sum(len(s["facts"]) for s in slots)
+    for slot in slots:
+        await retire(slot["facts"][0], [f["id"] for f in slot["facts"][1:]])
         if budget <= 0:
             break
     negations = 0
@@ -70,12 +75,7 @@ async def curation(store: ReflectionStore, learner_id: str, *, limit: int) -> St
         facts = await store.open_slot_facts(learner_id, OPEN_SLOT_CAP)
         report.scanned += len(facts)
         for winner, losers in negation_conflicts(facts):
-            retired = await store.retire(learner_id, winner, losers[:budget])
-            negations += len(retired)
-            report.superseded += retired
-            if retired:
-                report.updated.append(winner["id"])
-            budget -= len(retired)
+            negations += await retire(winner, losers)
             if budget <= 0:
                 break
     report.details = {"duplicate_slots": len(slots), "negations": negations}
