@@ -9,10 +9,11 @@ or resumes without a group from the last stream id it saw (``read_since``).
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -25,7 +26,6 @@ from agent.validation import validate_learner_id
 
 EVENT = "ARTIFACT_READY"
 STREAM_MAXLEN = 10_000  # approximate trim; a dashboard older than this re-syncs from Neo4j
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,10 @@ def stream_key(learner_id: str) -> str:
     return f"kag:artifacts:{validate_learner_id(learner_id)}"
 
 
-async def _guard(call: Callable[[], Awaitable[T]]) -> T:
+@contextlib.contextmanager
+def _guard() -> Iterator[None]:
     try:
-        return await call()
+        yield
     except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
         raise StoreUnavailableError("Redis", str(exc)) from exc
     except ResponseError as exc:
@@ -60,8 +61,7 @@ async def publish_artifacts(redis: aioredis.Redis, learner_id: str, artifacts: l
     if not artifacts:
         return []
     key = stream_key(learner_id)
-
-    async def call() -> list[str]:
+    with _guard():
         async with redis.pipeline(transaction=True) as pipe:
             for artifact in artifacts:
                 fields = {
@@ -72,21 +72,16 @@ async def publish_artifacts(redis: aioredis.Redis, learner_id: str, artifacts: l
                 pipe.xadd(key, fields, maxlen=STREAM_MAXLEN, approximate=True)
             return [str(i) for i in await pipe.execute()]
 
-    return await _guard(call)
-
 
 async def ensure_group(redis: aioredis.Redis, learner_id: str, group: str, *, start_id: str = "0") -> None:
     """Create consumer ``group`` (idempotent); ``start_id`` "0" replays history, "$" skips it."""
     key = stream_key(learner_id)
-
-    async def call() -> None:
+    with _guard():
         try:
             await redis.xgroup_create(key, group, id=start_id, mkstream=True)
         except ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
-
-    await _guard(call)
 
 
 async def read_group(
@@ -106,9 +101,8 @@ async def read_group(
     """
     key = stream_key(learner_id)
     start = "0" if pending else ">"
-    reply: Any = await _guard(
-        lambda: redis.xreadgroup(group, consumer, {key: start}, count=count, block=block_ms)
-    )
+    with _guard():
+        reply: Any = await redis.xreadgroup(group, consumer, {key: start}, count=count, block=block_ms)
     return [_event(sid, fields) for _, entries in reply or [] for sid, fields in entries if fields]
 
 
@@ -116,7 +110,8 @@ async def ack(redis: aioredis.Redis, learner_id: str, group: str, *stream_ids: s
     """Acknowledge processed entries; return how many were pending."""
     if not stream_ids:
         return 0
-    return int(await _guard(lambda: redis.xack(stream_key(learner_id), group, *stream_ids)))
+    with _guard():
+        return int(await redis.xack(stream_key(learner_id), group, *stream_ids))
 
 
 async def read_since(
@@ -129,10 +124,12 @@ async def read_since(
 ) -> list[ArtifactEvent]:
     """Entries after ``last_id`` without a group: a dashboard resumes from its last id."""
     key = stream_key(learner_id)
-    reply: Any = await _guard(lambda: redis.xread({key: last_id}, count=count, block=block_ms))
+    with _guard():
+        reply: Any = await redis.xread({key: last_id}, count=count, block=block_ms)
     return [_event(sid, fields) for _, entries in reply or [] for sid, fields in entries]
 
 
 async def delete_stream(redis: aioredis.Redis, learner_id: str) -> None:
     """Drop the learner's stream and its groups (tests, right-to-erasure)."""
-    await _guard(lambda: redis.delete(stream_key(learner_id)))
+    with _guard():
+        await redis.delete(stream_key(learner_id))
