@@ -42,7 +42,7 @@ def newest_first(
     texts = [hits[i].text for i in facts]
     groups = disagreeing(texts, vectors)
     if asked is not None and len(facts) > 1:
-        groups = merged([*groups, *answer_groups(vectors @ asked, texts, vectors=vectors)])
+        groups = merged([*groups, *answer_groups(vectors @ asked, texts, vectors=vectors, question=asked)])
     out = list(hits)
     best = None if asked is None or not facts else int(np.argmax(vectors @ asked))
     lead = None

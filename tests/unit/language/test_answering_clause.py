@@ -1,0 +1,56 @@
+"""A statement that tells several things is read by the clause that answers the question (issue 39, L5).
+
+An older introduction ("I'm …, a … from …, renting a room in …, learning …") answers a question about
+the learner's home by one clause only; its other clauses (a language, a level) must not set it apart
+from a later home, nor make the kind asked a code. Phrasings of our own, not from a scenario set.
+"""
+
+from __future__ import annotations
+
+from agent.language.encoder import encode
+from agent.language.same_thing import answer_groups, answering_clause, answering_parts
+from agent.language.versions import as_learner
+from agent.memory.fact_order import newest_first
+from tests.unit.language.open_facts import open_fact
+
+T1, T2 = "2026-01-10T00:00:00+00:00", "2026-03-02T00:00:00+00:00"
+INTRO = (
+    "Hi, Ana here, 29, a nurse from Braga, currently renting a room in Coimbra "
+    "and learning German for a job offer."
+)
+LATER = "Unpacking the last boxes in our new place in Porto, the kitchen is tiny but bright."
+
+
+def test_the_clause_closest_to_the_question_is_read() -> None:
+    [asked] = encode([as_learner("Where does the learner live?")])
+    clause, _ = answering_clause(asked, INTRO)
+    assert "Coimbra" in clause and "German" not in clause
+    # a one-clause statement is read whole
+    assert answering_clause(asked, "I live in Faro.")[0] == "I live in Faro."
+
+
+def test_an_introduction_and_a_later_home_are_one_thing_when_asked_where_the_learner_lives() -> None:
+    texts = [INTRO, LATER]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("Where does the learner live?")])
+    assert answer_groups(vectors @ asked, texts, vectors=vectors, question=asked) == [[0, 1]]
+    hits = [open_fact("intro", INTRO, T1), open_fact("later", LATER, T2)]
+    ranked = newest_first(hits, vectors, asked)
+    assert [h.id for h in ranked] == ["later", "intro"]
+
+
+def test_answering_parts_reads_one_clause_per_statement() -> None:
+    texts = [INTRO, "I'm learning German for a job offer and my level is A2."]
+    [asked] = encode([as_learner("Which language is the learner learning?")])
+    told = answering_parts(asked, encode(texts), texts)
+    assert len(told) == 2 and all(isinstance(t, frozenset) for t in told)
+
+
+def test_another_persons_value_is_still_no_newer_version() -> None:
+    older = "Hi, I'm Ana, a nurse from Braga, renting a room in Coimbra and learning German."
+    newer = "My sister lives in Lisbon and visits on Sundays."
+    hits = [open_fact("mine", older, T1), open_fact("sister", newer, T2)]
+    vectors = encode([older, newer])
+    [asked] = encode([as_learner("Where does the learner live?")])
+    ranked = newest_first(hits, vectors, asked)
+    assert ranked[0].id == "mine" and "was_until" not in ranked[0].metadata
