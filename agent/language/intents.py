@@ -13,7 +13,8 @@ the catch-all), ``computation``, ``temporal_comparison``, ``multi_source_synthes
    temporal comparison. Then "actually", "still", "current(ly)", "anymore", "no longer",
    "instead", "now" beside a subject or verb, and "where/which/what … do I (the learner)
    live/work/use/prefer" are contradiction resolution; "before", "after", "change(d)", "over
-   time", "used to", "previously", "originally", "timeline", "history", "in (what) order",
+   time", "used to", "previously", "originally", "timeline", "history" (of something, or ending
+   the phrase: "history essay" names a subject), "in (what) order",
    "evolve(d)" are temporal comparison; "summary", "everything", "all", "compare",
    "overview", "across", "together", "know about", "have … learned" are synthesis (not for
    "how many/much …", which counts one value: ``question_shape.asks_degree``);
@@ -111,7 +112,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "temporal_comparison",
         re.compile(
             r"\b(?:before|after|change|changed|changes|over time|used to|previously|originally|"
-            r"timeline|history|in order|in what order|order of|evolve|evolved)\b",
+            r"timeline|history(?=\s+of\b|\s*[?.!,]|\s*$)|in order|in what order|order of|evolve|evolved)\b",
             _W,
         ),
     ),

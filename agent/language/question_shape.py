@@ -11,6 +11,14 @@ Some intents are in the question's grammar, not in its words or in memory:
   verb takes "about" and a topic ("What does the learner understand about eigenvalues?",
   "What has the learner worked out about when Spanish needs the subjunctive?"): everything
   said on it, not one value.
+- **Several things the learner holds** (``multi_source_synthesis``): "which/what" on a plural
+  noun, inverted before a subject or possessed ("Which instruments does the learner play?",
+  "What kinds of exercises does she enjoy?"): a list gathered from several statements. Not when
+  the noun is the subject ("Which verbs take the dative?") or the tutor is asked for advice
+  ("Which books would you recommend?", a modal), nor "how many …" (one number).
+- **The learner's way of doing something** (``procedural``): the same focus on a noun of a way
+  of doing (``_WAYS``: "What is the learner's warm-up routine?", "What process does she follow
+  to …?"); "What is the scientific method?" holds no one's.
 - **When a past event happened, or how something went** (``temporal_comparison``): "when" on a
   past verb in the active voice ("When did the learner start studying integrals?", "When did
   they finish the chapter?"), or "how" on a present perfect verb ("How have the learner's mock
@@ -40,6 +48,14 @@ if TYPE_CHECKING:
 SYNTHESIS = "multi_source_synthesis"
 TEMPORAL = "temporal_comparison"
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+PROCEDURAL = "procedural"
+_NOUNS = frozenset({"NOUN", "PROPN"})
+_WAYS = frozenset(
+    {"routine", "workflow", "process", "procedure", "method", "approach", "regimen", "sequence"}
+)
+"""Nouns of a way of doing something (a closed class): the learner's routine asks how they do it."""
+_INVERTED = frozenset({"do", "have", "be"})
+"""Auxiliaries that open a question by inversion (a closed class; modals ask advice: ``_held``)."""
 _SUBORDINATE = frozenset({"relcl", "advcl", "acl", "ccomp", "csubj", "pcomp"})
 """Clauses whose question word joins them to another (a relative or adverbial clause): no ask."""
 
@@ -161,6 +177,42 @@ def _asks_a_course(doc: Doc) -> bool:
     return False
 
 
+def _focus(doc: Doc) -> Token | None:
+    """The noun a what/which question asks about, or None.
+
+    The one its question word determines ("which instruments"), or the subject of "what is …"
+    ("What is the learner's routine for …?").
+    """
+    for token in doc:
+        if token.tag_ in {"WDT", "WP"} and token.dep_ == "det" and token.head.pos_ in _NOUNS:
+            return token.head
+    for token in doc:
+        if token.tag_ == "WP" and token.dep_ in {"attr", "nsubj"} and token.head.lemma_ == "be":
+            return next(
+                (c for c in token.head.children if c.dep_ in {"nsubj", "attr"} and c.pos_ in _NOUNS), None
+            )
+    return None
+
+
+def _held(doc: Doc, focus: Token) -> bool:
+    """Whether the question's focus is something someone holds.
+
+    Possessed ("my routine", "the learner's"), or the object of a verb whose subject is not the
+    tutor and that asks no advice ("Which books would you recommend?", "Which libraries should I
+    use?" ask the tutor, not memory).
+    """
+    if any(c.dep_ == "poss" for c in focus.children):
+        return True
+    # an auxiliary right after the focus is inverted before a subject ("Which sports does the learner
+    # play?"); a verb there makes the focus the subject ("Which verbs take the dative?": the things
+    # themselves). The small parser often hangs such a focus on the auxiliary, so its word order is read.
+    end = max(focus.i, focus.right_edge.i) + 1  # past "kinds of exercises"
+    after = doc[end] if end < len(doc) else None
+    if after is None or after.lemma_.lower() not in _INVERTED:
+        return False
+    return not any(t.tag_ == "MD" or (t.lower_ == "you" and t.dep_.startswith("nsubj")) for t in doc)
+
+
 def shape_intent(text: str) -> str | None:
     """The intent a question's shape calls for (module docstring), or None when its shape says none."""
     if not text.strip():
@@ -170,6 +222,12 @@ def shape_intent(text: str) -> str | None:
     doc = parse(text)
     if _about_topic(doc):
         return SYNTHESIS
+    focus = _focus(doc)
+    if focus is not None and _held(doc, focus):
+        if focus.lemma_.lower() in _WAYS:
+            return PROCEDURAL
+        if focus.tag_ in {"NNS", "NNPS"}:
+            return SYNTHESIS
     if _asks_a_course(doc):
         return TEMPORAL
     return None

@@ -188,3 +188,53 @@ def test_a_date_in_digits_is_no_arithmetic(text: str) -> None:
 @pytest.mark.parametrize("text", ["What is 12 - 5?", "What's 144/12?", "What is 3 x 7 again?"])
 def test_arithmetic_on_numbers_is_still_computation(text: str) -> None:
     assert rule_intent(text) == "computation"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which board games does the learner own?",
+        "What kinds of puzzles does Ines like?",
+        "Which electives have I signed up for?",
+        "What newspapers is the learner reading in German?",
+    ],
+)
+def test_which_things_on_a_plural_noun_the_learner_holds_is_a_synthesis(text: str) -> None:
+    assert reading(text) == ("multi_source_synthesis", False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which board game does the learner own?",  # one thing
+        "Which novels would you suggest for B1 readers?",  # advice asked of the tutor
+        "Which animals live in the tundra?",  # the things themselves, nobody's
+        "How many board games does the learner own?",  # a count
+    ],
+)
+def test_a_plural_noun_asked_of_the_tutor_or_one_thing_is_no_synthesis(text: str) -> None:
+    assert intent_of(text) != "multi_source_synthesis"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is the learner's stretching routine after cycling?",
+        "What's my process for proofreading an essay?",
+        "What workflow does the learner follow to back up photos?",
+    ],
+)
+def test_the_learners_way_of_doing_something_is_procedural(text: str) -> None:
+    assert intent_of(text) == "procedural"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["When is the learner's history presentation?", "Who grades my art history coursework?"],
+)
+def test_history_naming_a_subject_asks_one_value(text: str) -> None:
+    assert reading(text) == ("simple_recall", True)
+
+
+def test_the_history_of_something_is_its_course() -> None:
+    assert intent_of("What is the history of my mock scores?") == "temporal_comparison"
