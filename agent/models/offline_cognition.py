@@ -89,6 +89,7 @@ from agent.language.procedures import (
 )
 from agent.language.reminders import DEFAULT_PHRASE, parse_reminder
 from agent.language.told_procedures import told_procedure
+from agent.models.offline_core import section_lines
 from agent.models.offline_fact_questions import is_fact_question, overrides_core
 from agent.models.offline_reading import reminder_slots
 
@@ -192,13 +193,6 @@ def _key(action: Action) -> str:
     return json.dumps([action[0], action[1]], sort_keys=True, default=str)
 
 
-def _states_a_fact(sentence: Sentence) -> bool:
-    """A statement about the learner (rule C6), not a question, a keep note or a reminder request."""
-    if sentence.question or sentence.keep or not is_fact_statement(sentence.text):
-        return False
-    return parse_reminder(sentence.text) is None
-
-
 def _fact_parts(sentence: Sentence) -> list[tuple[str, tuple[str, str] | None]]:
     """``(text, slot)`` of each fact ``sentence`` states (rule C6), none for a question without one."""
     if sentence.keep:
@@ -206,13 +200,9 @@ def _fact_parts(sentence: Sentence) -> list[tuple[str, tuple[str, str] | None]]:
     if sentence.question:
         head = stated_part(sentence.text)
         return [] if head is None or parse_reminder(sentence.text) is not None else [(head, fact_slot(head))]
-    if not _states_a_fact(sentence):
-        return []
+    if not is_fact_statement(sentence.text) or parse_reminder(sentence.text) is not None:
+        return []  # a statement about the learner (rule C6), not a reminder request
     return [(part, fact_slot(part)) for part in fact_parts(sentence.text)]
-
-
-def _lines(core: Mapping[str, str], section: str) -> list[str]:
-    return [ln.strip() for ln in core.get(section, "").splitlines() if ln.strip()]
 
 
 def _names_value(line: str, values: Sequence[str]) -> bool:
@@ -310,7 +300,7 @@ class CognitivePlanner:
             return []
         if not {"core_memory_append", "core_memory_replace"} & self.available:
             return []
-        lines = _lines(self.core, section)
+        lines = section_lines(self.core, section)
         if text in lines:
             return []
         old = self._line_to_replace(slot, lines)
