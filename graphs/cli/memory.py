@@ -85,8 +85,7 @@ def memory_edit(section: str, text: str, old: str | None, learner_id: str) -> in
                 sections = await store.append(learner_id, section, text)
             else:
                 sections = await store.replace(learner_id, section, old, text)
-        for line in format_sections({section: sections.get(section, "")}):
-            click.echo(line)
+        click.echo("\n".join(format_sections({section: sections.get(section, "")})))
         return 0
 
     return run(work, services=("redis",))
@@ -201,8 +200,7 @@ def search_command(query: str, learner_id: str, kind: str, limit: int, verbose: 
                 )
             else:
                 result = await recall.search(learner_id, query, page=0, page_size=min(50, 3 * limit))
-        for line in format_hits(result.to_dict(), verbose=verbose, limit=limit):
-            click.echo(line)
+        click.echo("\n".join(format_hits(result.to_dict(), verbose=verbose, limit=limit)))
         return 0
 
     return run(work)

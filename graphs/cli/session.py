@@ -213,8 +213,7 @@ def chat_command(learner_id: str, thread_id: str | None, concept: str | None, ph
                     if closed is None:
                         click.echo("nothing to close: this session has no messages yet")
                         break
-                    for row in format_notes(closed.get("artifacts") or []):
-                        click.echo(row)
+                    click.echo("\n".join(format_notes(closed.get("artifacts") or [])))
                     break
                 out = await run_request(
                     graph,
@@ -228,8 +227,7 @@ def chat_command(learner_id: str, thread_id: str | None, concept: str | None, ph
                 )
                 click.echo(f"kag> {out.get('response', '')}")
                 if end:
-                    for row in format_notes(out.get("artifacts") or []):
-                        click.echo(row)
+                    click.echo("\n".join(format_notes(out.get("artifacts") or [])))
                     break
         click.echo(f"bye (continue with: kag chat --learner {learner_id} --thread {thread_id})")
         return 0
