@@ -31,7 +31,8 @@ from agent.notes.extraction import invoke_json
 from agent.notes.models import DIRECTIONAL_RELATIONS, Failure, LinkDecision, LinkDecisions, slugify
 from agent.notes.prompts import LINK_HUMAN, LINK_SYSTEM
 from agent.notes.store import NoteStore
-from agent.notes.text import STOP, content_stems, normalise_concept, stem
+from agent.notes.text import content_stems, normalise_concept, stem
+from agent.text import STOP_WORDS
 
 FRESHNESS_TAU_DAYS = 60.0
 # Offline linker thresholds on raw cosine (-1..1), and its per-note link budget.
@@ -80,7 +81,7 @@ def _keywords(note: dict[str, Any]) -> set[str]:
     """Keyword words (``left-join`` -> ``left``, ``join``), stemmed, without stop words."""
     words: set[str] = set()
     for keyword in note.get("keywords") or []:
-        words |= {stem(w) for w in slugify(str(keyword)).split("-") if len(w) > 2 and w not in STOP}
+        words |= {stem(w) for w in slugify(str(keyword)).split("-") if len(w) > 2 and w not in STOP_WORDS}
     return words
 
 

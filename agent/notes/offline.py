@@ -75,14 +75,8 @@ from agent.notes.offline_prose import (
     split_sentences,
     without_example_marker,
 )
-from agent.notes.text import (
-    STOP,
-    acronyms,
-    content_stems,
-    noun_phrases,
-    stem,
-    term_key,
-)
+from agent.notes.text import acronyms, content_stems, noun_phrases, stem, term_key
+from agent.text import STOP_WORDS
 
 OFFLINE_MODEL = "offline-extractor/3"
 MIN_TERM_COUNT = 2
@@ -143,7 +137,7 @@ def _candidates(sentences: list[Sentence], exclude: str, limit: int) -> list[str
     eligible: dict[str, tuple[int, int, int, int]] = {}
     surfaces = _surfaces(sentences)
     for term in learner_terms:
-        if not term or term == exclude or all(w in STOP for w in term.split()):
+        if not term or term == exclude or all(w in STOP_WORDS for w in term.split()):
             continue
         defs = defining_sentences(sentences, term, surfaces.get(term, term))
         if not defs:
@@ -267,7 +261,7 @@ def _keywords(source: list[str], key: str, surface: str) -> list[str]:
         for text in source
         for phrase in noun_phrases(text)
         for w in phrase.split()
-        if w not in STOP and len(w) >= 4 and stem(w) not in set(key.split())
+        if w not in STOP_WORDS and len(w) >= 4 and stem(w) not in set(key.split())
     )
     return normalise_keywords([slugify(surface)] + [w for w, _ in words.most_common(MAX_NOTES + 2)])
 

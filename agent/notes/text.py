@@ -9,9 +9,6 @@ from agent.text import STOP_WORDS
 WORD = re.compile(r"[a-z][a-z0-9+#_-]*")
 """A lowercase word (letters first; digits, ``+#_-`` allowed after)."""
 
-STOP = STOP_WORDS
-"""Words that never name a concept: KAG's one stop-word list (``agent.text``)."""
-
 
 def stem(word: str) -> str:
     """A plural normaliser for concept names: ``joins`` -> ``join``, ``matches`` -> ``match``.
@@ -39,7 +36,7 @@ def concept_stems(concept: str) -> set[str]:
     """Content-word stems of a concept's most specific segment."""
     # "sql.joins" is matched by its most specific segment, "joins".
     specific = concept.lower().rsplit(".", 1)[-1]
-    return {stem(w) for w in WORD.findall(specific) if w not in STOP}
+    return {stem(w) for w in WORD.findall(specific) if w not in STOP_WORDS}
 
 
 def normalise_concept(concept: str) -> str:
@@ -119,11 +116,7 @@ def _words(text: str) -> list[str]:
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9+#_'-]*|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
 DETERMINERS = frozenset(
-    _words(
-        """
-    a an the this that these those my your our their its his her each every some any no
-    """
-    )
+    _words("a an the this that these those my your our their its his her each every some any no")
 )
 _SUBJECTS = frozenset(_words("i you we they he she it"))
 # Tokens after which a gerund is a noun ("about hashing", "is overfitting", "the sorting").
@@ -132,16 +125,10 @@ _NOMINAL_CONTEXT = frozenset(
 ) | {""}
 # Words after which a preceding "-s" word is a verb ("keeps every", "returns only").
 _VERB_FOLLOWERS = DETERMINERS | frozenset(
-    _words(
-        """
-    all only both them it up out just also always never exactly how whether what why
-    """
-    )
+    _words("all only both them it up out just also always never exactly how whether what why")
 )
 # Common verbs (any form) that the stop-word list leaves in; they never head a term.
-VERBS = frozenset(
-    _words(
-        """
+_VERBS_TEXT = """
     find finds found keep keeps kept learn learns learned learnt confuse confuses confused
     confusing mix mixes mixed compare compares combine combines describe describes contain
     contains represent represents compute computes allow allows produce produces prevent
@@ -151,9 +138,8 @@ VERBS = frozenset(
     removes create creates returns matches collapses stores holds held builds built splits drops
     fills helps adds gives gave given lets probes breaks broke work works ran wrote felt practise
     practises
-    """
-    )
-)
+"""
+VERBS = frozenset(_words(_VERBS_TEXT))
 """Verb forms the stop-word list leaves in that never head a term (ambiguous nouns left out)."""
 # Adverbs and modals the stop-word list leaves in: they end a term.
 _ADVERBS = frozenset(
@@ -187,7 +173,7 @@ def acronyms(text: str) -> set[str]:
         word = token[:-1] if token.endswith("s") and len(token) > 2 else token
         nxt = tokens[index + 1] if index + 1 < len(tokens) else ""
         prev = tokens[index - 1] if index else ""
-        if not (_is_caps_word(word) and len(word) <= 6) or word.lower() in STOP or nxt == "(":
+        if not (_is_caps_word(word) and len(word) <= 6) or word.lower() in STOP_WORDS or nxt == "(":
             continue
         if _is_caps_word(prev) or _is_caps_word(nxt):
             continue  # part of an ALL-CAPS run: a keyword phrase, not an acronym
@@ -224,7 +210,7 @@ def _caps_run_end(tokens: list[str], index: int) -> int:
 def noun_phrases(sentence: str) -> list[str]:
     """Terms a sentence names, lowercase, in order: runs of content words, 1–3 words.
 
-    A heuristic chunker (no tagger): a run of words outside ``STOP`` and ``VERBS``
+    A heuristic chunker (no tagger): a run of words outside ``STOP_WORDS`` and ``VERBS``
     ends at a stop word or punctuation; a word right after a pronoun is a verb
     ("I find"); an ``-s`` word followed by a determiner ("keeps every") or by
     another content word ("compares rows") is a verb; a term never ends in
@@ -259,7 +245,7 @@ def noun_phrases(sentence: str) -> list[str]:
         low = token.lower()
         nxt = tokens[index + 1].lower() if index + 1 < len(tokens) else ""
         prev = tokens[index - 1].lower() if index else ""
-        after_term = bool(run) or (prev[:1].isalpha() and (prev not in STOP or prev in _TAIL_NOUNS))
+        after_term = bool(run) or (prev[:1].isalpha() and (prev not in STOP_WORDS or prev in _TAIL_NOUNS))
         plural_last = bool(run) and _plural(run[-1]) and not _is_caps_word(tokens[index - 1])
         if not token[0].isalpha():
             flush()
@@ -269,7 +255,7 @@ def noun_phrases(sentence: str) -> list[str]:
         elif run and low in _TAIL_NOUNS:
             run.append(low)  # "base case", "constant time": filler words that end a term
             flush()
-        elif low in STOP or low in VERBS or low in _ADVERBS or len(low) < 3 or "'" in low:
+        elif low in STOP_WORDS or low in VERBS or low in _ADVERBS or len(low) < 3 or "'" in low:
             flush()
         elif not run and prev in _SUBJECTS:
             flush()  # "I find", "it builds": a verb after a subject pronoun
