@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import neo4j
 from neo4j.exceptions import (
@@ -39,6 +39,9 @@ from agent.memory.backlog import WriteBacklog
 from agent.models.embeddings import EmbeddingProvider
 from agent.priority import run_cpu
 from agent.validation import validate_text
+
+if TYPE_CHECKING:
+    from agent.resources import Resources
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +110,11 @@ class Neo4jStore:
         self.names: SchemaNames = schema_names(embeddings)
         if backlog is not None:
             backlog.register(self)
+
+    @classmethod
+    def for_resources(cls, resources: Resources) -> Self:
+        """A store over the bundle's driver, embeddings, database and clock."""
+        return cls(resources.neo4j, resources.embeddings, database=resources.database, clock=resources.clock)
 
     def now_iso(self) -> str:
         """The store clock's time, ISO-8601 with timezone (stamps every write)."""

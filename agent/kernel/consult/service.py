@@ -83,9 +83,7 @@ class ConsultDeps:
             generations: Generations = getattr(stores, "kernel", None) or KernelStream(
                 resources.redis, prefix=resources.settings.kernel_prefix
             )
-            reader = ConsultReader(
-                resources.neo4j, resources.embeddings, database=resources.database, clock=resources.clock
-            )
+            reader = ConsultReader.for_resources(resources)
             deps = per[key] = cls(
                 stores=stores,
                 reader=reader,

@@ -36,10 +36,7 @@ class ReflectionStore(Neo4jStore):
         """The bundle's reflection store (built once per bundle, on its clock)."""
         store = _BY_RESOURCES.get(resources)
         if store is None:
-            store = cls(
-                resources.neo4j, resources.embeddings, database=resources.database, clock=resources.clock
-            )
-            _BY_RESOURCES[resources] = store
+            store = _BY_RESOURCES[resources] = super().for_resources(resources)
         return store
 
     async def _setup_schema_once(self, _: object = None) -> None:

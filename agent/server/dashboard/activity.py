@@ -64,11 +64,6 @@ def name_sessions(
 class ActivityReads(Neo4jStore):
     """The activity views of one learner at a time (every query filters by ``$learner_id``)."""
 
-    @classmethod
-    def for_resources(cls, resources: Resources) -> ActivityReads:
-        """A reader over the bundle's driver."""
-        return cls(resources.neo4j, resources.embeddings, database=resources.database, clock=resources.clock)
-
     async def sessions(self, learner_id: str, limit: int = MAX_SESSIONS) -> list[dict[str, Any]]:
         """The learner's sessions, newest first, named by date and topic."""
         rows = await self.read(lambda tx: fetch(tx, SESSIONS, learner_id=learner_id, limit=limit))

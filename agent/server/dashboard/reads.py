@@ -51,11 +51,6 @@ def _card(row: dict[str, Any]) -> dict[str, Any]:
 class DashboardReads(Neo4jStore):
     """What the dashboard pages read from Neo4j, for one learner at a time."""
 
-    @classmethod
-    def for_resources(cls, resources: Resources) -> DashboardReads:
-        """A reader over the bundle's driver."""
-        return cls(resources.neo4j, resources.embeddings, database=resources.database, clock=resources.clock)
-
     async def list_notes(self, learner_id: str, limit: int = MAX_NOTES) -> list[dict[str, Any]]:
         """The newest notes first, as cards (concept, tags, keywords, degree)."""
         rows = await self.read(lambda tx: fetch(tx, LIST_NOTES, learner_id=learner_id, limit=limit))
