@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 
 from agent.clock import as_aware
 from agent.language.when import due_time
+from agent.text import FUNCTION_WORDS
 
 _TIME_UNITS = {"minute": 60, "hour": 3600, "day": 86400, "week": 604800}
 _IN = re.compile(r"\s+in\s+(?P<n>\d{1,3}|an?|one|two|three)\s+(?P<unit>minute|hour|day|week)s?\s*$", re.I)
@@ -57,7 +58,9 @@ _CLOCK = re.compile(
 COURTESY_WORDS = 3
 """Words after a leading time phrase and before "remind me" ("please", "could you please")."""
 # where a time phrase may begin inside a request's text
-_CUT = re.compile(r"\s+(?=(?:on|at|by|next|this|the|tomorrow|tonight|in|from|after|within|around)\b)", re.I)
+_CUT = re.compile(
+    r"\s+(?=(?:on|at|by|next|this|the|today|tomorrow|tonight|in|from|after|within|around)\b)", re.I
+)
 
 
 def _edge_of(match: re.Match[str], now: datetime) -> datetime:
@@ -230,6 +233,39 @@ def leading_time(lead: str, now: datetime, *, after: int = COURTESY_WORDS) -> st
     return None
 
 
+OPENING_WORDS = 6
+"""The longest time phrase read at the start of a task ("on Monday at 9 in the morning")."""
+
+
+def opening_times(text: str, now: datetime) -> list[str]:
+    """The time phrases (``phrase_due``) of at most ``OPENING_WORDS`` words that open ``text``, longest first.
+
+    "on Monday I have to register" -> ["on Monday"]; the words after a phrase are not read.
+    """
+    words, found = text.split(), []
+    for end in range(min(len(words) - 1, OPENING_WORDS), 0, -1):
+        phrase = " ".join(words[:end])
+        # dateparser skips a trailing function word ("on Monday the"): the phrase ends on a content word
+        if words[end - 1].lower() not in FUNCTION_WORDS and phrase_due(phrase, now) is not None:
+            found.append(phrase)
+    return found
+
+
+def present_span(phrase: str, now: datetime) -> bool:
+    """True when ``phrase`` names the span the session is in ("this week", "this month", "today").
+
+    dateparser reads such a phrase as the present instant, which ``due_time`` (a future instant)
+    does not return; as a topic's time it sets no "not before".
+    """
+    import dateparser  # imported on first use, as agent.language.when does
+
+    text = re.sub(r"^(?:on|at|by|in|during)\s+", "", phrase.strip(" ,.;:!?"), flags=re.I)
+    if not re.search(r"[A-Za-z]", text):
+        return False
+    base = as_aware(now).replace(tzinfo=None, second=0, microsecond=0)
+    return dateparser.parse(text, languages=["en"], settings={"RELATIVE_BASE": base}) == base
+
+
 def split_time(what: str, now: datetime) -> tuple[str, str | None]:
     """A topic and the time phrase that ends it ("derivatives next week" -> "derivatives", "next week").
 
@@ -239,5 +275,10 @@ def split_time(what: str, now: datetime) -> tuple[str, str | None]:
     what = what.strip().rstrip(" ,.;:!?")
     timed = time_due(what, now)
     if timed is None:
-        return what, None
+        # "the Fourier transform this week": the span the session is in, no "not before"
+        cut = next(
+            (m.start() for m in _CUT.finditer(what) if m.start() and present_span(what[m.start() :], now)),
+            None,
+        )
+        return (what[:cut].strip().rstrip(" ,.;:!?"), None) if cut is not None else (what, None)
     return timed[0].strip().rstrip(" ,.;:!?"), what[len(timed[0]) :].strip() or None

@@ -32,6 +32,8 @@ subjunctive is coming after spring break", "my dad trades derivatives"), or is s
 - a thing of the topic's word in an activity told in the past ("Mum had me chasing moles out of
   the garden", "I spent the weekend catching bugs", "I was feeding the python"): the object of a
   participle under a past verb, or of a past progressive, is an event told, as above;
+- the topic word as what a person is ("My aunt is a decorator", "I'm a pipe fitter"): the
+  complement of "be" whose subject is the learner or a person names a job, not the topic;
 - a fragment the parse reads as a clause of the topic's own words ("Loop invariants next,
   please!": "Loop" the subject of "invariants") names the topic and no one who acts: it turns to
   it, as any verbless fragment does ("Fractions next?", "Onto the subjunctive then.").
@@ -49,6 +51,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent.language.grammar import holds_text, is_learner, owner_of, parse, subject_of
+from agent.language.people import person
 from agent.language.topic_words import word_lemmas
 
 if TYPE_CHECKING:
@@ -141,8 +144,8 @@ def _told_event(token: Token, asks: bool) -> bool:
         return False
     if token.dep_ in {"nsubj", "nsubjpass", "dobj"} and token.head.tag_ == "VBD":
         return True
-    if token.dep_ == "dobj" and _past_activity(token.head):
-        return True
+    if token.dep_ in {"nsubj", "dobj"} and _past_activity(token.head):
+        return True  # "the decorator was here finishing the paint": the doer of a past progressive
     doing = [token.head] if token.dep_ == "nsubj" else []
     doing += [c for c in token.children if c.dep_ in {"acl", "relcl"} and c.pos_ == "VERB"]
     for verb in doing:
@@ -153,10 +156,25 @@ def _told_event(token: Token, asks: bool) -> bool:
     return False
 
 
+def _says_who(token: Token) -> bool:
+    """The topic word says what a person is: "My aunt is a decorator", "I'm a pipe fitter".
+
+    The complement of "be" whose subject is the learner or a person (``people.person``) names a
+    job or a kind of person, not a lesson's topic ("Today's topic is decorators" has no person).
+    """
+    node = token
+    while node.dep_ in _MODIFIER_DEPS and node.head.i != node.i:
+        node = node.head
+    if node.dep_ != "attr" or node.head.lemma_ != "be":
+        return False
+    subject = subject_of(node.head, deps=_SUBJECT_DEPS)
+    return subject is not None and (is_learner(subject) or person(subject))
+
+
 def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
     """True when this naming of the topic is a passing mention (see the module doc)."""
     asks = token.doc[-1].text == "?"
-    if _others_thing(token) or _told_event(token, asks) or _discourse_participle(token):
+    if _others_thing(token) or _told_event(token, asks) or _discourse_participle(token) or _says_who(token):
         return True
     topic = {t.i for t in token.subtree} | {token.i}
     # the topic word may be the verb itself ("I rebased my branch"): its own subject counts

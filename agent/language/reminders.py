@@ -13,7 +13,10 @@ trigger:
 - *keywords*: a clause with any connective (when, whenever, once, as soon as, if, before,
   after, next time, the first time, the moment) and any verb: "<connective> we|I|you [ever] <verb>
   [on|to|about|…] <X>" ("when we come to verb aspect in Russian"), or "<connective> <X> comes
-  up [in <context>]" (the keyword keeps its context: "generators in Python"). ``X`` may list
+  up [in <context>]" (the keyword keeps its context: "generators in Python"; an adverb after
+  "comes up" is no part of it: "at some point", and a time there is the topic's "not before");
+  a span of the course after the topic ("this week", "this term") is no part of it either
+  (``_topic_time``). ``X`` may list
   several keywords ("HAVING or window functions"), any of which fires; also "<connective> the
   lesson | session | class on <X>" (unless X is a time: "the lesson on Friday"), "next lesson on
   <X>", "when it's time for <X>". "I want you to remind me" after a leading condition reads as
@@ -27,6 +30,8 @@ trigger:
 - a time with a topic ("On June 3, when we do voice leading, remind me …", "once we reach
   derivatives next week"): the topic's trigger, not before that time (``due_at``), also when the
   condition follows the request word ("Don't let me forget: when we do X, I want to …");
+- a day that opens the task ("Don't let me forget, on Monday I have to register …"): that day
+  (``_opening``; a subject must follow it, so "about the 5th chapter" is no date);
 - no condition: a time trigger one day later (``DEFAULT_DELAY``).
 
 Whether a later turn names a trigger, in its sense, is ``agent.language.trigger_sense``.
@@ -40,7 +45,14 @@ from typing import Any
 
 from agent.clock import as_aware, system_clock
 from agent.language.grammar import parse
-from agent.language.reminder_times import leading_time, phrase_due, split_time, time_before_aside, time_due
+from agent.language.reminder_times import (
+    leading_time,
+    opening_times,
+    phrase_due,
+    split_time,
+    time_before_aside,
+    time_due,
+)
 from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS, STOP_WORDS
 
@@ -89,7 +101,8 @@ _KEYWORDS = re.compile(
     rf"\s*,?\s+{_CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\s+up\b)[^\W\d_]+"
     r"(?:\s+(?:on|to|into|about|with|at|over|through|up|around))*\s+(?P<what>.+)$"
     rf"|\s*,?\s+{_CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
-    r"(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?(?:\s+(?:again|later|next|at\s+last))?\s*$"
+    r"(?P<after>\s+(?!(?:in|with|during)\b)[^,]+?)?(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?"
+    r"(?:\s+(?:again|later|next|at\s+last))?\s*$"
     rf"|\s*,?\s+(?:{_CONNECTIVE}\s+(?:the|our|a|next)|next)\s+(?:lesson|session|class|unit|chapter|lecture)"
     r"\s+(?:on|about)\s+(?P<what3>.+)$"
     rf"|\s*,?\s+{_CONNECTIVE}\s+it(?:'s|\s+is)\s+time\s+(?:for|to\s+(?:do|learn|start))\s+(?P<what4>.+)$",
@@ -212,6 +225,23 @@ def _course_time(where: str) -> bool:
     return any(t.ent_type_ in {"DATE", "TIME"} or t.lemma_.lower() in _COURSE_SPANS for t in nouns)
 
 
+_SPAN_START = re.compile(r"\s+(?=(?:this|that|during|over|within|sometime|later)\b)", re.I)
+
+
+def _topic_time(what: str, now: datetime) -> tuple[str, str | None]:
+    """A trigger's topic and its time (``split_time``), without a span of the course after it.
+
+    "photosynthesis this term", "hash maps later this semester": the span says when, not what
+    (``_course_time``); left in the topic, its words had to be named for the reminder to fire.
+    """
+    topic, when = split_time(what, now)
+    if when is None:
+        for cut in _SPAN_START.finditer(topic):
+            if cut.start() and _course_time(topic[cut.start() :]):
+                return _strip_end(topic[: cut.start()]), None
+    return topic, when
+
+
 def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
     """A topic trigger's date ("when we do X on Friday"): it does not fire before (``due_at``)."""
     due = phrase_due(when, now) if when else None
@@ -224,12 +254,17 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
     if concept and (keywords is None or concept.start() <= keywords.start()):
-        topic, when = split_time(concept["what"], now)
+        topic, when = _topic_time(concept["what"], now)
         what = _TRAILING.sub("", _LEADING.sub("", topic))
         fields = {"trigger_kind": "concept", "concept": what, "keywords": split_keywords(what)}
         return rest[: concept.start()], {**fields, **_not_before(when, now)}
     if keywords:
-        topic, when = split_time(next(k for k in keywords.group("what", "what2", "what3", "what4") if k), now)
+        topic, when = _topic_time(
+            next(k for k in keywords.group("what", "what2", "what3", "what4") if k), now
+        )
+        after = (keywords["after"] or "").strip()
+        if when is None and after and phrase_due(after, now) is not None:
+            when = after  # "if X comes up next week": the time after "comes up" ("at some point" is none)
         found = split_keywords(topic)
         if keywords["where"] and not _course_time(keywords["where"]):
             # "if generators come up in Python": the trigger as the learner said it
@@ -241,9 +276,27 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         task, due = timed
         phrase = _strip_end(rest[len(task) :])
     else:  # "on the 14th, that's when my salary comes in": a remark after the time phrase
-        default = phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY
-        task, due, phrase = time_before_aside(rest, now) or (rest, default, DEFAULT_PHRASE)
+        task, due, phrase = time_before_aside(rest, now) or _opening(rest, now) or _default(rest, now)
     return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
+
+
+def _opening(rest: str, now: datetime) -> tuple[str, datetime, str] | None:
+    """``(task, due, phrase)`` of a task that opens with its time: "on Monday I have to register …".
+
+    Read only when no time ends the request; the time must open a clause of its own (a subject
+    follows it), so "about the 5th chapter" is no date. Read as no time at all, "Don't let me
+    forget, on Monday I have to register" fell to the one-day default and fired days early.
+    """
+    for phrase in opening_times(rest, now):
+        due = phrase_due(phrase, now)
+        if due is not None and any(t.dep_ in {"nsubj", "nsubjpass"} for t in parse(rest[len(phrase) :])):
+            return rest, due, phrase
+    return None
+
+
+def _default(rest: str, now: datetime) -> tuple[str, datetime, str]:
+    """No time named: the one-day default (``DEFAULT_PHRASE``)."""
+    return rest, phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY, DEFAULT_PHRASE
 
 
 def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] | None:

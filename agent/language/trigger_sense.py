@@ -140,6 +140,16 @@ console" names "window functions" in two phrases, 0.52); traffic 48/14,606 pairs
 0.53), every one a question about a trigger's own topic ("What is recursion?")."""
 
 
+HEAD_THRESHOLD = 0.52
+"""Least MiniLM cosine with the whole trigger for a turn that names only its head word
+(``_names_by_head``). Chosen by leave-one-out over all 24 reminder sets (every
+``bench/cognitive/sets/reminders_*.json`` and heldout3..9; 2026-11-29, session 44, grid 0.40-0.80
+and off, ``SENSE_THRESHOLD`` and ``RARE_ZIPF`` as they are): folds pick 0.48 or 0.52, best interval
+0.52; leave-one-out 346/374 fires once, 11/1,836 false; at 0.52 on all 347/374, 10/1,836 (off:
+334/374, 10/1,836). At 0.48 and below "the decorator was here finishing the paint" (0.51 for
+"Python decorators") fires a session early."""
+
+
 def is_code_name(keyword: str) -> bool:
     """A keyword that names code ("GROUP BY", "functools.wraps", "useEffect"): its words fire alone.
 
@@ -235,6 +245,30 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
             _own_clause(sentence, clause, keyword) and sense(clause, keyword) >= least
         ):
             return True
+    return _names_by_head(message, keyword, topic)
+
+
+def _names_by_head(message: str, keyword: str, topic: list[str]) -> bool:
+    """The turn names the topic's head word alone ("Can we do decorators today?" for "Python decorators").
+
+    A learner drops the name of the field a topic belongs to once it is the lesson's ("decorators"
+    for "Python decorators", "the cycle" for "Krebs cycle"): a modifier the learner wrote as a
+    name (capitalised: a language, a people, a person, a product). A lower-case modifier tells
+    the topic from its neighbours ("minor scales" / "major scales", "ionic bonds" / "covalent
+    bonds") and must be named. The head word (the last topic word) in a turn that reads like the
+    whole trigger (MiniLM cosine at least ``HEAD_THRESHOLD``; no rarity shortcut) then names it.
+    Only read when no sentence names every topic word.
+    """
+    if len(topic) < 2 or not all(w[:1].isupper() for w in topic[:-1]):
+        return False
+    head = topic[-1]
+    for sentence, clause in _namings(message, head):
+        if not turns_to(sentence, [head]) or _narrowed_otherwise(sentence, topic):
+            continue
+        if sense(sentence, keyword) >= HEAD_THRESHOLD or (
+            clause != sentence and not _frames(sentence, clause) and sense(clause, keyword) >= HEAD_THRESHOLD
+        ):
+            return True
     return False
 
 
@@ -247,6 +281,20 @@ def _own_clause(sentence: str, clause: str, keyword: str) -> bool:
     frames what follows, so only the whole sentence says whether it is about the topic.
     """
     return _names_all(clause, keyword) and not _frames(sentence, clause)
+
+
+def _narrowed_otherwise(sentence: str, topic: list[str]) -> bool:
+    """Every naming of the head word carries a modifier of its own that is no topic word.
+
+    "the Latin cases" or "a timing decorator" name another kind of the head's thing than "German
+    cases" or "Python decorators"; "the cases" or "decorators" alone may be the trigger's.
+    """
+    wanted, known = word_lemmas(topic[-1]), frozenset().union(*(word_lemmas(w) for w in topic))
+    namings = [t for t in parse(sentence) if t.is_alpha and wanted & word_lemmas(t.text)]
+    return bool(namings) and all(
+        any(c.dep_ in {"amod", "compound"} and not known & word_lemmas(c.text) for c in t.children)
+        for t in namings
+    )
 
 
 def _frames(sentence: str, clause: str) -> bool:
