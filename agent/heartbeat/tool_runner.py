@@ -68,39 +68,29 @@ async def run_tool_calls(
     for call in calls:
         name = call.get("name")
         tool = registry.get(name) if isinstance(name, str) else None
+        failure: str | None = None
         if tool is None:
             log.warning("tool not found: %s", call["name"])
             result.unknown += 1
-            result.errors += 1
-            result.messages.append(
-                _error(
-                    call,
-                    f"no tool named {_safe(str(call['name']))!r}. Available: {', '.join(sorted(registry))}.",
-                )
-            )
-            result.outputs.append({})
-            continue
-        try:
-            args = _model_args(call.get("args"))
-        except InvalidInputError as exc:
-            log.error("tool %s got malformed arguments: %s", name, exc)
-            result.errors += 1
-            result.messages.append(_error(call, f"malformed arguments for {name}: {exc}"))
-            result.outputs.append({})
-            continue
-        try:
-            raw = await tool.ainvoke({**args, **_declared(tool, injected)}, config)
-        except ValidationError as exc:
-            log.error("tool %s got malformed arguments: %s", call["name"], exc)
-            failure = f"malformed arguments for {call['name']}: {_brief(exc)}"
-        except (KAGError, ToolException) as exc:
-            log.error("tool %s failed: %s", call["name"], exc)
-            failure = f"{call['name']} failed: {exc}"
-        except Exception as exc:  # a bug in a tool: keep the traceback, keep the loop going
-            log.exception("tool %s raised unexpectedly", call["name"])
-            failure = f"{call['name']} failed with an internal error ({type(exc).__name__})"
+            failure = f"no tool named {_safe(str(call['name']))!r}. Available: {', '.join(sorted(registry))}."
         else:
-            failure = None
+            try:
+                args = _model_args(call.get("args"))
+            except InvalidInputError as exc:
+                log.error("tool %s got malformed arguments: %s", name, exc)
+                failure = f"malformed arguments for {name}: {exc}"
+        if tool is not None and failure is None:
+            try:
+                raw = await tool.ainvoke({**args, **_declared(tool, injected)}, config)
+            except ValidationError as exc:
+                log.error("tool %s got malformed arguments: %s", call["name"], exc)
+                failure = f"malformed arguments for {call['name']}: {_brief(exc)}"
+            except (KAGError, ToolException) as exc:
+                log.error("tool %s failed: %s", call["name"], exc)
+                failure = f"{call['name']} failed: {exc}"
+            except Exception as exc:  # a bug in a tool: keep the traceback, keep the loop going
+                log.exception("tool %s raised unexpectedly", call["name"])
+                failure = f"{call['name']} failed with an internal error ({type(exc).__name__})"
         if failure is not None:
             result.errors += 1
             result.messages.append(_error(call, failure))
