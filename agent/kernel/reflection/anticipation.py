@@ -153,16 +153,22 @@ def dominant(counts: Counter[str], total: int, share: float) -> tuple[str, int] 
     return (part, count) if count / total >= share else None
 
 
+def _study_part(hours: dict[int, int]) -> tuple[str, int] | None:
+    # The part of the day holding STUDY_SHARE of the learner's messages (per UTC hour), and its count.
+    total = sum(hours.values())
+    parts: Counter[str] = Counter()
+    for hour, count in hours.items():
+        parts[day_part(f"2000-01-01T{int(hour):02d}:00:00+00:00")] += count
+    return dominant(parts, total, STUDY_SHARE) if total >= MIN_MESSAGES else None
+
+
 def time_patterns(
     learner_id: str, hours: dict[int, int], study: list[dict[str, Any]] | None, evidence: list[Evidence]
 ) -> list[dict[str, Any]]:
     """``time_of_day`` patterns (study and struggle); ``study`` is the chosen part's evidence."""
     out = []
     total = sum(hours.values())
-    parts: Counter[str] = Counter()
-    for hour, count in hours.items():
-        parts[day_part(f"2000-01-01T{int(hour):02d}:00:00+00:00")] += count
-    chosen = dominant(parts, total, STUDY_SHARE) if total >= MIN_MESSAGES else None
+    chosen = _study_part(hours)
     if chosen and study is not None:
         part, count = chosen
         props = {
@@ -201,13 +207,8 @@ async def anticipation(store: ReflectionStore, learner_id: str, *, limit: int) -
     evidence = parse_signals(await store.signal_items(learner_id, SIGNAL_CAP))
     groups = by_concept(evidence)
     hours = await store.study_hours(learner_id)
-    total = sum(hours.values())
-    parts: Counter[str] = Counter()
-    for hour, count in hours.items():
-        parts[day_part(f"2000-01-01T{int(hour):02d}:00:00+00:00")] += count
-    chosen = dominant(parts, total, STUDY_SHARE) if total >= MIN_MESSAGES else None
     study = None
-    if chosen:
+    if chosen := _study_part(hours):
         rows = await store.study_evidence(learner_id, list(DAY_PARTS[chosen[0]]), TIME_EVIDENCE)
         study = sorted(({"id": r["id"], "source": "message"} for r in rows), key=lambda r: r["id"])
     wanted = [
@@ -219,6 +220,6 @@ async def anticipation(store: ReflectionStore, learner_id: str, *, limit: int) -
         wanted, await store.existing(learner_id, "Pattern"), limit
     )
     await store.upsert(learner_id, "Pattern", writes)
-    report.scanned = len(evidence) + total
+    report.scanned = len(evidence) + sum(hours.values())
     report.details = {"patterns": len(wanted), "by_kind": dict(Counter(p["props"]["kind"] for p in wanted))}
     return report
