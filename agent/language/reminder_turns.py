@@ -97,12 +97,15 @@ def _placed(verb: Token, asks: bool) -> bool:
     return verb.lemma_ == "be" and not any(c.dep_ in {"acomp", "neg"} for c in verb.children)
 
 
-def _others_thing(token: Token) -> bool:
-    """The topic word (or the noun it modifies) has a possessor other than the learner."""
+def _others_thing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
+    """The topic word (or the noun it modifies) has a possessor other than the learner.
+
+    A possessor that is a topic word is the topic's own name ("Bayes' theorem", "Newton's laws").
+    """
     node = token
     while True:
         owner = owner_of(node)
-        if owner and owner != "learner":
+        if owner and owner != "learner" and not any(topic_lemmas & word_lemmas(w) for w in owner.split()):
             return True
         if node.dep_ not in _MODIFIER_DEPS or node.head.i == node.i:
             return False
@@ -174,7 +177,9 @@ def _says_who(token: Token) -> bool:
 def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
     """True when this naming of the topic is a passing mention (see the module doc)."""
     asks = token.doc[-1].text == "?"
-    if _others_thing(token) or _told_event(token, asks) or _discourse_participle(token) or _says_who(token):
+    if _others_thing(token, topic_lemmas) or _told_event(token, asks):
+        return True
+    if _discourse_participle(token) or _says_who(token):
         return True
     topic = {t.i for t in token.subtree} | {token.i}
     # the topic word may be the verb itself ("I rebased my branch"): its own subject counts

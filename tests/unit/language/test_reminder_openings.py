@@ -132,3 +132,8 @@ def test_the_doer_of_a_past_progressive_is_a_told_event() -> None:
 )
 def test_what_a_person_is_is_no_topic(sentence: str, topic: list[str], turns: bool) -> None:
     assert turns_to(sentence, topic) is turns
+
+
+def test_a_name_in_the_topic_is_no_other_owner() -> None:
+    assert turns_to("Okay, Bayes' theorem now please.", ["Bayes", "theorem"])
+    assert not turns_to("My colleague's pronunciation is so good.", ["pronunciation"])
