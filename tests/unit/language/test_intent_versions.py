@@ -125,3 +125,42 @@ def test_a_bare_search_over_several_facts_about_it_asks_for_their_course() -> No
     assert several("statistics quiz score", scores)
     assert not several("statistics quiz score", [scores[0], scores[2]])  # one fact about it: one value
     assert not several("cello teacher", scores)  # nothing about it
+
+
+def test_a_part_of_the_learners_life_told_again_with_another_value_is_two_values() -> None:
+    # far from each other and from the question, both tell where the learner lives / what they study
+    home = [
+        Fact("I rent a room in Bergen near the fish market."),
+        Fact("Writing from my new place in Tromsø, the view of the fjord is unreal."),
+    ]
+    assert memory_holds("Which city does the learner live in?", home) == "two"
+    study = [
+        Fact("My degree is in nursing."),
+        Fact("The dean signed my transfer, so my lectures are all in the pharmacy building now."),
+    ]
+    assert memory_holds("What is my field of study?", study) == "two"
+
+
+def test_the_same_part_told_by_someone_else_is_one_value() -> None:
+    memory = [
+        Fact("I rent a room in Bergen near the fish market."),
+        Fact("My brother has a houseboat in Amsterdam these days."),
+    ]
+    assert memory_holds("Which city does the learner live in?", memory) == "one"
+    # the part test alone (the question-conditioned net off): a sister's new flat is hers
+    memory = [
+        Fact("I rent a room in Bergen near the fish market."),
+        Fact("My sister moved into a flat in Tromsø last week."),
+    ]
+    rows = vectors([f.content for f in memory])
+    sims = rows @ vectors([as_learner("Which city does the learner live in?")])[0]
+    assert held(sims, memory, rows, Knobs(answer_margin=None)) == "one"
+
+
+def test_tools_used_side_by_side_are_no_second_value() -> None:
+    memory = [
+        Fact("My capstone repository is called river-watch."),
+        Fact("The capstone runs on a weather dataset."),
+    ]
+    assert memory_holds("What is the learner's repository called?", memory) != "two"
+    assert Knobs().part_floor is not None
