@@ -56,14 +56,10 @@ class Resources:
         """What the stores stamp and age memory with (tests pass a ``ManualClock``)."""
         if tracing or chat_model is not None:
             configure_tracing(self.settings)
-        if chat_model is not None:
-            self.__dict__["chat_model"] = chat_model
-        if embeddings is not None:
-            self.__dict__["embeddings"] = embeddings
-        if neo4j_driver is not None:
-            self.__dict__["neo4j"] = neo4j_driver
-        if redis_client is not None:
-            self.__dict__["redis"] = redis_client
+        # What was passed takes the place of the cached property that would build it.
+        given = {"chat_model": chat_model, "embeddings": embeddings, "neo4j": neo4j_driver}
+        given["redis"] = redis_client
+        self.__dict__.update({name: value for name, value in given.items() if value is not None})
 
     @cached_property
     def neo4j(self) -> neo4j.AsyncDriver:
