@@ -140,8 +140,7 @@ class KernelWorker:
         learners = [learner_id] if learner_id is not None else await self.stream.active_learners()
         applied = 0
         for learner in learners:
-            done = await self._drain_one(learner, wait=wait)
-            applied += done
+            applied += await self._drain_one(learner, wait=wait)
             await self._finish_deferred(learner)
         return applied
 
@@ -168,9 +167,7 @@ class KernelWorker:
     async def idle_round(self) -> int:
         """One round of each deferred work (any learner's); returns how much was done."""
         self._deferred_at = time.monotonic()
-        done = 0
-        for work in self.deferred:
-            done += await work(None)
+        done = sum([await work(None) for work in self.deferred])  # one after another, in order
         self._stats.deferred += done
         return done
 
