@@ -138,9 +138,7 @@ def _mcp_refusal(message: dict[str, Any]) -> BodyRefusedError | None:
     if message.get("method") != "tools/call" or not isinstance(message.get("params"), dict):
         return None
     params = message["params"]
-    arguments = params.get("arguments", {})
-    if arguments is None:
-        arguments = {}
+    arguments = {} if params.get("arguments") is None else params["arguments"]
     if not isinstance(arguments, dict):
         return BodyRefusedError(422, "MCP tools/call arguments must be an object (the tool's input)")
     context = params.get("context")
