@@ -35,7 +35,9 @@ A statement that tells several things (a self-introduction) is read there by its
 the question (``answering_clause``): the kind asked and the part of a life it tells come from that
 clause, so an older introduction no longer outranks a later value of the thing asked because one of
 its other clauses tells a language or a level (``question_pairs_order.json``: 15 -> 17 of 23 found,
-4 of 12 hard negatives grouped before and after; no new knob).
+4 of 12 hard negatives grouped before and after; no new knob). A later value written in the unit of
+the best answer's (a currency, a letter prefix: ``another_in_unit``) answers it however far its words
+are from the question ("it's €550 a month now" beside "an allowance of €400 a month"), at the floor.
 
 A statement that is no version of the learner's current value, hedged, planned or wished ("I
 might do a summer course in Dresden") or another person's ("My friend Lena has lessons with Herr
@@ -73,8 +75,8 @@ import numpy as np
 from agent.language.about import clause_vectors, clauses, parts
 from agent.language.encoder import encode_kept
 from agent.language.facts import fact_slot
-from agent.language.numerals import numbers
-from agent.language.shifts import value_kind
+from agent.language.numerals import CURRENCY, numbers
+from agent.language.shifts import shift, value_kind
 
 NET_SAME = 0.70
 """Read time: two open facts at least this close are about the same thing (ordering only)."""
@@ -308,12 +310,14 @@ def answer_groups(
         return []
     # the kind asked is read in the clause of the best answer that answers it ("renting a room in
     # Coimbra", not the "A2" of its language clause)
-    kind = value_kinds(texts[best] if question is None else answering_clause(question, texts[best])[0])
+    answer = texts[best] if question is None else answering_clause(question, texts[best])[0]
+    kind = value_kinds(answer)
+    units = unit_values(answer)
     near = [
         i
         for i in range(len(texts))
         if i != best
-        and asked[i] >= low
+        and (asked[i] >= low or asked[i] >= floor and another_in_unit(texts[i], units))
         and brings_another_value(texts[i], texts[best])
         and _answers_in_kind(kind, texts[i])
     ]
@@ -330,6 +334,35 @@ def answer_groups(
     apart = [bool(told[0] and t and not told[0] & t) for t in told[1:]]
     group = [best] + [i for i, away in zip(near, apart, strict=True) if not away]
     return [group] if len(group) > 1 else []
+
+
+_UNIT_VALUE = re.compile(
+    rf"(?<![\w.])([{re.escape(''.join(CURRENCY))}]|[^\W\d_]{{1,3}}-?)(\d(?:[\d,.]*\d)?)(?![\w])"
+)
+"""A value written with its unit: a currency symbol ("€550") or a prefix of one to three letters
+("R4800", "B2", "N3", "S23") right before its digits."""
+
+
+def unit_values(text: str) -> dict[str, frozenset[str]]:
+    """The values ``text`` writes with a unit (``_UNIT_VALUE``), by unit: ``{"€": {"550"}, "b": {"2"}}``."""
+    found: dict[str, set[str]] = {}
+    for match in _UNIT_VALUE.finditer(text):
+        found.setdefault(match.group(1).lower().rstrip("-"), set()).add(match.group(2))
+    return {unit: frozenset(held) for unit, held in found.items()}
+
+
+def another_in_unit(text: str, units: dict[str, frozenset[str]]) -> bool:
+    """``text`` writes another value in a unit of ``units`` (the best answer's), and no difference.
+
+    "It's €550 a month now" beside "an allowance of €400 a month": the same unit, another value,
+    though the question's words ("allowance") are not in it, so its cosine with the question is far
+    below the best answer's. A change told as a difference ("cut by $300", ``shifts.shift``) is no
+    value of its own: the arithmetic resolves it (``agent.language.differences``).
+    """
+    if not units:
+        return False
+    held = unit_values(text)
+    return any(held.get(unit, frozenset()) - values for unit, values in units.items()) and shift(text) is None
 
 
 def answering_clause(

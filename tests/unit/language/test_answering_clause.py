@@ -8,7 +8,13 @@ from a later home, nor make the kind asked a code. Phrasings of our own, not fro
 from __future__ import annotations
 
 from agent.language.encoder import encode
-from agent.language.same_thing import answer_groups, answering_clause, answering_parts
+from agent.language.same_thing import (
+    another_in_unit,
+    answer_groups,
+    answering_clause,
+    answering_parts,
+    unit_values,
+)
 from agent.language.versions import as_learner
 from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
@@ -54,3 +60,22 @@ def test_another_persons_value_is_still_no_newer_version() -> None:
     [asked] = encode([as_learner("Where does the learner live?")])
     ranked = newest_first(hits, vectors, asked)
     assert ranked[0].id == "mine" and "was_until" not in ranked[0].metadata
+
+
+def test_a_value_in_the_best_answers_unit_is_another_version_however_far_its_words() -> None:
+    # The newer names neither "allowance" nor anything the question asks: only its unit ties it.
+    older = "My parents agreed to send me an allowance of €400 a month while I study."
+    newer = "Rent went up and the family chat agreed: €550 from this month on."
+    texts = [older, newer]
+    vectors = encode(texts)
+    [asked] = encode([as_learner("What is the learner's monthly allowance?")])
+    assert answer_groups(vectors @ asked, texts, vectors=vectors, question=asked, margin=0.0) == [[0, 1]]
+
+
+def test_units_and_differences() -> None:
+    assert unit_values("A conference budget of $2,000 and room B214.") == {"$": {"2,000"}, "b": {"214"}}
+    units = unit_values("My stipend is £1,300 a month.")
+    assert another_in_unit("It's £1,450 a month from this term.", units)
+    assert not another_in_unit("It's still £1,300 a month.", units)  # the same value
+    assert not another_in_unit("They cut it by £200.", units)  # a difference: the arithmetic's
+    assert not another_in_unit("The course costs 1,450 euros.", units)  # another unit
