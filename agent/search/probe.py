@@ -42,9 +42,7 @@ async def probed(
 ) -> list[dict[str, Any]]:
     """The vector list from a ``PROBE_TEMPLATE`` row: its exact scan, its index hits, or a new scan."""
     rows = probe_choice(row, params["limit"])
-    if rows is None:
-        rows = await fetch(tx, exact, **query_params(params, embedding=True))
-    return rows
+    return rows if rows is not None else await fetch(tx, exact, **query_params(params, embedding=True))
 
 
 def query_params(params: dict[str, Any], *, embedding: bool = False) -> dict[str, Any]:
