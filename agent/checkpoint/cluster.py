@@ -70,11 +70,7 @@ def _routed(client: Any, cmd: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[st
 
 async def _apipe(client: AsyncRedisCluster, cmds: Sequence[tuple[Any, ...]], transaction: bool) -> list[Any]:
     if not transaction and (len(cmds) == 1 or any(c[0] in _KEYLESS for c in cmds)):
-        out = []
-        for cmd in cmds:
-            args, kwargs = _routed(client, cmd)
-            out.append(await client.execute_command(*args, **kwargs))
-        return out
+        return [await client.execute_command(*args, **kw) for args, kw in (_routed(client, c) for c in cmds)]
     async with client.pipeline(transaction=transaction) as pipe:
         for cmd in cmds:
             pipe.execute_command(*cmd)
@@ -90,11 +86,7 @@ async def send_async(client: AsyncRedisCluster, batch: Batch) -> list[Any]:
 
 def _pipe(client: RedisCluster, cmds: Sequence[tuple[Any, ...]], transaction: bool) -> list[Any]:
     if not transaction and (len(cmds) == 1 or any(c[0] in _KEYLESS for c in cmds)):
-        out = []
-        for cmd in cmds:
-            args, kwargs = _routed(client, cmd)
-            out.append(client.execute_command(*args, **kwargs))
-        return out
+        return [client.execute_command(*args, **kw) for args, kw in (_routed(client, c) for c in cmds)]
     with client.pipeline(transaction=transaction) as pipe:
         for cmd in cmds:
             pipe.execute_command(*cmd)

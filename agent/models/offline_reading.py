@@ -117,9 +117,5 @@ def call_args(messages: Sequence[BaseMessage], call_id: str | None) -> dict[str,
 
 def reminder_slots(messages: Sequence[BaseMessage]) -> list[tuple[str, str]]:
     """``(reminder id, description)`` of each REMINDER slot in the prompt's WORKING MEMORY."""
-    found = []
-    for slot in read_slots(messages):
-        match = _REMINDER_SLOT.match(str(slot.get("content", "")).strip())
-        if match:
-            found.append((match["id"], match["description"].strip()))
-    return found
+    matches = (_REMINDER_SLOT.match(str(slot.get("content", "")).strip()) for slot in read_slots(messages))
+    return [(match["id"], match["description"].strip()) for match in matches if match]

@@ -68,23 +68,13 @@ def slugify(text: str) -> str:
 
 def normalise_keywords(values: list[str]) -> list[str]:
     """Slugify, drop empties and duplicates, keep at most five (order kept)."""
-    out: list[str] = []
-    for value in values:
-        slug = slugify(str(value))
-        if slug and slug not in out:
-            out.append(slug)
-    return out[:MAX_KEYWORDS]
+    return list(dict.fromkeys(slug for slug in (slugify(str(v)) for v in values) if slug))[:MAX_KEYWORDS]
 
 
 def filter_tags(values: list[str], vocabulary: tuple[str, ...] | frozenset[str]) -> list[str]:
     """Keep the slugified tags that are in ``vocabulary`` (order kept, no duplicates)."""
     allowed = set(vocabulary)
-    out: list[str] = []
-    for value in values:
-        slug = slugify(str(value))
-        if slug in allowed and slug not in out:
-            out.append(slug)
-    return out
+    return list(dict.fromkeys(slug for slug in (slugify(str(v)) for v in values) if slug in allowed))
 
 
 def clip_description(text: str) -> str:
