@@ -56,12 +56,8 @@ class ConsultRequest(BaseModel):
     @field_validator("topic_filters")
     @classmethod
     def _topics(cls, value: list[str]) -> list[str]:
-        topics: list[str] = []
-        for i, topic in enumerate(value):
-            topic = validate_text(topic, f"topic_filters[{i}]", MAX_TOPIC_BYTES).strip().lower()
-            if topic not in topics:
-                topics.append(topic)
-        return sorted(topics)
+        checked = (validate_text(t, f"topic_filters[{i}]", MAX_TOPIC_BYTES) for i, t in enumerate(value))
+        return sorted({topic.strip().lower() for topic in checked})
 
 
 def parse_request(body: ConsultRequest | Mapping[str, Any]) -> ConsultRequest:
