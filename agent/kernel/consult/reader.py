@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import neo4j
-
 from agent.graphdb.store import Neo4jStore, fetch
 from agent.kernel.consult import queries as q
 from agent.memory.activation import boosted
@@ -53,12 +51,8 @@ class ConsultReader(Neo4jStore):
             "core_limit": CORE_CANDIDATES,
             "stale_limit": STALE_CANDIDATES,
         }
-
-        async def work(tx: neo4j.AsyncTransaction) -> Layer:
-            [row] = await fetch(tx, q.LAYER, **params)
-            return Layer(row["insights"], row["patterns"], row["core"], row["stale"])
-
-        return await self.read(work)
+        [row] = await self.read(lambda tx: fetch(tx, q.LAYER, **params))
+        return Layer(row["insights"], row["patterns"], row["core"], row["stale"])
 
     async def sources(self, learner_id: str, derived_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The source message of each of ``derived_ids`` (turn contexts) that has one (``HIT_SOURCES``)."""
@@ -82,9 +76,7 @@ class ConsultReader(Neo4jStore):
             {"id": r["id"], "activation": boosted(r.get("activation") or 0.0, r.get("last_access"), now)}
             for r in rows
         ]
-
-        async def work(tx: neo4j.AsyncTransaction) -> int:
-            found = await fetch(tx, q.TOUCH, rows=updates, learner_id=learner_id, now=now.isoformat())
-            return int(found[0]["touched"]) if found else 0
-
-        return await self.write(work)
+        found = await self.write(
+            lambda tx: fetch(tx, q.TOUCH, rows=updates, learner_id=learner_id, now=now.isoformat())
+        )
+        return int(found[0]["touched"]) if found else 0
