@@ -24,8 +24,7 @@ from typing import Any
 
 from agent.checkpoint.base import RedisCheckpointBase, q, uq
 from agent.checkpoint.codec import BadValueError, CorruptCheckpointError
-from agent.checkpoint.lua import DELETE_THREAD
-from agent.checkpoint.ops import script_call, thread_keys
+from agent.checkpoint.ops import delete_rounds
 from agent.checkpoint.owners import owner_key
 from agent.checkpoint.requests import Batch, Op
 from agent.errors import StoreError
@@ -114,37 +113,19 @@ def _accepts(saver: RedisCheckpointBase, adopt: Adopt, channel: str, raw: bytes)
 
 def _delete_guarded(saver: RedisCheckpointBase, owner: str, guards: dict[str, str]) -> Op:
     """DELETE_THREAD with each thread's guard, then the indexes (see the module doc, step 3)."""
-    deleted: list[str] = []
     if not guards:
-        return deleted
-    runs: list[tuple[str, bytes]] = []
-    todo = dict(guards)
-    for _ in range(ROUNDS):
-        if not todo:
-            break
-        nss = yield Batch([("SMEMBERS", saver.ns_set_key(t)) for t in todo])
-        calls = []
-        for (tid, guard), members in zip(todo.items(), nss, strict=True):
-            names = sorted(n.decode() for n in members)
-            keys = thread_keys(saver, tid, names)
-            calls.append(script_call(DELETE_THREAD, keys, "delete", 1, q(tid), guard + owner, *names))
-        replies = yield Batch(calls)
-        retry = {}
-        for (tid, guard), (code, data) in zip(todo.items(), replies, strict=True):
-            if code == 0:  # a namespace appeared since SMEMBERS: read again
-                retry[tid] = guard
-            elif code == 1:
-                deleted.append(tid)
-                runs += [(data[i].decode(), data[i + 1]) for i in range(0, len(data), 2)]
-        todo = retry
-    if todo:
-        raise StoreError(f"threads {sorted(todo)!r} kept changing while being erased; retry")
+        return []
+    deleted, srems, left = yield from delete_rounds(
+        saver, {tid: guard + owner for tid, guard in guards.items()}, "delete", 1, ROUNDS
+    )
+    if left:
+        raise StoreError(f"threads {sorted(left)!r} kept changing while being erased; retry")
     tids = list(guards)
     after: list[tuple[Any, ...]] = [("SREM", saver.owned_key(owner), *map(q, tids))]
     if deleted:
         gone = [q(t) for t in deleted]
         after += [("SREM", saver.unowned_key(), *gone), ("SREM", saver.threads_key(), *gone)]
-    after += [("SREM", f"{saver.key_prefix}:run:{r}", m) for r, m in runs]
+    after += srems
     owners = (yield Batch(after + [("GET", owner_key(saver, t)) for t in tids]))[len(after) :]
     back = [q(t) for t, o in zip(tids, owners, strict=True) if o is not None and _text(o) == owner]
     if back:  # re-created by a concurrent write of the owner: found again by the next round

@@ -244,33 +244,48 @@ def delete_threads(
 
 
 def _apply_delete(saver: RedisCheckpointBase, todo: list[str], mode: str, keep: int) -> Op:
-    """DELETE_THREAD on each of ``todo`` (threads the caller may touch).
+    """DELETE_THREAD on each of ``todo`` (threads the caller may touch), in up to 10 rounds.
 
-    The script gets the thread's namespaces as keys; when a concurrent write added a
-    namespace after they were read, it changes nothing and the thread is retried.
     Returns the SREMs of the removed checkpoints' run-set members (the caller sends them).
     """
+    _, srems, left = yield from delete_rounds(saver, dict.fromkeys(todo, ""), mode, keep)
+    if left:
+        raise StoreError(f"threads {list(left)!r} kept changing while being deleted; retry")
+    return srems
+
+
+def delete_rounds(
+    saver: RedisCheckpointBase, guards: Mapping[str, str], mode: str, keep: int, rounds: int = 10
+) -> Op:
+    """DELETE_THREAD on each thread of ``guards`` (thread id -> the script's guard, "" for none).
+
+    The script gets the thread's namespaces as keys; when a concurrent write added a
+    namespace after they were read, it changes nothing (code 0) and the thread is tried
+    again, at most ``rounds`` times; a guard that no longer holds (code 2) leaves it.
+    Returns ``(deleted ids, the SREMs of their run-set members, {thread: guard} still left)``.
+    """
+    deleted: list[str] = []
     runs: list[tuple[str, bytes]] = []
-    for _ in range(10):
+    todo = dict(guards)
+    for _ in range(rounds):
         if not todo:
             break
         nss = yield Batch([("SMEMBERS", saver.ns_set_key(t)) for t in todo])
-        calls = []
-        for tid, members in zip(todo, nss, strict=True):
-            names_ns = sorted(n.decode() for n in members)
-            keys = thread_keys(saver, tid, names_ns)
-            calls.append(script_call(DELETE_THREAD, keys, mode, keep, q(tid), "", *names_ns))
+        names = [sorted(n.decode() for n in members) for members in nss]
+        calls = [
+            script_call(DELETE_THREAD, thread_keys(saver, tid, ns), mode, keep, q(tid), guard, *ns)
+            for (tid, guard), ns in zip(todo.items(), names, strict=True)
+        ]
         replies = yield Batch(calls)
-        retry = []
-        for tid, (ok, data) in zip(todo, replies, strict=True):
-            if ok == 1:
+        retry = {}
+        for (tid, guard), (code, data) in zip(todo.items(), replies, strict=True):
+            if code == 0:  # a namespace appeared since SMEMBERS: read again
+                retry[tid] = guard
+            elif code == 1:
+                deleted.append(tid)
                 runs += [(data[i].decode(), data[i + 1]) for i in range(0, len(data), 2)]
-            else:
-                retry.append(tid)
         todo = retry
-    if todo:
-        raise StoreError(f"threads {todo!r} kept changing while being deleted; retry")
-    return [("SREM", f"{saver.key_prefix}:run:{r}", m) for r, m in runs]
+    return deleted, [("SREM", f"{saver.key_prefix}:run:{r}", m) for r, m in runs], todo
 
 
 def _reregister(saver: RedisCheckpointBase, thread_ids: Sequence[str]) -> Op:
