@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 from agent.context import Context
 from agent.heartbeat.sensing import sense_tool_outputs
 from agent.heartbeat.slots import SEARCH_TOOLS, Slot, hit_slots, tool_hits
-from agent.heartbeat.tool_runner import ToolRunResult, run_tool_calls
+from agent.heartbeat.tool_runner import ToolRunResult, error_message, run_tool_calls
 from agent.heartbeat.turn import (
     current_requests,
     emit,
@@ -87,10 +87,7 @@ async def run_tools(
     malformed = call_msg.additional_kwargs.get("malformed_call")
     if malformed:
         log.warning("malformed [FUNCTION] call: %s", malformed)
-        call = call_msg.tool_calls[0]
-        error = ToolMessage(
-            content=f"ERROR: {malformed}", tool_call_id=call["id"], name=call["name"], status="error"
-        )
+        error = error_message(call_msg.tool_calls[0], malformed)
         return ToolRunResult(messages=[error], outputs=[{}], errors=1, unknown=0)
     return await run_tool_calls(
         call_msg.tool_calls,

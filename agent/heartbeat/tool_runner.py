@@ -48,7 +48,8 @@ class ToolRunResult:
     """Calls to tools that are not registered."""
 
 
-def _error(call: ToolCall, text: str) -> ToolMessage:
+def error_message(call: ToolCall, text: str) -> ToolMessage:
+    """The tool message that tells the model its call failed, and why."""
     return ToolMessage(
         content=f"ERROR: {text}", tool_call_id=call["id"] or "", name=call["name"], status="error"
     )
@@ -93,7 +94,7 @@ async def run_tool_calls(
                 failure = f"{call['name']} failed with an internal error ({type(exc).__name__})"
         if failure is not None:
             result.errors += 1
-            result.messages.append(_error(call, failure))
+            result.messages.append(error_message(call, failure))
             result.outputs.append({})
             continue
         text = raw if isinstance(raw, str) else json.dumps(raw, default=str)
