@@ -147,19 +147,15 @@ def check_services(settings: Settings, services: Iterable[str] = ("neo4j", "redi
     """
     for service in services:
         if service == "neo4j":
-            address = _neo4j_address(settings)
-            if address is None:
-                continue
-            state = probe_bolt(*address)
-            _raise_for("Neo4j", "Bolt", settings.neo4j_uri, "KAG_NEO4J_URI", state)
+            where, probe, names = _neo4j_address(settings), probe_bolt, ("Neo4j", "Bolt")
+            setting = (settings.neo4j_uri, "KAG_NEO4J_URI")
         elif service == "redis":
-            address = _redis_address(settings)
-            if address is None:
-                continue
-            state = probe_redis(*address)
-            _raise_for("Redis", "Redis", settings.redis_url, "KAG_REDIS_URL", state)
+            where, probe, names = _redis_address(settings), probe_redis, ("Redis", "Redis")
+            setting = (settings.redis_url, "KAG_REDIS_URL")
         else:
             raise ValueError(f"unknown service {service!r}")
+        if where is not None:
+            _raise_for(*names, *setting, probe(*where))
 
 
 def _raise_for(service: str, protocol: str, address: str, variable: str, state: Probe) -> None:
