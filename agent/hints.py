@@ -186,8 +186,7 @@ def causes(exc: BaseException) -> Iterator[BaseException]:
 
 
 def _first_line(text: str) -> str:
-    line = " ".join(text.strip().splitlines()[:1]) if text.strip() else ""
-    return line[:300]
+    return (text.strip().splitlines() or [""])[0][:300]
 
 
 def explain(exc: BaseException, settings: Settings | None = None) -> str | None:
