@@ -24,8 +24,10 @@ once). ``memory_holds`` reads it from the learner's facts, every version:
    below ``ASKED_MIN``) tells a part of the learner's life that holds one value at a time (a job,
    home, major, device, language: ``agent.language.about``) and another open fact of the
    learner's own tells that part with another value, however far from the question ("I code on
-   an old ThinkPad" / "Setting up Homebrew on the MacBook work handed me took forever").
-   Otherwise one value.
+   an old ThinkPad" / "Setting up Homebrew on the MacBook work handed me took forever"); or,
+   the closest at ``ASKED_MIN``, another of the learner's own at ``PAIR_MIN`` of it holds another
+   value of a kind it holds (a date, number, code, a person when "who" is asked: "My IELTS came
+   back at 6.0" / "Second sitting went much better, 7.0 this time!"). Otherwise one value.
 3. **The intent** (``settle``): two values make a question ``contradiction_resolution``;
    otherwise the words' reading stands. Sure words ("Where does the learner live?") stay a
    contradiction with one value in memory: a change the write missed ("Got hired as a
@@ -48,9 +50,16 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from agent.language.answer_kinds import PERSON, asked_kind, holds_kind
 from agent.language.encoder import encode, encode_kept
 from agent.language.intents import CHANGING
-from agent.language.same_thing import answer_groups, brings_another_value, disagreeing, told_parts
+from agent.language.same_thing import (
+    answer_groups,
+    brings_another_value,
+    disagreeing,
+    told_parts,
+    value_kinds,
+)
 from agent.language.whose_value import not_current, other_group
 
 ASKED_K = 5
@@ -81,6 +90,16 @@ the question asks for the part test (``held``, 4): leave-one-out over ``intents_
 to the higher floor). Below ``ASKED_MIN``: a question about a major or a job often sits at 0.3 of
 the statement that answers it ("What is my field of study?" / "I'm a first-year civil engineering
 student" 0.33)."""
+PAIR_MIN = 0.20
+"""The cosine with the closest fact from which another statement holding a value of its kind (a date,
+number, code, or person) is about it (``_another_value``). Over ``intents_memory.json``,
+``intents_memory_parts.json`` and ``intents_memory_kinds.json`` (86 memories of our own), with
+``PART_MIN``: neither test 51, parts alone 53, and 0.20 57, 0.25-0.30 56, 0.35-0.40 54 of 86; the
+leave-one-out of both knobs reads 55 (folds chose 0.20-0.30, ``PART_MIN`` 0.30-0.35)."""
+WINDOW = 20
+"""Facts closest to the question that the part and kind tests read: reading what a fact tells costs a
+parse and a vector per clause (memoised), and a long memory should not cost one per fact on every
+question. Not tuned: every memory of the sets above and every dev scenario holds fewer facts."""
 SKIPPED_PARTS = frozenset({"tool"})
 """Parts whose second value is no change: a learner uses many tools at once (a repository and a
 dataset of one project both read as ``tool``), where a job, home, major, device or language holds
@@ -140,27 +159,56 @@ class Knobs:
     answer_floor: float = ANSWER_FLOOR
     part_floor: float | None = PART_MIN
     """The closest fact's cosine from which the part test reads two values (None: not asked)."""
+    pair_floor: float | None = PAIR_MIN
+    """The cosine of another fact with the closest from which a value of its kind is another (None: not
+    asked)."""
 
 
-def _another_part_value(order: list[int], versions: Sequence[Version], rows: np.ndarray) -> bool:
-    """The closest fact tells a part of the learner's life and another open one gives it another value.
+def _kinds(text: str, asked: str | None) -> frozenset[str]:
+    """The kinds of value ``text`` holds (a date, a number, a code), and a person when one is asked."""
+    person = asked == PERSON and holds_kind(PERSON, text)
+    return value_kinds(text) | ({PERSON} if person else frozenset())
 
-    "I code on an old ThinkPad" and "The Framework laptop I built is what I code on now" share few
-    words with each other or the question (0.2-0.4), yet both tell the learner's device
-    (``agent.language.about``: job, home, study, device, language; ``SKIPPED_PARTS`` aside). The
-    other one counts when it brings a value the closest lacks (``same_thing.brings_another_value``)
-    and is the learner's own, not hedged (``whose_value.not_current``, ``other_group``).
+
+def _another_value(
+    order: list[int],
+    versions: Sequence[Version],
+    rows: np.ndarray,
+    knobs: Knobs,
+    asked: str | None,
+    *,
+    kinds: bool,
+) -> bool:
+    """Another open fact of the learner's own gives what the closest fact tells another value (docstring, 2).
+
+    Of the same part of the learner's life: "I code on an old ThinkPad" and "The Framework laptop
+    I built is what I code on now" share few words with each other or the question (0.2-0.4), yet
+    both tell the learner's device (``agent.language.about``: job, home, study, device, language;
+    ``SKIPPED_PARTS`` aside). Or (``kinds``) a value of a kind the closest holds (a date, number,
+    code, or a person when one is asked) in a statement at ``knobs.pair_floor`` of it or more:
+    "My IELTS came back at 6.0" / "Second sitting went much better, 7.0 this time!". The other one
+    counts when it brings a value the closest lacks (``same_thing.brings_another_value``) and is the
+    learner's own, not hedged (``whose_value.not_current``, ``other_group``).
     """
     closest = order[0]
     texts = [v.content for v in versions]
-    [told] = told_parts([texts[closest]], rows[closest : closest + 1])
-    told = told - SKIPPED_PARTS
-    others = [i for i in order[1:] if versions[i].valid_to is None]
-    if not told or not others:
+    told: frozenset[str] = frozenset()
+    if knobs.part_floor is not None:
+        [told] = told_parts([texts[closest]], rows[closest : closest + 1])
+        told -= SKIPPED_PARTS
+    held = _kinds(texts[closest], asked) if kinds and knobs.pair_floor is not None else frozenset()
+    others = [i for i in order[1 : 1 + WINDOW] if versions[i].valid_to is None]
+    if not (told or held) or not others:
         return False
-    for i, parts in zip(others, told_parts([texts[i] for i in others], rows[others]), strict=True):
+    parts = told_parts([texts[i] for i in others], rows[others]) if told else [frozenset()] * len(others)
+    for i, part in zip(others, parts, strict=True):
+        same = bool(part & told) or bool(
+            held
+            and float(rows[i] @ rows[closest]) >= (knobs.pair_floor or 0.0)
+            and _kinds(texts[i], asked) & held
+        )
         if (
-            parts & told
+            same
             and brings_another_value(texts[i], texts[closest])
             and not not_current(texts[i])
             and not other_group(texts[i], [texts[closest]])
@@ -170,17 +218,24 @@ def _another_part_value(order: list[int], versions: Sequence[Version], rows: np.
 
 
 def held(
-    sims: np.ndarray, versions: Sequence[Version], rows: np.ndarray, knobs: Knobs = Knobs()
+    sims: np.ndarray,
+    versions: Sequence[Version],
+    rows: np.ndarray,
+    knobs: Knobs = Knobs(),
+    kind: str | None = None,
 ) -> Held | None:
-    """What memory holds for a question whose cosine with each of ``versions`` is ``sims`` (docstring)."""
+    """What memory holds for a question whose cosine with each of ``versions`` is ``sims`` (docstring).
+
+    ``kind``: the kind of value the question asks (``answer_kinds.asked_kind``), when known.
+    """
     if not len(sims):
         return None
     order = [int(i) for i in np.argsort(-sims, kind="stable")]
     best = float(sims[order[0]])
-    # 4. the closest tells a part of the learner's life that another open fact gives another value
+    # the closest tells a part of the learner's life that another open fact gives another value
     parts = knobs.part_floor is not None and best >= knobs.part_floor and versions[order[0]].valid_to is None
     if best < knobs.floor:
-        return "two" if parts and _another_part_value(order, versions, rows) else None
+        return "two" if parts and _another_value(order, versions, rows, knobs, kind, kinds=False) else None
     closest = order[: knobs.k]
     near = [i for i in closest if sims[i] >= best - knobs.margin]
     if any(versions[i].valid_to is not None or versions[i].superseded for i in near):
@@ -199,7 +254,8 @@ def held(
         )
         if held:
             return "two"  # the closest and another open fact answer the question with different values
-    return "two" if parts and _another_part_value(order, versions, rows) else "one"
+    opened = versions[order[0]].valid_to is None
+    return "two" if opened and _another_value(order, versions, rows, knobs, kind, kinds=True) else "one"
 
 
 def settle(words: str, memory: Held | None) -> str:
@@ -213,4 +269,4 @@ def memory_holds(question: str, versions: Sequence[Version]) -> Held | None:
     if not question.strip() or not versions:
         return None
     rows = encode_kept([v.content for v in versions])  # a learner's facts: read on every question
-    return held(rows @ encode([as_learner(question)])[0], versions, rows)
+    return held(rows @ encode([as_learner(question)])[0], versions, rows, kind=asked_kind(question))

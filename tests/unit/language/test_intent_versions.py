@@ -164,3 +164,24 @@ def test_tools_used_side_by_side_are_no_second_value() -> None:
     ]
     assert memory_holds("What is the learner's repository called?", memory) != "two"
     assert Knobs().part_floor is not None
+
+
+def test_another_value_of_the_kind_the_closest_holds_is_two_values() -> None:
+    retake = [
+        Fact("My IELTS came back at 6.0 overall."),
+        Fact("Second sitting went much better, 7.0 this time!"),
+    ]
+    assert memory_holds("What is the learner's IELTS score?", retake) == "two"
+    coach = [
+        Fact("Marta coaches me for the marathon."),
+        Fact("Marta moved away, so Jonas has taken over my training plan."),
+    ]
+    assert memory_holds("Who is the learner's running coach?", coach) == "two"
+
+
+def test_a_value_of_the_same_kind_that_is_someone_elses_is_one_value() -> None:
+    memory = [Fact("My IELTS came back at 6.0 overall."), Fact("My friend Ravi got 7.5 on his.")]
+    assert memory_holds("What is the learner's IELTS score?", memory) == "one"
+    rows = vectors([f.content for f in memory])
+    sims = rows @ vectors([as_learner("What is the learner's IELTS score?")])[0]
+    assert held(sims, memory, rows, Knobs(pair_floor=None)) == "one"
