@@ -201,9 +201,7 @@ async def evolve_notes(
             "proposed_json": proposal.model_dump_json(),
             "violations": violations,
             "now": now,
-            "keywords": proposal.keywords,
-            "tags": proposal.tags,
-            "description": proposal.description,
+            **proposal.model_dump(),  # keywords, tags, description
             "embedding": None,
         }
         if violations:
