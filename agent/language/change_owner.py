@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from agent.language.grammar import holds_text, is_learner, owner_of, parse
 from agent.language.numerals import numbers, without_current
+from agent.language.people import is_group, person
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -52,7 +53,9 @@ def names_another_thing(new: str, old: str) -> bool:
     phrases, words = _thing_phrases(new), _words(old)
     if phrases and _chunk_names(_head_of_change(new), words):
         return False  # "training budgets across the company were cut": the budget is named, not the company
-    return bool(phrases) and not any(_names(p, words) for p in phrases)
+    # a group that acts names the thing too when it is the old one's ("The club is raising the fee 25%")
+    named = [*phrases, *_thing_phrases(new, actors=True)]
+    return bool(phrases) and not any(_names(p, words) for p in named)
 
 
 def _chunk_names(head: str, words: set[str]) -> bool:
@@ -79,10 +82,16 @@ _THEIRS = re.compile(r"(?:his|her|their)\s", re.I)
 _NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
 
 
+def _head_span(new: str) -> tuple[int, int]:
+    """Where the words of the change's own clause before its first number are (all the text when none)."""
+    first = numbers(new, dates=True)
+    return (_clause_start(new, first[0].start), first[0].start) if first else (0, len(new))
+
+
 def _head_of_change(new: str) -> str:
     """The words of the change's own clause before its first number (all the text when it has none)."""
-    first = numbers(new, dates=True)
-    return new[_clause_start(new, first[0].start) : first[0].start] if first else new
+    start, end = _head_span(new)
+    return new[start:end]
 
 
 _CLAUSAL = frozenset({"advcl", "ccomp", "conj", "parataxis", "csubj", "relcl", "acl"})
@@ -123,12 +132,78 @@ _ACTOR = re.compile(r"^[\w'-]*(?:\s+[\w'-]+){0,3}?\s+(?:\w+\s+){0,2}?(?:me|us)\b
 """After a phrase: a verb and the learner ("The TA gave me another four days"): the phrase acts."""
 
 
-def _thing_phrases(new: str) -> list[list[str]]:
-    """The phrases of the change's head that name what changes, not who or what changed it."""
-    head = _head_of_change(new)
-    if _REFERS_BACK.search(new):
+def _thing_phrases(new: str, *, actors: bool = False) -> list[list[str]]:
+    """The phrases of the change's head that name what changes, not who or what changed it.
+
+    None when the change names its thing by a pronoun ("took $380 of it", "The board halved it
+    after the audit": the other phrases are why or when). A group acting on a value ("The council
+    added another 400", "HR cut the grant by 10%") is who changed it: the learner's value, given,
+    cut or held by an organisation, is not the group's own thing (``acting_group``); ``actors``: the
+    phrases of that group alone.
+    """
+    start, end = _head_span(new)
+    head = new[start:end]
+    if _REFERS_BACK.search(new) or _pronoun_object(new):
         return []
-    return [p for at, p in _phrases(head) if not _ACTOR.match(head[at:].split(None, 1)[-1])]
+    group = acting_group(new)
+    actor = range(0) if group is None else range(group.left_edge.idx, group.right_edge.idx + 1)
+    return [
+        p
+        for at, p in _phrases(head)
+        if not _ACTOR.match(head[at:].split(None, 1)[-1]) and (start + at in actor) == actors
+    ]
+
+
+def _pronoun_object(new: str) -> bool:
+    """True when a verb before the change's first number acts on "it" or "them" ("cut it by a third")."""
+    end = _head_span(new)[1]
+    return any(
+        t.lower_ in {"it", "them"} and t.dep_ == "dobj" and t.idx < end and t.head.pos_ == "VERB"
+        for t in parse(new)
+    )
+
+
+def _change_subject(new: str) -> Token | None:
+    """The subject of the verb of the change's first number (with none, of its main verb)."""
+    doc = parse(new)
+    found = numbers(new)
+    verb = next((t for t in doc if found and t.idx <= found[0].start < t.idx + len(t.text)), None)
+    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
+        verb = verb.head
+    if verb is None or verb.pos_ not in {"VERB", "AUX"}:
+        verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in {"VERB", "AUX"}), None)
+    if verb is None:
+        return None
+    return next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+
+
+def acting_group(new: str) -> Token | None:
+    """The group that acts in the change ("The council added another 400"), when it is no other's.
+
+    The active subject of the change's verb whose head noun names a group (``people.is_group``):
+    an organisation the learner is in or deals with gives, cuts or holds the learner's value. None
+    for a group told as another's ("the other club", "Ana's group": ``whose_value``).
+    """
+    from agent.language.whose_value import anothers  # noqa: PLC0415 - whose_value reads change_owner
+
+    subject = _change_subject(new)
+    if subject is None or subject.dep_ != "nsubj" or is_learner(subject) or not is_group(subject):
+        return None
+    return None if anothers(subject) else subject
+
+
+def _anothers_group(new: str, old: str) -> bool:
+    """True when the change's subject is a group not the learner's.
+
+    "The other club", "another ward" (``whose_value.anothers``); "The vision group got 5,000 more
+    hours" beside "My research group has …" (``whose_value.other_group``).
+    """
+    from agent.language.whose_value import anothers, other_group  # noqa: PLC0415 - as above
+
+    subject = _change_subject(new)
+    if subject is None or is_learner(subject) or not is_group(subject):
+        return False
+    return bool(anothers(subject)) or other_group(new, [old])
 
 
 def _phrases(head: str) -> list[tuple[int, list[str]]]:
@@ -157,6 +232,8 @@ def names_another_owner(new: str, old: str) -> bool:
     hours"; not when a later phrase names ``old``'s thing ("My supervisor doubled the GPU credit":
     the actor) or the learner acts ("My teacher told me to add 8 more bpm").
     """
+    if _anothers_group(new, old):
+        return True  # "The other club got 500 more", "The vision group got 5,000 more hours"
     head, words = _head_of_change(new).strip(), _words(old)
     owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
     found = numbers(new)
@@ -233,8 +310,9 @@ def number_owner(text: str, start: int) -> str:
     if any(_anothers_thing(o) for o in objects):
         return "another"  # "My brother lowered his limit by 200"
     owned = _object_count(token, objects) and verb.lemma_.lower() not in {"be", "have"}
-    person = owner == "learner" or subject.pos_ == "PROPN"
-    if owned and person:
+    # a group of the learner's holds or is given the learner's value ("My company pays 1,500 a year")
+    someone = (owner == "learner" and not is_group(subject)) or subject.pos_ == "PROPN"
+    if owned and someone:
         return "another"
     if owner == "learner" and _persons_own(verb):
         return "another"  # "My wife is on page 210": the learner's person, with a value of her own
@@ -277,7 +355,8 @@ def _anothers_thing(token: Token) -> bool:
     """True when a possessive names another's thing: "her stipend", "Lena's deck", "his limit".
 
     Not the learner's own ("my stipend"), a group's ("everyone's training budget": an indefinite
-    pronoun), nor a thing of one the learner names as theirs ("our project's coverage").
+    pronoun), nor a thing of a thing the learner names as theirs ("our project's coverage"); a thing
+    of a person of the learner's is the person's ("my manager's conference budget").
     """
     for child in token.children:
         if child.dep_ != "poss" or is_learner(child):
@@ -286,7 +365,9 @@ def _anothers_thing(token: Token) -> bool:
             return False
         if any(g.dep_ == "nummod" or g.lower_ in {"a", "an", "another"} for g in child.children):
             return False  # a measure, no owner: "another four days' extension", "a week's delay"
-        return not any(g.dep_ == "poss" and is_learner(g) for g in child.children)
+        mine = any(g.dep_ == "poss" and is_learner(g) for g in child.children)
+        # a person of the learner's owns their things ("my manager's conference budget"), a thing does not
+        return not mine or person(child, possessor=True)
     return False
 
 

@@ -60,6 +60,7 @@ _TOP = frozenset({"ROOT", "conj", "parataxis"})
 """Dependencies of a clause of its own (and an ``advcl`` without a conjunction: ``_top``)."""
 
 _OBJECTS = frozenset({"dobj", "dative", "iobj", "attr", "oprd"})
+_CLAUSES = frozenset({"ccomp", "xcomp", "advcl"})
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "it", "them"})
 _SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
 
@@ -92,7 +93,7 @@ def _words(token: Token) -> str:
     return " ".join(t.text for t in token.subtree if t.dep_ not in {"case", "punct"}).strip()
 
 
-def _another(subject: Token) -> str:
+def anothers(subject: Token) -> str:
     """Whose the subject ``subject`` is when not the learner's: the other's words, "" for the learner's.
 
     "she", "the other team", "my sister's test" (the possessor), "my colleague Rui", "Ana's score",
@@ -105,11 +106,11 @@ def _another(subject: Token) -> str:
         return subject.text
     addressed = _addressed(subject)
     if addressed is not None:
-        return _another(addressed)
+        return anothers(addressed)
     part = next((c for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"), None)
     if subject.pos_ in {"NUM", "PRON"} and part is not None:
         # "One of the senior devs", "Some of my classmates": the people the part is of
-        return next((_another(p) for p in part.children if p.dep_ == "pobj"), "")
+        return next((anothers(p) for p in part.children if p.dep_ == "pobj"), "")
     marks = {c.lower_ for c in subject.children if c.dep_ in {"amod", "det"}}
     if subject.pos_ == "NOUN" and ({"the", "other"} <= marks or "another" in marks):
         return _words(
@@ -170,12 +171,15 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
             return reported
         # an opinion with no value of the learner's is the speaker's ("My cousin says dashboards are easy")
     subject = subject_of(head, shared_by=_SHARED_BY)
+    if subject is None:  # the parser's slip: a name as a compound of the verb ("My flatmate Tunde works …")
+        subject = next((c for c in head.children if c.dep_ == "compound" and c.i < head.i), None)
     if subject is None or subject.dep_ == "expl" or is_learner(subject):
         return LEARNER
-    other = _another(subject)
+    other = anothers(subject)
     # a person told of as he or she acts on their own things ("…at Heidelberg and he hates it"),
     # unless the clause names the learner ("told me to rest")
-    known = not followed_by_third_person(subject)
+    # ... nor when the clause tells what the person achieved ("passed the exam with 870")
+    known = not followed_by_third_person(subject) and not _own_result(head)
     if not other or _about_learner(head, known=known) or _names_the_person(head, subject):
         return LEARNER
     if owner_of(subject) == "learner" and subject.dep_ == "nsubjpass":
@@ -183,6 +187,34 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
         # Prof. Lindqvist") unless told of as he or she ("My dad was transferred to Hamburg and he …")
         return other if followed_by_third_person(subject) else LEARNER
     return other
+
+
+def _own_result(verb: Token) -> bool:
+    """True when ``verb``'s number measures what its subject did, not a change to a thing.
+
+    "passed the AWS exam with 870", "finished the Python track in 3 weeks", "got a B2 on the DELE":
+    a score the subject got ("with", or the object itself), or the time a past deed took ("in"),
+    against "moved the exam to 11 May" or "wants the proposal by June", which give a thing its
+    value. Read on the prepositions (a closed class) and the object.
+    """
+    verbs = [verb, *(c for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB")]  # "took, passed"
+    for deed in verbs:
+        objects = [t for c in deed.children if c.dep_ == "dobj" for t in (c, *c.children)]
+        given = any(c.dep_ in {"dative", "iobj"} for c in deed.children)  # "gave the seminar two more days"
+        if not given and any(_a_number(t) for t in objects):
+            return True  # the object is the value: "got a B2", "did 50 cards"
+        inner = {t.i for c in deed.children if c.dep_ in _TOP | _CLAUSES for t in c.subtree}
+        for prep in (t for t in deed.subtree if t.i not in inner and t.dep_ == "prep"):
+            # on the verb or on its object ("finished the whole set in 40 minutes")
+            told = prep.lower_ == "with" or (prep.lower_ == "in" and deed.tag_ == "VBD")
+            if told and any(_a_number(t) for t in prep.subtree):
+                return True
+    return False
+
+
+def _a_number(token: Token) -> bool:
+    """A number or a code with digits ("870", "B2"), not an ordinal word ("a first draft")."""
+    return token.pos_ == "NUM" or any(ch.isdigit() for ch in token.text)
 
 
 def _of_the_learner(head: Token) -> bool:
@@ -251,7 +283,7 @@ def whose(text: str) -> str:
     for head in heads[1:]:
         subject = subject_of(head)
         # the learner's or a thing's, not a person's ("…, so she keeps sending me Excel tips")
-        thing = subject is not None and subject.dep_ != "csubj" and not _another(subject)  # not a clause
+        thing = subject is not None and subject.dep_ != "csubj" and not anothers(subject)  # not a clause
         learners = subject is None or is_learner(subject) or thing
         if learners and has_a_value(_clause_text(head)):
             # "I sat the mock on Friday, my sister's is in June", "Grandma chipped in, so the trip
@@ -313,7 +345,10 @@ def _about_learner(verb: Token, *, known: bool = True) -> bool:
     named person sets the learner's value. Read on the verb's objects, their prepositional objects
     and its complement clauses, not on the clauses beside it ("…, which makes me anxious").
     """
+    subject = subject_of(verb, shared_by=_SHARED_BY)
     for child in verb.children:
+        if subject is not None and child.dep_ == "prep" and subject.i < child.i < verb.i:
+            continue  # the parser's slip: "Lena from my course switched …" tells who Lena is
         if child.dep_ in {"xcomp", "ccomp"}:
             if any(is_learner(t) for t in child.subtree):
                 return True  # "wants me certified", "told me to rest", "said my word order is off"

@@ -352,3 +352,31 @@ def test_a_run_of_the_learners_clauses_keeps_its_own_words() -> None:
     assert fact_parts(text) == [
         "Day four with the advanced choir and they are loud — the conductor counts only in German"
     ]
+
+
+# issue 39 (session 44): a person named with a rare name, read by a role, "from my …" or a parse slip,
+# telling their own result on a definite thing; the learner's value in the same shapes. Own phrasings.
+NAMED_RESULTS = [
+    "My flatmate Oluwaseun finished the marathon in 4 hours.",
+    "My classmate Anouk aced the quiz with 19 out of 20.",
+    "Signe from my course got a 1.3 in the stats exam.",
+    "My pen pal Radu lives in Cluj now.",
+    "My teammate Wiremu cleared the audit course with 97%.",
+    "Hamid from my night class switched to the morning group.",
+]
+NAMED_FOR_THE_LEARNER = [
+    "My coach Jelena moved my session to 7 pm.",
+    "My supervisor Dr. Abara wants the first chapter by May.",
+    "Passed the stats exam with a 1.7 in the end.",
+    "My tutor Kalani put the oral exam on 3 June.",
+]
+
+
+@pytest.mark.parametrize("text", NAMED_RESULTS)
+def test_a_named_person_with_a_result_of_their_own_is_another(text: str) -> None:
+    assert others(text)
+
+
+@pytest.mark.parametrize("text", NAMED_FOR_THE_LEARNER)
+def test_a_named_person_setting_the_learners_thing_or_the_learners_result_is_theirs(text: str) -> None:
+    assert not others(text)
