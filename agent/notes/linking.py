@@ -148,18 +148,9 @@ def offline_decisions(new: dict[str, Any], candidates: list[dict[str, Any]]) -> 
             continue  # similar, but no evidence
         bonus = 0.1 if strength >= 3 else 0.0
         confidence = round(min(0.95, 0.45 + 0.5 * max(cos, 0.0) + 0.05 * shared + bonus), 4)
-        scored.append(
-            (
-                strength,
-                cos,
-                LinkDecision(
-                    id=cand["id"],
-                    relation=relation,
-                    rationale=f"offline linker: {why}",
-                    confidence=confidence,
-                ),
-            )
-        )
+        rationale = f"offline linker: {why}"
+        decision = LinkDecision(id=cand["id"], relation=relation, rationale=rationale, confidence=confidence)
+        scored.append((strength, cos, decision))
     scored.sort(key=lambda item: (-item[0], -item[1]))
     return [decision for _, _, decision in scored[:OFFLINE_MAX_LINKS]]
 
