@@ -213,6 +213,8 @@ def offline_extract(
         source = [s for s in (definition, example, insight, question) if s]
         related = [surfaces.get(k, k) for k in others if any(_mentions_text(t, k) for t in source)]
         keywords = _keywords(source, key, surface)
+        said = ([s.text for s in learner], [s.text for s in tutor])
+        tags = subject_tags + _offline_tags(name, source, *said, vocabulary, bool(example))
         drafts.append(
             NoteDraft(
                 concept=name,
@@ -221,18 +223,7 @@ def offline_extract(
                 key_insight=insight,
                 open_question=question,
                 keywords=keywords,
-                tags=filter_tags(
-                    subject_tags
-                    + _offline_tags(
-                        name,
-                        source,
-                        [s.text for s in learner],
-                        [s.text for s in tutor],
-                        vocabulary,
-                        bool(example),
-                    ),
-                    tuple(vocabulary),
-                ),
+                tags=filter_tags(tags, tuple(vocabulary)),
                 description=clip_description(" ".join(s for s in (definition, insight) if s)),
                 links=related,
             )
