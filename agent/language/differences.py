@@ -53,7 +53,7 @@ from agent.language.quantities import (
     stated_as_target,
     stated_by,
 )
-from agent.language.shifts import Shift, shift
+from agent.language.shifts import Shift, amount_shift, shift
 from agent.language.units import same_head, similar_units, unit_of
 from agent.language.when import date_like, dates_in
 
@@ -112,6 +112,14 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     for i in range(len(found) - 1):
         if found[i + 1] in totals and units[i] is None:
             units[i] = units[i + 1]  # "8 of the 20 LeetCode mediums": the 8 counts mediums too
+    for i in range(1, len(found)):
+        if units[i] is None and units[i - 1] is not None and _ELIDED.match(base[found[i].end :]):
+            # "The course asks for 40 hours, and I've done 18.": the 18 counts hours too, and is the count
+            # of the whole told first (a requirement, a challenge's size), as in "18 of the 40 hours";
+            # not when it is the target itself ("I've read 14 books and I'm aiming for 30.")
+            units[i] = units[i - 1]
+            if not stated_as_target(base, found[i]):
+                totals.append(found[i - 1])
     written = [number_written(base, n) for n in found]
     stated, now = found, current_value(old)
     if now is not None:
@@ -157,6 +165,11 @@ def _clause_of(text: str, n: Number) -> str:
     return text[max(head.rfind(c) for c in ".;:!?,") + 1 : n.start]
 
 
+_ELIDED = re.compile(
+    r"\s*(?:of\s+(?:them|those|these|it))?\s*(?:so\s+far|already|now|to\s+date|in\s+total|total)?\s*(?:[.;!?)]|$)",
+    re.I,
+)
+"""After a number whose counted word is left out, the clause ends ("… and I've done 18.", "18 so far")."""
 _A_TOTAL = re.compile(r"\b(?:so\s+far|in\s+total|to\s+date|altogether|overall|have|has)\b|'ve\b", re.I)
 """A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350")."""
 _TARGET_NAMED = re.compile(r"\b(?:target|goal|aim|limit|cap|quota)s?\b", re.I)
@@ -226,10 +239,11 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
         if dates_in(new, new_at, days_only=True):
             return None  # "moved to May 15": its own date, nothing to compute
         found = dates_in(current_value(old) or without_current(old), old_at)
-        if len(found) != 1:
-            return None
-        when = found[0] + change.time + relativedelta(months=change.months)
-        return date_like(when, found[0], current_value(old) or without_current(old))
+        if len(found) == 1:
+            when = found[0] + change.time + relativedelta(months=change.months)
+            return date_like(when, found[0], current_value(old) or without_current(old))
+        if found or (change := amount_shift(new)) is None:
+            return None  # "Another 9 days done" of "I'm at 61 days": days counted, not a date moved
     change = _relative(change, old, new)
     amount = _old_amount(change, old, new)
     if amount is None:

@@ -133,11 +133,12 @@ def _before(text: str, n: Number) -> str:
 
 _TARGET = re.compile(
     r"\b(?:get\s+(?:past|to|above|over|below|under)|reach|hit|pass|break|above|over|below|under|at\s+least"
-    r"|goal|target|aim|aiming|wants?|hope|hoping|fee|fees|cost|costs|price|tuition)\b",
+    r"|goal|target|aim|aiming|wants?|hope|hoping|fee|fees|cost|costs|price|tuition"
+    r"|limit|cap|ceiling|max|maximum|min|minimum|quota|up\s+to|at\s+most|no\s+more\s+than|requires?|required)\b",
     re.I,
 )
-"""Before a number in its clause: the number is a target or a price, not the value ("… to get past 1500",
-"€1,800 put aside so far, and the fee is €7,500")."""
+"""Before a number in its clause: the number is a target, a bound or a price, not the value ("… to get past
+1500", "€1,800 put aside so far, and the fee is €7,500", "the limit is 12,000")."""
 _OF_TOTAL = re.compile(
     r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:of|out\s+of|/)\s*(?:the|my|our|all|those|these|an?)?"
     r"\s*(?:possible|maximum|max)?\s*[$€£¥₹]?\s*$",
@@ -158,14 +159,21 @@ def stated_as_target(text: str, n: Number) -> bool:
     return bool(_TARGET.search(clause) or _NOT_DONE.search(clause))
 
 
+_MONTH_MAY = re.compile(r"\bMay(?=\s+\d)|\b(?:in|of|by|since|until|from|early|late|mid)\s+May\b")
+""""May" as the month: before a day or after a preposition of time ("lost 1 kilo in May and another 2")."""
+
+
 def not_done(text: str, start: int) -> bool:
     """True when the clause before ``start`` negates, plans or supposes its change ("might push it back")."""
-    clause = re.sub(r"\bMay(?=\s+\d)", "Mon", _clause_before(text, start))  # the month, not the verb
+    clause = _MONTH_MAY.sub("Mon", _clause_before(text, start))  # the month, not the verb
     return bool(_NOT_DONE.search(clause))
 
 
-_NEW_CLAUSE = re.compile(r"\b(?:and|but|while|whereas)\s+(?=(?:I|we)(?:'\w+)?\b)", re.I)
-"""A coordinated clause of the learner's own ("I need 40 hours … and I've got 26 done"): a new clause."""
+_NEW_CLAUSE = re.compile(
+    r"\b(?:and|but|while|whereas)\s+(?=(?:I|we)(?:'\w+)?\b|(?:have|has|had|got|did|am)\b)", re.I
+)
+"""A coordinated clause of the learner's own ("I need 40 hours … and I've got 26 done", "… and have 35"): a
+new clause."""
 
 
 def _clause_before(text: str, start: int) -> str:
@@ -226,7 +234,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         before, after = _before(text, n), text[n.end :]
         if text[n.start : n.end].lower() in ("one", "zero"):
             continue  # "one more question", "the new one": a pronoun as often as an amount
-        if _NOT_DONE.search(_clause_before(text, n.start)):
+        if not_done(text, n.start):
             continue
         than = _THAN_BEFORE.match(after)
         if than is not None:  # "the trip budget is 15% more than before": a change of the old value
@@ -238,6 +246,11 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             continue
         if _CONTINUES.match(before) and _verbless(text, n):
             changes.append(Amount(delta=n.value, unit=unit_of(text, n)))  # "and seven tonight": one more
+            continue
+        joined = _AND_THEN.search(before) if changes else None
+        if joined is not None and _verbless(text, n, joined.start()):
+            # "six hours yesterday and four this morning": one change, two amounts
+            changes[-1] = _continued(changes[-1], n.value, unit_of(text, n))
             continue
         if _BY.search(before):
             by_sign = None if sign_at is None else sign_at(n.start)
@@ -281,6 +294,21 @@ _THAN_BEFORE = re.compile(
 """After an amount: a change against the old value ("15% more than before", "£50 less than last term")."""
 _CONTINUES = re.compile(r"^\s*(?:and|plus|&|\+)\s+(?:then\s+)?$", re.I)
 """A message that opens on "and" and an amount continues a running count ("and seven tonight")."""
+_AND_THEN = re.compile(r"\b(?:and|plus|then)\s+(?:then\s+)?(?:another\s+)?$|&\s*$|\+\s*$", re.I)
+"""Right before an amount whose clause has no verb, after a change: its verb is the change's ("Did another
+six hours yesterday and four this morning": two amounts of one change)."""
+
+
+def _continued(change: Amount, value: float, unit: str | None) -> Amount:
+    """``change`` with the amount of its elided second clause added the same way (its unit, or none named).
+
+    "Did another six hours yesterday and four this morning" is +10 hours; another counted thing ("… and
+    3 modules") is no part of it, so the first amount stands alone.
+    """
+    if change.delta is None or (unit is not None and change.unit is not None and unit != change.unit):
+        return change
+    way = 1.0 if change.delta > 0 else -1.0
+    return Amount(delta=change.delta + way * value, unit=change.unit or unit, done=change.done)
 
 
 _FRACTION_WAY = re.compile(
@@ -332,12 +360,14 @@ def _of_a_quality(text: str, n: Number) -> bool:
     return way is not None and way.dep_ == "advmod" and way.head.pos_ in {"ADJ", "ADV"} and way.head.i > way.i
 
 
-def _verbless(text: str, n: Number) -> bool:
-    """True when the amount's clause has no verb (the parse): "and seven tonight, …"."""
+def _verbless(text: str, n: Number, since: int = 0) -> bool:
+    """True when the amount's clause from ``since`` has no verb (the parse): "and seven tonight, …"."""
     from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
 
     doc = parse(text)
     for token in doc:
+        if token.idx < since:
+            continue
         if token.idx >= n.start and token.text in {",", ".", ";", "!", "?"}:
             return True
         if token.pos_ in {"VERB", "AUX"}:

@@ -48,9 +48,11 @@ def restates(new: str, old: str) -> bool:
         return False
     computed = numbers(now)
     stated = [n for n in numbers(new) if number_owner(new, n.start) != "another"]
-    stated = [n for n in stated if not stated_as_target(new, n)]
+    base = without_current(old)
+    if not any(stated_as_target(base, n) for n in numbers(base)):
+        # "The limit is 12,000" beside a running count: a bound is another quantity (a bound changed is not)
+        stated = [n for n in stated if not stated_as_target(new, n)]
     if len(computed) != 1 or len(stated) != 1 or stated[0].value == computed[0].value:
         return False
-    base = without_current(old)
     units = [unit_of(base, n) for n in numbers(base)]
     return _counts(unit_of(new, stated[0]), units)

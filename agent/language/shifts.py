@@ -128,10 +128,29 @@ def shift(text: str) -> Shift | None:
     found, time = _duration(text)
     if found:
         return time
+    return amount_shift(text)
+
+
+def amount_shift(text: str) -> Shift | None:
+    """The difference ``text`` states as an amount, a duration read as a count ("Another 9 days done")."""
     change = amount_change(text, lambda at: sign(text, at))
     if change is None:
         return None
     return Shift(amount=change.delta, factor=change.factor, unit=change.unit, done=change.done)
+
+
+_VALUE_ROLE = re.compile(
+    r"\b(?:the|that|this)\s+(?:new\s+)?(?:deadline|due\s+date|date|total|amount|figure|count|sum)\b"
+    r"(?!\s+(?:for|of|on|at)\b|'s)",
+    re.I,
+)
+"""A noun that names the role of a value, not a thing ("pushed the deadline back", "the total went up"): a
+closed class, as a pronoun refers to what the conversation is about."""
+
+
+def names_its_value(text: str) -> bool:
+    """True when ``text`` names what it changes only by the value's role ("the deadline"), as "it" does."""
+    return bool(_VALUE_ROLE.search(text)) if isinstance(text, str) else False
 
 
 def numbers_in(text: str) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent.language.numerals import CURRENCY, PERCENT_AFTER, SYMBOL_BEFORE, Number
+from agent.language.numerals import CURRENCY, PERCENT_AFTER, SYMBOL_BEFORE, Number, numbers, without_current
 
 _COUNTED_AS = re.compile(r"^(?:more|new|extra|additional|further|fewer|less)$", re.I)
 _UNIT_STOP = re.compile(
@@ -101,3 +101,63 @@ def same_head(one: str, other: str) -> bool:
     """The same counted word; points of a percentage count percent ("up eleven points" of "62%")."""
     heads = {_head(one), _head(other)}
     return len(heads) == 1 or heads == {"point", "percent"}
+
+
+_PERIODS = r"hour|day|week|fortnight|month|term|semester|quarter|year"
+_PER_AFTER = re.compile(
+    rf"^\s*(?:%|per\s*cent|percent)?\s*(?:[A-Za-z]+\s+){{0,2}}?(?:per|an?|each|every)\s+({_PERIODS})\b", re.I
+)
+"""After a number: the period it counts per ("1,500 euros a month", "10% more per month")."""
+_PERIODIC = re.compile(r"\b(hour|dai|week|fortnight|month|quarter|year|annual)l?y\b", re.I)
+"""Before a number in its clause: its period as an adjective ("my monthly stipend", "a weekly 300")."""
+
+
+def period_of(text: str, n: Number) -> str | None:
+    """The period the number ``n`` of ``text`` is counted per ("month"), or None: a recurring amount.
+
+    After it ("1,500 euros a month", "10% more per month") or as an adjective of its thing ("My monthly
+    stipend is …"). A share told per period changes the learner's amount of that period, whatever the
+    event that brought it is called ("The grant renewal came through with 10% more per month").
+    """
+    after = _PER_AFTER.match(text[n.end :])
+    if after is not None:
+        return after.group(1).lower()
+    clause = re.split(r"[.;!?]", text[: n.start])[-1]
+    adjective = _PERIODIC.search(clause)
+    if adjective is None:
+        return None
+    return _period_word(adjective.group(1))
+
+
+def same_period(new: str, old: str) -> bool:
+    """True when an amount ``new`` gives and a number of ``old`` are counted per the same period ("a month").
+
+    Given, not a measure of a named thing (``given``): "The gym membership went up 5% a month"
+    is the membership's change, whatever else the learner pays monthly.
+    """
+    base = without_current(old)
+    periods = {period_of(base, n) for n in numbers(base)} - {None}
+    return any(period_of(new, n) in periods and given(new, n) for n in numbers(new))
+
+
+def _period_word(word: str) -> str:
+    word = word.lower()
+    return {"dai": "day", "annual": "year"}.get(word, word)
+
+
+def given(text: str, n: Number) -> bool:
+    """True when the amount at ``n`` is what a verb gives, not how much a named thing moved (the parse).
+
+    The object of the verb or of a preposition other than "by" ("The grant renewal came through with
+    10% more per month", "the foundation added 15% per month"): who or what names the clause is the
+    event or the giver, not the thing changed; "The gym membership went up 5% a month" (a measure of
+    the verb) and "goes up by 5%" name the thing that moved.
+    """
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
+    while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
+        if token.dep_ == "dobj" or (token.dep_ == "pobj" and token.head.lower_ != "by"):
+            return True
+        token = token.head
+    return False

@@ -30,7 +30,8 @@ from agent.language.same_thing import (
     retire_choice,
     same_pairs,
 )
-from agent.language.shifts import shift
+from agent.language.shifts import names_its_value, shift
+from agent.language.units import same_period
 
 
 def changed_fact(
@@ -92,7 +93,7 @@ def _changed_by_difference(
         if value is None:
             continue
         old = row["text"] or ""
-        if names_another_owner(text, old):
+        if names_another_owner(text, old) and not names_its_value(text):
             continue  # "My instructor has put in 3000 hours" is no change of the learner's hours
         if row["score"] >= low:
             found.append((dict(row), value))
@@ -135,7 +136,15 @@ def _loosely_changes(text: str, old: str, score: float) -> bool:
     """True when a change below the cosine knob still changes ``old`` (``differences.LOOSE_CHANGE_MIN``).
 
     Its number counts what the change counts, the change names no other thing, and a change that
-    names its thing ("HR cut everyone's training budget") is at least ``NAMED_LOOSE_MIN`` close.
+    names its thing ("HR cut everyone's training budget") is at least ``NAMED_LOOSE_MIN`` close. A
+    thing the change names by the value's role ("Professor Klein pushed the deadline back by a week",
+    ``shifts.names_its_value``) or a share of a recurring amount of the same period ("The grant renewal
+    came through with 10% more per month" of "My stipend is 1,500 euros a month",
+    ``units.same_period``) is no other thing: the role and the period name the value.
     """
     named_ok = score >= NAMED_LOOSE_MIN or not names_a_thing(text)
-    return named_ok and counts_alike(text, old) and not names_another_thing(text, old)
+    if not named_ok or not counts_alike(text, old):
+        return False
+    if names_its_value(text):
+        return True  # "My supervisor pushed the deadline back": the value's role, whoever acts on it
+    return not names_another_thing(text, old) or same_period(text, old)
