@@ -146,11 +146,8 @@ async def _apply_batch(
     clock: Callable[[], float],
 ) -> bool:
     """Apply ``events`` run by run; True when the drain must stop."""
-    for run in _runs(events):
-        target = routes.get(run[0].op)
-        if target is None:
-            result.skipped += len(run)  # its store is not wired here: leave it pending
-            continue
+
+    async def apply(target: EventConsumer, run: list[KernelEvent]) -> bool:
         try:
             await _apply_run(target, run, hooks.get(run[0].op, ()), learner_id)
         except StoreUnavailableError:
@@ -158,24 +155,23 @@ async def _apply_batch(
         except (ValueError, KeyError) as exc:
             if len(run) == 1:
                 await _dead(stream, run[0], result, exc)
-                continue
+                return False
             for event in run:  # find the bad one; the good ones still apply
-                try:
-                    await _apply_run(target, [event], hooks.get(event.op, ()), learner_id)
-                except StoreUnavailableError:
+                if await apply(target, [event]):
                     return True
-                except (ValueError, KeyError) as exc:
-                    await _dead(stream, event, result, exc)
-                    continue
-                except KAGError as exc:
-                    log.warning("kernel drain paused at entry %s: %s", event.entry_id, exc)
-                    return True
-                await _acked(stream, learner_id, [event], result, clock)
-            continue
+            return False
         except KAGError as exc:
             log.warning("kernel drain paused at entry %s: %s", run[0].entry_id, exc)
             return True
         await _acked(stream, learner_id, run, result, clock)
+        return False
+
+    for run in _runs(events):
+        target = routes.get(run[0].op)
+        if target is None:
+            result.skipped += len(run)  # its store is not wired here: leave it pending
+        elif await apply(target, run):
+            return True
     return False
 
 
