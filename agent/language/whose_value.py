@@ -234,6 +234,11 @@ def _top_clauses(text: str) -> list[Token]:
     """The heads of the clauses ``text`` is made of: the first (``main_clause``), then the others."""
     first = main_clause(text)
     if first is None:
+        # the parser's slip: no verb at the root ("… still has R9000 because she's a team lead" hangs
+        # "has" on "lead"): the first verb with a subject of its own heads the first clause
+        verbs = (t for t in parse(text) if t.pos_ in {"VERB", "AUX"})
+        first = next((t for t in verbs if any(c.dep_ in {"nsubj", "nsubjpass"} for c in t.children)), None)
+    if first is None:
         return []
     rest = [t for t in parse(text) if _top(t) and t.i != first.i]
     return [first, *rest]

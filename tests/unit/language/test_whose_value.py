@@ -363,6 +363,8 @@ NAMED_RESULTS = [
     "My pen pal Radu lives in Cluj now.",
     "My teammate Wiremu cleared the audit course with 97%.",
     "Hamid from my night class switched to the morning group.",
+    # the parser hangs "has" on "manager" as an auxiliary: no verb at the root
+    "My colleague Bram somehow still has R12000 because he's a manager.",
 ]
 NAMED_FOR_THE_LEARNER = [
     "My coach Jelena moved my session to 7 pm.",
