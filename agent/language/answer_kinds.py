@@ -15,6 +15,10 @@ at the top fact's time, one that holds the kind asked, then one that is no intro
 passes a newer statement or a version the net marked older. Its knobs (``MARGIN``, ``FLOOR``) come
 from ``python -m bench.readnet_knobs`` (``question_pairs_kinds.json``, leave-one-out).
 
+A later statement may call a value of the learner's old ("… took my old seat at <firm>"): ``calls_old``
+reads it from the parse (a closed class of adjectives, ``OLD``), so the read-time net
+(``agent.memory.fact_order.called_old``) puts the new value told beside it ahead of an older answer.
+
 The nouns of "which/what <noun>" are typed by MiniLM against a few nouns of each kind
 (``KIND_NOUNS``), so "town", "municipality" or "tutor" need no list of their own.
 """
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agent.language.current_values import is_person
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import numbers
@@ -143,6 +148,45 @@ def holds_kind(kind: str, text: str) -> bool:
         labels = _PERSON_LABELS if kind == PERSON else _PLACE_LABELS
         return any(label in labels and not _is_own(name, own) for _, _, name, label in entities(text))
     return any(not _is_own(v, own) for v in values(text) if not v[:1].isdigit())
+
+
+OLD = frozenset({"old", "former", "previous", "ex"})
+"""Adjectives (a closed class) by which the learner calls a thing of theirs one they no longer have."""
+_OWN = frozenset({"my", "our"})
+
+
+@holds_text
+@lru_cache(maxsize=1024)
+def calls_old(text: str, value: str) -> bool:
+    """``text`` calls ``value`` the learner's old one: "my old desk at <firm>", "sold my old <laptop>".
+
+    From the parse: a noun the learner owns ("my", "our") with an adjective of ``OLD`` is ``value``
+    itself, holds it (on the way up to the clause's verb), or is another dependent of that verb ("took
+    my old seat at <firm>": the parser hangs "at <firm>" on the verb). Never a person ("my old
+    flatmate is still in <city>": the flatmate is old, the city is no old value of the learner's).
+    """
+    words = set(value.lower().split())
+    for token in parse(text):
+        if (
+            token.lower_ not in words
+        ):  # any word of the value names it ("my old <model>" of "<brand> <model>")
+            continue
+        node = token
+        while node.pos_ not in ("VERB", "AUX") and node.head.i != node.i:
+            if _old_of_mine(node):
+                return True
+            node = node.head
+        if _old_of_mine(node) or any(_old_of_mine(c) for c in node.children if node.pos_ in ("VERB", "AUX")):
+            return True
+    return False
+
+
+def _old_of_mine(noun: Token) -> bool:
+    """``noun`` is a thing the learner owns and calls old ("my old seat"), not a person."""
+    if noun.pos_ not in ("NOUN", "PROPN"):
+        return False
+    old = any(c.dep_ == "amod" and c.lower_ in OLD for c in noun.children)
+    return old and any(c.dep_ == "poss" and c.lower_ in _OWN for c in noun.children) and not is_person(noun)
 
 
 def _is_own(name: str, own: frozenset[str]) -> bool:

@@ -13,18 +13,23 @@ from dataclasses import replace
 
 import numpy as np
 
+from agent.language.about import clauses
+from agent.language.answer_kinds import asked_kind, calls_old, holds_kind
 from agent.language.same_thing import (
     answer_groups,
+    answering_clause,
+    brings_another_value,
     disagreeing,
     gives_a_new_value,
     merged,
+    values,
 )
 from agent.language.whose_value import not_current, other_group
 from agent.search.results import SearchHit
 
 
 def newest_first(
-    hits: list[SearchHit], vectors: np.ndarray, asked: np.ndarray | None = None
+    hits: list[SearchHit], vectors: np.ndarray, asked: np.ndarray | None = None, question: str = ""
 ) -> list[SearchHit]:
     """The read-time safety net: current facts about the same thing that disagree, newest first.
 
@@ -36,18 +41,28 @@ def newest_first(
     the facts that answer the question about equally well with different values
     (``same_thing.answer_groups``). What tells no value of the learner's (a plan, a hedge, another
     person's or group's value: ``_learners_first``) takes the group's last places, so it never ranks
-    above the learner's own value for the same thing.
+    above the learner's own value for the same thing. With ``question`` (its words), a later fact that
+    calls the best answer's value the learner's old one joins it with the new value told beside it
+    (``called_old``).
     """
     facts = current_fact_places(hits)
     texts = [hits[i].text for i in facts]
     groups = disagreeing(texts, vectors)
+    calling: list[int] = []
     if asked is not None and len(facts) > 1:
-        groups = merged([*groups, *answer_groups(vectors @ asked, texts, vectors=vectors, question=asked)])
+        found = answer_groups(vectors @ asked, texts, vectors=vectors, question=asked)
+        told, calling = called_old(hits, facts, vectors, asked, question)
+        groups = merged([*groups, *found, *told])
     out = list(hits)
     best = None if asked is None or not facts else int(np.argmax(vectors @ asked))
     lead = None
     for group in groups:
         learners, aside = _learners_first([hits[i] for i in facts], group, texts)
+        # a fact that calls the best answer's value old tells no value of the learner's now
+        learners, aside = (
+            [g for g in learners if g not in calling],
+            aside + [g for g in learners if g in calling],
+        )
         if len(learners) < 2 and not (learners and aside):
             continue
         places = sorted(facts[g] for g in group)
@@ -61,6 +76,59 @@ def newest_first(
         if best in group:
             lead = places[0]
     return out if lead is None else _ahead(out, facts, [facts.index(lead)])
+
+
+def called_old(
+    hits: list[SearchHit], facts: list[int], vectors: np.ndarray, asked: np.ndarray, question: str
+) -> tuple[list[list[int]], list[int]]:
+    """The best answer and the new value told beside a later fact that calls its value old (indexes).
+
+    Returns the group (none or one) and the facts that call the value old (they take the group's last
+    places: they tell the old value, not a new one).
+
+    "… took my old seat at <firm>" says the learner's firm in the best answer ("I'm an analyst at
+    <firm>", an older introduction the question's words match best) is theirs no longer; the new one
+    is told in the same message ("First week at <other firm> …") in words far from the question. Of
+    that message's facts, the one closest to the question that holds the kind of value asked
+    (``answer_kinds.holds_kind``) and another value than the best answer (``brings_another_value``)
+    is its newer version. The old value is read in the best answer's clause that answers the question.
+    """
+    if not question or len(facts) < 2:
+        return [], []
+    texts = [hits[i].text for i in facts]
+    when = [str(hits[i].metadata.get("valid_from") or "") for i in facts]
+    sims = vectors @ asked
+    best = int(np.argmax(sims))
+    kind = asked_kind(question)
+    held = _answer_values(asked, texts[best], vectors[best], kind)
+    calling = [
+        k for k in range(len(texts)) if when[k] > when[best] and any(calls_old(texts[k], v) for v in held)
+    ]
+    if not calling:
+        return [], []
+    times = {when[k] for k in calling}
+    told = [
+        k
+        for k in range(len(texts))
+        if when[k] in times
+        and k not in calling
+        and not not_current(texts[k])
+        and (kind is None or holds_kind(kind, texts[k]))
+        and brings_another_value(texts[k], texts[best])
+    ]
+    return ([[best, max(told, key=lambda k: sims[k])]] if told else []), calling
+
+
+def _answer_values(asked: np.ndarray, text: str, row: np.ndarray, kind: str | None) -> set[str]:
+    """The values of ``text`` that answer the question.
+
+    Those of its answering clause, and of every clause that holds the kind asked (an introduction's
+    "a support engineer at <firm>" for "where").
+    """
+    held = values(answering_clause(asked, text, row)[0])
+    if kind is not None:
+        held |= {v for clause in clauses(text) if holds_kind(kind, clause) for v in values(clause)}
+    return held
 
 
 def _ahead(hits: list[SearchHit], facts: list[int], first: list[int]) -> list[SearchHit]:

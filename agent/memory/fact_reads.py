@@ -92,7 +92,7 @@ def net_then_answer(
 
     ``vectors`` are the current facts' unit vectors in ``current_fact_places`` order.
     """
-    ordered = newest_first(hits, vectors, query)
+    ordered = newest_first(hits, vectors, query, question)
     if query is None or not question:
         return ordered
     ids = [hits[i].id for i in current_fact_places(hits)]

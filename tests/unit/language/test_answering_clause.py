@@ -7,6 +7,7 @@ from a later home, nor make the kind asked a code. Phrasings of our own, not fro
 
 from __future__ import annotations
 
+from agent.language.answer_kinds import calls_old
 from agent.language.encoder import encode
 from agent.language.same_thing import (
     another_in_unit,
@@ -79,3 +80,28 @@ def test_units_and_differences() -> None:
     assert not another_in_unit("It's still £1,300 a month.", units)  # the same value
     assert not another_in_unit("They cut it by £200.", units)  # a difference: the arithmetic's
     assert not another_in_unit("The course costs 1,450 euros.", units)  # another unit
+
+
+def test_a_thing_the_learner_calls_old() -> None:
+    assert calls_old("My cousin moved into my old room in Leeds.", "leeds")
+    assert calls_old("I sold my old Kindle to a colleague.", "kindle")
+    assert calls_old("My former office at Bosch is a gym now.", "bosch")
+    assert not calls_old("My old school friend still lives in Leeds.", "leeds")  # a person is old
+    assert not calls_old("I visited Leeds with my old camera.", "leeds")
+    assert not calls_old("My office at Bosch is a gym now.", "bosch")
+
+
+def test_a_later_message_that_calls_the_old_value_old_puts_its_new_value_first() -> None:
+    older = "Hi, Oskar here, an accountant at Deloitte in Oslo, and I learn Python on weekends."
+    aside = "My colleague Ingrid got my old desk at Deloitte, lucky her."
+    newer = "The onboarding at Equinor is endless, three days of slides so far."
+    hits = [open_fact("old", older, T1), open_fact("aside", aside, T2), open_fact("new", newer, T2)]
+    vectors = encode([older, aside, newer])
+    question = "Where does the learner work?"
+    [asked] = encode([as_learner(question)])
+    ranked = newest_first(hits, vectors, asked, question)
+    assert ranked[0].id == "new"
+    assert next(h for h in ranked if h.id == "old").metadata["was_until"] == T2
+    # without the later mention of the old value, the introduction stays first
+    ranked = newest_first([hits[0], hits[2]], vectors[[0, 2]], asked, question)
+    assert ranked[0].id == "old"
