@@ -42,7 +42,8 @@ _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
     rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
     rf"|put(?:s|ting)?\s+(?:in|aside|away)|chipped\s+in|deposited|topped\s+up(?:\s+(?:by|with))?"
-    rf"|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped)\s+{_FILLER}$",
+    rf"|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped"
+    rf"|(?:raise|rise|increase|boost|hike)\s+of)\s+{_FILLER}$",
     re.I,
 )
 """Before an amount added: "another 60", "gained 45", "put in 9 hours", "went up eleven points"."""
@@ -54,16 +55,16 @@ _DOWN_BEFORE = re.compile(
 )
 _UP_AFTER = re.compile(
     r"^\s+(?:[A-Za-z]+\s+)?(?:more|new|extra|additional|further)\b(?!\s+than)"
-    r"|^\s+(?:[A-Za-z]+\s+){0,3}?back\b(?!\s+(?:down|to|from))",
+    r"|^\s+(?:[A-Za-z]+\s+){0,3}?back\b(?!\s+(?:down|to|from))|^\s*(?:raise|rise|increase|boost|hike)\b",
     re.I,
 )
-"""After an amount added: "12 more", "18 new stars", "1,5 km more", "put €150 back" (not "3 more than")."""
+"""After an amount added: "12 more", "18 new stars", "put €150 back" (not "3 more than"), "a 10% raise"."""
 _DOWN_AFTER = re.compile(
     r"^\s+(?:[A-Za-z]+\s+)?(?:fewer|less)\b(?!\s+than)|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
-    r"|dropped\s+out|quit|left)\b",
+    r"|dropped\s+out|quit|left)\b|^\s*(?:cut|drop|decrease|reduction|discount)\b",
     re.I,
 )
-"""After an amount taken away: "5 fewer", "take $70 out of it", "four people dropped out"."""
+"""After an amount taken away: "5 fewer", "take $70 out of it", "four dropped out", "a £50 discount"."""
 _FROM_A_FUND = re.compile(r"^[^.;!?]*?\b(?:of|from|out\s+of)\s+(?:it|that|the|my|our)\b", re.I)
 """After money spent: where from ("of it", "from my savings"), so the spending changes a fund."""
 _MONEY_IN_BEFORE = re.compile(rf"\b(?:earned|received|saved|got|made|won)\s+{_FILLER}$", re.I)

@@ -107,3 +107,21 @@ def test_a_bound_told_after_the_count_is_another_quantity(new: str) -> None:
 
 def test_a_bound_changed_before_is_restated() -> None:
     assert restates("Actually the limit is 80 minutes now.", "Cut my daily limit by 20 minutes. (now 100)")
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Got a 10% raise this year.", 10.0),
+        ("The semester brought a raise of 8% per hour.", 8.0),
+        ("The school gave me a £40 discount on the fee.", -40.0),
+        ("They announced a 5 percent cut to the budget.", -5.0),
+    ],
+)
+def test_a_change_told_as_a_noun_is_signed(text: str, amount: float) -> None:
+    change = shift(text)
+    assert change is not None and change.amount == amount
+
+
+def test_a_change_noun_only_hoped_for_is_none() -> None:
+    assert shift("I want a 10% raise next year.") is None
