@@ -61,6 +61,8 @@ _TOP = frozenset({"ROOT", "conj", "parataxis"})
 
 _OBJECTS = frozenset({"dobj", "dative", "iobj", "attr", "oprd"})
 _CLAUSES = frozenset({"ccomp", "xcomp", "advcl"})
+_FORMER = frozenset({"old", "former", "previous", "ex"})
+"""Adjectives that put a thing of the learner's in the past: "took my old seat" is the taker's now."""
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "it", "them"})
 _SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
 
@@ -355,18 +357,26 @@ def _about_learner(verb: Token, *, known: bool = True) -> bool:
         if subject is not None and child.dep_ == "prep" and subject.i < child.i < verb.i:
             continue  # the parser's slip: "Lena from my course switched …" tells who Lena is
         if child.dep_ in {"xcomp", "ccomp"}:
-            if any(is_learner(t) for t in child.subtree):
+            if any(_learners_now(t) for t in child.subtree):
                 return True  # "wants me certified", "told me to rest", "said my word order is off"
             continue
         if child.dep_ not in _OBJECTS and child.dep_ != "prep":
             continue
         for token in _phrase(child):
-            if is_learner(token):
+            if _learners_now(token):
                 return True  # "told me", "for us", "our lesson"
             # a copula's attribute describes the subject, it is not acted on ("is a doctor at the Charité")
             if known and child.dep_ in _OBJECTS and child.dep_ != "attr" and token.lower_ in _DEFINITE:
                 return True  # a thing already known: "the literature review", "it" (not "in the centre")
     return False
+
+
+def _learners_now(token: Token) -> bool:
+    """``token`` is the learner or a thing the learner has now, not one they had ("my old seat")."""
+    if not is_learner(token):
+        return False
+    former = any(c.dep_ == "amod" and c.lower_ in _FORMER for c in token.head.children)
+    return token.dep_ != "poss" or not former
 
 
 def _phrase(token: Token) -> list[Token]:

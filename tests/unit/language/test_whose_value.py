@@ -365,6 +365,10 @@ NAMED_RESULTS = [
     "Hamid from my night class switched to the morning group.",
     # the parser hangs "has" on "manager" as an auxiliary: no verb at the root
     "My colleague Bram somehow still has R12000 because he's a manager.",
+    # a thing the learner had, now another's: no value of the learner's now
+    "My cousin moved into my old flat in Graz.",
+    "My brother took over my former job at the bakery.",
+    "A new colleague ended up with my previous desk by the window.",
 ]
 NAMED_FOR_THE_LEARNER = [
     "My coach Jelena moved my session to 7 pm.",
