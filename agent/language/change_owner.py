@@ -189,7 +189,21 @@ def acting_group(new: str) -> Token | None:
     subject = _change_subject(new)
     if subject is None or subject.dep_ != "nsubj" or is_learner(subject) or not is_group(subject):
         return None
+    if not _acts_on(subject.head):
+        return None  # "The gym membership went up 5%": what changes, not who changes it
     return None if anothers(subject) else subject
+
+
+def _acts_on(verb: Token) -> bool:
+    """True when ``verb`` acts on something: an object, a recipient, or an amount it gives ("chipped in 450").
+
+    Not a difference by "by" ("went up by 10"): the subject of such a verb is the thing that changed.
+    """
+    if any(c.dep_ in {"dobj", "dative"} for c in verb.children):
+        return True
+    preps = (c for c in verb.children if c.dep_ == "prep" and c.lower_ != "by")
+    amounts = (p for c in preps for p in c.children if p.dep_ == "pobj")
+    return any(t.pos_ == "NUM" for p in amounts for t in (p, *p.children))  # "in another 450", "in 250 euros"
 
 
 def _anothers_group(new: str, old: str) -> bool:

@@ -44,6 +44,7 @@ from agent.language.people import (
     NAMES,
     entity_label,
     followed_by_third_person,
+    is_group,
     is_name,
     named,
     person,
@@ -120,7 +121,7 @@ def anothers(subject: Token) -> str:
         )  # "the other team", "another student"; not "Another two merged", "another chapter"
     owner = owner_of(subject)
     if owner == "learner":
-        return _words(subject) if person(subject) else ""
+        return _words(subject) if person(subject) or _named_after(subject) else ""
     if owner:
         possessor = next(c for c in subject.children if c.dep_ == "poss")
         if possessor.lower_ in THIRD_PERSON:
@@ -137,6 +138,18 @@ def anothers(subject: Token) -> str:
     someone = any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in subject.children)
     told = someone or named(subject) or followed_by_third_person(subject)  # "Gym buddy Marco hit 120"
     return _words(subject) if told else ""
+
+
+def _named_after(subject: Token) -> bool:
+    """True when a name follows the learner's noun as the same subject ("Our new hire Kwabena cleared …").
+
+    The parser may make the role and the name two subjects of one verb; a noun the learner names
+    by a proper name is someone (not a group of the learner's: "our team Falcons" is theirs).
+    """
+    after = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
+    if after is None or after.pos_ not in NAMES or is_group(subject):
+        return False
+    return after.head == subject or (after.head == subject.head and after.dep_ == subject.dep_)
 
 
 def _addressed(subject: Token) -> Token | None:

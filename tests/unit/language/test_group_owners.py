@@ -27,6 +27,8 @@ THEIRS = [
     ("The jazz band next door got another 300.", "Our band has 800 for gigs."),
     ("Another club was given 200 more.", "Our club has 900 euros for kit."),
     ("The puppy put on another 3 kilos.", "I weigh 64 kilos."),
+    # a group noun that changes, acting on nothing, is the thing changed
+    ("The club membership went up 5% a month.", "My grant pays 700 dollars a month."),
 ]
 
 

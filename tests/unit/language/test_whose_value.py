@@ -365,6 +365,8 @@ NAMED_RESULTS = [
     "Hamid from my night class switched to the morning group.",
     # the parser hangs "has" on "manager" as an auxiliary: no verb at the root
     "My colleague Bram somehow still has R12000 because he's a manager.",
+    # the parser makes the role and the name two subjects of one verb
+    "Our new intern Sakura finished the onboarding quiz with 18.",
     # a thing the learner had, now another's: no value of the learner's now
     "My cousin moved into my old flat in Graz.",
     "My brother took over my former job at the bakery.",
@@ -375,6 +377,7 @@ NAMED_FOR_THE_LEARNER = [
     "My supervisor Dr. Abara wants the first chapter by May.",
     "Passed the stats exam with a 1.7 in the end.",
     "My tutor Kalani put the oral exam on 3 June.",
+    "Our team Falcons finished the league with 40 points.",  # a group of the learner's, named
 ]
 
 
