@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from agent.language.grammar import holds_text, is_learner, owner_of, parse
 from agent.language.numerals import numbers, without_current
-from agent.language.people import is_group, person
+from agent.language.people import anothers, is_group, person
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -182,10 +182,8 @@ def acting_group(new: str) -> Token | None:
 
     The active subject of the change's verb whose head noun names a group (``people.is_group``):
     an organisation the learner is in or deals with gives, cuts or holds the learner's value. None
-    for a group told as another's ("the other club", "Ana's group": ``whose_value``).
+    for a group told as another's ("the other club", "Ana's group": ``people.anothers``).
     """
-    from agent.language.whose_value import anothers  # noqa: PLC0415 - whose_value reads change_owner
-
     subject = _change_subject(new)
     if subject is None or subject.dep_ != "nsubj" or is_learner(subject) or not is_group(subject):
         return None
@@ -209,10 +207,10 @@ def _acts_on(verb: Token) -> bool:
 def _anothers_group(new: str, old: str) -> bool:
     """True when the change's subject is a group not the learner's.
 
-    "The other club", "another ward" (``whose_value.anothers``); "The vision group got 5,000 more
+    "The other club", "another ward" (``people.anothers``); "The vision group got 5,000 more
     hours" beside "My research group has …" (``whose_value.other_group``).
     """
-    from agent.language.whose_value import anothers, other_group  # noqa: PLC0415 - as above
+    from agent.language.whose_value import other_group  # noqa: PLC0415 - whose_value loads only when asked
 
     subject = _change_subject(new)
     if subject is None or is_learner(subject) or not is_group(subject):

@@ -16,8 +16,9 @@ newer version of the learner's value when it only *might* be one, or when it is 
   "My teacher says my score is now 7", "The teacher put me in the B2 class", "Prof. Hallberg has
   taken over my supervision", "My stipend is 500", "Our team budget is €4,000" are the learner's.
   People are told by the parse, spaCy's NER (a name) and a MiniLM classifier of nouns of persons
-  (``current_values.is_person``: "sister", "study buddy"), not by a list; a message that mixes
-  the two is cut into its clauses (``clause_owners``), so only the learner's is stored;
+  (``current_values.is_person``: "sister", "study buddy"), not by a list (``people.anothers`` reads
+  whose a subject is); a message that mixes the two is cut into its clauses (``clause_owners``),
+  so only the learner's is stored;
 - **another group's** (``other_group``, beside the other facts read): "The marketing team got
   €6,000 for training" when the learner calls "our team" theirs.
 
@@ -32,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.language.current_values import THIRD_PERSON, is_person, main_clause, maybe
+from agent.language.current_values import main_clause, maybe
 from agent.language.grammar import (
     is_learner,
     owner_of,
@@ -40,16 +41,7 @@ from agent.language.grammar import (
     subject_of,
 )
 from agent.language.own_values import has_a_value
-from agent.language.people import (
-    NAMES,
-    entity_label,
-    followed_by_third_person,
-    is_group,
-    is_name,
-    named,
-    person,
-    person_name,
-)
+from agent.language.people import NAMES, anothers, entity_label, followed_by_third_person, person
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -90,81 +82,6 @@ def hedged(text: str) -> bool:
 
 def _negated(verb: Token) -> bool:
     return any(c.dep_ == "neg" for c in verb.children)
-
-
-def _words(token: Token) -> str:
-    return " ".join(t.text for t in token.subtree if t.dep_ not in {"case", "punct"}).strip()
-
-
-def anothers(subject: Token) -> str:
-    """Whose the subject ``subject`` is when not the learner's: the other's words, "" for the learner's.
-
-    "she", "the other team", "my sister's test" (the possessor), "my colleague Rui", "Ana's score",
-    a bare person's name or noun of a person ("A classmate finished all 40"); "" for the learner's
-    things and groups ("my stipend", "our team"), an institution or app ("Busuu's tips", "Finance"),
-    and a thing of another person's that came to the learner ("My grandmother's upright was
-    delivered").
-    """
-    if subject.lower_ in THIRD_PERSON:
-        return subject.text
-    addressed = _addressed(subject)
-    if addressed is not None:
-        return anothers(addressed)
-    part = next((c for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"), None)
-    if subject.pos_ in {"NUM", "PRON"} and part is not None:
-        # "One of the senior devs", "Some of my classmates": the people the part is of
-        return next((anothers(p) for p in part.children if p.dep_ == "pobj"), "")
-    marks = {c.lower_ for c in subject.children if c.dep_ in {"amod", "det"}}
-    if subject.pos_ == "NOUN" and ({"the", "other"} <= marks or "another" in marks):
-        return _words(
-            subject
-        )  # "the other team", "another student"; not "Another two merged", "another chapter"
-    owner = owner_of(subject)
-    if owner == "learner":
-        return _words(subject) if person(subject) or _named_after(subject) else ""
-    if owner:
-        possessor = next(c for c in subject.children if c.dep_ == "poss")
-        if possessor.lower_ in THIRD_PERSON:
-            return owner  # "His deadline got pushed to the 28th"
-        if subject.dep_ == "nsubjpass" or not person(possessor, possessor=True):
-            return ""
-        return owner
-    if is_name(subject):
-        return _words(subject) if person_name(subject) else ""
-    if subject.pos_ != "NOUN" or not is_person(subject):
-        return ""
-    # a person with no owner named: someone ("A classmate finished all 40") or told of as he or she;
-    # "Boss approved another 400", "The teacher put …" is the learner's person acting for them
-    someone = any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in subject.children)
-    told = someone or named(subject) or followed_by_third_person(subject)  # "Gym buddy Marco hit 120"
-    return _words(subject) if told else ""
-
-
-def _named_after(subject: Token) -> bool:
-    """True when a name follows the learner's noun as the same subject ("Our new hire Kwabena cleared …").
-
-    The parser may make the role and the name two subjects of one verb; a noun the learner names
-    by a proper name is someone (not a group of the learner's: "our team Falcons" is theirs).
-    """
-    after = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
-    if after is None or after.pos_ not in NAMES or is_group(subject):
-        return False
-    return after.head == subject or (after.head == subject.head and after.dep_ == subject.dep_)
-
-
-def _addressed(subject: Token) -> Token | None:
-    """The subject a mis-parsed address hides: "Mate, the M4 MacBook Air is faster" -> "Air".
-
-    The small parser takes the word the learner opens with to address the tutor as the subject and
-    the real subject as its apposition; an apposition is closed by a comma ("Rui, my colleague,
-    finished all 40"), the real subject runs straight on to its verb.
-    """
-    doc = subject.doc
-    if subject.i != subject.sent.start or subject.i + 1 >= len(doc) or doc[subject.i + 1].text != ",":
-        return None
-    appos = next((c for c in subject.children if c.dep_ == "appos"), None)
-    after = None if appos is None else appos.right_edge.i + 1
-    return appos if after is not None and after < len(doc) and not doc[after].is_punct else None
 
 
 def _speech(head: Token) -> Token | None:
