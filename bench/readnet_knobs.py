@@ -1,4 +1,4 @@
-"""Leave-one-out choice of the question-conditioned knobs (``same_thing.ANSWER_*``, ``versions.ANSWER_*``).
+"""Leave-one-out choice of the question-conditioned knobs (``question_net.ANSWER_*``, ``versions.ANSWER_*``).
 
 ``python -m bench.readnet_knobs`` reads two kinds of dev material:
 
@@ -31,6 +31,7 @@ import numpy as np
 from agent.language import answer_kinds, intents, same_thing
 from agent.language import versions as v
 from agent.language.encoder import encode
+from agent.language.question_net import answer_groups
 from agent.language.questions import is_question
 from agent.language.sentences import split_sentences
 from agent.language.whose_value import not_current, other_group
@@ -112,7 +113,7 @@ def _top(item: dict[str, Any], margin: float, floor: float) -> str:
     asked = item["sims"][order]
     old = [[order.index(i) for i in g if i in order] for g in item["old"]]
     groups = same_thing.merged(
-        [g for g in old if len(g) > 1] + same_thing.answer_groups(asked, texts, margin=margin, floor=floor)
+        [g for g in old if len(g) > 1] + answer_groups(asked, texts, margin=margin, floor=floor)
     )
     group = next((g for g in groups if 0 in g), [0])
     # the learner's values newest first, then plans, hedges and others' values (fact_order.newest_first)
@@ -130,7 +131,7 @@ def _loo(gain: np.ndarray, grid: list[tuple[Any, ...]]) -> list[int]:
 
 
 def net_report(probes: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Leave-one-out of ``same_thing.ANSWER_MARGIN`` and ``ANSWER_FLOOR``."""
+    """Leave-one-out of ``question_net.ANSWER_MARGIN`` and ``ANSWER_FLOOR``."""
     grid = [(m, f) for m in MARGINS for f in reversed(FLOORS)]
     firsts = [p for p in probes if p["first"]]
     for pair in pairs:
@@ -144,7 +145,7 @@ def net_report(probes: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> dic
             texts = [pair["older"], pair["newer"]]
             aside = not_current(pair["newer"]) or other_group(pair["newer"], [pair["older"]])
             grouped = not aside and (
-                pair["old"] or bool(same_thing.answer_groups(pair["sims"], texts, margin=margin, floor=floor))
+                pair["old"] or bool(answer_groups(pair["sims"], texts, margin=margin, floor=floor))
             )
             row.append((1 if pair["same"] else -WRONG) if grouped else 0)
         rows.append(row)

@@ -53,12 +53,11 @@ import numpy as np
 from agent.language.answer_kinds import PERSON, asked_kind, holds_kind
 from agent.language.encoder import encode, encode_kept
 from agent.language.intents import CHANGING
+from agent.language.question_net import answer_groups, value_kinds
 from agent.language.same_thing import (
-    answer_groups,
     brings_another_value,
     disagreeing,
     told_parts,
-    value_kinds,
 )
 from agent.language.whose_value import not_current, other_group
 

@@ -15,9 +15,8 @@ import numpy as np
 
 from agent.language.about import clauses
 from agent.language.answer_kinds import asked_kind, calls_old, holds_kind
+from agent.language.question_net import answer_groups, answering_clause
 from agent.language.same_thing import (
-    answer_groups,
-    answering_clause,
     brings_another_value,
     disagreeing,
     gives_a_new_value,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agent.language.answer_kinds import calls_old
 from agent.language.encoder import encode
-from agent.language.same_thing import (
+from agent.language.question_net import (
     another_in_unit,
     answer_groups,
     answering_clause,

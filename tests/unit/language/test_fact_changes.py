@@ -11,8 +11,8 @@ import pytest
 from agent.language.differences import resolve_change
 from agent.language.encoder import encode
 from agent.language.facts import is_fact_statement
+from agent.language.question_net import answer_groups
 from agent.language.same_thing import (
-    answer_groups,
     gives_a_new_value,
     merged,
     other_instance,

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from agent.language.encoder import encode
-from agent.language.same_thing import answer_groups, states_another_value, value_kinds
+from agent.language.question_net import answer_groups, value_kinds
+from agent.language.same_thing import states_another_value
 from agent.language.versions import as_learner
 from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact

@@ -6,7 +6,7 @@ import pytest
 
 from agent.language.encoder import encode
 from agent.language.fact_parts import fact_parts
-from agent.language.same_thing import answer_groups
+from agent.language.question_net import answer_groups
 from agent.language.versions import as_learner
 from agent.language.whose_value import LEARNER, hedged, learners_now, not_current, other_group, others, whose
 from agent.memory.fact_order import newest_first

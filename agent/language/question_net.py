@@ -1,0 +1,190 @@
+"""The question net: which facts answer one question as versions of one value (MiniLM cosine).
+
+With the question (``answer_groups``, called by ``fact_order.newest_first`` with the query's
+vector) the read-time net also groups what the two statements alone cannot join: the best answer
+to the question and the facts about as close to it (within ``ANSWER_MARGIN``) that state another
+value ("Where do I work?": "I'm a junior data analyst at Zalando" / "First week at Delivery Hero
+went ok"). Its knobs come from ``python -m bench.readnet_knobs``: scenario probes of the eight dev
+sets 60 -> 84 of 150 passed (the probe's ``first`` on sentence-level memories), our question pairs
+(``question_pairs.json``, 91, nine classes) 21 -> 41 of 53 found, but 9 -> 28 of 38 hard negatives
+grouped (an unrelated or someone else's newer value shown first, the right one "was until").
+A statement that tells several things (a self-introduction) is read there by its clause closest to
+the question (``answering_clause``): the kind asked and the part of a life it tells come from that
+clause, so an older introduction no longer outranks a later value of the thing asked because one of
+its other clauses tells a language or a level (``question_pairs_order.json``: 15 -> 17 of 23 found,
+4 of 12 hard negatives grouped before and after; no new knob). A later value written in the unit of
+the best answer's (a currency, a letter prefix: ``another_in_unit``) answers it however far its words
+are from the question ("it's €550 a month now" beside "an allowance of €400 a month"), at the floor.
+
+It builds on the statement readers of ``agent.language.same_thing`` (``values``,
+``brings_another_value``) and on ``agent.language.about`` (the part of a life a clause tells); the
+question-free read-time net (``same_thing.disagreeing``) stays there, and
+``agent.memory.fact_order.newest_first`` merges both nets' groups (``same_thing.merged``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from agent.language.about import clause_vectors, clauses, parts
+from agent.language.encoder import encode_kept
+from agent.language.numerals import CURRENCY, numbers
+from agent.language.same_thing import brings_another_value, values
+from agent.language.shifts import shift, value_kind
+
+ANSWER_MARGIN = 0.34
+"""Read time, with the question: open facts whose cosine with the question is within this of the
+best answer's answer it about as well (``answer_groups``). Leave-one-out over the scenario probes
+and ``question_pairs.json`` (``python -m bench.readnet_knobs``, a wrong grouping costing two
+misses; folds chose 0.34-0.36)."""
+ANSWER_FLOOR = 0.10
+"""… and at least this close to the question (folds chose 0.05-0.10)."""
+
+
+def answer_groups(
+    asked: np.ndarray,
+    texts: Sequence[str],
+    *,
+    margin: float | None = None,
+    floor: float | None = None,
+    vectors: np.ndarray | None = None,
+    question: np.ndarray | None = None,
+) -> list[list[int]]:
+    """The facts that answer one question about equally well and state different values (indexes).
+
+    The question names what is asked, which two statements alone do not ("I'm a junior data
+    analyst at Zalando" / "First week at Delivery Hero went ok" share no part a reader is sure
+    of). ``asked``: each text's cosine with the question. The best answer, and every other text
+    within ``margin`` (``ANSWER_MARGIN``) of it and at ``floor`` (``ANSWER_FLOOR``) or more that
+    states another value (``states_another_value``) of the best answer's kind (``_answers_in_kind``:
+    a date for a date), are versions of what is asked: one group
+    (none when no other text qualifies). ``vectors``: the texts' MiniLM rows when the caller has
+    them (the fact store's stored vectors), so the about-reader does not encode them again.
+    ``question``: the question's L2-normalised MiniLM row, when the caller has it, so the about-reader
+    reads each statement by the clause that answers it (``answering_parts``).
+    """
+    if len(texts) < 2:
+        return []
+    margin = ANSWER_MARGIN if margin is None else margin
+    floor = ANSWER_FLOOR if floor is None else floor
+    best = int(np.argmax(asked))
+    low = max(floor, float(asked[best]) - margin)
+    if asked[best] < floor:
+        return []
+    # the kind asked is read in the clause of the best answer that answers it ("renting a room in
+    # Coimbra", not the "A2" of its language clause)
+    answer = texts[best] if question is None else answering_clause(question, texts[best])[0]
+    kind = value_kinds(answer)
+    units = unit_values(answer)
+    near = [
+        i
+        for i in range(len(texts))
+        if i != best
+        and (asked[i] >= low or asked[i] >= floor and another_in_unit(texts[i], units))
+        and brings_another_value(texts[i], texts[best])
+        and _answers_in_kind(kind, texts[i])
+    ]
+    if not near:
+        return []
+    # The question fills in what the about-reader is unsure of; it never overrules it: "I work
+    # as a nurse…" answers "where does the learner live" nearly as well as "I live in Da Nang",
+    # but the reader is sure one tells a job and the other a home, so neither is the other's
+    # older version.
+    chosen = [best, *near]
+    named = [texts[i] for i in chosen]
+    rows = encode_kept(named) if vectors is None else vectors[chosen]
+    told = parts(rows, named) if question is None else answering_parts(question, rows, named)
+    apart = [bool(told[0] and t and not told[0] & t) for t in told[1:]]
+    group = [best] + [i for i, away in zip(near, apart, strict=True) if not away]
+    return [group] if len(group) > 1 else []
+
+
+_UNIT_VALUE = re.compile(
+    rf"(?<![\w.])([{re.escape(''.join(CURRENCY))}]|[^\W\d_]{{1,3}}-?)(\d(?:[\d,.]*\d)?)(?![\w])"
+)
+"""A value written with its unit: a currency symbol ("€550") or a prefix of one to three letters
+("R4800", "B2", "N3", "S23") right before its digits."""
+
+
+def unit_values(text: str) -> dict[str, frozenset[str]]:
+    """The values ``text`` writes with a unit (``_UNIT_VALUE``), by unit: ``{"€": {"550"}, "b": {"2"}}``."""
+    found: dict[str, set[str]] = {}
+    for match in _UNIT_VALUE.finditer(text):
+        found.setdefault(match.group(1).lower().rstrip("-"), set()).add(match.group(2))
+    return {unit: frozenset(held) for unit, held in found.items()}
+
+
+def another_in_unit(text: str, units: dict[str, frozenset[str]]) -> bool:
+    """``text`` writes another value in a unit of ``units`` (the best answer's), and no difference.
+
+    "It's €550 a month now" beside "an allowance of €400 a month": the same unit, another value,
+    though the question's words ("allowance") are not in it, so its cosine with the question is far
+    below the best answer's. A change told as a difference ("cut by $300", ``shifts.shift``) is no
+    value of its own: the arithmetic resolves it (``agent.language.differences``).
+    """
+    if not units:
+        return False
+    held = unit_values(text)
+    return any(held.get(unit, frozenset()) - values for unit, values in units.items()) and shift(text) is None
+
+
+def answering_clause(
+    question: np.ndarray, text: str, row: np.ndarray | None = None
+) -> tuple[str, np.ndarray]:
+    """The clause of ``text`` closest to ``question`` and its MiniLM row.
+
+    The whole statement or one of its ``about.clauses``. ``row``: the statement's own row when the
+    caller has it (else encoded).
+    """
+    whole = encode_kept([text])[0] if row is None else row
+    found = clause_vectors(text)
+    if not len(found):
+        return text, whole
+    sims = found @ question
+    best = int(np.argmax(sims))
+    return (clauses(text)[best], found[best]) if sims[best] > float(whole @ question) else (text, whole)
+
+
+def answering_parts(question: np.ndarray, vectors: np.ndarray, texts: Sequence[str]) -> list[frozenset[str]]:
+    """The parts (``about.parts``) each of ``texts`` tells in its clause closest to ``question``.
+
+    A statement that tells several things ("Ana here, a nurse from Braga, renting a room in Coimbra
+    and learning German") is read by the clause that answers the question ("renting a room in
+    Coimbra"), not by any of its clauses: its language clause must not set it apart from a later
+    home ("The new place in Porto is bright, I can see the river from my desk", whose second clause
+    reads as a desk). ``vectors``: the texts' rows.
+    """
+    out = []
+    for row, text in zip(vectors, texts, strict=True):
+        clause, clause_row = answering_clause(question, text, row)
+        out.append(parts(clause_row[None, :], [clause])[0])
+    return out
+
+
+def value_kinds(text: str) -> frozenset[str]:
+    """The kinds of value ``text`` holds: ``"date"``, ``"number"`` (not a day of a date), ``"code"``.
+
+    A code is a name with a digit ("B1", "B2.1", "N4"). A statement may hold more than one: "I took
+    the GRE in December and got a 158 in quant", "I'm in the B1 evening class, Mondays and Wednesdays".
+    """
+    kinds = {kind} if (kind := value_kind(text)) else set()
+    if numbers(text):
+        kinds.add("number")
+    if any(re.search(r"\d", v) and re.search(r"[^\W\d_]", v) for v in values(text)):
+        kinds.add("code")
+    return frozenset(kinds)
+
+
+def _answers_in_kind(kinds: frozenset[str], text: str) -> bool:
+    """``text`` holds a value of a kind the best answer holds: a date for a date, a number for a number.
+
+    "My goal is to pass the exam on March 20" answers "What is my exam date?"; "I practised SELECT
+    yesterday" (no date) is no other version of it, however close. A best answer with no such value
+    is answered alike by any name; one that holds a number by any value; one that holds a date beside
+    a number or a code ("got a 158 in quant" in December) by either ("Scores posted: 165 on quant").
+    """
+    found = value_kinds(text)
+    return not kinds or bool(kinds & found) or ("number" in kinds and bool(found))
