@@ -9,19 +9,19 @@ acts on the learner ("The TA gave me another four days"); a total told of anothe
 car") changes only when the change names that person again. Whoever acts, the owner of the thing the
 verb changes, its object or the object of "to", "from", "off", "out of", decides ("she added 20 minutes
 to my daily limit" is the learner's; "he cut 10 minutes off his limit" is his), and a person of the
-learner's with a value of their own ("My wife is on page 210") is another owner
-(``whose_value.whose``, the write side's reader).
+learner's with a value of their own ("My wife is on page 210") is another owner: whose a number is
+reads ``number_owners``.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import holds_text, is_learner, owner_of, parse
+from agent.language.grammar import is_learner, parse
+from agent.language.number_owners import SAYS, THIRD, anothers_values, number_owner
 from agent.language.numerals import numbers, without_current
-from agent.language.people import anothers, is_group, person
+from agent.language.people import anothers, is_group
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -95,9 +95,6 @@ def _head_of_change(new: str) -> str:
 
 
 _CLAUSAL = frozenset({"advcl", "ccomp", "conj", "parataxis", "csubj", "relcl", "acl"})
-_SAYS = frozenset({"say", "tell", "think", "reckon", "recommend", "suggest", "advise", "insist", "reply"})
-"""Verbs of saying: their subject tells the value, the reported words say whose it is ("My mentor says 15%
-more per week is the minimum": no change of the mentor's)."""
 
 
 def _clause_start(text: str, at: int) -> int:
@@ -113,7 +110,7 @@ def _clause_start(text: str, at: int) -> int:
         verb = verb.head
     if verb is None or verb.pos_ not in {"VERB", "AUX"}:
         return 0
-    if verb.lemma_.lower() in _SAYS and verb.idx < at:
+    if verb.lemma_.lower() in SAYS and verb.idx < at:
         return verb.idx + len(verb.text)
     parts = [verb, *(t for c in verb.children if c.dep_ not in _CLAUSAL for t in c.subtree)]
     return min(t.idx for t in parts)
@@ -277,134 +274,6 @@ def _names(phrase: list[str], words: set[str]) -> bool:
     return bool(shared) and (shared[0] < len(phrase) - 1 or len(phrase) == 1 or phrase[0] in words)
 
 
-_THIRD = frozenset({"he", "she", "him", "her", "his", "hers"})
-"""Third-person pronouns of a person ("they" is as often an institution: "They pushed the exam")."""
-_RECIPIENT = frozenset({"dative", "iobj"})
-
-
-@holds_text
-@lru_cache(maxsize=2048)
-def number_owner(text: str, start: int) -> str:
-    """Whose value the number at ``text[start:]`` is: "learner", "another", or "" (the parse).
-
-    Its clause's subject says: the learner ("I've got 11 kanji", "Mine got raised by 120"); another
-    person's thing ("Her stipend went up by 50", "Lena's deck"), a third person ("she gets 650"),
-    or a person the learner names who does or gets the number as the verb's object ("my flatmate
-    gets 650", "My teacher learned 50", "Karan has done 40"; not "has": "My deck has 900 cards"),
-    or a clause acting on another's thing ("My brother lowered his limit by 200"). A recipient
-    ("gave me 350 more points", "gave the whole class an extra week") makes it not another's.
-    """
-    doc = parse(text)
-    token = next((t for t in doc if t.idx <= start < t.idx + len(t.text)), None)
-    verb = token
-    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
-        verb = verb.head
-    if token is None or verb is None or verb.pos_ not in {"VERB", "AUX"}:
-        return ""
-    subject = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
-    if subject is None:
-        return ""
-    if is_learner(subject):
-        return "learner"
-    if verb.lemma_.lower() in _SAYS and verb.idx < start:
-        return ""  # "My mentor says 15% more per week is the minimum": the speaker tells, owns nothing
-    if any(c.dep_ in _RECIPIENT for c in verb.children):
-        return ""  # "The webinar gave me 350 more points", "Haddad gave the whole class an extra week"
-    acted = _acted_on(verb, token)
-    if acted:
-        return acted  # "she added 20 minutes to my daily limit": the changed thing's owner, not the actor
-    owner = owner_of(subject)
-    if subject.lower_ in _THIRD or _anothers_thing(subject):
-        return "another"
-    if any(c.dep_ == "case" for c in subject.children):
-        return "another"  # "My flatmate's went up by 100": the possessor's thing, left unsaid
-    objects = [c for c in verb.children if c.dep_ == "dobj"]
-    if any(_anothers_thing(o) for o in objects):
-        return "another"  # "My brother lowered his limit by 200"
-    owned = _object_count(token, objects) and verb.lemma_.lower() not in {"be", "have"}
-    # a group of the learner's holds or is given the learner's value ("My company pays 1,500 a year")
-    someone = (owner == "learner" and not is_group(subject)) or subject.pos_ == "PROPN"
-    if owned and someone:
-        return "another"
-    if owner == "learner" and _persons_own(verb):
-        return "another"  # "My wife is on page 210": the learner's person, with a value of her own
-    return "learner" if owner == "learner" else ""
-
-
-def _persons_own(verb: Token) -> bool:
-    """True when ``verb``'s sentence tells a person of the learner's own value (``whose_value.whose``)."""
-    from agent.language.whose_value import LEARNER, whose  # noqa: PLC0415 - its classifier loads only when asked
-
-    return whose(verb.sent.text) != LEARNER
-
-
-_ONTO = frozenset({"to", "from", "into", "onto", "off", "of", "out"})
-"""Prepositions that lead from a verb of change to the thing changed ("added 20 minutes to my limit")."""
-
-
-def _acted_on(verb: Token, number: Token) -> str:
-    """Whose thing the verb changes, through its object or a preposition: "learner", "another" or "".
-
-    "she added 20 minutes to my daily limit", "the coach raised my target by 10", "took €50 out of my
-    savings": the owner of the changed thing decides, not the one who acts; "he cut 10 minutes off his
-    limit" is his. The object that holds the number is the amount, not the thing ("added 20 minutes").
-    """
-    things = [c for c in verb.children if c.dep_ == "dobj" and number not in c.subtree]
-    for prep in (c for c in verb.children if c.dep_ in {"prep", "dative"} and c.lower_ in _ONTO):
-        things += [g for g in prep.children if g.dep_ == "pobj" and number not in g.subtree]
-        things += [p for g in prep.children if g.dep_ == "prep" for p in g.children if p.dep_ == "pobj"]
-    for thing in things:
-        if owner_of(thing) == "learner":
-            return "learner"
-        possessor = next((c for c in thing.children if c.dep_ == "poss"), None)
-        # a person's ("her limit", "Ana's target"), not a time's ("today's batch", "this week's total")
-        if possessor is not None and (possessor.lower_ in _THIRD | {"their"} or possessor.pos_ == "PROPN"):
-            return "another" if _anothers_thing(thing) else ""
-    return ""
-
-
-def _anothers_thing(token: Token) -> bool:
-    """True when a possessive names another's thing: "her stipend", "Lena's deck", "his limit".
-
-    Not the learner's own ("my stipend"), a group's ("everyone's training budget": an indefinite
-    pronoun), nor a thing of a thing the learner names as theirs ("our project's coverage"); a thing
-    of a person of the learner's is the person's ("my manager's conference budget").
-    """
-    for child in token.children:
-        if child.dep_ != "poss" or is_learner(child):
-            continue
-        if child.pos_ == "PRON" and child.lower_ not in _THIRD | {"their"}:
-            return False
-        if any(g.dep_ == "nummod" or g.lower_ in {"a", "an", "another"} for g in child.children):
-            return False  # a measure, no owner: "another four days' extension", "a week's delay"
-        mine = any(g.dep_ == "poss" and is_learner(g) for g in child.children)
-        # a person of the learner's owns their things ("my manager's conference budget"), a thing does not
-        return not mine or person(child, possessor=True)
-    return False
-
-
-def _object_count(token: Token, objects: list[Token]) -> bool:
-    """True when the number is (or counts) the verb's direct object: "learned 50", "gets 650 euros"."""
-    return any(token == o or token in o.subtree for o in objects)
-
-
-@holds_text
-@lru_cache(maxsize=2048)
-def anothers_values(text: str) -> bool:
-    """True when every number ``text`` states is another's ("My flatmate has saved €5,000 for her car")."""
-    base = without_current(text)
-    owners = [number_owner(base, n.start) for n in numbers(base)]
-    return bool(owners) and all(o == "another" for o in owners)
-
-
-@holds_text
-@lru_cache(maxsize=2048)
-def change_is_anothers(text: str) -> bool:
-    """True when the change ``text`` states is another's value (its first number's owner)."""
-    found = numbers(text)
-    return bool(found) and number_owner(text, found[0].start) == "another"
-
-
 def _subject_words(text: str) -> list[str]:
     """The words of the subject of the clause of ``text``'s first number ("Karan has done another 20")."""
     found = numbers(text)
@@ -415,6 +284,6 @@ def _subject_words(text: str) -> list[str]:
     while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
         verb = verb.head
     subject = None if verb is None else next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subject is None or is_learner(subject) or subject.lower_ in _THIRD:
+    if subject is None or is_learner(subject) or subject.lower_ in THIRD:
         return []
     return [_word_key(t.text) for t in subject.subtree if t.pos_ in {"NOUN", "PROPN"}]

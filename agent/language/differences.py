@@ -39,7 +39,7 @@ from datetime import datetime
 
 from dateutil.relativedelta import relativedelta
 
-from agent.language.change_owner import change_is_anothers, number_owner
+from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.numerals import (
     Number,
     current_value,

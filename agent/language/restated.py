@@ -9,7 +9,7 @@ total is the current one. It applies only to a computed value ("(now …)"): a t
 stated twice is the read-time net's to order.
 
 The new statement restates the total when it is no change itself (no difference), states a
-number that is not another person's (``change_owner.number_owner``: "my friend has 60 hours" is
+number that is not another person's (``number_owners.number_owner``: "my friend has 60 hours" is
 no correction) and not the computed value, and counts what the computed value counts (the same
 counted word, or no word on either side: "it's 52 now"); and the two statements are at least
 ``RESTATE_MIN`` close (MiniLM cosine; leave-one-out: ``python -m bench.increment_knobs``).
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from agent.language.change_owner import number_owner
+from agent.language.number_owners import number_owner
 from agent.language.numerals import current_value, numbers, without_current
 from agent.language.quantities import stated_as_target
 from agent.language.units import unit_of

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.change_owner import acting_group, names_another_owner, names_another_thing, number_owner
+from agent.language.change_owner import acting_group, names_another_owner, names_another_thing
 from agent.language.grammar import parse
+from agent.language.number_owners import number_owner
 from agent.language.numerals import numbers
 from agent.language.people import is_group
 

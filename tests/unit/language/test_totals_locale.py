@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.language.change_owner import change_is_anothers, names_another_owner
+from agent.language.change_owner import names_another_owner
 from agent.language.differences import resolve_change
+from agent.language.number_owners import change_is_anothers
 from agent.language.numerals import number_text, numbers
 from agent.language.shifts import shift
 from agent.language.units import unit_after

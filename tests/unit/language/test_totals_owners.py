@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.language.change_owner import change_is_anothers, names_another_owner, number_owner
+from agent.language.change_owner import names_another_owner
 from agent.language.differences import dates_in, resolve_change
+from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.numerals import numbers
 from agent.language.restated import restates
 from agent.language.shifts import shift
