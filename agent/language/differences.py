@@ -40,6 +40,11 @@ from datetime import datetime
 from dateutil.relativedelta import relativedelta
 
 from agent.language.number_owners import change_is_anothers, number_owner
+from agent.language.number_roles import (
+    of_a_total,
+    stated_as_target,
+    stated_by,
+)
 from agent.language.numerals import (
     Number,
     current_value,
@@ -47,11 +52,6 @@ from agent.language.numerals import (
     number_written,
     numbers,
     without_current,
-)
-from agent.language.quantities import (
-    of_a_total,
-    stated_as_target,
-    stated_by,
 )
 from agent.language.shifts import Shift, amount_shift, shift
 from agent.language.units import same_head, similar_units, unit_of

@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent.language.number_roles import NOT_DONE, clause_before, not_done
 from agent.language.numerals import (
     CURRENCY,
     PERCENT_AFTER,
@@ -85,13 +86,6 @@ _FACTORS = (
     (re.compile(r"\b(?:tripled|triples)\b", re.I), 3.0),
     (re.compile(r"\b(?:halved|halves|in\s+half|by\s+half|by\s+50\s*%|half\s+what\s+it\s+was)\b", re.I), 0.5),
 )
-_NOT_DONE = re.compile(
-    r"\b(?:not|no|never|n't|want|wants|wanted|plan|plans|planning|hope|hopes|hoping|going\s+to|gonna|need|needs"
-    r"|should|could|would|might|may|will|'ll|'d|if|unless|try|trying|aim|aiming|wish|can)\b"
-    r"|n't\b",
-    re.I,
-)
-"""Before the amount in its clause: the change is negated, planned or hypothetical."""
 _STILL_TO_GO = re.compile(
     r"^[^.;!?]*?\b(?:than|to\s+go|remaining|until|before\s+i|pending|awaiting"
     r"|still\s+(?:under|in|pending|waiting|open|to\s+\w+))\b",
@@ -110,8 +104,7 @@ def _still_to_go(text: str, n: Number) -> bool:
     """
     after = text[n.end :]
     return bool(
-        _STILL_TO_GO.match(after)
-        or (_LEFT_AFTER.match(after) and _HAVE.search(_clause_before(text, n.start)))
+        _STILL_TO_GO.match(after) or (_LEFT_AFTER.match(after) and _HAVE.search(clause_before(text, n.start)))
     )
 
 
@@ -130,59 +123,6 @@ class Amount:
 def _before(text: str, n: Number) -> str:
     """The text before ``n`` without a currency symbol that belongs to it ("cut it by €300")."""
     return SYMBOL_BEFORE.sub("", text[: n.start])
-
-
-_TARGET = re.compile(
-    r"\b(?:get\s+(?:past|to|above|over|below|under)|reach|hit|pass|break|above|over|below|under|at\s+least"
-    r"|goal|target|aim|aiming|wants?|hope|hoping|fee|fees|cost|costs|price|tuition"
-    r"|limit|cap|ceiling|max|maximum|min|minimum|quota|up\s+to|at\s+most|no\s+more\s+than|requires?|required)\b",
-    re.I,
-)
-"""Before a number in its clause: the number is a target, a bound or a price, not the value ("… to get past
-1500", "€1,800 put aside so far, and the fee is €7,500", "the limit is 12,000")."""
-_OF_TOTAL = re.compile(
-    r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:of|out\s+of|/)\s*(?:the|my|our|all|those|these|an?)?"
-    r"\s*(?:possible|maximum|max)?\s*[$€£¥₹]?\s*$",
-    re.I,
-)
-"""Between two numbers: the second is the whole the first is part of ("8 of the 20 mediums", "3/5", "8,400
-words of a 15,000 limit")."""
-
-
-def of_a_total(text: str, found: list[Number]) -> list[Number]:
-    """The numbers of ``found`` that are a whole another number is part of ("I've done 8 of the 20")."""
-    return [n for m, n in zip(found, found[1:], strict=False) if _OF_TOTAL.match(text[m.end : n.start])]
-
-
-def stated_as_target(text: str, n: Number) -> bool:
-    """True when ``n`` is a target or a wish of ``text`` ("my lead wants it above 80"), not its value."""
-    clause = _clause_before(text, n.start)
-    return bool(_TARGET.search(clause) or _NOT_DONE.search(clause))
-
-
-_MONTH_MAY = re.compile(r"\bMay(?=\s+\d)|\b(?:in|of|by|since|until|from|early|late|mid)\s+May\b")
-""""May" as the month: before a day or after a preposition of time ("lost 1 kilo in May and another 2")."""
-
-
-def not_done(text: str, start: int) -> bool:
-    """True when the clause before ``start`` negates, plans or supposes its change ("might push it back")."""
-    clause = _MONTH_MAY.sub("Mon", _clause_before(text, start))  # the month, not the verb
-    return bool(_NOT_DONE.search(clause))
-
-
-_NEW_CLAUSE = re.compile(
-    r"\b(?:and|but|while|whereas)\s+(?=(?:I|we)(?:'\w+)?\b|(?:have|has|had|got|did|am)\b)", re.I
-)
-"""A coordinated clause of the learner's own ("I need 40 hours … and I've got 26 done", "… and have 35"): a
-new clause."""
-
-
-def _clause_before(text: str, start: int) -> str:
-    """The words of the clause before ``start`` (from the last clause break or "and I …")."""
-    head = re.sub(r"(?<=\d)[.,](?=\d)", "0", text[:start])  # "14,200", "5.5": no clause break
-    cut = max(head.rfind(c) for c in ".;:!?,")
-    joined = [m.start() for m in _NEW_CLAUSE.finditer(head, cut + 1)]
-    return text[max([cut + 1, *joined]) : start]
 
 
 def _direction(text: str, n: Number) -> float | None:
@@ -228,7 +168,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         return fraction
     for pattern, factor in _FACTORS:
         match = pattern.search(text)
-        if match and not _NOT_DONE.search(_clause_before(text, match.start())):
+        if match and not NOT_DONE.search(clause_before(text, match.start())):
             return None if _names_a_total(text) else Amount(factor=factor)
     changes: list[Amount] = []
     for n in numbers(text):
@@ -323,12 +263,12 @@ _FRACTION_WAY = re.compile(
 def _fraction(text: str, sign_at: Callable[[int], int | None] | None) -> Amount | None:
     """A change by a fraction of the value ("cut by a quarter": x0.75), signed by ``sign_at``, or None."""
     way = _FRACTION_WAY.search(text)
-    planned = way is not None and _NOT_DONE.search(_clause_before(text, way.start()))
+    planned = way is not None and NOT_DONE.search(clause_before(text, way.start()))
     if way is not None and not planned and not _names_a_total(text):
         sign = 1 if way["way"].lower() in _MORE else -1
         return Amount(factor=1 + sign * _FRACTIONS[way["part"].lower()])
     match = _BY_FRACTION.search(text)
-    if match is None or sign_at is None or _NOT_DONE.search(_clause_before(text, match.start())):
+    if match is None or sign_at is None or NOT_DONE.search(clause_before(text, match.start())):
         return None
     sign = sign_at(match.start())
     if sign is None or _names_a_total(text):
@@ -397,24 +337,6 @@ def done_verb(before: str) -> str | None:
 
 _LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
 """Verbs of work not done or undone: their amount adds to nothing."""
-_STATE = {"be", "have", "at", "reach", "total", "stand", "sit", "get"}
-"""Verbs that state a total ("My thesis is at 14,200 words", "My deck has 180 cards")."""
-
-
-def stated_by(text: str, n: Number) -> str | None:
-    """The lemma of the verb before the number ``n`` of ``text`` ("I've played 300 games": "play").
-
-    A state ("is at", "has") reads as ``"be"``; None when no verb stands right before it.
-    """
-    import simplemma  # noqa: PLC0415
-
-    words = [w.lower() for w in re.findall(r"[A-Za-z']+", _clause_before(text, n.start))][-3:]
-    for word in reversed(words):
-        if word in ("a", "an", "the", "of", "my", "our", "about", "around", "only", "already", "just", "now"):
-            continue
-        lemma = simplemma.lemmatize(word.split("'")[-1] or word, lang="en")
-        return "be" if lemma in _STATE or word.endswith(("'s", "'m", "'re")) else lemma
-    return None
 
 
 def _together(changes: list[Amount]) -> Amount | None:

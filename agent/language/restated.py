@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 
 from agent.language.number_owners import number_owner
+from agent.language.number_roles import stated_as_target
 from agent.language.numerals import current_value, numbers, without_current
-from agent.language.quantities import stated_as_target
 from agent.language.units import unit_of
 
 RESTATE_MIN = 0.2

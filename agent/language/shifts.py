@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from agent.language.directions import gives_time, sign
-from agent.language.quantities import amount_change, not_done
+from agent.language.number_roles import not_done
+from agent.language.quantities import amount_change
 from agent.language.when import CALENDAR
 
 

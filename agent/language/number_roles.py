@@ -1,0 +1,100 @@
+"""What a number in learner text stands for in its clause: the value, or something else.
+
+A statement's number is not always the learner's value. Read from the words of its clause (from the
+last clause break or a coordinated clause of the learner's own, ``clause_before``):
+
+- **A target, bound or price** ("… to get past 1500", "the fee is €7,500", "the limit is 12,000"),
+  or a number in a negated, planned or wished clause (``NOT_DONE``): ``stated_as_target``.
+- **A change not done** (``not_done``): "I didn't add 5 more", "might push it back a week".
+- **A whole another number is part of** ("8 of the 20 mediums", "3/5"): ``of_a_total``.
+- **The verb that states it** ("I've played 300 games": "play"; "is at", "has": "be"): ``stated_by``.
+
+``agent.language.quantities`` (a change stated as an amount), ``agent.language.shifts``,
+``agent.language.differences`` and ``agent.language.restated`` read numbers through these.
+The words are short closed lists (MiniLM does not encode direction or modality).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.language.numerals import Number
+
+NOT_DONE = re.compile(
+    r"\b(?:not|no|never|n't|want|wants|wanted|plan|plans|planning|hope|hopes|hoping|going\s+to|gonna|need|needs"
+    r"|should|could|would|might|may|will|'ll|'d|if|unless|try|trying|aim|aiming|wish|can)\b"
+    r"|n't\b",
+    re.I,
+)
+"""Before the amount in its clause: the change is negated, planned or hypothetical."""
+_TARGET = re.compile(
+    r"\b(?:get\s+(?:past|to|above|over|below|under)|reach|hit|pass|break|above|over|below|under|at\s+least"
+    r"|goal|target|aim|aiming|wants?|hope|hoping|fee|fees|cost|costs|price|tuition"
+    r"|limit|cap|ceiling|max|maximum|min|minimum|quota|up\s+to|at\s+most|no\s+more\s+than|requires?|required)\b",
+    re.I,
+)
+"""Before a number in its clause: the number is a target, a bound or a price, not the value ("… to get past
+1500", "€1,800 put aside so far, and the fee is €7,500", "the limit is 12,000")."""
+_OF_TOTAL = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:of|out\s+of|/)\s*(?:the|my|our|all|those|these|an?)?"
+    r"\s*(?:possible|maximum|max)?\s*[$€£¥₹]?\s*$",
+    re.I,
+)
+"""Between two numbers: the second is the whole the first is part of ("8 of the 20 mediums", "3/5", "8,400
+words of a 15,000 limit")."""
+
+
+def of_a_total(text: str, found: list[Number]) -> list[Number]:
+    """The numbers of ``found`` that are a whole another number is part of ("I've done 8 of the 20")."""
+    return [n for m, n in zip(found, found[1:], strict=False) if _OF_TOTAL.match(text[m.end : n.start])]
+
+
+def stated_as_target(text: str, n: Number) -> bool:
+    """True when ``n`` is a target or a wish of ``text`` ("my lead wants it above 80"), not its value."""
+    clause = clause_before(text, n.start)
+    return bool(_TARGET.search(clause) or NOT_DONE.search(clause))
+
+
+_MONTH_MAY = re.compile(r"\bMay(?=\s+\d)|\b(?:in|of|by|since|until|from|early|late|mid)\s+May\b")
+""""May" as the month: before a day or after a preposition of time ("lost 1 kilo in May and another 2")."""
+
+
+def not_done(text: str, start: int) -> bool:
+    """True when the clause before ``start`` negates, plans or supposes its change ("might push it back")."""
+    clause = _MONTH_MAY.sub("Mon", clause_before(text, start))  # the month, not the verb
+    return bool(NOT_DONE.search(clause))
+
+
+_NEW_CLAUSE = re.compile(
+    r"\b(?:and|but|while|whereas)\s+(?=(?:I|we)(?:'\w+)?\b|(?:have|has|had|got|did|am)\b)", re.I
+)
+"""A coordinated clause of the learner's own ("I need 40 hours … and I've got 26 done", "… and have 35"): a
+new clause."""
+
+
+def clause_before(text: str, start: int) -> str:
+    """The words of the clause before ``start`` (from the last clause break or "and I …")."""
+    head = re.sub(r"(?<=\d)[.,](?=\d)", "0", text[:start])  # "14,200", "5.5": no clause break
+    cut = max(head.rfind(c) for c in ".;:!?,")
+    joined = [m.start() for m in _NEW_CLAUSE.finditer(head, cut + 1)]
+    return text[max([cut + 1, *joined]) : start]
+
+
+_STATE = {"be", "have", "at", "reach", "total", "stand", "sit", "get"}
+"""Verbs that state a total ("My thesis is at 14,200 words", "My deck has 180 cards")."""
+
+
+def stated_by(text: str, n: Number) -> str | None:
+    """The lemma of the verb before the number ``n`` of ``text`` ("I've played 300 games": "play").
+
+    A state ("is at", "has") reads as ``"be"``; None when no verb stands right before it.
+    """
+    import simplemma  # noqa: PLC0415
+
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", clause_before(text, n.start))][-3:]
+    for word in reversed(words):
+        if word in ("a", "an", "the", "of", "my", "our", "about", "around", "only", "already", "just", "now"):
+            continue
+        lemma = simplemma.lemmatize(word.split("'")[-1] or word, lang="en")
+        return "be" if lemma in _STATE or word.endswith(("'s", "'m", "'re")) else lemma
+    return None
