@@ -88,6 +88,8 @@ def person_name(token: Token, *, possessor: bool = False) -> bool:
     label of a thing ("Rui finished all 40 already", "Ana logged 55"): "Dr. Okafor accepted a chair in
     Edinburgh" may name the learner's supervisor, and is read with what follows.
     """
+    if any(ch.isdigit() for ch in token.text):
+        return False  # a code or model ("N3", "M2", "B2"): no one's name holds a digit
     role = role_of(token)
     if role is not None and is_person(role):
         return True

@@ -18,7 +18,7 @@ once). ``memory_holds`` reads it from the learner's facts, every version:
    "I code on my brother's gaming PC." 0.73, "A Chromebook from school is what I write my
    code on these days." 0.44). Or, conditioned on the question, the closest open fact and
    another open one within ``ANSWER_MARGIN`` of it (and at ``ANSWER_FLOOR`` or more) state
-   different values (``same_thing.answer_groups``: "My PhD supervisor is Prof. Okafor" 0.38 /
+   different values (``question_net.answer_groups``: "My PhD supervisor is Prof. Okafor" 0.38 /
    "Since Prof. Okafor left …, Dr. Lindqvist has been supervising me" 0.22 for "Who is my
    supervisor?", which the two statements alone do not join). Or the closest (at ``PART_MIN``,
    below ``ASKED_MIN``) tells a part of the learner's life that holds one value at a time (a job,
@@ -67,7 +67,7 @@ ASKED_MARGIN = 0.0
 """Facts within this cosine of the closest are asked about too (0: the closest alone)."""
 ANSWER_MARGIN = 0.32
 """Open facts within this cosine of the closest open one that state another value answer the
-question about as well: two values (``same_thing.answer_groups``, the read-time net's test, with
+question about as well: two values (``question_net.answer_groups``, the read-time net's test, with
 knobs of its own: a wrong "two" costs a plain question its plain plan)."""
 ANSWER_FLOOR = 0.20
 """… each at least this close to the question. Both by leave-one-out over the one-value questions
@@ -154,7 +154,7 @@ class Knobs:
     floor: float = ASKED_MIN
     answer_margin: float | None = ANSWER_MARGIN
     """Open facts within this cosine of the closest that state another value are two values of what
-    is asked (``same_thing.answer_groups``; None: not asked)."""
+    is asked (``question_net.answer_groups``; None: not asked)."""
     answer_floor: float = ANSWER_FLOOR
     part_floor: float | None = PART_MIN
     """The closest fact's cosine from which the part test reads two values (None: not asked)."""

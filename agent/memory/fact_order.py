@@ -38,7 +38,7 @@ def newest_first(
     answer can say "was X until …". Other hits keep their places. Same thing: the statements
     alone (``same_thing.disagreeing``) or, with ``asked`` (the question's L2-normalised vector),
     the facts that answer the question about equally well with different values
-    (``same_thing.answer_groups``). What tells no value of the learner's (a plan, a hedge, another
+    (``question_net.answer_groups``). What tells no value of the learner's (a plan, a hedge, another
     person's or group's value: ``_learners_first``) takes the group's last places, so it never ranks
     above the learner's own value for the same thing. With ``question`` (its words), a later fact that
     calls the best answer's value the learner's old one joins it with the new value told beside it
@@ -168,7 +168,7 @@ def _learners_first(
 
     A plan, a hedge, another person's value ("My friend Karthik hit 1600") or another group's ("The
     marketing team got €6,000" beside "Our team's training budget is €4,000") may answer the question
-    best and so anchor a group (``same_thing.answer_groups``), but it never becomes the newer version
+    best and so anchor a group (``question_net.answer_groups``), but it never becomes the newer version
     nor ranks above a value of the learner's for the same thing: it takes the group's last places.
     ``texts``: every current fact read (where the learner names their own group).
     """

@@ -2,7 +2,7 @@
 
 Own phrasings, none from a scenario set: an organisation acting on the learner's value with no thing
 named or by a pronoun (``change_owner.acting_group``), a group of the learner's as the subject of its
-value (``change_owner.number_owner``), another group by "other"/"another" or a modifier the learner's
+value (``number_owners.number_owner``), another group by "other"/"another" or a modifier the learner's
 lacks, and a thing or animal with a value of its own.
 """
 

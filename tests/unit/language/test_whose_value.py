@@ -152,6 +152,21 @@ def test_a_named_person_setting_the_learners_value_or_a_named_thing_stays_the_le
     assert not others(text) and not not_current(text)
 
 
+CODES_AS_SUBJECT = [
+    "The TOPIK II practice test at my hagwon is on 3 March.",
+    "The DELF B2 oral at the institute is on 11 November.",
+    "The AWS SAA-C03 retake at my test centre is on the 5th of May.",
+    "Hi! The HSK4 mock at my school is on 14 April.",
+    "The CFA L1 sitting I booked is 22 August.",
+]
+
+
+@pytest.mark.parametrize("text", CODES_AS_SUBJECT)
+def test_a_code_or_model_as_subject_is_no_persons_name(text: str) -> None:
+    # a proper noun holding a digit names an exam, level or model, never a person
+    assert whose(text) == LEARNER and fact_parts(text)
+
+
 def test_another_group_is_not_the_learners_group() -> None:
     # heldout7 h7-L5-training-budget ("The marketing team got …" beside "Our team's … budget")
     ours = ["Our team's conference budget is $8,000 this year."]
