@@ -11,9 +11,11 @@ learner's own name, told in an introduction ("Tomás here", "I'm Sarah", "My nam
 answer to any of these questions (``learners_name``).
 
 ``answer_order`` (called by ``agent.memory.fact_reads``) puts first, among the current facts told
-at the top fact's time, one that holds the kind asked, then one that is no introduction; it never
-passes a newer statement or a version the net marked older. Its knobs (``MARGIN``, ``FLOOR``) come
-from ``python -m bench.readnet_knobs`` (``question_pairs_kinds.json``, leave-one-out).
+at the top fact's time, one that holds the kind asked, then one that is no introduction; when the top
+fact holds no value of the kind asked, a later current fact that does may pass it too. It never
+passes a newer statement for an older one, nor moves a version the net marked older. Its knobs
+(``MARGIN``, ``FLOOR``) come from ``python -m bench.readnet_knobs`` (``question_pairs_kinds.json``,
+leave-one-out).
 
 A later statement may call a value of the learner's old ("… took my old seat at <firm>"): ``calls_old``
 reads it from the parse (a closed class of adjectives, ``OLD``), so the read-time net
@@ -215,10 +217,18 @@ def answer_order(
         return None
     margin = MARGIN if margin is None else margin
     low = max(FLOOR if floor is None else floor, float(sims[0]) - margin)
-    peers = [i for i in range(len(texts)) if when[i] == when[0] and (i == 0 or movable[i] and sims[i] >= low)]
 
     def key(i: int) -> tuple[bool, bool]:
         return holds_kind(kind, texts[i]), not learners_name(texts[i])
+
+    # a top fact without the kind asked gives way to a later one that holds it ("How many hours …?":
+    # an introduction told before "(now 35)"); one that holds it yields only to a fact of its own time
+    later = not key(0)[0]
+    peers = [
+        i
+        for i in range(len(texts))
+        if (when[i] == when[0] or later and when[i] > when[0]) and (i == 0 or movable[i] and sims[i] >= low)
+    ]
 
     best = max(peers, key=lambda i: (key(i), -i))
     return best if best != 0 and key(best) > key(0) else None

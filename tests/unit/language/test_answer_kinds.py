@@ -60,6 +60,17 @@ def test_never_passes_a_newer_statement_nor_someone_elses_value() -> None:
     assert _first("Which city does the learner live in?", others, [T1, T1]) == others[0]
 
 
+def test_a_later_fact_holding_the_kind_passes_an_earlier_one_without_it() -> None:
+    # told in two sessions: the introduction holds no number, the later running total does
+    texts = ["Hey, Joon here, training as an electrician in Busan.", "Logged 7 more hours on site (now 31)."]
+    assert _first("How many site hours has the learner logged?", texts, [T1, T2]) == texts[1]
+    dated = ["I'm Aoife and I'm sitting my driving theory test soon.", "The theory test is on 3 March."]
+    assert _first("When is the learner's theory test?", dated, [T1, T2]) == dated[1]
+    # an earlier fact that holds the kind keeps its place: ordering versions is the net's work
+    held = ["I'm 58 pages into the novel, Maud here.", "Read in the garden today, lovely weather."]
+    assert _first("How many pages has the learner read?", held, [T1, T2]) == held[0]
+
+
 def test_a_code_ends_a_run_of_names() -> None:
     # "B1 Dutch" was one name holding the "Dutch" of "I'm at A2 in Dutch": no new value, no group
     assert values("Passed the B1 Dutch exam!") == {"b1", "dutch"}
