@@ -117,10 +117,22 @@ def main_clause(text: str) -> Token | None:
     return next((t for t in _heads(text) if t.dep_ in _MAIN), None)
 
 
+def _done_for(head: Token, complement: Token) -> bool:
+    """True when a past ``head`` has its complement done to a thing ("I've had 11 PRs merged").
+
+    The thing is the complement's own subject and the complement a participle (the small tagger may
+    read it as a past form): a result told, no plan or wish, as the head is past ("I want my score
+    raised" stays a wish).
+    """
+    past = head.tag_ in {"VBD", "VBN"} or any(c.dep_ == "aux" and c.lemma_ == "have" for c in head.children)
+    own_subject = any(c.dep_ in {"nsubj", "nsubjpass"} for c in complement.children)
+    return past and own_subject and complement.tag_ in {"VBN", "VBD"}
+
+
 def _has_complement(head: Token) -> bool:
     """True when ``head`` takes a verb as its complement ("want to move", "thinking about moving")."""
     for child in head.children:
-        if child.dep_ in _COMPLEMENTS:
+        if child.dep_ in _COMPLEMENTS and not _done_for(head, child):
             return True
         # "thinking about moving", "dreaming of living" (not "spend 50 dollars on learning apps")
         if child.lower_ in {"about", "of"} and any(g.dep_ == "pcomp" for g in child.children):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.current_values import goal, maybe
+from agent.language.current_values import _done_for, goal, main_clause, maybe
 from agent.language.fact_parts import fact_parts, stated_part
 from agent.language.whose_value import learners_now, others
 from agent.models.offline_policy import plan_actions
@@ -145,3 +145,29 @@ def test_a_person_of_the_learners_in_the_passive_is_not_the_learner(text: str, v
 )
 def test_the_learners_thing_or_the_learner_in_the_passive_stays_the_learners(text: str) -> None:
     assert not others(text)
+
+
+DONE_FOR = [
+    "I've had 6 essays marked so far this term.",
+    "Got my residence permit renewed last month.",
+    "I have had 3 abstracts accepted at conferences.",
+    "Finally had 14 katas reviewed by the mentor.",
+    "I got 2 of my bug fixes backported already!",
+]
+
+
+@pytest.mark.parametrize("text", DONE_FOR)
+def test_a_thing_had_done_is_a_result_not_a_plan(text: str) -> None:
+    # "have/get something done" in the past tells a result; its participle is no wished complement
+    assert not maybe(text) and fact_parts(text)
+
+
+def test_the_done_for_reading_needs_a_past_head_and_a_participle_with_its_own_subject() -> None:
+    def reads(text: str) -> bool:
+        head = main_clause(text)
+        return head is not None and any(_done_for(head, c) for c in head.children)
+
+    assert reads("I've had 4 patches merged upstream!")
+    assert reads("Got my residence permit renewed last month.")
+    assert not reads("I want my 5 essays marked before Friday.")  # a present head: a wish
+    assert not reads("I've decided to move to Lyon next year.")  # an infinitive: a plan
