@@ -230,6 +230,38 @@ async def _embed_once(stores: Any, sources: tuple[str, ...], query: str) -> None
         await embed(text)
 
 
+TIE = 1e-9
+"""How far below a newer fact an update's taken place stays (``updates_take_their_place``)."""
+
+
+def updates_take_their_place(ranked: list[SearchHit]) -> list[SearchHit]:
+    """``ranked`` (best first) with each fact scored at least as high as a version it closed.
+
+    An update often shares few words with the question ("Did another 9 this week (now 35)" for "How
+    many practice hours has the learner done?") while the version it closed matched well: the newer
+    value takes the old one's place, so a third fact no longer slips between them. Oldest first, so
+    a chain of updates hands the place on; a place taken never passes a newer fact that ranked above
+    the update (a later value the writer did not link, "chapter 7" after "finished chapter 5").
+    """
+    score = {h.id: h.score for h in ranked}
+    for hit in sorted(ranked, key=lambda h: h.created_at or ""):
+        closed = [score[i] for i in hit.metadata.get("superseded", ()) if i in score]
+        if hit.kind != "fact" or not closed:
+            continue
+        newer = [
+            g.score
+            for g in ranked
+            if g.kind == "fact"
+            and (g.created_at or "") > (hit.created_at or "")
+            and g.score > hit.score
+            and hit.id not in g.metadata.get("superseded", ())  # its own next version takes the place on
+        ]
+        cap = min(newer, default=float("inf")) - TIE
+        score[hit.id] = max(score[hit.id], min(max(closed), cap))
+    lifted = [replace(h, score=score[h.id]) if score[h.id] != h.score else h for h in ranked]
+    return sorted(lifted, key=lambda h: -h.score)
+
+
 def is_question(text: str) -> bool:
     """A learner message that asks rather than states (it carries no memory of its own)."""
     return text.rstrip().endswith("?")
@@ -289,6 +321,8 @@ async def blended_search(
                 metadata={**hit.metadata, "store": source},
             )
         )
+    if chosen.current_first and as_of is None:
+        ranked = updates_take_their_place(ranked)
     # Questions carry no memory of their own ("How have my scores changed?"): they rank
     # after what was stated, and still count when nothing else matches.
     ranked.sort(key=lambda h: h.kind == "message" and is_question(h.text))

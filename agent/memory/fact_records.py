@@ -166,7 +166,12 @@ def hit_from_row(row: dict[str, Any], score: float, scores: dict[str, float]) ->
         "source",
     )
     meta = {k: row[k] for k in keys}
-    meta.update(current=row["valid_to"] is None, label="Fact", access_count=row["access_count"])
+    meta.update(
+        current=row["valid_to"] is None,
+        label="Fact",
+        access_count=row["access_count"],
+        superseded=sorted(row.get("superseded") or []),
+    )
     return SearchHit(
         id=row["id"],
         text=row["text"] or "",
