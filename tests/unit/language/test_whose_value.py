@@ -6,6 +6,8 @@ import pytest
 
 from agent.language.encoder import encode
 from agent.language.fact_parts import fact_parts
+from agent.language.grammar import parse
+from agent.language.people import person_name
 from agent.language.question_net import answer_groups
 from agent.language.versions import as_learner
 from agent.language.whose_value import LEARNER, hedged, learners_now, not_current, other_group, others, whose
@@ -165,6 +167,21 @@ CODES_AS_SUBJECT = [
 def test_a_code_or_model_as_subject_is_no_persons_name(text: str) -> None:
     # a proper noun holding a digit names an exam, level or model, never a person
     assert whose(text) == LEARNER and fact_parts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "N4 is on 6 December this year.",
+        "F7 sits on 4 December, 9am.",
+        "M2 begins on 14 September with 30 students.",
+        "C1 opens on 19 March for 12 weeks.",
+    ],
+)
+def test_a_bare_code_subject_before_a_number_is_no_persons_name(text: str) -> None:
+    # a bare proper noun as subject with a number after it reads as a person, unless it holds a digit
+    [code] = [t for t in parse(text) if t.dep_ == "nsubj"]
+    assert not person_name(code)
 
 
 def test_another_group_is_not_the_learners_group() -> None:
