@@ -221,13 +221,14 @@ def answer_order(
     def key(i: int) -> tuple[bool, bool]:
         return holds_kind(kind, texts[i]), not learners_name(texts[i])
 
-    # a top fact without the kind asked gives way to a later one that holds it ("How many hours …?":
-    # an introduction told before "(now 35)"); one that holds it yields only to a fact of its own time
-    later = not key(0)[0]
+    # a top fact without the kind asked is no answer at all ("How many pages …?": a friend's deed, an
+    # aside), so a current fact of any time that holds it may pass it; one that holds the kind yields
+    # only to a fact of its own time (the net already put the newest version first)
+    lacks = not key(0)[0]
     peers = [
         i
         for i in range(len(texts))
-        if (when[i] == when[0] or later and when[i] > when[0]) and (i == 0 or movable[i] and sims[i] >= low)
+        if (lacks or when[i] == when[0]) and (i == 0 or movable[i] and sims[i] >= low)
     ]
 
     best = max(peers, key=lambda i: (key(i), -i))

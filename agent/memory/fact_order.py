@@ -15,6 +15,7 @@ import numpy as np
 
 from agent.language.about import clauses
 from agent.language.answer_kinds import asked_kind, calls_old, holds_kind
+from agent.language.grammar import parse
 from agent.language.question_net import answer_groups, answering_clause
 from agent.language.same_thing import (
     brings_another_value,
@@ -23,7 +24,7 @@ from agent.language.same_thing import (
     merged,
     values,
 )
-from agent.language.whose_value import not_current, other_group
+from agent.language.whose_value import LEARNER, not_current, other_group, whose
 from agent.search.results import SearchHit
 
 
@@ -128,6 +129,39 @@ def _answer_values(asked: np.ndarray, text: str, row: np.ndarray, kind: str | No
     if kind is not None:
         held |= {v for clause in clauses(text) if holds_kind(kind, clause) for v in values(clause)}
     return held
+
+
+def learners_ahead(
+    hits: list[SearchHit], sims: dict[str, float], question: str, floor: float
+) -> list[SearchHit]:
+    """``hits`` with the learner's best fact ahead of a top fact that tells another person's value.
+
+    "My friend finished the whole book in a weekend" may share more words with "How many pages has
+    the learner read?" than the learner's own count; outside any group of the read-time net nothing
+    kept it from the first place. Another's value is no answer about the learner: the first fact of
+    the learner's own (``whose_value.whose``) at least ``floor`` close to the question passes it. Not
+    when the question names whom the fact is about ("What does my sister do?": a word of the owner's).
+    """
+    facts = current_fact_places(hits)
+    if len(facts) < 2:
+        return hits
+    owner = whose(hits[facts[0]].text)
+    if owner == LEARNER or _nouns(owner) & _nouns(question):
+        return hits
+    first = next(
+        (
+            k
+            for k in range(1, len(facts))
+            if sims.get(hits[facts[k]].id, 0.0) >= floor and not not_current(hits[facts[k]].text)
+        ),
+        None,
+    )
+    return hits if first is None else _ahead(hits, facts, [first])
+
+
+def _nouns(text: str) -> set[str]:
+    """The lemmas of the nouns and names of ``text``."""
+    return {t.lemma_.lower() for t in parse(text) if t.pos_ in {"NOUN", "PROPN"}}
 
 
 def _ahead(hits: list[SearchHit], facts: list[int], first: list[int]) -> list[SearchHit]:

@@ -17,13 +17,13 @@ import numpy as np
 from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
-from agent.language.answer_kinds import answer_order
+from agent.language.answer_kinds import FLOOR, answer_order
 from agent.language.facts import query_slots
 from agent.language.whose_value import not_current
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import blend_score, boosted, decayed
 from agent.memory.fact_cache import SLOT_WEIGHT, cached_fact_page
-from agent.memory.fact_order import current_fact_places, newest_first
+from agent.memory.fact_order import current_fact_places, learners_ahead, newest_first
 from agent.memory.fact_records import FactRecord, expand_hit, hit_from_row, pairs, record_from_row, utc_iso
 from agent.memory.records import ID
 from agent.models.embeddings import MINILM_NAME
@@ -96,7 +96,8 @@ def net_then_answer(
     if query is None or not question:
         return ordered
     ids = [hits[i].id for i in current_fact_places(hits)]
-    return answer_first(question, ordered, dict(zip(ids, (vectors @ query).tolist(), strict=True)))
+    sims = dict(zip(ids, (vectors @ query).tolist(), strict=True))
+    return answer_first(question, learners_ahead(ordered, sims, question, FLOOR), sims)
 
 
 class FactReads(Neo4jStore):

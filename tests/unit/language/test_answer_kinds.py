@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from agent.language.answer_kinds import NAME, NUMBER, PERSON, PLACE, asked_kind, holds_kind, learners_name
+from agent.language.answer_kinds import (
+    FLOOR,
+    NAME,
+    NUMBER,
+    PERSON,
+    PLACE,
+    asked_kind,
+    holds_kind,
+    learners_name,
+)
 from agent.language.encoder import encode
 from agent.language.same_thing import brings_another_value, values
 from agent.language.versions import as_learner
+from agent.memory.fact_order import learners_ahead
 from agent.memory.fact_reads import answer_first, near_ties_newest_first
 from agent.search.results import Fused
 from tests.unit.language.open_facts import open_fact
@@ -53,9 +63,7 @@ def test_a_city_asked_is_a_place_not_a_description_of_the_flat() -> None:
     assert _first("What town is the learner based in?", texts, [T1, T1]) == texts[1]
 
 
-def test_never_passes_a_newer_statement_nor_someone_elses_value() -> None:
-    newer = ["I live in a flat with two friends.", "Greetings from Daegu, where it's already hot."]
-    assert _first("Which city does the learner live in?", newer, [T2, T1]) == newer[0]  # told at other times
+def test_never_passes_someone_elses_value() -> None:
     others = ["I live in a tiny flat with a balcony.", "My sister lives in Gdańsk."]
     assert _first("Which city does the learner live in?", others, [T1, T1]) == others[0]
 
@@ -69,6 +77,20 @@ def test_a_later_fact_holding_the_kind_passes_an_earlier_one_without_it() -> Non
     # an earlier fact that holds the kind keeps its place: ordering versions is the net's work
     held = ["I'm 58 pages into the novel, Maud here.", "Read in the garden today, lovely weather."]
     assert _first("How many pages has the learner read?", held, [T1, T2]) == held[0]
+
+
+def test_an_older_fact_holding_the_kind_passes_a_newer_one_without_it() -> None:
+    # a newer statement with no value of the kind asked is no answer ("Which city …?": a flat, an aside)
+    newer = ["I live in a flat with two friends.", "Greetings from Daegu, where it's already hot."]
+    assert _first("Which city does the learner live in?", newer, [T2, T1]) == newer[1]
+    counted = [
+        "Ugh, the violin exam nerves are back.",
+        "Practised scales for 45 minutes every day (now 12 days).",
+    ]
+    assert _first("How many days has the learner practised scales?", counted, [T2, T1]) == counted[1]
+    # a newer fact that holds the kind keeps the first place: ordering versions is the net's work
+    both = ["My lessons are in Graz now.", "I take lessons in Linz."]
+    assert _first("Which city are the learner's lessons in?", both, [T2, T1]) == both[0]
 
 
 def test_a_code_ends_a_run_of_names() -> None:
@@ -87,3 +109,20 @@ def test_near_equal_scores_read_newest_first() -> None:
     ranked = [row("a-old", 0.5, T1), row("z-new", 0.5, T2), row("low", 0.4, T2)]
     assert [r[2].id for r in near_ties_newest_first(ranked)] == ["z-new", "a-old", "low"]
     assert [r[2].id for r in near_ties_newest_first([row("b", 0.5, T1), row("a", 0.6, T1)])] == ["a", "b"]
+
+
+def _ahead_first(question: str, texts: list[str]) -> str:
+    hits = [open_fact(f"f{i}", t, T1) for i, t in enumerate(texts)]
+    rows, [asked] = encode(texts), encode([as_learner(question)])
+    sims = {h.id: float(s) for h, s in zip(hits, rows @ asked, strict=True)}
+    return learners_ahead(hits, sims, question, FLOOR)[0].text
+
+
+def test_the_learners_own_fact_passes_another_persons_value() -> None:
+    kanji = ["My cousin Mei knows about 2000 kanji already.", "I can read around 300 kanji now."]
+    assert _ahead_first("How many kanji does the learner know?", kanji) == kanji[1]
+    job = ["My brother works as a nurse in Leeds.", "I work night shifts at a bakery."]
+    assert _ahead_first("What is the learner's job?", job) == job[1]
+    # unless the question asks about that person, or the top fact is the learner's
+    assert _ahead_first("What does the learner's brother do?", job) == job[0]
+    assert _ahead_first("What is the learner's job?", job[::-1]) == job[1]
