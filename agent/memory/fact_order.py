@@ -16,6 +16,7 @@ import numpy as np
 from agent.language.about import clauses
 from agent.language.answer_kinds import asked_kind, calls_old, holds_kind
 from agent.language.grammar import parse
+from agent.language.people import person
 from agent.language.question_net import answer_groups, answering_clause
 from agent.language.same_thing import (
     brings_another_value,
@@ -146,7 +147,7 @@ def learners_ahead(
     if len(facts) < 2:
         return hits
     owner = whose(hits[facts[0]].text)
-    if owner == LEARNER or _nouns(owner) & _nouns(question):
+    if owner == LEARNER or _people(owner) & _nouns(question):
         return hits
     first = next(
         (
@@ -162,6 +163,11 @@ def learners_ahead(
 def _nouns(text: str) -> set[str]:
     """The lemmas of the nouns and names of ``text``."""
     return {t.lemma_.lower() for t in parse(text) if t.pos_ in {"NOUN", "PROPN"}}
+
+
+def _people(owner: str) -> set[str]:
+    """The lemmas of the persons ``owner`` names ("my friend Dana's draft": friend, Dana; not the draft)."""
+    return {t.lemma_.lower() for t in parse(owner) if t.pos_ == "PROPN" or t.pos_ == "NOUN" and person(t)}
 
 
 def _ahead(hits: list[SearchHit], facts: list[int], first: list[int]) -> list[SearchHit]:

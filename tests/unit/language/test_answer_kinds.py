@@ -126,3 +126,10 @@ def test_the_learners_own_fact_passes_another_persons_value() -> None:
     # unless the question asks about that person, or the top fact is the learner's
     assert _ahead_first("What does the learner's brother do?", job) == job[0]
     assert _ahead_first("What is the learner's job?", job[::-1]) == job[1]
+    # the thing another person owns is no person the question names ("the learner's draft")
+    drafts = [
+        "My friend Oona's draft is due on the 3rd, poor her.",
+        "My own draft is due to my supervisor on May 30.",
+    ]
+    assert _ahead_first("When is the learner's draft due?", drafts) == drafts[1]
+    assert _ahead_first("When is Oona's draft due?", drafts) == drafts[0]
