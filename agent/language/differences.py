@@ -42,6 +42,7 @@ from dateutil.relativedelta import relativedelta
 from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.number_roles import (
     of_a_total,
+    stated_as_bound,
     stated_as_target,
     stated_by,
 )
@@ -144,7 +145,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         found = _stated_values(base, found)
     if len(found) != 1:
         return None
-    if change.done and now is None and stated_by(base, found[0]) != change.done:
+    if change.done and now is None and stated_by(base, found[0]) != change.done and not _RUNNING.search(base):
         # "I analysed 3 games" is no change of "I've played 300 games", nor "Reviewed 200 cards" of "My
         # deck has 900 cards" (a state: MiniLM does not tell work that adds from work that uses)
         return None
@@ -172,6 +173,9 @@ _ELIDED = re.compile(
 """After a number whose counted word is left out, the clause ends ("… and I've done 18.", "18 so far")."""
 _A_TOTAL = re.compile(r"\b(?:so\s+far|in\s+total|to\s+date|altogether|overall|have|has)\b|'ve\b", re.I)
 """A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350")."""
+_RUNNING = re.compile(r"\b(?:so\s+far|in\s+total|total|to\s+date|altogether|overall|till\s+now)\b", re.I)
+"""A total marked as running ("63 km so far", "12.5 hours in total"): work done of its counted word adds
+to it, whatever the verb ("Walked 8.5 km" of "I've covered 63 km so far")."""
 _TARGET_NAMED = re.compile(r"\b(?:target|goal|aim|limit|cap|quota)s?\b", re.I)
 """A change of a target names it ("bump the weekly listening goal up by 30 minutes")."""
 
@@ -202,6 +206,19 @@ def counts_alike(new: str, old: str) -> bool:
     base = without_current(old)
     units = [unit_of(base, n) for n in numbers(base)]
     return not all(units) or any(same_head(u, change.unit) for u in units if u)
+
+
+def only_bounds(new: str, old: str) -> bool:
+    """True when every number of ``old`` is a target, a bound or a price and ``new`` names none.
+
+    "Churned out 730 more" continues the learner's count, not "The word limit for the thesis is 25,000"
+    (``number_roles.stated_as_target``); "The limit went up by 5,000" names it.
+    """
+    if _TARGET_NAMED.search(new):
+        return False
+    base = without_current(old)
+    found = numbers(base)
+    return bool(found) and current_value(old) is None and all(stated_as_bound(base, n) for n in found)
 
 
 _PART_OF = re.compile(r"\d\s*(?:%|per\s*cent|percent)\s+of\b", re.I)

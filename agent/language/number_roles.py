@@ -55,6 +55,11 @@ def stated_as_target(text: str, n: Number) -> bool:
     return bool(_TARGET.search(clause) or NOT_DONE.search(clause))
 
 
+def stated_as_bound(text: str, n: Number) -> bool:
+    """True when ``n`` is a target, a bound or a price ("the limit is 12,000"), not "I can play 9"."""
+    return bool(_TARGET.search(clause_before(text, n.start)))
+
+
 _MONTH_MAY = re.compile(r"\bMay(?=\s+\d)|\b(?:in|of|by|since|until|from|early|late|mid)\s+May\b")
 """"May" as the month: before a day or after a preposition of time ("lost 1 kilo in May and another 2")."""
 

@@ -78,6 +78,8 @@ _SPENT_BEFORE = re.compile(
 _GIVEN_AFTER = re.compile(r"^\s+(?:came\s+in|arrived|went\s+(?:in|into))\b", re.I)
 """After an amount of money added: "€200 came in from tutoring" (money only)."""
 _BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
+_SIGNED = re.compile(r"(?:^|[\s(:;,])(?P<sign>[+\-\u2212])$")
+"""A sign written on the amount ("+40 words", "-3 km", "pages: +17"): its direction, as a learner logs it."""
 _FACTORS = (
     (
         re.compile(r"\b(?:doubled|doubles|double[sd]?\s+(?:up|its|their)|twice\s+what\s+it\s+was)\b", re.I),
@@ -128,6 +130,9 @@ def _before(text: str, n: Number) -> str:
 def _direction(text: str, n: Number) -> float | None:
     """+1 or -1 when the words around the number say it is added or taken away, else None."""
     before, after = _before(text, n), PERCENT_AFTER.sub("", text[n.end :], count=1)  # "15% more"
+    signed = _SIGNED.search(before)
+    if signed is not None:
+        return 1.0 if signed["sign"] == "+" else -1.0
     if _UP_AFTER.match(after):
         return 1.0
     if _DOWN_AFTER.match(after) or _DOWN_BEFORE.search(before):

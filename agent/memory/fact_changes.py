@@ -22,6 +22,7 @@ from agent.language.differences import (
     NAMED_LOOSE_MIN,
     NEWER_MARGIN,
     counts_alike,
+    only_bounds,
     resolve_change,
 )
 from agent.language.encoder import encode
@@ -140,10 +141,12 @@ def _loosely_changes(text: str, old: str, score: float) -> bool:
     thing the change names by the value's role ("Professor Klein pushed the deadline back by a week",
     ``shifts.names_its_value``) or a share of a recurring amount of the same period ("The grant renewal
     came through with 10% more per month" of "My stipend is 1,500 euros a month",
-    ``units.same_period``) is no other thing: the role and the period name the value.
+    ``units.same_period``) is no other thing: the role and the period name the value. An ellipsis
+    ("Churned out 730 more") continues a count, never a bound or a price ("The word limit is 25,000",
+    ``differences.only_bounds``) unless it names one.
     """
     named_ok = score >= NAMED_LOOSE_MIN or not names_a_thing(text)
-    if not named_ok or not counts_alike(text, old):
+    if not named_ok or not counts_alike(text, old) or only_bounds(text, old):
         return False
     if names_its_value(text):
         return True  # "My supervisor pushed the deadline back": the value's role, whoever acts on it

@@ -307,3 +307,34 @@ def test_a_loose_fit_to_two_facts_told_together_changes_neither() -> None:
     defence = _row("My thesis defence is on September 9.", 0.22, "t1")
     text = "My supervisor granted me a two-week extension, thank god."
     assert changed_fact({**payload, "text": text}, [defence, due]) is None
+
+
+def test_an_ellipsis_continues_a_count_not_a_bound() -> None:
+    """A count with no unit adds to the learner's count, never to a limit or a price told beside it."""
+    from agent.language.differences import only_bounds
+
+    assert only_bounds("Typed 310 more tonight.", "The essay limit is 4,000 words.")
+    assert only_bounds("Another 45 done.", "The course costs 900 dollars.")
+    assert not only_bounds("Typed 310 more tonight.", "My essay is at 2,150 words.")
+    assert not only_bounds("They raised the limit by 500.", "The essay limit is 4,000 words.")
+
+
+def test_work_done_adds_to_a_total_marked_as_running_whatever_its_verb() -> None:
+    """A total marked "so far" or "in total" is running: work done of its counted word adds to it."""
+    old_at = datetime(2026, 3, 1, tzinfo=UTC)
+    new_at = datetime(2026, 3, 8, tzinfo=UTC)
+    assert (
+        resolve_change(
+            "Jogged 4.5 km by the river.",
+            "I've logged 37 km so far this month.",
+            old_at=old_at,
+            new_at=new_at,
+        )
+        == "41.5"
+    )
+    assert (
+        resolve_change(
+            "Jogged 4.5 km by the river.", "My bike has 37 km on it.", old_at=old_at, new_at=new_at
+        )
+        is None
+    )

@@ -158,3 +158,14 @@ def test_increments_with_a_pronoun_a_percent_or_work_done(text: str, delta: floa
 )
 def test_no_increment_for_spending_elsewhere_what_is_left_or_a_loss(text: str) -> None:
     assert amount_change(text) is None
+
+
+def test_a_sign_written_on_the_amount_gives_its_direction() -> None:
+    """A learner's log line ("+55 words", "-1.5 km", "score: +9") is signed by its sign; a range is not."""
+    from agent.language.quantities import amount_change
+
+    assert amount_change("+55 words after lunch").delta == 55
+    assert amount_change("-1.5 km, my app counted the warm-up").delta == -1.5
+    assert amount_change("streak: +9").delta == 9
+    ranged = amount_change("I did 3-4 sets")
+    assert ranged is None or (ranged.delta or 0) >= 0  # a range, no minus sign
