@@ -12,7 +12,9 @@ newer version of the learner's value when it only *might* be one, or when it is 
 - **another person's** (``whose``, one reader for the write side, ``agent.language.facts``, and this
   read side): the subject of the statement's first clause and the possessor of the thing it
   changes. "My sister's test is 30 June", "My colleague Rui finished all 40", "Ana's score went
-  up", "she got a 7", "the other team has until Friday", "I think Rui finished" are another's;
+  up", "she got a 7", "the other team has until Friday", "I think Rui finished", "My brother
+  finished the whole trilogy" (a peer's own deed: ``agent.language.acted_on``), "Wren says their
+  rent is 700, mine's higher" (a named speaker's "their"; "mine" only compares) are another's;
   "My teacher says my score is now 7", "The teacher put me in the B2 class", "Prof. Hallberg has
   taken over my supervision", "My stipend is 500", "Our team budget is €4,000" are the learner's.
   People are told by the parse, spaCy's NER (a name) and a MiniLM classifier of nouns of persons
@@ -20,7 +22,8 @@ newer version of the learner's value when it only *might* be one, or when it is 
   whose a subject is); a message that mixes the two is cut into its clauses (``clause_owners``),
   so only the learner's is stored;
 - **another group's** (``other_group``, beside the other facts read): "The marketing team got
-  €6,000 for training" when the learner calls "our team" theirs.
+  €6,000 for training", "The chess club got cut to 12" when the learner calls "our team", "our
+  robotics club" theirs.
 
 Such a statement may still be shown, but it never becomes the newer version of the learner's value,
 never ranks above it in a group, nor marks it "was until" (``not_current``). It reads the
@@ -33,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from agent.language.acted_on import about_learner, standing
 from agent.language.current_values import main_clause, maybe
 from agent.language.grammar import (
     is_learner,
@@ -41,7 +45,18 @@ from agent.language.grammar import (
     subject_of,
 )
 from agent.language.own_values import has_a_value
-from agent.language.people import NAMES, anothers, entity_label, followed_by_third_person, person
+from agent.language.people import (
+    NAMES,
+    anothers,
+    entity_label,
+    followed_by_third_person,
+    is_group,
+    is_name,
+    named,
+    peer,
+    person,
+    person_name,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -51,12 +66,7 @@ OTHER = frozenset({"other", "another"})
 """Determiners and adjectives (a closed class) that say a person or group is not the learner's."""
 _TOP = frozenset({"ROOT", "conj", "parataxis"})
 """Dependencies of a clause of its own (and an ``advcl`` without a conjunction: ``_top``)."""
-
-_OBJECTS = frozenset({"dobj", "dative", "iobj", "attr", "oprd"})
 _CLAUSES = frozenset({"ccomp", "xcomp", "advcl"})
-_FORMER = frozenset({"old", "former", "previous", "ex"})
-"""Adjectives that put a thing of the learner's in the past: "took my old seat" is the taker's now."""
-_DEFINITE = frozenset({"the", "this", "that", "these", "those", "it", "them"})
 _SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
 
 HEDGE_MODALS = frozenset({"might", "may", "could", "would", "should", "'d"})
@@ -99,6 +109,8 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
         # what someone says of whom: "My teacher says my score is now 7" is the learner's,
         # "I think Rui finished all 40" and "Rui told me he's done" are Rui's
         reported = _clause_owner(speech, depth + 1)
+        if reported == LEARNER:
+            reported = _speakers_own(head, speech) or reported
         if reported != LEARNER or has_a_value(_clause_text(speech)) or _of_the_learner(speech):
             return reported
         # an opinion with no value of the learner's is the speaker's ("My cousin says dashboards are easy")
@@ -112,13 +124,29 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
     # unless the clause names the learner ("told me to rest")
     # ... nor when the clause tells what the person achieved ("passed the exam with 870")
     known = not followed_by_third_person(subject) and not _own_result(head)
-    if not other or _about_learner(head, known=known) or _names_the_person(head, subject):
+    about = about_learner(head, known=known, deeds=peer(subject))
+    if not other or about or _names_the_person(head, subject):
         return LEARNER
     if owner_of(subject) == "learner" and subject.dep_ == "nsubjpass":
         # the learner's person in the passive is the learner's thing ("My supervisor was replaced by
         # Prof. Lindqvist") unless told of as he or she ("My dad was transferred to Hamburg and he …")
         return other if followed_by_third_person(subject) else LEARNER
     return other
+
+
+def _speakers_own(head: Token, speech: Token) -> str:
+    """The possessor "their" when a person told by name says it of their own thing, else "".
+
+    "My classmate Wren says their tuition was 9,000": a person told by name speaks of their own
+    thing ("they" of one person); "The college says their fees went up" may be the learner's.
+    """
+    subject = subject_of(speech, shared_by=frozenset())
+    speaker = subject_of(head, shared_by=_SHARED_BY)
+    if subject is None or speaker is None or not anothers(speaker):
+        return ""
+    if not (named(speaker) or (is_name(speaker) and person_name(speaker))):
+        return ""
+    return next((c.text for c in subject.children if c.dep_ == "poss" and c.lower_ == "their"), "")
 
 
 def _own_result(verb: Token) -> bool:
@@ -152,7 +180,9 @@ def _a_number(token: Token) -> bool:
 def _of_the_learner(head: Token) -> bool:
     """True when the clause of ``head`` has the learner or a thing of theirs as its subject."""
     subject = subject_of(head, shared_by=_SHARED_BY)
-    return subject is not None and (is_learner(subject) or owner_of(subject) == LEARNER)
+    if subject is None or standing(subject):
+        return False  # "X says his laptop cost 2000, mine's cheaper": a comparison, no value of the learner's
+    return is_learner(subject) or owner_of(subject) == LEARNER
 
 
 def _names_the_person(head: Token, subject: Token) -> bool:
@@ -274,64 +304,23 @@ def learners_now(text: str) -> bool:
     return not (maybe(text) or others(text))
 
 
-def _about_learner(verb: Token, *, known: bool = True) -> bool:
-    """True when ``verb`` acts on the learner or on a thing the conversation already knows.
-
-    "My supervisor, Dr. Okonkwo, wants a first draft of the literature review" (a definite thing,
-    the learner's review), "My tutor Ana moved our lesson", "My coach Ben told me to rest": the
-    named person sets the learner's value. Read on the verb's objects, their prepositional objects
-    and its complement clauses, not on the clauses beside it ("…, which makes me anxious").
-    """
-    subject = subject_of(verb, shared_by=_SHARED_BY)
-    for child in verb.children:
-        if subject is not None and child.dep_ == "prep" and subject.i < child.i < verb.i:
-            continue  # the parser's slip: "Lena from my course switched …" tells who Lena is
-        if child.dep_ in {"xcomp", "ccomp"}:
-            if any(_learners_now(t) for t in child.subtree):
-                return True  # "wants me certified", "told me to rest", "said my word order is off"
-            continue
-        if child.dep_ not in _OBJECTS and child.dep_ != "prep":
-            continue
-        for token in _phrase(child):
-            if _learners_now(token):
-                return True  # "told me", "for us", "our lesson"
-            # a copula's attribute describes the subject, it is not acted on ("is a doctor at the Charité")
-            if known and child.dep_ in _OBJECTS and child.dep_ != "attr" and token.lower_ in _DEFINITE:
-                return True  # a thing already known: "the literature review", "it" (not "in the centre")
-    return False
-
-
-def _learners_now(token: Token) -> bool:
-    """``token`` is the learner or a thing the learner has now, not one they had ("my old seat")."""
-    if not is_learner(token):
-        return False
-    former = any(c.dep_ == "amod" and c.lower_ in _FORMER for c in token.head.children)
-    return token.dep_ != "poss" or not former
-
-
-def _phrase(token: Token) -> list[Token]:
-    """``token`` and the words of its noun phrase and prepositional objects (no clauses)."""
-    found, todo = [], [token]
-    while todo:
-        node = todo.pop()
-        found.append(node)
-        todo += [c for c in node.children if c.dep_ in {"det", "poss", "pobj", "prep", "compound", "amod"}]
-    return found
-
-
 def other_group(text: str, learners: Sequence[str]) -> bool:
     """True when ``text`` gives a value to another group than the one the learner calls theirs.
 
-    "The marketing team got €6,000 for training" beside "Our team's training budget is €4,000":
-    the subject is a group told by a modifier of its own ("marketing"), not the learner's, and a
-    statement of ``learners`` owns a group of that head noun ("our team") without that modifier.
+    "The marketing team got €6,000 for training" beside "Our team's training budget is €4,000",
+    "The chess club got cut to 12" beside "Our robotics club has 20": the subject is a group told by
+    a modifier of its own ("marketing"), not the learner's, and a statement of ``learners`` owns a
+    group of that head noun ("our team") without that modifier. A passive subject must be a group of
+    people (``people.is_group``): a thing acted on is often the learner's named more closely.
     """
     root = main_clause(text)
     subject = None if root is None else subject_of(root, shared_by=_SHARED_BY)
-    if subject is None or subject.pos_ != "NOUN" or subject.dep_ == "nsubjpass" or owner_of(subject):
+    if subject is None or subject.pos_ != "NOUN" or owner_of(subject):
         return False
+    if subject.dep_ == "nsubjpass" and not is_group(subject):
+        return False  # a thing acted on may be the learner's told closely ("The conference budget was cut")
     marks = {c.lemma_.lower() for c in subject.children if c.dep_ in {"compound", "amod"}}
-    if not marks or _about_learner(root):
+    if not marks or about_learner(root):
         return False
     head = subject.lemma_.lower()
     for other in learners:
