@@ -103,6 +103,8 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     if current_value(old) is None and shift(base) is not None and not _A_TOTAL.search(base):
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
     found = numbers(base)
+    if len(found) > 1:
+        found = [n for n in found if not _a_label(base, n)] or found  # "chapter four is at 5,100 words"
     if len(found) > 1 and not change_is_anothers(new):
         # "My stipend is 500 euros; my flatmate gets 650": the learner's change, the learner's number
         found = [n for n in found if number_owner(base, n.start) != "another"] or found
@@ -219,6 +221,33 @@ def only_bounds(new: str, old: str) -> bool:
     base = without_current(old)
     found = numbers(base)
     return bool(found) and current_value(old) is None and all(stated_as_bound(base, n) for n in found)
+
+
+def anothers_count(old: str) -> bool:
+    """True when every number of ``old`` is another person's ("My friend has solved 310 problems")."""
+    base = without_current(old)
+    found = numbers(base)
+    theirs = [number_owner(base, n.start) == "another" for n in found]
+    return bool(found) and current_value(old) is None and all(theirs)
+
+
+def learners_count(old: str) -> bool:
+    """True when a number of ``old`` is the learner's by its subject ("I've read 212 pages"), or computed.
+
+    Not the size of a thing ("The book has 880 pages") nor another's ("fluent speakers know 20,000 words").
+    """
+    base = without_current(old)
+    mine = any(number_owner(base, n.start) == "learner" for n in numbers(base))
+    return current_value(old) is not None or mine
+
+
+_LABEL_BEFORE = re.compile(r"\b(?:chapter|unit|lesson|level|part|section|module|volume|grade)\s+$", re.I)
+"""A number that names, not counts: "chapter four", "unit 3", "level 2" (its noun before it)."""
+
+
+def _a_label(text: str, n: Number) -> bool:
+    """True when the number ``n`` labels the noun before it ("chapter 2 is at 3,400 words": 2 is a name)."""
+    return bool(_LABEL_BEFORE.search(text[: n.start]))
 
 
 _PART_OF = re.compile(r"\d\s*(?:%|per\s*cent|percent)\s+of\b", re.I)

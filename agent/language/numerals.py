@@ -43,9 +43,14 @@ thousands group, so the comma is the decimal mark of a learner who writes number
 _DIGITS = re.compile(
     rf"{_DECIMAL_COMMA}|(?<![\w.])\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![\w.]*\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d)"
 )
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
+)
+"""A month's name or its abbreviation, a whole word ("marked 70 essays" holds no month)."""
 _DATE_NUMBER = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
-    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+    rf"\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}"
     r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[:/]\d{1,2}\b|\b(?:19|20)\d\d\b",
     re.I,
 )

@@ -37,6 +37,7 @@ from agent.language.numerals import (
     Number,
     numbers,
 )
+from agent.language.portions import lost_portion, own_share
 from agent.language.units import unit_after, unit_of
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
@@ -120,6 +121,8 @@ class Amount:
     done: str | None = None
     """Told only as work done ("Wrote 1,350 words"): the verb's lemma ("write"); no direction word, so it
     adds only to a total of the same counted word stated with the same verb ("I've written 14,200 words")."""
+    mine: bool = False
+    """The learner's share of a group's count ("15 of those were mine", ``portions.own_share``)."""
 
 
 def _before(text: str, n: Number) -> str:
@@ -168,13 +171,19 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     """
     if not isinstance(text, str):
         return None
+    share = own_share(text)
+    if share is not None:
+        return Amount(delta=share.delta, unit=share.unit, mine=True)
+    lost = lost_portion(text)
+    if lost is not None:
+        return None if _names_a_total(text) else Amount(factor=lost.factor)
     fraction = _fraction(text, sign_at)
     if fraction is not None:
         return fraction
     for pattern, factor in _FACTORS:
         match = pattern.search(text)
         if match and not NOT_DONE.search(clause_before(text, match.start())):
-            return None if _names_a_total(text) else Amount(factor=factor)
+            return None if _names_a_total(text) else _pace(text, match) or Amount(factor=factor)
     changes: list[Amount] = []
     for n in numbers(text):
         before, after = _before(text, n), text[n.end :]
@@ -224,6 +233,27 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     if len(changes) > 1 and any(c.done for c in changes):
         changes = [c for c in changes if not c.done] or changes[:1]  # "Wrote 900 words and cut 200": as said
     return _together(changes)
+
+
+_SPAN_UNIT = re.compile(r"^(?:days?|weeks?|fortnights?|months?|years?)\b", re.I)
+
+
+def _pace(text: str, factor: re.Match[str]) -> Amount | None:
+    """The amount done a pace told as a factor comes with ("doubled my pace: 10 problems!"), or None.
+
+    A factor and an amount of its own in one statement: the factor grades a rate, the amount is the work done,
+    which adds (the total itself doubled needs no number; one told "to" or "now" is ``_names_a_total``'s).
+    Not a span ("doubled in 3 weeks"), a percent, the old value ("halved from 800") or "one".
+    """
+    for n in numbers(text):
+        if factor.start() <= n.start < factor.end() or text[n.start : n.end].lower() in ("one", "zero"):
+            continue
+        unit = unit_of(text, n)
+        span = unit is not None and (unit == "percent" or _SPAN_UNIT.match(unit))
+        if span or re.search(r"\bfrom\s+$", _before(text, n)):
+            continue
+        return Amount(delta=n.value, unit=unit)
+    return None
 
 
 _FRACTIONS = {"half": 0.5, "third": 1 / 3, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}

@@ -32,6 +32,8 @@ class Shift:
     """What an amount counts ("Polish words", "euros"), when the statement names it."""
     done: str | None = None
     """Told only as work done: its verb ("write" for "Wrote 1,350 words", ``quantities.Amount.done``)."""
+    mine: bool = False
+    """The learner's share of a group's count ("15 of those were mine"): the learner's, whoever the group."""
 
 
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
@@ -137,7 +139,9 @@ def amount_shift(text: str) -> Shift | None:
     change = amount_change(text, lambda at: sign(text, at))
     if change is None:
         return None
-    return Shift(amount=change.delta, factor=change.factor, unit=change.unit, done=change.done)
+    return Shift(
+        amount=change.delta, factor=change.factor, unit=change.unit, done=change.done, mine=change.mine
+    )
 
 
 _VALUE_ROLE = re.compile(

@@ -21,7 +21,9 @@ from agent.language.differences import (
     LOOSE_MARGIN,
     NAMED_LOOSE_MIN,
     NEWER_MARGIN,
+    anothers_count,
     counts_alike,
+    learners_count,
     only_bounds,
     resolve_change,
 )
@@ -56,7 +58,7 @@ def changed_fact(
     if change is not None:
         low = DATE_CHANGE_MIN if change.time is not None else DONE_MIN if change.done else CHANGE_MIN
         new_at = datetime.fromisoformat(p["valid_from"])
-        return _changed_by_difference(p["text"], rows, new_at, low, loose=not change.done)
+        return _changed_by_difference(p["text"], rows, new_at, low, loose=not change.done, mine=change.mine)
     chosen = retire_choice(p["text"], [r["text"] or "" for r in rows], [r["score"] for r in rows])
     if chosen is None:
         # "Correction: … I'm at 52 hours total" after "(now 46.5)": the learner's own total outranks KAG's
@@ -72,7 +74,13 @@ def changed_fact(
 
 
 def _changed_by_difference(
-    text: str, rows: Sequence[dict[str, Any]], new_at: datetime, low: float, *, loose: bool = True
+    text: str,
+    rows: Sequence[dict[str, Any]],
+    new_at: datetime,
+    low: float,
+    *,
+    loose: bool = True,
+    mine: bool = False,
 ) -> tuple[dict[str, Any], str] | None:
     """The fact a difference changes and its new value: the closest it resolves against at ``low`` or more.
 
@@ -82,7 +90,8 @@ def _changed_by_difference(
     the same thing as the closest (``same_thing.same_pairs``, the read-time net's own test, so
     the value changed is the one a search shows first) and nearly as close to the statement
     (``differences.NEWER_MARGIN``: "20 new words to the Czech deck" is not about the Polish
-    one) is the value the difference changes.
+    one) is the value the difference changes. The learner's share of a group's count (``mine``: "15 of
+    those were mine") is the learner's whoever the group is.
     """
     found: list[tuple[dict[str, Any], str]] = []
     fits: list[tuple[dict[str, Any], str]] = []
@@ -94,15 +103,19 @@ def _changed_by_difference(
         if value is None:
             continue
         old = row["text"] or ""
-        if names_another_owner(text, old) and not names_its_value(text):
+        if not mine and names_another_owner(text, old) and not names_its_value(text):
             continue  # "My instructor has put in 3000 hours" is no change of the learner's hours
+        if mine and anothers_count(old):
+            continue  # "nine of them were mine" adds to the learner's count, never to a friend's
         if row["score"] >= low:
             found.append((dict(row), value))
         elif loose and _loosely_changes(text, old, row["score"]):
             fits.append((dict(row), value))  # not for work done with no direction word ("Wrote 900 words")
     if not found and fits:
+        fits = [f for f in fits if learners_count(f[0]["text"] or "")] or fits
         # An increment told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last
-        # night") is far by meaning from the total it changes: the newest it fits, else the clearly closest.
+        # night") is far by meaning from the total it changes: the newest it fits, else the clearly closest;
+        # the learner's own count first ("I've read 212 pages", not "The book has 880 pages").
         return _loose_choice(fits)
     if len(found) < 2:
         return found[0] if found else None

@@ -1,0 +1,101 @@
+"""A part of a total told as the change: a fraction of it lost, or the learner's share of a group's count.
+
+Two shapes of an incremental update name a part, not an amount with a direction (issue 39, L6):
+
+- **a fraction or percent of the total lost**: "burned through a third of the credits", "forgot 10% of my
+  words", "cut a quarter of chapter 2", "used up half the credits". The verb of the clause says it is
+  lost (``_LOSS``, lemmas by ``simplemma``, or a direction word down, ``directions.sign``); a part with no
+  such verb is no change ("about a third of my words are verbs", "a quarter of the credits is reserved");
+  a part of someone else's ("half her words") is theirs.
+- **the learner's share of a group's count**: "the group did 60, 15 of those were mine", "my share was
+  19 km", "I did 7 of them": the share adds, in the group count's unit; the group's own count changes
+  nothing of the learner's.
+
+The verbs of loss are a short closed list on purpose: MiniLM does not encode which way a change goes
+(docs/decisions/language-layer.md), as for ``agent.language.directions``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.language.number_roles import not_done
+from agent.language.numerals import numbers
+from agent.language.units import unit_of
+
+_PARTS = {"half": 0.5, "third": 1 / 3, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}
+_PORTION = re.compile(
+    rf"(?:\b(?:a|one)\s+(?P<part>{'|'.join(_PARTS)})|\b(?P<half>half)|(?P<pct>(?<![\w.])\d+(?:\.\d+)?)\s*"
+    r"(?:%|per\s*cent\b|percent\b))\s+(?:of\s+(?P<whose>\w+)|(?P<det>the|my|our|his|her|their))\b",
+    re.I,
+)
+"""A part of a whole: "a third of the credits", "half the credits", "10% of my words", "a quarter of chapter
+2" (not "increasing my spend 50% to add …")."""
+_LOSS = frozenset(
+    {"lose", "forget", "burn", "use", "spend", "blow", "delete", "remove", "cut", "trim", "erase", "waste"}
+    | {"eat", "drop", "scrap", "reset", "wipe"}
+)
+"""Lemmas of verbs that take a part of a total away (a closed class: MiniLM does not encode direction)."""
+_OTHERS = frozenset({"his", "her", "their", "its"})
+
+
+@dataclass(frozen=True)
+class Portion:
+    """A part of the total: ``factor`` a loss leaves, or ``delta`` the learner's share adds, in ``unit``."""
+
+    factor: float | None = None
+    delta: float | None = None
+    unit: str | None = None
+
+
+def lost_portion(text: str) -> Portion | None:
+    """The factor a part of the total lost leaves ("forgot 10% of my words": x0.9), or None."""
+    import simplemma  # noqa: PLC0415 - loaded only when a part is named
+
+    for match in _PORTION.finditer(text):
+        if (match["whose"] or match["det"]).lower() in _OTHERS or not_done(text, match.start()):
+            continue
+        words = re.findall(r"[A-Za-z]+", re.split(r"[.;!?,:]", text[: match.start()])[-1])[-4:]
+        lemmas = {simplemma.lemmatize(w.lower(), lang="en") for w in words}
+        if not lemmas & _LOSS:
+            continue
+        part = float(match["pct"]) / 100 if match["pct"] else _PARTS[(match["part"] or "half").lower()]
+        if 0 < part < 1:
+            return Portion(factor=1 - part)
+    return None
+
+
+_MINE_AFTER = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+)??(?:of\s+(?:them|those|these|which|it|that)\s+)?(?:(?:were|was|are|is)\s+)?"
+    r"(?:mine|my\s+(?:own|part|share|doing|work))\b",
+    re.I,
+)
+"""After a share: "15 of those were mine", "nine of them mine", "12 were my part", "3 km of that was mine"."""
+_MY_SHARE_BEFORE = re.compile(
+    r"\bmy\s+(?:own\s+)?(?:share|part|portion|contribution|bit)\s+(?:was|is|came\s+to|:)?\s*(?:about\s+|around\s+)?$",
+    re.I,
+)
+"""Before a share: "my share was 19 km"."""
+_I_BEFORE = re.compile(r"\b(?:I|I've|I'd)\s+(?:[a-z]+\s+){1,2}$")
+_OF_THEM_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+)?of\s+(?:them|those|these|it|which|the\s+\w+)\b", re.I)
+""""I did 7 of them", "I read 45 of those": the learner's own part of what the clause before counts."""
+
+
+def own_share(text: str) -> Portion | None:
+    """The learner's share of a group's count ("the group did 60, 15 of those were mine": +15), or None.
+
+    Its unit is the share's own or the group count's ("60 problems"), told before it.
+    """
+    found = numbers(text)
+    for i, n in enumerate(found):
+        before, after = re.sub(r"[$€£¥₹]\s*$", "", text[: n.start]), text[n.end :]
+        mine = _MINE_AFTER.match(after) or _MY_SHARE_BEFORE.search(before)
+        mine = mine or (_I_BEFORE.search(before) and _OF_THEM_AFTER.match(after))
+        if not mine or not_done(text, n.start):
+            continue
+        unit = unit_of(text, n)
+        if unit is None or re.match(r"(?:of|were|was|mine)\b", unit, re.I):
+            unit = next((unit_of(text, m) for m in found[:i] if unit_of(text, m)), None)
+        return Portion(delta=n.value, unit=unit)
+    return None
