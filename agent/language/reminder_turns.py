@@ -50,8 +50,10 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from agent.clock import system_clock
 from agent.language.grammar import holds_text, is_learner, owner_of, parse, subject_of
 from agent.language.people import person
+from agent.language.reminder_times import phrase_due, split_time
 from agent.language.topic_words import word_lemmas
 
 if TYPE_CHECKING:
@@ -241,3 +243,19 @@ def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
         if t.is_alpha and wanted & word_lemmas(t.text)
     ]
     return not namings or any(not _passing(t, others) for t in namings)
+
+
+def said_for_later(sentence: str, clause: str) -> bool:
+    """The clause that names the topic ends on a day to come, in a sentence that does not ask.
+
+    "my evening classes at the university start next week", "we'll see loops on Friday": the
+    topic is placed in the days ahead (a plan told in passing), not turned to now; the parse
+    alone misses it when the verb reads as a noun ("start next week"). A question ("Can we do
+    loops tomorrow?") still turns to it. Relative phrases only need a clock to say "later".
+    """
+    if sentence.rstrip().endswith("?"):
+        return False
+    now = system_clock()
+    when = split_time(clause, now)[1]
+    due = phrase_due(when, now) if when else None
+    return due is not None and due.date() > now.date()

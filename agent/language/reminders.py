@@ -1,7 +1,7 @@
 """Reminder requests and their triggers: what to remind of, and on what turn.
 
 **Requests** (``parse_reminder``): "remind me to <task> <condition>", also "remind me about /
-that …", "don't let me forget to …", "make sure I remember …", "ping / nudge me about …",
+that …", "don't let me forget / skip / miss …", "make sure I remember …", "ping / nudge me about …",
 "I need a reminder to …", "give me a heads-up about …", "jog my memory about …". The
 condition may stand first: "Before we start recursion, remind me to …", "Tomorrow, remind me
 to …" are read as "remind me to … before we start recursion" (``_lead_first``); discourse words
@@ -62,7 +62,7 @@ DEFAULT_PHRASE = "in 1 day"
 MAX_KEYWORDS = 20
 
 _REQUEST = re.compile(
-    r"(?:remind\s+me|(?:do\s+not|don't|dont)\s+let\s+me\s+forget|make\s+sure\s+I\s+(?:remember|don't\s+forget)"
+    r"(?:remind\s+me|(?:do\s+not|don't|dont)\s+let\s+me\s+(?:forget|skip|miss)|make\s+sure\s+I\s+(?:remember|don't\s+forget)"
     r"|(?:ping|nudge|prompt)\s+me|I(?:'d)?\s+(?:need|like|want)\s+a\s+reminder|give\s+me\s+a\s+heads[- ]up"
     r"|jog\s+my\s+memory|remember\s+me(?=\s+(?:to|that|about|of)\s))\s*[:;,\u2013\u2014-]?\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
     re.I | re.S,
@@ -99,7 +99,7 @@ _CONCEPT = re.compile(
 )
 _KEYWORDS = re.compile(
     rf"\s*,?\s+{_CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\s+up\b)[^\W\d_]+"
-    r"(?:\s+(?:on|to|into|about|with|at|over|through|up|around))*\s+(?P<what>.+)$"
+    r"(?:\s+(?:on|to|into|about|with|at|over|through|up|around|back))*\s+(?P<what>.+)$"
     rf"|\s*,?\s+{_CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
     r"(?P<after>\s+(?!(?:in|with|during)\b)[^,]+?)?(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?"
     r"(?:\s+(?:again|later|next|at\s+last))?\s*$"
@@ -190,10 +190,23 @@ def split_keywords(what: str) -> list[str]:
     """Keywords of a condition ("HAVING or window functions" -> ["HAVING", "window functions"])."""
     keywords = []
     for part in _LIST_SPLIT.split(_strip_end(what)):
-        part = _TRAILING.sub("", _LEADING.sub("", part.strip().strip("`'\"")))
+        part = _without_adverb(_TRAILING.sub("", _LEADING.sub("", part.strip().strip("`'\""))))
         if part and is_trigger_word(part) and part not in keywords:
             keywords.append(part)
     return keywords[:MAX_KEYWORDS]
+
+
+def _without_adverb(part: str) -> str:
+    """A keyword without the stop-word adverbs that close it: "the internship again", "CV anyway".
+
+    They say that the topic comes back, not what it is; left in the keyword, the turn was compared
+    with "internship again" and had to name "again". An adverb of content stays ("differentiating
+    implicitly" is its own topic).
+    """
+    words = list(parse(part))
+    while len(words) > 1 and words[-1].pos_ == "ADV" and words[-1].is_stop:
+        words.pop()
+    return part[: words[-1].idx + len(words[-1].text)] if words else part
 
 
 def is_trigger_word(keyword: str) -> bool:
@@ -255,7 +268,7 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
     if concept and (keywords is None or concept.start() <= keywords.start()):
         topic, when = _topic_time(concept["what"], now)
-        what = _TRAILING.sub("", _LEADING.sub("", topic))
+        what = _without_adverb(_TRAILING.sub("", _LEADING.sub("", topic)))
         fields = {"trigger_kind": "concept", "concept": what, "keywords": split_keywords(what)}
         return rest[: concept.start()], {**fields, **_not_before(when, now)}
     if keywords:

@@ -7,6 +7,7 @@ as how many senses a topic word may have. Both libraries ship their data; nothin
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import snowballstemmer
@@ -14,6 +15,7 @@ from simplemma import is_known, lemmatize
 from wordfreq import zipf_frequency
 
 from agent.language.grammar import holds_text
+from agent.text import FUNCTION_WORDS
 
 _STEMMER = snowballstemmer.stemmer("english")
 STEM_ZIPF = 2.5
@@ -63,3 +65,54 @@ def _dictionary_forms(lowered: str) -> frozenset[str]:
         # their plural is read by its regular ending
         lemmas.add(lowered[:-3] + "y" if lowered.endswith("ies") else lowered[:-1])
     return frozenset(lemmas)
+
+
+COGNATE_DICE = 0.6
+"""Least share of letter trigrams (``trigram_dice``) a word the English dictionary does not know
+has in common with a topic word to be its form in the language learnt ("Dativ" / "dative" 0.89,
+"futuro" / "future" 0.80). Chosen by leave-one-out (``bench/reminder_meaning_knobs.py``)."""
+COGNATE_ZIPF = 3.5
+"""An English word that opens a topic word ("mol" of "moles", Zipf 3.2) is its short form when it
+is rarer than this; a commoner one has its own sense ("art" is not "articles"). Chosen by
+leave-one-out with ``COGNATE_DICE``."""
+
+
+def _trigrams(word: str) -> frozenset[str]:
+    """Letter trigrams of ``word`` with its start marked ("mol" -> "^mo", "mol")."""
+    padded = "^" + word.lower()
+    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
+
+
+def trigram_dice(a: str, b: str) -> float:
+    """Dice share of the start-marked letter trigrams of ``a`` and ``b`` (0..1)."""
+    x, y = _trigrams(a), _trigrams(b)
+    return 2 * len(x & y) / (len(x) + len(y)) if x and y else 0.0
+
+
+def is_cognate(word: str, topic_word: str) -> bool:
+    """``word`` is the topic word in the language learnt ("Dativ", "futuro") or shortened ("mol").
+
+    A word the English dictionary does not know that shares most letter trigrams with the topic
+    word (``COGNATE_DICE``) and is no longer than it by more than a letter (a compound,
+    "Dockerfile", names another thing than "Docker"); or a rare English word that opens it
+    (``COGNATE_ZIPF``). An English word that only shares letters has its own sense ("integrals"
+    is not "integration", "tension" not "tense"); a dictionary form is ``word_lemmas``' own.
+    """
+    lowered, topic = word.lower(), topic_word.lower()
+    if len(lowered) < 3 or not lowered.isalpha() or word_lemmas(lowered) & word_lemmas(topic):
+        return False
+    if is_known(lowered, lang="en"):
+        return len(lowered) < len(topic) and topic.startswith(lowered) and zipf(lowered) < COGNATE_ZIPF
+    return len(lowered) <= len(topic) + 1 and trigram_dice(lowered, topic) >= COGNATE_DICE
+
+
+def is_initialism(word: str, topic: str) -> bool:
+    """``word`` is written in capitals from the initials of ``topic``'s words ("OOP", "ML").
+
+    "object-oriented programming" -> "OOP", "machine learning" -> "ML": the words of the topic
+    split at hyphens, without function words; two letters at least.
+    """
+    words = [w for w in re.findall(r"[^\W\d_]+", topic) if w.lower() not in FUNCTION_WORDS]
+    return (
+        len(words) >= 2 and word.isupper() and word.isalpha() and word == "".join(w[0] for w in words).upper()
+    )

@@ -26,6 +26,11 @@ by its last clause, and a phrase that opens the sentence on its verb ("With a fe
 study every evening", "At the end of the day, …") is an idiom or a discourse frame, read only as
 part of the whole sentence (heldout8: the word in another sense used a reminder up a session early).
 
+**In other words** (``_names_by_meaning``): a turn that holds none of the topic's words may name it
+by a synonym ("thesis" for "dissertation"), the term in the language learnt ("Genitiv"), a short
+form ("ML", "mol"): a short phrase of the turn near the topic by MiniLM, or a word that is a form
+of a topic word by its letters (``agent.language.topic_words.is_cognate``, ``is_initialism``).
+
 **Turning to it** (``agent.language.reminder_turns.turns_to``): a sentence that names the topic only
 in passing (another's attribute, a clause about another person, said to come later: "My colleague's
 pronunciation is so good", "My teacher mentioned the subjunctive is coming after spring break") does
@@ -51,12 +56,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import parse
-from agent.language.reminder_turns import turns_to
-from agent.language.topic_words import word_lemmas, zipf
+from agent.language.reminder_turns import said_for_later, turns_to
+from agent.language.topic_words import is_cognate, is_initialism, word_lemmas, zipf
 from agent.text import FUNCTION_WORDS, light_stem
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 
 TERM_WORDS = frozenset({"clause", "keyword", "statement", "function", "operator", "command"})
 _TOKEN = re.compile(r"`[^`]*`|[^\W_]+(?:['\u2019][^\W_]+)?")
@@ -110,34 +119,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE_CUT = re.compile(r"\s*[:;,()\u2014]\s*|\s+-\s+|\?\s*|\s+(?=(?:so|and|but|because)\b)", re.I)
 _CODE_NAME = re.compile(r"[._()`]|[a-z][A-Z]|^[^\W\d_]*\d")
 SENSE_THRESHOLD = 0.46
-"""Least MiniLM cosine between the turn (or its naming clause) and the trigger as the learner said it
-(leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` and ``heldout4.json``,
-``bench/reminder_knobs.py``; best interval 0.53-0.53 on both, 0.53-0.56 on reminders_sense alone).
-Measured 2026-11-29: leave-one-out 99/109 fires once, 6/605 false; traffic 23/6,164 pairs (0.4 %).
-Chosen again with ``RARE_ZIPF`` over six sets (reminders_sense, heldout4, heldout5, reminders_forms,
-reminders_other_sense, reminders_times; 2026-11-29, session 40): (0.53, 2.0) on all of them, best
-interval 0.53 with any rarity in 1.5-2.25; leave-one-out 133/157 fires once, 12/911 false (1.3 %);
-traffic 30/8,375 pairs (0.4 %), every one a question about the trigger's own topic.
-Chosen again with the passing-mention veto (``reminder_turns``) over nine sets (the six, plus
-reminders_turns, reminders_dates, heldout6; 2026-11-29, session 41): best interval 0.47-0.56 with
-rarity 1.5-2.25, 0.53 and 2.0 inside it, kept; leave-one-out 178/197 fires once, 12/1,103 false
-(1.1 %) (the code before: 149/197, 26/1,103); traffic 35/10,117 pairs (0.3 %).
-Measured again with the told-event veto and the fragment reading over thirteen sets (the nine,
-plus heldout7, reminders_local_days, reminders_fragments, reminders_told_events; 2026-11-29,
-session 42): leave-one-out picks 0.45-0.48 with rarity 2.0-2.25 (235/245 fires once, 7/1,317
-false); 0.47 makes 17 errors on them and 0.53 makes 20, but at 0.47 the check set
-reminders_sense_frozen falls (12/12, 0/60 -> 11/12, 1/60) and traffic rises 38 -> 39 of 12,261
-pairs, so 0.53 was kept.
+"""Least MiniLM cosine between the turn (or its naming clause) and the trigger as the learner said it.
 Chosen 0.46 with the discourse-participle and past-activity vetoes (``reminder_turns``), the
 framing-phrase and whole-topic reading of the naming clause (``_own_clause``) and the span of
-lessons left out of a keyword (``reminders``), by leave-one-out over all 21 reminder sets (the
-thirteen, heldout8, reminders_homonyms, reminders_idioms, heldout3, reminders_sense_frozen,
-reminders_intents_heldout2, language_dev, language_heldout; 2026-11-29, session 43): every fold
-picks 0.46 (rarity 1.5-2.5, 2.0 kept), 319/336 fires once, 11/1,664 false (the code before at
-0.53: 311/336, 12/1,664). heldout8 10/12, 2/62 -> 12/12, 0/62. At 0.46 reminders_sense_frozen
-loses one check (12/12, 0/60 -> 11/12, 1/60: "Open the window and call a function from the
-console" names "window functions" in two phrases, 0.52); traffic 48/14,606 pairs (0.3 %; 46 at
-0.53), every one a question about a trigger's own topic ("What is recursion?")."""
+lessons left out of a keyword (``reminders``), by leave-one-out over all 21 reminder sets then
+kept (``bench/reminder_knobs.py``; 2026-11-29, session 43): every fold picks 0.46 (rarity
+1.5-2.5, 2.0 kept), 319/336 fires once, 11/1,664 false (the code before at 0.53: 311/336,
+12/1,664). At 0.46 reminders_sense_frozen loses one check ("Open the window and call a function
+from the console" names "window functions" in two phrases, 0.52); traffic 48/14,606 pairs (0.3 %),
+every one a question about a trigger's own topic ("What is recursion?"). The earlier choices
+(0.53 over six, nine and thirteen sets, sessions 40-42) are in the history of this file."""
 
 
 HEAD_THRESHOLD = 0.52
@@ -237,7 +228,7 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
     for sentence, clause in _namings(message, keyword):
         # a passing mention ("my colleague's pronunciation", "my teacher said the subjunctive is
         # coming") names the topic but does not turn to it: the reminder waits for the turn that does
-        if not turns_to(sentence, topic):
+        if not turns_to(sentence, topic) or said_for_later(sentence, clause):
             continue
         if is_rare_topic(keyword):
             return True
@@ -245,7 +236,73 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
             _own_clause(sentence, clause, keyword) and sense(clause, keyword) >= least
         ):
             return True
-    return _names_by_head(message, keyword, topic)
+    return _names_by_head(message, keyword, topic) or _names_by_meaning(message, keyword, topic)
+
+
+MEANING_THRESHOLD = 0.7
+"""Least MiniLM cosine between a short phrase of the turn and the topic for a turn that names the
+topic in other words (``_names_by_meaning``). Chosen with ``topic_words.COGNATE_DICE`` and
+``COGNATE_ZIPF`` by leave-one-out over all 29 reminder sets (every ``reminders_*.json``,
+heldout3..10, language_dev/heldout, cognitive_dev; ``bench/reminder_meaning_knobs.py``, 2026-11-29,
+session 45): folds pick 0.68-0.72, best interval 0.70-0.72 (dice 0.5-0.6, Zipf 3.5-4.0);
+leave-one-out 59 errors, 56 at (0.70, 0.6, 3.5) on all. Neighbours stay below: "simultaneous
+equations" / "quadratic equations" 0.64, "accent" / "pronunciation" 0.66; "indefinite integrals"
+/ "antiderivatives" (0.70) is just under."""
+
+
+def _names_by_meaning(message: str, keyword: str, topic: list[str]) -> bool:
+    """The turn names the topic in other words: a synonym, a term of the language learnt, a short form.
+
+    "indefinite integrals" for "antiderivatives", "Genitiv" for "genitive case", "mol" for
+    "moles", "ML" for "machine learning": a word that is a foreign or shortened form of a topic
+    word (``topic_words.is_cognate``) or the topic's initials (``topic_words.is_initialism``), or
+    a short phrase of the turn (``_phrases``) that reads like the topic (MiniLM cosine at least
+    ``MEANING_THRESHOLD``): the phrase, not the whole turn, whose other words dilute it. The turn
+    must turn to that word (``reminder_turns.turns_to``), so a passing mention stays silent as it
+    does for the topic's own words. Only read when the turn holds none of the topic's own words:
+    those are read in their sense above ("the resistance from my parents" is no lesson on
+    "electrical resistance", however near the phrase).
+    """
+    own = frozenset().union(*(word_lemmas(w) for w in topic))
+    if any(own & word_lemmas(w) for w in re.findall(r"[^\W_]+", message)):
+        return False
+    for sentence in _SENTENCE_END.split(message.strip()):
+        doc = parse(sentence)
+        forms = [
+            t.text for t in doc if is_initialism(t.text, keyword) or any(is_cognate(t.text, w) for w in topic)
+        ]
+        if any(turns_to(sentence, [w]) for w in forms):
+            return True
+        phrases = _phrases(doc)
+        near = encode_kept([p for p, _ in phrases]) @ encode_kept([keyword])[0] if phrases else []
+        for (_, word), cosine in zip(phrases, near, strict=True):
+            if cosine >= MEANING_THRESHOLD and turns_to(sentence, [word]):
+                return True
+    return False
+
+
+_CONTENT = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "X"})
+WINDOW = 3
+"""Longest run of words compared with a topic ("linear algebra", "indefinite integrals")."""
+
+
+def _phrases(doc: Doc) -> list[tuple[str, str]]:
+    """``(phrase, last word)`` for each run of up to ``WINDOW`` words that opens and ends on a content word.
+
+    Runs, not only the parse's noun chunks: the small parser reads "Can we do regex today?" with
+    "regex" as a verb, and "Let's do linear algebra now" with no chunk "linear algebra".
+    """
+    words = [t for t in doc if not t.is_punct and not t.is_space]
+    out: dict[str, str] = {}
+    for i, first in enumerate(words):
+        if first.pos_ not in _CONTENT or first.is_stop:
+            continue
+        for last in words[i : i + WINDOW]:
+            if last.i - first.i >= WINDOW:
+                break
+            if last.pos_ in _CONTENT and not last.is_stop:
+                out.setdefault(doc[first.i : last.i + 1].text, last.text)
+    return list(out.items())
 
 
 def _names_by_head(message: str, keyword: str, topic: list[str]) -> bool:
