@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -68,7 +69,12 @@ def newest_first(
             continue
         places = sorted(facts[g] for g in group)
         # The learner's values newest first, then what tells no value of theirs, in the search's order.
-        members = [hits[facts[g]] for g in _newest_first(learners, [hits[i] for i in facts])]
+        order = _newest_first(learners, [hits[i] for i in facts])
+        if asked is not None:
+            order = _best_of_the_sitting(
+                order, [hits[i] for i in facts], vectors @ asked, asked_kind(question)
+            )
+        members = [hits[facts[g]] for g in order]
         newest = str(members[0].metadata.get("valid_from") or "")
         ordered = [(hit, str(hit.metadata.get("valid_from") or "") < newest) for hit in members]
         ordered += [(hits[facts[g]], False) for g in sorted(aside)]
@@ -183,6 +189,45 @@ def _ahead(hits: list[SearchHit], facts: list[int], first: list[int]) -> list[Se
     for place, source in zip(facts, order, strict=True):
         out[place] = hits[source]
     return out
+
+
+SITTING = timedelta(hours=1)
+"""Statements told this close in time are one sitting: one conversation, not two versions in time."""
+
+
+def _best_of_the_sitting(
+    order: list[int], facts: Sequence[SearchHit], sims: np.ndarray, kind: str | None
+) -> list[int]:
+    """``order`` (newest first) with the best answer of the newest sitting first.
+
+    Versions of a value are told days apart; a minute after "my uncle gave me his laptop" comes an
+    aside ("the previews feel like magic", "he never lets me use it") the question net may group
+    with it (``question_net.ANSWER_MARGIN``). Within the newest sitting (``SITTING``) the member that
+    holds the kind of value asked (``answer_kinds.holds_kind``), then the closest to the question,
+    goes first; the facts of one message keep ``_newest_first``'s order (the new value first).
+    """
+    newest = _at(facts[order[0]])
+    if newest is None:
+        return order
+    sitting = [
+        g for g in order if (at := _at(facts[g])) is not None and newest - at < SITTING and at != newest
+    ]
+    if not sitting:
+        return order
+
+    def key(g: int) -> tuple[bool, float]:
+        return kind is not None and holds_kind(kind, facts[g].text), float(sims[g])
+
+    best = max([order[0], *sitting], key=key)
+    return order if best == order[0] else [best, *(g for g in order if g != best)]
+
+
+def _at(hit: SearchHit) -> datetime | None:
+    """When ``hit`` was told (its ``valid_from``), or None when unknown."""
+    try:
+        return datetime.fromisoformat(str(hit.metadata.get("valid_from") or ""))
+    except ValueError:
+        return None
 
 
 def _newest_first(group: list[int], facts: Sequence[SearchHit]) -> list[int]:
