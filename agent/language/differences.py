@@ -173,8 +173,13 @@ _ELIDED = re.compile(
     re.I,
 )
 """After a number whose counted word is left out, the clause ends ("… and I've done 18.", "18 so far")."""
-_A_TOTAL = re.compile(r"\b(?:so\s+far|in\s+total|to\s+date|altogether|overall|have|has)\b|'ve\b", re.I)
-"""A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350")."""
+_A_TOTAL = re.compile(
+    r"\b(?:so\s+far|in\s+total|to\s+date|altogether|overall|have|has)\b|'ve\b"
+    r"|\b(?:got|received|given)\s+(?:[A-Za-z]+\s+)?[$€£¥₹]?\d[\d,.]*\s*(?:[A-Za-z]+\s+)?(?:in|of)\s+\w",
+    re.I,
+)
+"""A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350", "we got 300 USD
+of cloud credits": a grant held, not a change of something told before)."""
 _RUNNING = re.compile(r"\b(?:so\s+far|in\s+total|total|to\s+date|altogether|overall|till\s+now)\b", re.I)
 """A total marked as running ("63 km so far", "12.5 hours in total"): work done of its counted word adds
 to it, whatever the verb ("Walked 8.5 km" of "I've covered 63 km so far")."""

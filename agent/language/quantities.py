@@ -67,15 +67,22 @@ _DOWN_AFTER = re.compile(
     re.I,
 )
 """After an amount taken away: "5 fewer", "take $70 out of it", "four dropped out", "a £50 discount"."""
-_FROM_A_FUND = re.compile(r"^[^.;!?]*?\b(?:of|from|out\s+of)\s+(?:it|that|the|my|our)\b", re.I)
-"""After money spent: where from ("of it", "from my savings"), so the spending changes a fund."""
+_FROM_A_FUND = re.compile(
+    r"^[^.;!?]*?\b(?:of|from|out\s+of)\s+(?:it|that|the|my|our)\b|^\s+(?:[A-Za-z]+\s+)?(?:of|from|out\s+of)\s+\w",
+    re.I,
+)
+"""After money spent: where from ("of it", "from my savings", "$140 of credits"), so it changes a fund."""
 _MONEY_IN_BEFORE = re.compile(rf"\b(?:earned|received|saved|got|made|won)\s+{_FILLER}$", re.I)
 """Before an amount of money added: "earned $200 from tutoring" (money only: "got 3 hours" is none)."""
 _SPENT_BEFORE = re.compile(
-    rf"\b(?:spen[dt]s?|spending|paid|pay(?:s|ing)?|used|withdr[ae]w[ns]?|withdrawing|borrowed)\s+{_FILLER}$",
+    rf"\b(?:spen[dt]s?|spending|paid|pay(?:s|ing)?|used|withdr[ae]w[ns]?|withdrawing|borrowed|pull(?:s|ed|ing)?)"
+    rf"\s+{_FILLER}$",
     re.I,
 )
-"""Before an amount of money taken away: "spent €350", "withdrew $200" (money only)."""
+"""Before an amount of money taken away: "spent €350", "pulled £75" (money only)."""
+_WITHDRAWN_BEFORE = re.compile(rf"\b(?:withdr[ae]w[ns]?|withdrawing)\s+{_FILLER}$", re.I)
+"""Before an amount withdrawn: out of a fund by the verb's meaning ("Withdrew 1,000 rand to book the
+test"), whatever the currency is called."""
 _GIVEN_AFTER = re.compile(r"^\s+(?:came\s+in|arrived|went\s+(?:in|into))\b", re.I)
 """After an amount of money added: "€200 came in from tutoring" (money only)."""
 _BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
@@ -140,6 +147,8 @@ def _direction(text: str, n: Number) -> float | None:
         return 1.0
     if _DOWN_AFTER.match(after) or _DOWN_BEFORE.search(before):
         return -1.0  # "lost another 50": the verb, not "another", says which way
+    if _WITHDRAWN_BEFORE.search(before):
+        return -1.0
     if _SPENT_BEFORE.search(before) and _FROM_A_FUND.search(after) and unit_of(text, n) in CURRENCY.values():
         return -1.0  # "spent €350 of it": money taken from the fund; "spent $30 on a pizza" is no change
     money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before)

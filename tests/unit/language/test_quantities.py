@@ -169,3 +169,12 @@ def test_a_sign_written_on_the_amount_gives_its_direction() -> None:
     assert amount_change("streak: +9").delta == 9
     ranged = amount_change("I did 3-4 sets")
     assert ranged is None or (ranged.delta or 0) >= 0  # a range, no minus sign
+
+
+def test_money_withdrawn_or_pulled_from_a_fund_is_taken_away() -> None:
+    """Withdrawing is out of a fund by its meaning, whatever the currency; pulling needs its source."""
+    from agent.language.quantities import amount_change
+
+    assert amount_change("Withdrew 2,500 baht for the visa run.").delta == -2500
+    assert amount_change("Pulled €60 from the travel pot for a charger.").delta == -60
+    assert amount_change("Spent $75 of my credits on a bigger instance.").delta == -75
