@@ -41,6 +41,7 @@ from dateutil.relativedelta import relativedelta
 
 from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.number_roles import (
+    names_a_bound,
     of_a_total,
     stated_as_bound,
     stated_as_target,
@@ -221,8 +222,8 @@ def only_bounds(new: str, old: str) -> bool:
     "Churned out 730 more" continues the learner's count, not "The word limit for the thesis is 25,000"
     (``number_roles.stated_as_target``); "The limit went up by 5,000" names it.
     """
-    if _TARGET_NAMED.search(new):
-        return False
+    if _TARGET_NAMED.search(new) or names_a_bound(new):
+        return False  # "knocks 800,000 off the fee": the change names the bound it changes
     base = without_current(old)
     found = numbers(base)
     return bool(found) and current_value(old) is None and all(stated_as_bound(base, n) for n in found)
@@ -234,16 +235,6 @@ def anothers_count(old: str) -> bool:
     found = numbers(base)
     theirs = [number_owner(base, n.start) == "another" for n in found]
     return bool(found) and current_value(old) is None and all(theirs)
-
-
-def learners_count(old: str) -> bool:
-    """True when a number of ``old`` is the learner's by its subject ("I've read 212 pages"), or computed.
-
-    Not the size of a thing ("The book has 880 pages") nor another's ("fluent speakers know 20,000 words").
-    """
-    base = without_current(old)
-    mine = any(number_owner(base, n.start) == "learner" for n in numbers(base))
-    return current_value(old) is not None or mine
 
 
 _LABEL_BEFORE = re.compile(r"\b(?:chapter|unit|lesson|level|part|section|module|volume|grade)\s+$", re.I)

@@ -55,6 +55,11 @@ def stated_as_target(text: str, n: Number) -> bool:
     return bool(_TARGET.search(clause) or NOT_DONE.search(clause))
 
 
+def names_a_bound(text: str) -> bool:
+    """True when ``text`` names a target, a bound or a price ("knocks 800,000 off the fee", "the cap")."""
+    return bool(_TARGET.search(text))
+
+
 def stated_as_bound(text: str, n: Number) -> bool:
     """True when ``n`` is a target, a bound or a price ("the limit is 12,000"), not "I can play 9"."""
     return bool(_TARGET.search(clause_before(text, n.start)))

@@ -23,7 +23,6 @@ from agent.language.differences import (
     NEWER_MARGIN,
     anothers_count,
     counts_alike,
-    learners_count,
     only_bounds,
     resolve_change,
 )
@@ -112,10 +111,8 @@ def _changed_by_difference(
         elif loose and _loosely_changes(text, old, row["score"]):
             fits.append((dict(row), value))  # not for work done with no direction word ("Wrote 900 words")
     if not found and fits:
-        fits = [f for f in fits if learners_count(f[0]["text"] or "")] or fits
         # An increment told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last
-        # night") is far by meaning from the total it changes: the newest it fits, else the clearly closest;
-        # the learner's own count first ("I've read 212 pages", not "The book has 880 pages").
+        # night") is far by meaning from the total it changes: the newest it fits, else the clearly closest.
         return _loose_choice(fits)
     if len(found) < 2:
         return found[0] if found else None
