@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agent.language.about import clause_vectors, clauses, parts
+from agent.language.answer_kinds import NAME, PERSON, PLACE, holds_kind
 from agent.language.encoder import encode_kept
 from agent.language.numerals import CURRENCY, numbers
 from agent.language.same_thing import brings_another_value, values
@@ -40,6 +41,8 @@ ANSWER_MARGIN = 0.34
 best answer's answer it about as well (``answer_groups``). Leave-one-out over the scenario probes
 and ``question_pairs.json`` (``python -m bench.readnet_knobs``, a wrong grouping costing two
 misses; folds chose 0.34-0.36)."""
+NAMED_KINDS = frozenset({NAME, PERSON, PLACE})
+"""Kinds a question's words ask that any text holding them answers in kind (``answer_groups``)."""
 ANSWER_FLOOR = 0.10
 """… and at least this close to the question (folds chose 0.05-0.10)."""
 
@@ -52,6 +55,7 @@ def answer_groups(
     floor: float | None = None,
     vectors: np.ndarray | None = None,
     question: np.ndarray | None = None,
+    kind: str | None = None,
 ) -> list[list[int]]:
     """The facts that answer one question about equally well and state different values (indexes).
 
@@ -64,7 +68,10 @@ def answer_groups(
     (none when no other text qualifies). ``vectors``: the texts' MiniLM rows when the caller has
     them (the fact store's stored vectors), so the about-reader does not encode them again.
     ``question``: the question's L2-normalised MiniLM row, when the caller has it, so the about-reader
-    reads each statement by the clause that answers it (``answering_parts``).
+    reads each statement by the clause that answers it (``answering_parts``). ``kind``: the kind of
+    value the question's words ask (``answer_kinds.asked_kind``: a name, a person, a place); a text
+    that holds it answers in kind whatever else the best answer holds ("Ubuntu 22.04" beside the
+    laptop asked for is no number the new laptop must hold).
     """
     if len(texts) < 2:
         return []
@@ -77,7 +84,8 @@ def answer_groups(
     # the kind asked is read in the clause of the best answer that answers it ("renting a room in
     # Coimbra", not the "A2" of its language clause)
     answer = texts[best] if question is None else answering_clause(question, texts[best])[0]
-    kind = value_kinds(answer)
+    held = value_kinds(answer)
+    named = kind if kind in NAMED_KINDS else None
     units = unit_values(answer)
     near = [
         i
@@ -85,7 +93,7 @@ def answer_groups(
         if i != best
         and (asked[i] >= low or asked[i] >= floor and another_in_unit(texts[i], units))
         and brings_another_value(texts[i], texts[best])
-        and _answers_in_kind(kind, texts[i])
+        and (_answers_in_kind(held, texts[i]) or named is not None and holds_kind(named, texts[i]))
     ]
     if not near:
         return []
@@ -94,9 +102,9 @@ def answer_groups(
     # but the reader is sure one tells a job and the other a home, so neither is the other's
     # older version.
     chosen = [best, *near]
-    named = [texts[i] for i in chosen]
-    rows = encode_kept(named) if vectors is None else vectors[chosen]
-    told = parts(rows, named) if question is None else answering_parts(question, rows, named)
+    told_texts = [texts[i] for i in chosen]
+    rows = encode_kept(told_texts) if vectors is None else vectors[chosen]
+    told = parts(rows, told_texts) if question is None else answering_parts(question, rows, told_texts)
     apart = [bool(told[0] and t and not told[0] & t) for t in told[1:]]
     group = [best] + [i for i, away in zip(near, apart, strict=True) if not away]
     return [group] if len(group) > 1 else []

@@ -52,7 +52,9 @@ def newest_first(
     groups = disagreeing(texts, vectors)
     calling: list[int] = []
     if asked is not None and len(facts) > 1:
-        found = answer_groups(vectors @ asked, texts, vectors=vectors, question=asked)
+        found = answer_groups(
+            vectors @ asked, texts, vectors=vectors, question=asked, kind=asked_kind(question)
+        )
         told, calling = called_old(hits, facts, vectors, asked, question)
         groups = merged([*groups, *found, *told])
     out = list(hits)

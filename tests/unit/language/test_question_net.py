@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agent.language.answer_kinds import asked_kind
 from agent.language.encoder import encode
 from agent.language.question_net import answer_groups, value_kinds
 from agent.language.same_thing import states_another_value
@@ -136,3 +137,31 @@ def test_an_aside_a_minute_after_the_new_value_does_not_take_its_place() -> None
     ranked = newest_first(hits, vectors, asked / np.linalg.norm(asked))
     assert [h.id for h in ranked] == ["new", "aside", "old"]  # the aside first before the sitting rule
     assert "was_until" not in ranked[0].metadata and ranked[2].metadata["was_until"] == sitting[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "texts"),
+    [
+        (
+            "Which computer does the learner code on?",
+            [
+                "I code on an old Dell running Fedora 38, slow but fine.",
+                "Installing Xcode on the Mac mini my employer sent me took ages.",
+            ],
+        ),
+        (
+            "Which laptop does the learner write on?",
+            [
+                "I write on a hand-me-down Acer with Windows 10, it's loud.",
+                "Typing this from the Surface Laptop my aunt passed on to me.",
+            ],
+        ),
+    ],
+)
+def test_a_name_asked_is_answered_in_kind_by_any_name(question: str, texts: list[str]) -> None:
+    # the version number beside the old machine is no number the new machine must hold
+    rows, [asked] = encode(texts), encode([as_learner(question)])
+    assert not answer_groups(rows @ asked, texts, vectors=rows, question=asked)
+    assert answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=asked_kind(question)) == [
+        [0, 1]
+    ]
