@@ -145,7 +145,9 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         found = [n for i, n in enumerate(found) if i in close]
     found = [n for n in found if n not in totals]
     if len(found) > 1:
-        found = _stated_values(base, found)
+        running = [n for n in found if _RUNNING_AFTER.match(base[n.end :])]
+        # "31 problems so far, the last took 3 evenings": the running total
+        found = running if len(running) == 1 else _stated_values(base, found)
     if len(found) != 1:
         return None
     if change.done and now is None and stated_by(base, found[0]) != change.done and not _RUNNING.search(base):
@@ -184,6 +186,10 @@ of cloud credits": a grant held, not a change of something told before)."""
 _RUNNING = re.compile(r"\b(?:so\s+far|in\s+total|total|to\s+date|altogether|overall|till\s+now)\b", re.I)
 """A total marked as running ("63 km so far", "12.5 hours in total"): work done of its counted word adds
 to it, whatever the verb ("Walked 8.5 km" of "I've covered 63 km so far")."""
+_RUNNING_AFTER = re.compile(
+    r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:so\s+far|in\s+total|total|to\s+date|altogether|till\s+now)\b", re.I
+)
+"""Right after a number and its counted word: the running total of several numbers ("31 problems so far")."""
 _TARGET_NAMED = re.compile(r"\b(?:target|goal|aim|limit|cap|quota)s?\b", re.I)
 """A change of a target names it ("bump the weekly listening goal up by 30 minutes")."""
 

@@ -97,7 +97,7 @@ _FACTORS = (
     (re.compile(r"\b(?:halved|halves|in\s+half|by\s+half|by\s+50\s*%|half\s+what\s+it\s+was)\b", re.I), 0.5),
 )
 _STILL_TO_GO = re.compile(
-    r"^[^.;!?]*?\b(?:than|to\s+go|remaining|until|before\s+i|pending|awaiting"
+    r"^[^.;!?,]*?\b(?:than|to\s+go|remaining|until|before\s+i|pending|awaiting"
     r"|still\s+(?:under|in|pending|waiting|open|to\s+\w+))\b",
     re.I,
 )
@@ -149,8 +149,11 @@ def _direction(text: str, n: Number) -> float | None:
         return -1.0  # "lost another 50": the verb, not "another", says which way
     if _WITHDRAWN_BEFORE.search(before):
         return -1.0
-    if _SPENT_BEFORE.search(before) and _FROM_A_FUND.search(after) and unit_of(text, n) in CURRENCY.values():
-        return -1.0  # "spent €350 of it": money taken from the fund; "spent $30 on a pizza" is no change
+    spent = _SPENT_BEFORE.search(before)
+    if spent and unit_of(text, n) in CURRENCY.values():
+        # "spent €350 of it": money taken from the fund; "spent another $45 on storage" tallies spending
+        # from one (never an amount added); "spent $30 on a pizza" is no change
+        return -1.0 if _FROM_A_FUND.search(after) or re.search(r"\banother\b", spent.group(), re.I) else None
     money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before)
     if money_in and unit_of(text, n) in CURRENCY.values():
         return 1.0  # "my parents chipped in €1,000", "€200 came in from tutoring"

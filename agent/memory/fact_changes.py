@@ -57,7 +57,7 @@ def changed_fact(
     if change is not None:
         low = DATE_CHANGE_MIN if change.time is not None else DONE_MIN if change.done else CHANGE_MIN
         new_at = datetime.fromisoformat(p["valid_from"])
-        return _changed_by_difference(p["text"], rows, new_at, low, loose=not change.done, mine=change.mine)
+        return _changed_by_difference(p["text"], rows, new_at, low, mine=change.mine)
     chosen = retire_choice(p["text"], [r["text"] or "" for r in rows], [r["score"] for r in rows])
     if chosen is None:
         # "Correction: … I'm at 52 hours total" after "(now 46.5)": the learner's own total outranks KAG's
@@ -78,7 +78,6 @@ def _changed_by_difference(
     new_at: datetime,
     low: float,
     *,
-    loose: bool = True,
     mine: bool = False,
 ) -> tuple[dict[str, Any], str] | None:
     """The fact a difference changes and its new value: the closest it resolves against at ``low`` or more.
@@ -108,8 +107,8 @@ def _changed_by_difference(
             continue  # "nine of them were mine" adds to the learner's count, never to a friend's
         if row["score"] >= low:
             found.append((dict(row), value))
-        elif loose and _loosely_changes(text, old, row["score"]):
-            fits.append((dict(row), value))  # not for work done with no direction word ("Wrote 900 words")
+        elif _loosely_changes(text, old, row["score"]):
+            fits.append((dict(row), value))  # work done too: resolved on its word and verb, or a total so far
     if not found and fits:
         # An increment told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last
         # night") is far by meaning from the total it changes: the newest it fits, else the clearly closest.

@@ -338,3 +338,25 @@ def test_work_done_adds_to_a_total_marked_as_running_whatever_its_verb() -> None
         )
         is None
     )
+
+
+def test_the_running_total_among_several_numbers_takes_the_change() -> None:
+    """A count marked "so far" is which of several numbers a bare increment continues."""
+    old_at = datetime(2026, 4, 1, tzinfo=UTC)
+    new_at = datetime(2026, 4, 9, tzinfo=UTC)
+    old = "I've cleared 64 katas so far, the hardest took 2 weekends"
+    assert resolve_change("Cleared 6 more on the plane.", old, old_at=old_at, new_at=new_at) == "70"
+
+
+def test_a_tally_of_money_spent_from_a_pot_takes_it_away() -> None:
+    """Spending "another" amount tallies spending from a pot, never money added; a purchase alone is none."""
+    from agent.language.quantities import amount_change
+
+    assert amount_change("Spent another $28 on API calls.").delta == -28
+    assert amount_change("I spent $14 on a sandwich.") is None
+
+
+def test_an_amount_still_to_go_is_read_within_its_clause() -> None:
+    """An "until" in a later clause leaves the amount done ("9 more tonight, at the gym until it closed")."""
+    assert shift("Did 9 more tonight, at the gym until it closed").amount == 9
+    assert shift("9 more sessions until the exam") is None
