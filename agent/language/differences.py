@@ -103,7 +103,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     base = without_current(old)
     if current_value(old) is None and shift(base) is not None and not _A_TOTAL.search(base):
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
-    found = numbers(base)
+    found = [n for n in numbers(base) if not _a_span(base, n)]  # "burned a third of it in two days"
     if len(found) > 1:
         found = [n for n in found if not _a_label(base, n)] or found  # "chapter four is at 5,100 words"
     if len(found) > 1 and not change_is_anothers(new):
@@ -217,8 +217,9 @@ def counts_alike(new: str, old: str) -> bool:
         return change is not None
     if change.unit == "percent" and not _PART_OF.search(new):
         return True  # "15% more", "up 10 percent": a part of whatever the old value counts (``_relative``)
-    base = without_current(old)
-    units = [unit_of(base, n) for n in numbers(base)]
+    base, now = without_current(old), current_value(old) or ""
+    units = [unit_of(base, n) for n in numbers(base) if not _a_span(base, n)]  # "over 3 weeks" counts nothing
+    units += [unit_of(now, n) for n in numbers(now)]  # "(now $480)": dollars
     return not all(units) or any(same_head(u, change.unit) for u in units if u)
 
 
@@ -245,6 +246,16 @@ def anothers_count(old: str) -> bool:
 
 _LABEL_BEFORE = re.compile(r"\b(?:chapter|unit|lesson|level|part|section|module|volume|grade)\s+$", re.I)
 """A number that names, not counts: "chapter four", "unit 3", "level 2" (its noun before it)."""
+
+
+_SPAN = re.compile(r"\b(?:in|within|over|after)\s+(?:the\s+(?:last|past)\s+)?$", re.I)
+_SPAN_UNIT = re.compile(r"^(?:days?|weeks?|fortnights?|months?|years?)\b", re.I)
+
+
+def _a_span(text: str, n: Number) -> bool:
+    """True when the number ``n`` tells when or how fast ("in two days", "over 3 weeks"), not a count."""
+    unit = unit_of(text, n)
+    return bool(unit and _SPAN_UNIT.match(unit) and _SPAN.search(text[: n.start]))
 
 
 def _a_label(text: str, n: Number) -> bool:
@@ -299,7 +310,9 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
     value, like = amount
     if change.factor is not None:
         return number_text(_scaled(value, change.factor, like), like)
-    return number_text(value + (change.amount or 0.0), like)
+    total = value + (change.amount or 0.0)
+    # a count or an amount held goes no lower than zero: "spent another $35" is no change of "costs $12"
+    return None if total < 0 <= value else number_text(total, like)
 
 
 def _scaled(value: float, factor: float, like: str) -> float:

@@ -360,3 +360,17 @@ def test_an_amount_still_to_go_is_read_within_its_clause() -> None:
     """An "until" in a later clause leaves the amount done ("9 more tonight, at the gym until it closed")."""
     assert shift("Did 9 more tonight, at the gym until it closed").amount == 9
     assert shift("9 more sessions until the exam") is None
+
+
+def test_a_span_is_no_count_and_a_held_amount_stays_above_zero() -> None:
+    """A span tells when: a later amount applies to the computed value; nothing held goes below zero."""
+    old_at = datetime(2026, 5, 1, tzinfo=UTC)
+    new_at = datetime(2026, 5, 20, tzinfo=UTC)
+    old = "A stuck job ate a tenth of my compute credits over 2 weeks (now $630)"
+    assert resolve_change("Spent another $44 on a bigger VM.", old, old_at=old_at, new_at=new_at) == "$586"
+    assert (
+        resolve_change(
+            "Spent another $44 on a bigger VM.", "The VPN costs $9 a month.", old_at=old_at, new_at=new_at
+        )
+        is None
+    )
