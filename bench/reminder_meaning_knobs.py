@@ -8,9 +8,11 @@ sets' scenarios (each scored with the knobs that make the fewest errors on all t
 a missed fire, a false fire, a second fire), replayed through the language layer as
 ``bench.reminder_knobs`` does (the sense knobs stay as they are). Then reported on every set.
 
-    .venv/bin/python -m bench.reminder_meaning_knobs bench/cognitive/sets/reminders_*.json \
-        bench/cognitive/sets/heldout*.json bench/cognitive/sets/language_*.json \
-        ../shared/bench/cognitive_dev.json
+    S=bench/cognitive/sets
+    .venv/bin/python -m bench.reminder_meaning_knobs $(ls $S/reminders_*.json $S/heldout*.json \
+        $S/language_*.json | grep -v other_words_frozen) ../shared/bench/cognitive_dev.json
+
+``reminders_other_words_frozen.json`` was written after the knobs were frozen and is only reported.
 """
 
 from __future__ import annotations

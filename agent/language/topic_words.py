@@ -56,10 +56,10 @@ def _dictionary_forms(lowered: str) -> frozenset[str]:
     if lowered.endswith("ing") and lowered in lemmas:
         stem = lowered[:-3]
         doubled = stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else ""
-        for verb in (doubled, stem, stem + "e"):
-            if len(verb) >= 3 + (verb != doubled) and is_known(verb, lang="en"):
-                lemmas.add(verb)
-                break
+        # every known verb it may come from: "writing" is "write" as much as "writ"
+        lemmas.update(
+            v for v in (doubled, stem, stem + "e") if len(v) >= 3 + (v != doubled) and is_known(v, lang="en")
+        )
     elif lowered.endswith("s") and not lowered.endswith("ss") and not is_known(lowered, lang="en"):
         # the dictionary lacks most programming words ("dataframes", "coroutines", "subqueries"):
         # their plural is read by its regular ending

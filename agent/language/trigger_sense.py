@@ -261,19 +261,24 @@ def _names_by_meaning(message: str, keyword: str, topic: list[str]) -> bool:
     must turn to that word (``reminder_turns.turns_to``), so a passing mention stays silent as it
     does for the topic's own words. Only read when the turn holds none of the topic's own words:
     those are read in their sense above ("the resistance from my parents" is no lesson on
-    "electrical resistance", however near the phrase).
+    "electrical resistance", however near the phrase). A phrase that holds a word of the
+    trigger's context is near it by that word ("SQL query" / "joins in SQL") and is not read;
+    initials that modify a name name that thing ("VS Code" is no "vector spaces").
     """
     own = frozenset().union(*(word_lemmas(w) for w in topic))
-    if any(own & word_lemmas(w) for w in re.findall(r"[^\W_]+", message)):
+    words = re.findall(r"[^\W_]+", message)
+    if any(own & word_lemmas(w) for w in words):
         return False
+    context = frozenset().union(
+        *(word_lemmas(w) for w in re.findall(r"[^\W_]+", keyword) if w.lower() not in FUNCTION_WORDS)
+    )
     for sentence in _SENTENCE_END.split(message.strip()):
         doc = parse(sentence)
-        forms = [
-            t.text for t in doc if is_initialism(t.text, keyword) or any(is_cognate(t.text, w) for w in topic)
-        ]
+        forms = [t.text for t in doc if any(is_cognate(t.text, w) for w in topic)]
+        forms += [t.text for t in doc if t.dep_ != "compound" and is_initialism(t.text, keyword)]
         if any(turns_to(sentence, [w]) for w in forms):
             return True
-        phrases = _phrases(doc)
+        phrases = [(p, w) for p, w in _phrases(doc) if not any(context & word_lemmas(x) for x in p.split())]
         near = encode_kept([p for p, _ in phrases]) @ encode_kept([keyword])[0] if phrases else []
         for (_, word), cosine in zip(phrases, near, strict=True):
             if cosine >= MEANING_THRESHOLD and turns_to(sentence, [word]):

@@ -13,7 +13,7 @@ import pytest
 
 from agent.language.reminder_turns import said_for_later
 from agent.language.reminders import parse_reminder
-from agent.language.topic_words import is_cognate, is_initialism, trigram_dice
+from agent.language.topic_words import is_cognate, is_initialism, trigram_dice, word_lemmas
 from agent.language.trigger_sense import names_trigger
 
 NOW = datetime(2026, 7, 6, 18, 0, tzinfo=UTC)
@@ -83,6 +83,8 @@ def test_other_words_fire(message: str, keyword: str) -> None:
         ("Can we practise the hiragana for ka ki ku ke ko?", "katakana"),
         ("My uncle lost money trading derivatives.", "antiderivatives"),
         ("My friend's thesis defence was brilliant.", "dissertation"),  # another's thing
+        ("I edit everything in VS Code.", "vector spaces"),  # initials that modify a name
+        ("Is my SQL query right? SELECT id FROM orders;", "joins in SQL"),  # near by the context word
     ],
 )
 def test_other_words_stay_silent(message: str, keyword: str) -> None:
@@ -110,3 +112,9 @@ def test_requests_keep_their_topic(text: str, keywords: list[str]) -> None:
     found = parse_reminder(text, now=NOW)
     assert found is not None
     assert found["keywords"] == keywords
+
+
+def test_an_ing_word_meets_every_verb_it_may_come_from() -> None:
+    # "writing" lists "writ" and "write"; read as "writ" alone, "How do I write …" never named it
+    assert "write" in word_lemmas("writing")
+    assert word_lemmas("coding") & word_lemmas("code")
