@@ -22,7 +22,7 @@ from agent.language.own_values import has_a_value
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-OBJECTS = frozenset({"dobj", "dative", "iobj", "attr", "oprd"})
+_OBJECTS = frozenset({"dobj", "dative", "iobj", "attr", "oprd"})
 _FORMER = frozenset({"old", "former", "previous", "ex"})
 """Adjectives that put a thing of the learner's in the past: "took my old seat" is the taker's now."""
 _DEFINITE = frozenset({"the", "this", "that", "these", "those"})
@@ -55,13 +55,13 @@ def about_learner(verb: Token, *, known: bool = True, deeds: bool = False) -> bo
             if any(_learners_now(t) for t in _without_asides(child)):
                 return True  # "wants me certified", "told me to rest", "said my word order is off"
             continue
-        if child.dep_ not in OBJECTS and child.dep_ != "prep":
+        if child.dep_ not in _OBJECTS and child.dep_ != "prep":
             continue
         for token in _phrase(child):
             if _learners_now(token):
                 return True  # "told me", "for us", "our lesson"
             # a copula's attribute describes the subject, it is not acted on ("is a doctor at the Charité")
-            acted_on = known and child.dep_ in OBJECTS and child.dep_ != "attr"
+            acted_on = known and child.dep_ in _OBJECTS and child.dep_ != "attr"
             if acted_on and _known_thing(token, verb, child, deeds=deeds):
                 return True  # a thing already known: "the literature review by June", "it"
     return False

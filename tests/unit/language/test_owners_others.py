@@ -21,11 +21,19 @@ from agent.language.whose_value import not_current, other_group
 from agent.models.offline_policy import plan_actions
 
 SET = Path(__file__).resolve().parents[3] / "bench" / "cognitive" / "sets" / "owners_others.json"
+FROZEN = SET.with_name("owners_others_frozen.json")
+"""Written after the method was frozen, scored once (read side only)."""
 AVAILABLE = {"remember_fact", "search_facts", "set_reminder", "core_memory_append", "core_memory_replace"}
 OPEN_READS = {
     # a class of people the group classifier does not read as a group, a shift as a thing of its own
     "The evening class got moved to Thursdays.",
     "The night shift was extended to 10 hours.",
+}
+OPEN_FROZEN = {
+    # the parser hangs "to 5K plan" on the verb as a goal with a value (a name read as a phrase)
+    "My fiancée completed the full Couch to 5K plan yesterday.",
+    # the learner's "still at zero" beside another's saving: the reported clause decides
+    "my brother keeps bragging he's saved 4,000 already while I'm still at zero",
 }
 OPEN_WRITES = {
     # read as another's, but the write keeps the learner's clause with no value and the other's beside it
@@ -35,8 +43,8 @@ OPEN_WRITES = {
 }
 
 
-def _items() -> list[tuple[str, dict[str, Any]]]:
-    data = json.loads(SET.read_text(encoding="utf-8"))
+def _items(path: Path = SET) -> list[tuple[str, dict[str, Any]]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
     return [(kind, item) for kind, items in data.items() if isinstance(items, list) for item in items]
 
 
@@ -45,7 +53,10 @@ def _case(kind: str, item: dict[str, Any], open_: set[str]) -> Any:
     return pytest.param(item, marks=marks, id=f"{kind}:{item['text'][:40]}")
 
 
-@pytest.mark.parametrize("item", [_case(k, i, OPEN_READS) for k, i in _items()])
+@pytest.mark.parametrize(
+    "item",
+    [_case(k, i, OPEN_READS) for k, i in _items()] + [_case(k, i, OPEN_FROZEN) for k, i in _items(FROZEN)],
+)
 def test_the_read_side_puts_anothers_value_aside(item: dict[str, Any]) -> None:
     text = item["text"]
     aside = not_current(text) or bool(item.get("ours") and other_group(text, item["ours"]))
@@ -54,7 +65,8 @@ def test_the_read_side_puts_anothers_value_aside(item: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("item", [_case(k, i, OPEN_WRITES) for k, i in _items() if "value" in i])
 def test_the_write_side_stores_only_the_learners_value(item: dict[str, Any]) -> None:
-    stored = [a["content"] for name, a in plan_actions(item["text"], AVAILABLE, {}) if name == "remember_fact"]
+    actions = plan_actions(item["text"], AVAILABLE, {})
+    stored = [args["content"] for name, args in actions if name == "remember_fact"]
     held = any(item["value"].lower() in fact.lower() for fact in stored)
     assert held == (item["owner"] == "learner"), stored
 
