@@ -32,6 +32,7 @@ import numpy as np
 from agent.language.about import clause_vectors, clauses, parts
 from agent.language.answer_kinds import NAME, PERSON, PLACE, holds_kind
 from agent.language.encoder import encode_kept
+from agent.language.grammar import parse
 from agent.language.numerals import CURRENCY, numbers
 from agent.language.same_thing import brings_another_value, values
 from agent.language.shifts import shift, value_kind
@@ -56,6 +57,7 @@ def answer_groups(
     vectors: np.ndarray | None = None,
     question: np.ndarray | None = None,
     kind: str | None = None,
+    focus: frozenset[str] = frozenset(),
 ) -> list[list[int]]:
     """The facts that answer one question about equally well and state different values (indexes).
 
@@ -91,7 +93,16 @@ def answer_groups(
         i
         for i in range(len(texts))
         if i != best
-        and (asked[i] >= low or asked[i] >= floor and another_in_unit(texts[i], units))
+        and (
+            asked[i] >= low
+            or asked[i] >= floor
+            and (
+                another_in_unit(texts[i], units)
+                or kind is not None
+                and names_the_thing(texts[i], texts[best], focus)
+                and holds_kind(kind, texts[i])
+            )
+        )
         and brings_another_value(texts[i], texts[best])
         and (_answers_in_kind(held, texts[i]) or named is not None and holds_kind(named, texts[i]))
     ]
@@ -115,6 +126,17 @@ _UNIT_VALUE = re.compile(
 )
 """A value written with its unit: a currency symbol ("€550") or a prefix of one to three letters
 ("R4800", "B2", "N3", "S23") right before its digits."""
+
+
+def names_the_thing(text: str, best: str, focus: frozenset[str]) -> bool:
+    """``text`` and the best answer both name a thing the question asks about (a noun lemma of ``focus``)."""
+    shared = nouns(text) & focus
+    return bool(shared & nouns(best))
+
+
+def nouns(text: str) -> frozenset[str]:
+    """The lemmas of the common nouns of ``text``."""
+    return frozenset(t.lemma_.lower() for t in parse(text) if t.pos_ == "NOUN")
 
 
 def unit_values(text: str) -> dict[str, frozenset[str]]:

@@ -18,7 +18,7 @@ from agent.language.about import clauses
 from agent.language.answer_kinds import asked_kind, calls_old, holds_kind
 from agent.language.grammar import parse
 from agent.language.people import person
-from agent.language.question_net import answer_groups, answering_clause
+from agent.language.question_net import answer_groups, answering_clause, nouns
 from agent.language.same_thing import (
     brings_another_value,
     disagreeing,
@@ -53,7 +53,12 @@ def newest_first(
     calling: list[int] = []
     if asked is not None and len(facts) > 1:
         found = answer_groups(
-            vectors @ asked, texts, vectors=vectors, question=asked, kind=asked_kind(question)
+            vectors @ asked,
+            texts,
+            vectors=vectors,
+            question=asked,
+            kind=asked_kind(question),
+            focus=nouns(question),
         )
         told, calling = called_old(hits, facts, vectors, asked, question)
         groups = merged([*groups, *found, *told])

@@ -7,7 +7,7 @@ import pytest
 
 from agent.language.answer_kinds import asked_kind
 from agent.language.encoder import encode
-from agent.language.question_net import answer_groups, value_kinds
+from agent.language.question_net import answer_groups, nouns, value_kinds
 from agent.language.same_thing import states_another_value
 from agent.language.versions import as_learner
 from agent.memory.fact_order import newest_first
@@ -165,3 +165,33 @@ def test_a_name_asked_is_answered_in_kind_by_any_name(question: str, texts: list
     assert answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=asked_kind(question)) == [
         [0, 1]
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "texts"),
+    [
+        (
+            "When is the learner's portfolio review?",
+            [
+                "My portfolio review is on 3 June.",
+                "The basement studios flooded and the insurance people were useless, so the school put the "
+                "review on 17 June, which at least gives me time for the ceramics.",
+            ],
+        ),
+        (
+            "When is the learner's viva?",
+            [
+                "My viva is on 12 March.",
+                "Long day at the lab, the centrifuge broke twice and admin emailed that the viva happens on "
+                "26 March now, the external is ill.",
+            ],
+        ),
+    ],
+)
+def test_a_long_statement_naming_the_thing_asked_is_its_version(question: str, texts: list[str]) -> None:
+    # its asides pull its vector far from the question; it names the thing and holds the kind asked
+    rows, [asked] = encode(texts), encode([as_learner(question)])
+    kind = asked_kind(question)
+    assert not answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=kind)
+    found = answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=kind, focus=nouns(question))
+    assert found == [[0, 1]]
