@@ -6,13 +6,7 @@ documented policy, applied sentence by sentence to the latest learner message (s
 the language layer, ``agent.language.sentences``: "functools.wraps" stays in its sentence).
 
 **Cognitive rules first** (``agent.models.offline_cognition``, rules C1–C6, when the
-cognitive tools are bound): fired reminders in WORKING MEMORY are resolved and
-mentioned; procedures are saved and recalled; "remind me to…" sets a reminder;
-first-person questions about the learner's current state search facts; statements
-about the learner are remembered as facts, and only identity (name, job, study, level)
-and goals are also pinned in core memory, where a new statement replaces the line in
-the same fact slot ("My new goal is…" replaces the old goal). Without those tools, the
-rules below apply unchanged; with them, rules 1–2 only cover what C6 leaves.
+cognitive tools are bound); rules 1–2 below only cover what C6 leaves.
 
 1. **Goals and plans go to ``current_goals``** (``_GOAL``: "I want to…", "my next step…",
    "by Friday"). Goals are checked before facts, so "I am planning to…" is a goal.
@@ -31,25 +25,14 @@ rules below apply unchanged; with them, rules 1–2 only cover what C6 leaves.
    ``conversation_search`` when about what was *said* (``_SAID``), with the question's content
    words (``search_query``). When an archival search yields no learner statement on the
    query, the policy tries ``conversation_search`` once.
-6. **Answers quote the best-matching learner statement** of the search results
-   (``agent.models.offline_reading.best_statement``: learner lines only, never
-   questions, tool calls or the policy's own replies), with the day it was said
-   (``You said on 12 May: "…"``). No candidate on the query → the answer says nothing matched.
+6. **Answers quote the best-matching learner statement** of the search results, with the day
+   it was said (``agent.models.offline_reading.best_statement``).
 7. **A request to explain a concept is answered from the learner's own notes**
-   ("Can you explain what a window function is?", ``agent.models.offline_tutor``):
-   ``note_search(query=concept)``, then the learner's note on it (definition, example,
-   related notes), or, with none, the closest note.
-8. Planned calls run one per step, in order. When all have returned, the model
-   answers in a learner's words (``agent.models.offline_replies``: "Got it: you work as a
-   data analyst.", "From your profile: …"). Anything else gets a short, honest reply of
-   what the offline tutor can do. Every call already made in the turn (matched by name and
-   arguments) counts as done, so a plan that changes after a core memory write never
-   repeats a call.
-
-Core memory keeps facts about the learner, one per line, not what they said word for
-word (``agent.models.offline_core``): "Hi, my name is Ana and I work as …" pins "My name is
-Ana." and "I work as …"; a clause holding a goal goes to ``current_goals``, so "My name is
-Bob and my goal is …" feeds both sections.
+   (``agent.models.offline_tutor``).
+8. Planned calls run one per step, in order; then the model answers in a learner's words
+   (``agent.models.offline_replies``). Every call already made in the turn (matched by name
+   and arguments) counts as done, so a plan that changes after a core memory write never
+   repeats a call. Core memory lines are facts, not quotes (``agent.models.offline_core``).
 
 Every message carries ``response_metadata["is_llm"] = False`` and starts with
 ``OFFLINE_BANNER`` so no one mistakes it for a language model. Its final replies
