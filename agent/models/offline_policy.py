@@ -71,7 +71,6 @@ from agent.models.offline_cognition import (
 )
 from agent.models.offline_core import pinned_actions, section_lines
 from agent.models.offline_fact_questions import fact_fallback, overrides_core
-from agent.models.offline_reading import LEARNER_ROLES as LEARNER_ROLES
 from agent.models.offline_reading import (
     OFFLINE_BANNER,
     best_statement,
@@ -79,8 +78,6 @@ from agent.models.offline_reading import (
     read_core_memory,
     result_data,
 )
-from agent.models.offline_reading import learner_statements as learner_statements
-from agent.models.offline_replies import NOTHING_TO_DO as NOTHING_TO_DO
 from agent.models.offline_replies import compose_reply, core_answer
 from agent.models.offline_tutor import explain_query
 from agent.text import QUERY_STOP_WORDS

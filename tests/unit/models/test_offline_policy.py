@@ -10,11 +10,11 @@ from agent.models.offline_policy import (
     answer_from_core,
     best_statement,
     is_policy_reply,
-    learner_statements,
     plan_actions,
     read_core_memory,
     search_query,
 )
+from agent.models.offline_reading import learner_statements
 
 ALL = {
     "core_memory_append",

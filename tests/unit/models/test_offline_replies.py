@@ -14,8 +14,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 from agent.heartbeat.working_memory import compile_prompt
 from agent.models.offline_core import core_entries, without_opener
-from agent.models.offline_policy import NOTHING_TO_DO, OFFLINE_BANNER, OfflinePolicyModel, plan_actions
-from agent.models.offline_replies import NOTED, compose_reply, day_words, second_person
+from agent.models.offline_policy import OFFLINE_BANNER, OfflinePolicyModel, plan_actions
+from agent.models.offline_replies import NOTED, NOTHING_TO_DO, compose_reply, day_words, second_person
 from agent.models.offline_tutor import explain_query, is_on, note_answer
 
 pytestmark = pytest.mark.unit
