@@ -36,7 +36,7 @@ import numpy as np
 from agent.language.current_values import is_person
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import entities, holds_text, parse
-from agent.language.numerals import numbers
+from agent.language.numerals import current_value, numbers
 from agent.language.same_thing import values
 
 if TYPE_CHECKING:
@@ -218,17 +218,20 @@ def answer_order(
     margin = MARGIN if margin is None else margin
     low = max(FLOOR if floor is None else floor, float(sims[0]) - margin)
 
-    def key(i: int) -> tuple[bool, bool]:
-        return holds_kind(kind, texts[i]), not learners_name(texts[i])
+    def key(i: int) -> tuple[bool, bool, bool]:
+        total = kind == NUMBER and current_value(texts[i]) is not None
+        return holds_kind(kind, texts[i]), total, not learners_name(texts[i])
 
     # a top fact without the kind asked is no answer at all ("How many pages …?": a friend's deed, an
     # aside), so a current fact of any time that holds it may pass it; one that holds the kind yields
-    # only to a fact of its own time (the net already put the newest version first)
+    # only to a fact of its own time (the net already put the newest version first), or, asked a
+    # number, to a later running total KAG computed ("… (now 38)" after "CS 1st year, I use <site>")
     lacks = not key(0)[0]
     peers = [
         i
         for i in range(len(texts))
-        if (lacks or when[i] == when[0]) and (i == 0 or movable[i] and sims[i] >= low)
+        if (lacks or when[i] == when[0] or when[i] > when[0] and key(i)[1] and not key(0)[1])
+        and (i == 0 or movable[i] and sims[i] >= low)
     ]
 
     best = max(peers, key=lambda i: (key(i), -i))

@@ -54,6 +54,14 @@ RETURN f.id AS id, f.embedding AS embedding
 """
 """The stored vectors of the learner's facts ``$ids`` embedded with ``$model`` (the read-time net
 compares them, ``agent.memory.fact_order.newest_first``)."""
+FACT_CHAIN_VECTORS = """
+UNWIND $ids AS fid
+MATCH (f:Fact {id: fid})-[:SUPERSEDES*1..12]->(o:Fact)
+WHERE f.learner_id = $learner_id AND o.learner_id = $learner_id AND o.embedding_model = $model
+RETURN fid AS id, collect(o.embedding) AS embeddings
+"""
+"""The stored vectors of the versions each of the learner's facts ``$ids`` closed, its chain of
+updates back to the first (``agent.memory.fact_reads``: an update answers what its first version did)."""
 FACT_CREATE = """
 MATCH (l:Learner {id: $learner_id})
 MERGE (f:Memory {id: $id})

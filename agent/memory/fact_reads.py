@@ -86,18 +86,34 @@ def answer_first(question: str, hits: list[SearchHit], sims: dict[str, float]) -
 
 
 def net_then_answer(
-    hits: list[SearchHit], vectors: np.ndarray, query: np.ndarray | None, question: str
+    hits: list[SearchHit],
+    vectors: np.ndarray,
+    query: np.ndarray | None,
+    question: str,
+    chains: dict[str, np.ndarray] | None = None,
 ) -> list[SearchHit]:
     """The read-time net, then the answer's kind first: both CPU-bound, so one worker thread for both.
 
-    ``vectors`` are the current facts' unit vectors in ``current_fact_places`` order.
+    ``vectors`` are the current facts' unit vectors in ``current_fact_places`` order; ``chains``
+    the unit vectors of the versions each update closed. An update answers what its first version
+    did ("knocked out 4 more (now 35)" shares no word with "How many <site> problems …?" while "31
+    problems so far" did): it is as close to the question as the closest version of its chain.
     """
     ordered = newest_first(hits, vectors, query, question)
     if query is None or not question:
         return ordered
     ids = [hits[i].id for i in current_fact_places(hits)]
     sims = dict(zip(ids, (vectors @ query).tolist(), strict=True))
+    for fact_id, chain in (chains or {}).items():
+        if fact_id in sims and len(chain):
+            sims[fact_id] = max(sims[fact_id], float(np.max(chain @ query)))
     return answer_first(question, learners_ahead(ordered, sims, question, FLOOR), sims)
+
+
+def _unit_rows(rows: list[list[float]]) -> np.ndarray:
+    """``rows`` as L2-normalised float32 rows."""
+    out = np.asarray(rows, dtype="float32").reshape(len(rows), -1)
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
 
 class FactReads(Neo4jStore):
@@ -238,6 +254,14 @@ class FactReads(Neo4jStore):
             return await fetch(tx, q.FACT_VECTORS, ids=ids, learner_id=learner_id, model=model)
 
         stored = {r["id"]: r["embedding"] for r in await self.read(work)}
+        updates = [hits[i].id for i in places if hits[i].metadata.get("superseded")]
+
+        async def chain_work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
+            return await fetch(tx, q.FACT_CHAIN_VECTORS, ids=updates, learner_id=learner_id, model=model)
+
+        chains = (
+            {r["id"]: _unit_rows(r["embeddings"]) for r in await self.read(chain_work)} if updates else {}
+        )
         missing = [hits[i].text for i in places if stored.get(hits[i].id) is None]  # none: written here
         fresh = iter(await self.embed_documents(missing) if missing else [])
         vectors = np.asarray([stored.get(i) or next(fresh) for i in ids], dtype="float32")
@@ -246,7 +270,7 @@ class FactReads(Neo4jStore):
         if asked is not None:
             query = np.asarray(asked, dtype="float32")
             query /= max(float(np.linalg.norm(query)), 1e-9)
-        return await asyncio.to_thread(net_then_answer, hits, vectors, query, question)
+        return await asyncio.to_thread(net_then_answer, hits, vectors, query, question, chains)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
         """Store the read boost of the facts a search returned."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent.language.answer_kinds import (
     FLOOR,
     NAME,
@@ -16,7 +18,7 @@ from agent.language.encoder import encode
 from agent.language.same_thing import brings_another_value, values
 from agent.language.versions import as_learner
 from agent.memory.fact_order import learners_ahead
-from agent.memory.fact_reads import answer_first, near_ties_newest_first
+from agent.memory.fact_reads import answer_first, near_ties_newest_first, net_then_answer
 from agent.search.results import Fused
 from tests.unit.language.open_facts import open_fact
 
@@ -133,3 +135,31 @@ def test_the_learners_own_fact_passes_another_persons_value() -> None:
     ]
     assert _ahead_first("When is the learner's draft due?", drafts) == drafts[1]
     assert _ahead_first("When is Oona's draft due?", drafts) == drafts[0]
+
+
+def test_a_later_running_total_passes_an_earlier_fact_with_an_incidental_number() -> None:
+    # "19" (her age) holds a number, but the running total KAG computed is what "How many …?" asks
+    texts = [
+        "Priya here, 19, maths at Leeds, I grind Codewars katas.",
+        "Cleared 6 more katas today. (now 41)",
+    ]
+    assert _first("How many Codewars katas has the learner cleared?", texts, [T1, T2]) == texts[1]
+    # a later plain count with no computed total does not pass it: ordering versions is the net's work
+    plain = ["Priya here, 19, maths at Leeds, I grind Codewars katas.", "Katas are fun, did 6 today."]
+    assert _first("How many Codewars katas has the learner cleared?", plain, [T1, T2]) == plain[0]
+
+
+def test_an_update_is_as_close_to_the_question_as_the_version_it_closed() -> None:
+    # "(now 38)" shares no word with the question; the version it closed ("31 problems so far") did
+    question = "How many Rosalind problems has the learner solved?"
+    texts = [
+        "Dmitri here, 1st year, I solve Rosalind problems to practise Python.",
+        "Ugh, legs dead after the gym, but 3 more done tonight (now 38)",
+    ]
+    hits = [open_fact("intro", texts[0], T1), open_fact("update", texts[1], T2)]
+    hits[1] = replace(hits[1], metadata={**hits[1].metadata, "superseded": ["first"]})
+    vectors = encode(texts)
+    [asked] = encode([as_learner(question)])
+    assert net_then_answer(hits, vectors, asked, question)[0].id == "intro"
+    chains = {"update": encode(["I've solved 31 Rosalind problems so far."])}
+    assert net_then_answer(hits, vectors, asked, question, chains)[0].id == "update"
