@@ -8,6 +8,7 @@ as how many senses a topic word may have. Both libraries ship their data; nothin
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
@@ -78,8 +79,13 @@ leave-one-out with ``COGNATE_DICE``."""
 
 
 def _trigrams(word: str) -> frozenset[str]:
-    """Letter trigrams of ``word`` with its start marked ("mol" -> "^mo", "mol")."""
-    padded = "^" + word.lower()
+    """Letter trigrams of ``word`` with its start marked ("mol" -> "^mo", "mol"), accents folded.
+
+    The term in the language learnt often differs from the English one by its accents only
+    ("pretérito", "théorème"): a letter and its accented form are one letter here.
+    """
+    folded = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    padded = "^" + folded.lower()
     return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
 
 

@@ -118,3 +118,10 @@ def test_an_ing_word_meets_every_verb_it_may_come_from() -> None:
     # "writing" lists "writ" and "write"; read as "writ" alone, "How do I write …" never named it
     assert "write" in word_lemmas("writing")
     assert word_lemmas("coding") & word_lemmas("code")
+
+
+def test_a_term_differing_by_its_accents_is_the_topic_word() -> None:
+    # the learnt language's spelling: an accented letter is the plain one
+    assert is_cognate("théorème", "theorem")
+    assert is_cognate("función", "function")
+    assert not is_cognate("fonction", "fiction")  # letters shared by chance are still no cognate
