@@ -38,8 +38,12 @@ def _word_key(word: str) -> str:
     return word.lower().removesuffix("'s").removesuffix("s")
 
 
-def names_another_thing(new: str, old: str) -> bool:
+def names_another_thing(new: str, old: str, *, counted: bool = False) -> bool:
     """True when the change names what changes and that is not what ``old`` is about.
+
+    ``counted``: the change names the unit ``old`` counts ("Finished the food unit, +40 words"): then a
+    phrase the work was done on or at (``_where_from``: "the food unit", "At the beach") is where the
+    amount came from, not the thing it counts.
 
     The noun phrases before the change's first number ("The gym raised its fee by 10", "My dog
     gained 2 kilos", "The football final was pushed back") name whose value changes; one of
@@ -50,7 +54,7 @@ def names_another_thing(new: str, old: str) -> bool:
     """
     if names_another_owner(new, old):
         return True
-    phrases, words = _thing_phrases(new), _words(old)
+    phrases, words = _thing_phrases(new, counted=counted), _words(old)
     if phrases and _chunk_names(_head_of_change(new), words):
         return False  # "training budgets across the company were cut": the budget is named, not the company
     # a group that acts names the thing too when it is the old one's ("The club is raising the fee 25%")
@@ -129,14 +133,15 @@ _ACTOR = re.compile(r"^[\w'-]*(?:\s+[\w'-]+){0,3}?\s+(?:\w+\s+){0,2}?(?:me|us)\b
 """After a phrase: a verb and the learner ("The TA gave me another four days"): the phrase acts."""
 
 
-def _thing_phrases(new: str, *, actors: bool = False) -> list[list[str]]:
+def _thing_phrases(new: str, *, actors: bool = False, counted: bool = False) -> list[list[str]]:
     """The phrases of the change's head that name what changes, not who or what changed it.
 
     None when the change names its thing by a pronoun ("took $380 of it", "The board halved it
     after the audit": the other phrases are why or when). A group acting on a value ("The council
     added another 400", "HR cut the grant by 10%") is who changed it: the learner's value, given,
     cut or held by an organisation, is not the group's own thing (``acting_group``); ``actors``: the
-    phrases of that group alone.
+    phrases of that group alone; ``counted``: without the phrases the work was done on or at
+    (``_where_from``).
     """
     start, end = _head_span(new)
     head = new[start:end]
@@ -147,8 +152,44 @@ def _thing_phrases(new: str, *, actors: bool = False) -> list[list[str]]:
     return [
         p
         for at, p in _phrases(head)
-        if not _ACTOR.match(head[at:].split(None, 1)[-1]) and (start + at in actor) == actors
+        if not _ACTOR.match(head[at:].split(None, 1)[-1])
+        and (start + at in actor) == actors
+        and not (counted and _where_from(new, start + at))
     ]
+
+
+_HOLDS = frozenset({"to", "into", "from", "of", "off", "in", "for"})
+"""Prepositions whose object holds the amount ("to my fund", "out of it"), not where or when."""
+
+
+def _where_from(new: str, at: int) -> bool:
+    """True when the phrase at ``at`` is what the work was done on, or where or when (the parse).
+
+    The object of a verb ("Finished the food unit, +40 words": the unit is where the words came from) or
+    of a preposition of place or time ("At the beach I read 15 more"); not a subject, a possessor, nor the
+    object of "to", "into", "from", "of" ("20 new words to the Czech deck": the deck holds them).
+    """
+    doc = parse(new)
+    word = next((t for t in doc if t.idx >= at and t.dep_ in {"det", "poss"}), None)
+    noun = None if word is None else word.head
+    while noun is not None and noun.dep_ in {"compound", "poss"} and noun.head.i != noun.i:
+        noun = noun.head  # "At my parents' place", "the animals unit": the phrase's head noun
+    if noun is None:
+        return False
+    if noun.dep_ == "dobj":
+        return not _measured(noun.head)  # "raised its fee by 10 dollars": the fee is what changed
+    return noun.dep_ == "pobj" and noun.head.lower_ not in _HOLDS
+
+
+def _measured(verb: Token) -> bool:
+    """True when ``verb`` is measured by an amount ("raised its fee by 10 dollars", "cut it 10 dollars").
+
+    Not an amount set apart by a comma or colon ("Finished the second act: another 1,800 words"): what
+    the work yielded, told beside it.
+    """
+    by = (p for c in verb.children if c.dep_ == "prep" and c.lower_ == "by" for p in c.children)
+    firsts = (next(t for t in c.subtree if not t.is_punct) for c in verb.children if c.dep_ == "npadvmod")
+    return any(not verb.doc[t.i - 1].is_punct for t in firsts if t.i > 0) or any(p.dep_ == "pobj" for p in by)
 
 
 def _pronoun_object(new: str) -> bool:

@@ -56,11 +56,11 @@ _DOWN_BEFORE = re.compile(
     re.I,
 )
 _UP_AFTER = re.compile(
-    r"^\s+(?:[A-Za-z]+\s+)?(?:more|new|extra|additional|further)\b(?!\s+than)"
-    r"|^\s+(?:[A-Za-z]+\s+){0,3}?back\b(?!\s+(?:down|to|from))|^\s*(?:raise|rise|increase|boost|hike)\b",
+    r"^\s+(?:[A-Za-z]+\s+)?(?:more|new|extra|additional|further|added)\b(?!\s+than)"
+    r"|^\s+(?:[A-Za-z]+\s+){0,3}?(?:back|into)\b(?!\s+(?:down|to|from))|^\s*(?:raise|rise|increase|boost|hike)\b",
     re.I,
 )
-"""After an amount added: "12 more", "18 new stars", "put €150 back" (not "3 more than"), "a 10% raise"."""
+"""After an amount added: "12 more", "3,200 words added", "put €150 back"/"into" (not "3 more than")."""
 _DOWN_AFTER = re.compile(
     r"^\s+(?:[A-Za-z]+\s+)?(?:fewer|less)\b(?!\s+than)|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
     r"|dropped\s+out|quit|left)\b|^\s*(?:cut|drop|decrease|reduction|discount)\b",

@@ -159,4 +159,6 @@ def _loosely_changes(text: str, old: str, score: float) -> bool:
         return False
     if names_its_value(text):
         return True  # "My supervisor pushed the deadline back": the value's role, whoever acts on it
-    return not names_another_thing(text, old) or same_period(text, old)
+    named = shift(text)
+    counted = named is not None and named.unit not in (None, "percent")  # it names what it counts
+    return not names_another_thing(text, old, counted=counted) or same_period(text, old)

@@ -1,0 +1,42 @@
+"""Where the work of a change was done is no other thing counted (issue 39, L6; change_owner._where_from)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.language.change_owner import names_another_thing
+from agent.language.quantities import amount_change
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Closed out the grammar module, +55 words.", "My German vocabulary is about 900 words."),
+        ("Finished the second act: another 1,800 words.", "The screenplay draft is at 21,000 words."),
+        ("On the night bus, +700 words.", "My essay stands at 3,100 words."),
+        ("At my cousin's flat on Sunday I did 3 more katas.", "I've done 40 katas so far."),
+    ],
+)
+def test_a_part_or_a_place_beside_the_counted_unit_is_no_other_thing(new: str, old: str) -> None:
+    assert not names_another_thing(new, old, counted=True)
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("The pool raised its entry fee by 4 dollars.", "My bus pass costs 60 dollars a month."),
+        ("The Czech deck got 30 new words.", "My Polish deck has 400 words."),
+        ("My brother's deck got 40 new words.", "My Polish deck has 400 words."),
+    ],
+)
+def test_the_thing_that_holds_or_changes_the_amount_is_still_named(new: str, old: str) -> None:
+    assert names_another_thing(new, old, counted=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [("Act two done, 2,400 words added.", 2400.0), ("Grandpa paid $120 into my camera fund.", 120.0)],
+)
+def test_an_amount_added_after_it_is_named_or_put_into_a_fund(text: str, delta: float) -> None:
+    change = amount_change(text)
+    assert change is not None and change.delta == delta
