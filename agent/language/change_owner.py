@@ -86,10 +86,26 @@ _THEIRS = re.compile(r"(?:his|her|their)\s", re.I)
 _NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
 
 
+def _change_number(new: str, *, dates: bool = False) -> int | None:
+    """Where the change's number is: the first, or the learner's told after another's count.
+
+    "My colleague did 15 km yesterday, I only managed 6": the 15 is another's, the 6 the learner's
+    change (``number_owner``); with no number of the learner's after it, the first is the change's.
+    """
+    found = numbers(new, dates=dates)
+    if not found:
+        return None
+    if number_owner(new, found[0].start) != "learner":
+        mine = [n for n in found[1:] if number_owner(new, n.start) == "learner"]
+        if mine and any(number_owner(new, n.start) == "another" for n in found[:1]):
+            return mine[0].start
+    return found[0].start
+
+
 def _head_span(new: str) -> tuple[int, int]:
-    """Where the words of the change's own clause before its first number are (all the text when none)."""
-    first = numbers(new, dates=True)
-    return (_clause_start(new, first[0].start), first[0].start) if first else (0, len(new))
+    """Where the words of the change's own clause before its number are (all the text when none)."""
+    at = _change_number(new, dates=True)
+    return (_clause_start(new, at), at) if at is not None else (0, len(new))
 
 
 def _head_of_change(new: str) -> str:
@@ -286,8 +302,8 @@ def names_another_owner(new: str, old: str) -> bool:
         return True  # "The other club got 500 more", "The vision group got 5,000 more hours"
     head, words = _head_of_change(new).strip(), _words(old)
     owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
-    found = numbers(new)
-    owner = number_owner(new, found[0].start) if found else ""
+    at = _change_number(new)
+    owner = number_owner(new, at) if at is not None else ""
     if anothers_values(old):
         # "My flatmate has saved €5,000 for her car": another's value, changed only when named again
         # ("My flatmate's fund", or as the change's subject: "Karan has done another 20"); a group's

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from agent.language.numerals import Number
+from agent.language.numerals import Number, numbers
+from agent.language.units import unit_after
 
 NOT_DONE = re.compile(
     r"\b(?:not|no|never|n't|want|wants|wanted|plan|plans|planning|hope|hopes|hoping|going\s+to|gonna|need|needs"
@@ -108,3 +109,55 @@ def stated_by(text: str, n: Number) -> str | None:
         lemma = simplemma.lemmatize(word.split("'")[-1] or word, lang="en")
         return "be" if lemma in _STATE or word.endswith(("'s", "'m", "'re")) else lemma
     return None
+
+
+def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
+    """``(verb, unit)`` when the amount at ``n`` is work done told with a verb in the past, or None.
+
+    The verb opens the amount's clause (``clause_before``: "Wrote 1,350 words", "Tom ran 20, I did 11"),
+    with only a connective, the learner and adverbs before it ("I only managed 6", "while I did 2") and
+    adverbs after ("I managed just 30"): ``done_verb``. It names what it counts ("... words"), or it
+    stands beside another's count in an earlier clause and counts what that one does ("My colleague
+    did 15 km, I only managed 6": km). The learner's count beside another's is the learner's work.
+    """
+    verb = done_verb(text, n)
+    if verb is None:
+        return None
+    unit = unit_after(text, n.end)
+    if unit is not None:
+        return verb, unit
+    clause = n.start - len(clause_before(text, n.start))
+    earlier = [m for m in numbers(text) if m.end <= clause]
+    mine = re.search(r"\b(?:I|we)\b", text[clause : n.start], re.I)
+    return (verb, unit_after(text, earlier[-1].end)) if earlier and mine else None
+
+
+def done_verb(text: str, n: Number) -> str | None:
+    """The lemma of a verb in the past opening the amount's clause ("Wrote 1,350 words": "write"), or None.
+
+    The past by ``simplemma`` (a word whose lemma differs and is no plural or third person of it: "wrote"
+    -> "write", "did" -> "do"; not "words", "reads": "read" stays unread, as a tag of the past read "I read
+    2 chapters of another textbook" as work on the learner's); before it, only "I", "we" and adverbs (the
+    parse). A loss is no work done ("forgot 10").
+    """
+    import simplemma  # noqa: PLC0415 - loaded only when an amount has no direction word
+
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    start = n.start - len(clause_before(text, n.start))
+    skip = {"PUNCT", "SYM", "CCONJ", "SCONJ"}  # "… while I managed 2", "$", ","
+    tokens = [t for t in parse(text) if start <= t.idx < n.start and t.pos_ not in skip]
+    while len(tokens) > 1 and tokens[-1].pos_ == "ADV":
+        tokens.pop()  # "I managed just 30"
+    if not tokens or len(tokens) > 3:
+        return None
+    if any(t.pos_ != "ADV" and t.lower_ not in ("i", "we") for t in tokens[:-1]):
+        return None
+    word = tokens[-1].lower_
+    lemma = simplemma.lemmatize(word, lang="en")
+    past = lemma != word and word not in (lemma + "s", lemma + "es") and not word.endswith("ing")
+    return lemma if past and lemma not in _LOSS else None
+
+
+_LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
+"""Verbs of work not done or undone: their amount adds to nothing."""

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.language.number_roles import NOT_DONE, clause_before, not_done
+from agent.language.number_roles import NOT_DONE, clause_before, not_done, work_done
 from agent.language.numerals import (
     CURRENCY,
     PERCENT_AFTER,
@@ -38,7 +38,7 @@ from agent.language.numerals import (
     numbers,
 )
 from agent.language.portions import lost_portion, own_share
-from agent.language.units import unit_after, unit_of
+from agent.language.units import unit_of
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
@@ -240,8 +240,8 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             way = sign_at(n.start)  # "I'm raising the lesson budget 15%", "they cut it 10 percent"
             if way is not None and not _names_a_total(text, n):
                 return Amount(factor=1 + way * n.value / 100)
-        elif (verb := done_verb(before)) and unit_after(text, n.end) and not _names_a_total(text, n):
-            changes.append(Amount(delta=n.value, unit=unit_after(text, n.end), done=verb))
+        elif (done := work_done(text, n)) and not _names_a_total(text, n):
+            changes.append(Amount(delta=n.value, unit=done[1], done=done[0]))
     if len(changes) > 1 and any(c.done for c in changes):
         changes = [c for c in changes if not c.done] or changes[:1]  # "Wrote 900 words and cut 200": as said
     return _together(changes)
@@ -361,29 +361,6 @@ def _verbless(text: str, n: Number, since: int = 0) -> bool:
         if token.pos_ in {"VERB", "AUX"}:
             return False
     return True
-
-
-def done_verb(before: str) -> str | None:
-    """The lemma of a verb in the past opening the amount's clause ("Wrote 1,350 words": "write"), or None.
-
-    The past by ``simplemma``: a word whose lemma differs and is no plural or third person of it
-    ("wrote" -> "write", "did" -> "do"; not "words", "reads"); a loss is no work done ("forgot 10").
-    """
-    import simplemma  # noqa: PLC0415 - loaded only when an amount has no direction word
-
-    words = re.findall(r"[A-Za-z']+", before)
-    if not words or len(words) > 3:
-        return None
-    if len(words) > 1 and words[-2].lower() not in ("i", "we", "just", "finally"):
-        return None
-    word = words[-1].lower()
-    lemma = simplemma.lemmatize(word, lang="en")
-    past = lemma != word and word not in (lemma + "s", lemma + "es") and not word.endswith("ing")
-    return lemma if past and lemma not in _LOSS else None
-
-
-_LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
-"""Verbs of work not done or undone: their amount adds to nothing."""
 
 
 def _together(changes: list[Amount]) -> Amount | None:

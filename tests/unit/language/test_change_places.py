@@ -40,3 +40,24 @@ def test_the_thing_that_holds_or_changes_the_amount_is_still_named(new: str, old
 def test_an_amount_added_after_it_is_named_or_put_into_a_fund(text: str, delta: float) -> None:
     change = amount_change(text)
     assert change is not None and change.delta == delta
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("My flatmate swam 40 lengths, I only managed 12.", 12.0),
+        ("Priya wrote 900 words; I barely did 250.", 250.0),
+        ("Dan fixed 6 bugs while I fixed 2.", 2.0),
+    ],
+)
+def test_the_learners_count_beside_anothers_is_the_learners_work(text: str, delta: float) -> None:
+    change = amount_change(text)
+    assert change is not None and change.delta == delta and change.done
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Dan fixed 6 bugs while I reviewed them.", "My flatmate swam 40 lengths.", "I did 12."],
+)
+def test_no_count_of_the_learners_beside_anothers_is_no_work_done(text: str) -> None:
+    assert amount_change(text) is None
