@@ -26,16 +26,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent.language.about import clause_vectors, clauses, parts
-from agent.language.answer_kinds import NAME, PERSON, PLACE, holds_kind
+from agent.language.answer_kinds import NAME, OLD, PERSON, PLACE, holds_kind, learners_name
+from agent.language.current_values import is_person
 from agent.language.encoder import encode_kept
-from agent.language.grammar import parse
+from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import CURRENCY, numbers
 from agent.language.same_thing import brings_another_value, values
 from agent.language.shifts import shift, value_kind
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 ANSWER_MARGIN = 0.34
 """Read time, with the question: open facts whose cosine with the question is within this of the
@@ -95,6 +101,8 @@ def answer_groups(
         if i != best
         and (
             asked[i] >= low
+            or named is not None
+            and held_as_learners(named, texts[i])
             or asked[i] >= floor
             and (
                 another_in_unit(texts[i], units)
@@ -116,9 +124,104 @@ def answer_groups(
     told_texts = [texts[i] for i in chosen]
     rows = encode_kept(told_texts) if vectors is None else vectors[chosen]
     told = parts(rows, told_texts) if question is None else answering_parts(question, rows, told_texts)
-    apart = [bool(told[0] and t and not told[0] & t) for t in told[1:]]
+    # ... unless the learner's frame holds a name of the best answer's label: "my locker at <firm>"
+    # reads as a home to the about-reader, yet a firm named as the learner's is where they work now
+    labels = {label for *_, label in entities(texts[best])}
+    framed = [named in _ENTITY_LABELS and _alike(held_as_learners(named, texts[i]), labels) for i in near]
+    apart = [
+        bool(told[0] and t and not told[0] & t) and not kept for t, kept in zip(told[1:], framed, strict=True)
+    ]
     group = [best] + [i for i, away in zip(near, apart, strict=True) if not away]
     return [group] if len(group) > 1 else []
+
+
+_LEARNERS = frozenset({"my", "our"})
+_SPEAKER = frozenset({"i", "we"})
+_ENTITY_LABELS = {PLACE: frozenset({"GPE", "LOC", "FAC", "ORG"}), PERSON: frozenset({"PERSON"})}
+"""spaCy's labels of a name of each kind (as ``answer_kinds.holds_kind`` reads them)."""
+_ALIKE = (frozenset({"ORG", "FAC"}), frozenset({"GPE", "LOC"}), frozenset({"PERSON"}))
+"""Labels spaCy gives one sort of place alike: a firm or a school (an organisation or its building),
+a city or a region."""
+
+
+def _alike(labels: frozenset[str], others: set[str]) -> bool:
+    """A label of ``labels`` and one of ``others`` name the same sort of place or a person (``_ALIKE``)."""
+    return any(labels & alike and others & alike for alike in _ALIKE)
+
+
+@holds_text
+@lru_cache(maxsize=1024)
+def held_as_learners(kind: str, text: str) -> frozenset[str]:
+    """The labels of the values of ``kind`` (a place, a person, a name) ``text`` names as the learner's own.
+
+    spaCy's entity labels ("ORG", "GPE") for a place or a person, ``NAME`` for a name; empty when none.
+
+    A change told as a remark about the new thing names it in a frame that makes it the learner's:
+    a thing of theirs at or in it ("my badge photo at <firm>", "my <city> studio", "from my balcony
+    in <city>"), what the learner or a thing of theirs got ("the <laptop> I picked up", "the <laptop>
+    my company gave me"), a thing of theirs that happens in it ("my reviews happen in <app>"). Its
+    words may be far from the question's (a badge photo for "where does the learner work?"), so
+    ``answer_groups`` joins it to the best answer below ``ANSWER_FLOOR``. Another's thing ("my
+    cousin got hired at <firm>", "my flatmate's <laptop>"), a visit, a plan or a trial ("an interview
+    at <firm>", "tried <app> once") names the value in no such frame.
+    """
+    doc = parse(text)
+    own = learners_name(text)
+    if kind in _ENTITY_LABELS:
+        return frozenset(
+            label
+            for a, b, name, label in entities(text)
+            if label in _ENTITY_LABELS[kind]
+            and name.lower() not in own
+            and any(_in_learners_frame(doc[i]) for i in range(a, b))
+        )
+    framed = any(_in_learners_frame(t) for t in doc if t.pos_ == "PROPN" and t.lower_ not in own)
+    return frozenset({NAME}) if framed else frozenset()
+
+
+def _in_learners_frame(token: Token) -> bool:
+    """``token`` is in a frame that makes it the learner's (``held_as_learners``).
+
+    Up its heads: a noun the learner owns or got, the speaker's "here" ("here in <city>"), or a verb
+    reached by a preposition whose subject is a thing the learner owns.
+    """
+    node, via = token, ""
+    while True:
+        if _owned(node) or _got_by_learner(node) or node.lower_ == "here" and via == "prep":
+            return True
+        if node.pos_ in ("VERB", "AUX"):
+            return via == "prep" and any(
+                s.dep_ in ("nsubj", "nsubjpass") and _owned(s) for s in node.children
+            )
+        if node.head.i == node.i:
+            return False
+        via, node = node.dep_, node.head
+
+
+def _owned(noun: Token) -> bool:
+    """``noun`` is a thing the learner calls theirs ("my desk"): not a person, not one called old.
+
+    A noun with an apposition names someone ("my old schoolmate <name>").
+    """
+    return (
+        noun.pos_ in ("NOUN", "PROPN")
+        and any(c.dep_ == "poss" and c.lower_ in _LEARNERS for c in noun.children)
+        and not any(c.dep_ == "amod" and c.lower_ in OLD or c.dep_ == "appos" for c in noun.children)
+        and not is_person(noun)
+    )
+
+
+def _got_by_learner(node: Token) -> bool:
+    """``node`` has a relative clause told by the learner or a thing of theirs, or given to them."""
+    for clause in (c for c in node.children if c.dep_ == "relcl"):
+        for c in clause.children:
+            if c.dep_ == "nsubj" and (
+                c.lower_ in _SPEAKER or any(p.dep_ == "poss" and p.lower_ in _LEARNERS for p in c.children)
+            ):
+                return True
+            if c.dep_ in ("dative", "dobj") and c.lower_ in ("me", "us"):
+                return True
+    return False
 
 
 _UNIT_VALUE = re.compile(

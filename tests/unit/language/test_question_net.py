@@ -7,7 +7,7 @@ import pytest
 
 from agent.language.answer_kinds import asked_kind
 from agent.language.encoder import encode
-from agent.language.question_net import answer_groups, nouns, value_kinds
+from agent.language.question_net import answer_groups, held_as_learners, nouns, value_kinds
 from agent.language.same_thing import states_another_value
 from agent.language.versions import as_learner
 from agent.memory.fact_order import newest_first
@@ -195,3 +195,44 @@ def test_a_long_statement_naming_the_thing_asked_is_its_version(question: str, t
     assert not answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=kind)
     found = answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=kind, focus=nouns(question))
     assert found == [[0, 1]]
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        ("place", "My locker at Fernhall Brewing is right next to the fire exit."),
+        ("place", "The radiator in my Antwerp bedsit clanks all night."),
+        ("place", "From my desk in Gdansk I can hear the shipyard."),
+        ("place", "The buses here in Poznan stop running at eleven."),
+        ("name", "My evening drills happen in Clozemaster now."),
+    ],
+)
+def test_a_value_named_in_the_learners_frame_is_held_as_theirs(kind: str, text: str) -> None:
+    assert held_as_learners(kind, text)
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        ("place", "My brother got a job at Fernhall Brewing last month."),
+        ("place", "We stopped in Antwerp for lunch on the way back."),
+        ("place", "I have an interview at Fernhall Brewing on Friday."),
+        ("name", "My neighbour's Pixel 8 fell in the canal."),
+        ("name", "Downloaded Clozemaster once, never opened it."),
+    ],
+)
+def test_anothers_a_visit_a_plan_or_a_trial_is_not_held_as_the_learners(kind: str, text: str) -> None:
+    assert not held_as_learners(kind, text)
+
+
+def test_a_remark_about_the_new_workplace_is_a_version_of_the_old_one() -> None:
+    # far from the question (a locker) and read as a home by the about-reader, but the firm is theirs
+    question = "Where does the learner work?"
+    texts = [
+        "I'm a sous-chef at Copperpot Kitchen.",
+        "My locker at Fernhall Brewing is right next to the fire exit.",
+    ]
+    rows, [asked] = encode(texts), encode([as_learner(question)])
+    assert answer_groups(rows @ asked, texts, vectors=rows, question=asked) == []
+    kind = asked_kind(question)
+    assert answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=kind) == [[0, 1]]
