@@ -2,7 +2,7 @@
 
 The reader of whose value a statement gives (``agent.language.whose_value``) asks it of a clause
 whose subject is another person or group: "My tutor Ana moved our lesson", "My coach told me to
-rest", "The professor gave all of us a week more" act on the learner; so does a person who acts on
+rest", "The lecturer gave the whole seminar a week more" act on the learner; so does a person who acts on
 the learner's things on a thing the conversation knows ("My teacher put the lessons on Thursdays",
 "My supervisor wants the draft by May"). A peer's deed on a definite thing is the peer's own ("My
 brother finished the whole trilogy over the weekend") unless the clause gives the thing a value
@@ -103,7 +103,7 @@ def standing(token: Token) -> bool:
 def _without_asides(head: Token) -> list[Token]:
     """The words of ``head``'s subtree without its subordinate clauses that have a subject of their own.
 
-    "keeps joking she'll stay a barista forever while I apply for grad school": the learner is the
+    "keeps teasing that he'll be a waiter forever while I apply for grad school": the learner is the
     subject of a clause beside the joke, not what the joke is about.
     """
     aside = {

@@ -248,7 +248,7 @@ def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
 def said_for_later(sentence: str, clause: str) -> bool:
     """The clause that names the topic ends on a day to come, in a sentence that does not ask.
 
-    "my evening classes at the university start next week", "we'll see loops on Friday": the
+    "my night lectures at the college begin next week", "we'll see loops on Friday": the
     topic is placed in the days ahead (a plan told in passing), not turned to now; the parse
     alone misses it when the verb reads as a noun ("start next week"). A question ("Can we do
     loops tomorrow?") still turns to it. Relative phrases only need a clock to say "later".

@@ -22,7 +22,7 @@ newer version of the learner's value when it only *might* be one, or when it is 
   whose a subject is); a message that mixes the two is cut into its clauses (``clause_owners``),
   so only the learner's is stored;
 - **another group's** (``other_group``, beside the other facts read): "The marketing team got
-  €6,000 for training", "The chess club got cut to 12" when the learner calls "our team", "our
+  €6,000 for training", "The debate club got trimmed to 12" when the learner calls "our team", "our
   robotics club" theirs.
 
 Such a statement may still be shown, but it never becomes the newer version of the learner's value,
@@ -308,7 +308,7 @@ def other_group(text: str, learners: Sequence[str]) -> bool:
     """True when ``text`` gives a value to another group than the one the learner calls theirs.
 
     "The marketing team got €6,000 for training" beside "Our team's training budget is €4,000",
-    "The chess club got cut to 12" beside "Our robotics club has 20": the subject is a group told by
+    "The debate club got trimmed to 12" beside "Our film club has 20": the subject is a group told by
     a modifier of its own ("marketing"), not the learner's, and a statement of ``learners`` owns a
     group of that head noun ("our team") without that modifier. A passive subject must be a group of
     people (``people.is_group``): a thing acted on is often the learner's named more closely.

@@ -96,8 +96,8 @@ def net_then_answer(
 
     ``vectors`` are the current facts' unit vectors in ``current_fact_places`` order; ``chains``
     the unit vectors of the versions each update closed. An update answers what its first version
-    did ("knocked out 4 more (now 35)" shares no word with "How many <site> problems …?" while "31
-    problems so far" did): it is as close to the question as the closest version of its chain.
+    did ("polished off 4 more (now 35)" shares no word with "How many <site> problems …?" while "27
+    problems done so far" did): it is as close to the question as the closest version of its chain.
     """
     ordered = newest_first(hits, vectors, query, question)
     if query is None or not question:
