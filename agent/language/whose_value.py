@@ -23,7 +23,7 @@ newer version of the learner's value when it only *might* be one, or when it is 
   so only the learner's is stored;
 - **another group's** (``other_group``, beside the other facts read): "The marketing team got
   €6,000 for training", "The debate club got trimmed to 12" when the learner calls "our team", "our
-  robotics club" theirs.
+  film club" theirs.
 
 Such a statement may still be shown, but it never becomes the newer version of the learner's value,
 never ranks above it in a group, nor marks it "was until" (``not_current``). It reads the
