@@ -52,6 +52,10 @@ def number_owner(text: str, start: int) -> str:
         return ""
     subject = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
     if subject is None:
+        # a person's name the parse took for a time ("Dan fixed another 6 bugs": npadvmod) is the subject
+        before = (c for c in verb.children if c.dep_ == "npadvmod" and c.i < verb.i)
+        subject = next((c for c in before if person(c)), None)
+    if subject is None:
         return ""
     if is_learner(subject):
         return "learner"

@@ -1,11 +1,13 @@
-"""Where the work of a change was done is no other thing counted (issue 39, L6; change_owner._where_from)."""
+"""Whose work a change is and where it was done (issue 39, L6; change_owner, number_roles.work_done)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.language.change_owner import names_another_thing
+from agent.language.encoder import encode
 from agent.language.quantities import amount_change
+from agent.memory.fact_changes import changed_fact
 
 
 @pytest.mark.parametrize(
@@ -61,3 +63,38 @@ def test_the_learners_count_beside_anothers_is_the_learners_work(text: str, delt
 )
 def test_no_count_of_the_learners_beside_anothers_is_no_work_done(text: str) -> None:
     assert amount_change(text) is None
+
+
+def _row(text: str, new: str) -> dict:
+    score = float(encode([text])[0] @ encode([new])[0])
+    return {"id": "f1", "text": text, "score": score, "valid_from": "2026-05-01T10:00:00+00:00"}
+
+
+def _payload(text: str) -> dict:
+    return {"text": text, "slotted": False, "predicate": "fact:x", "valid_from": "2026-05-20T10:00:00+00:00"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("I've swum 300 lengths so far this term.", "My flatmate swam 40 lengths, I only managed 12.", "312"),
+        ("I've fixed 25 bugs so far this sprint.", "Dan fixed 6 while I fixed 2.", "27"),
+        ("My German vocabulary is about 900 words.", "Closed out the grammar module, +55 words.", "955"),
+    ],
+)
+def test_the_learners_total_takes_the_learners_work(old: str, new: str, value: str) -> None:
+    got = changed_fact(_payload(new), [_row(old, new)])
+    assert got is not None and got[1] == value
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I've swum 300 lengths so far this term.", "Our squad swam 2,000 lengths together this term."),
+        ("I've fixed 25 bugs so far this sprint.", "Dan fixed another 6 bugs on Friday."),
+        ("My German vocabulary is about 900 words.", "My brother's vocabulary grew by 300 words."),
+    ],
+)
+def test_a_group_or_anothers_count_leaves_the_learners_total(old: str, new: str) -> None:
+    got = changed_fact(_payload(new), [_row(old, new)])
+    assert got is None or got[1] is None
