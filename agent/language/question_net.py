@@ -41,7 +41,7 @@ from agent.language.same_thing import brings_another_value, values
 from agent.language.shifts import shift, value_kind
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Doc, Token
 
 ANSWER_MARGIN = 0.34
 """Read time, with the question: open facts whose cosine with the question is within this of the
@@ -167,16 +167,45 @@ def held_as_learners(kind: str, text: str) -> frozenset[str]:
     """
     doc = parse(text)
     own = learners_name(text)
+    there = _learners_there(doc)
     if kind in _ENTITY_LABELS:
         return frozenset(
             label
             for a, b, name, label in entities(text)
             if label in _ENTITY_LABELS[kind]
             and name.lower() not in own
-            and any(_in_learners_frame(doc[i]) for i in range(a, b))
+            and (there or any(_in_learners_frame(doc[i]) for i in range(a, b)))
         )
-    framed = any(_in_learners_frame(t) for t in doc if t.pos_ == "PROPN" and t.lower_ not in own)
+    # a name the tagger reads as a common noun ("Lingvist's audio …") is still one of the text's names
+    names = {w.lower() for v in values(text) if not v[:1].isdigit() for w in v.split()} - own
+    framed = any(
+        there or _in_learners_frame(t)
+        for t in doc
+        if t.pos_ == "PROPN" and t.lower_ not in own or t.lower_ in names
+    )
     return frozenset({NAME}) if framed else frozenset()
+
+
+def _learners_there(doc: Doc) -> bool:
+    """``doc`` says the learner does or has something "there" now ("my streak there is …").
+
+    "There" after the sentence's first word, on a verb in the present whose subject is the learner or
+    a thing of theirs (or shared with such a verb: "I exported … and do my reviews there"), points back
+    to the place or the name the sentence names. Not a past visit ("I stayed there three nights").
+    """
+    for token in doc:
+        if token.lower_ != "there" or token.i == token.sent.start:
+            continue
+        verb = token.head
+        subject = verb.head if verb.dep_ == "conj" and not _subjects(verb) else verb
+        if verb.tag_ in ("VBP", "VBZ") and any(s.lower_ in _SPEAKER or _owned(s) for s in _subjects(subject)):
+            return True
+    return False
+
+
+def _subjects(verb: Token) -> list[Token]:
+    """The subjects of ``verb``."""
+    return [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
 
 
 def _in_learners_frame(token: Token) -> bool:

@@ -205,6 +205,7 @@ def test_a_long_statement_naming_the_thing_asked_is_its_version(question: str, t
         ("place", "From my desk in Gdansk I can hear the shipyard."),
         ("place", "The buses here in Poznan stop running at eleven."),
         ("name", "My evening drills happen in Clozemaster now."),
+        ("name", "The audio in Lingvist is much clearer, I do twenty words there every night."),
     ],
 )
 def test_a_value_named_in_the_learners_frame_is_held_as_theirs(kind: str, text: str) -> None:
@@ -219,6 +220,7 @@ def test_a_value_named_in_the_learners_frame_is_held_as_theirs(kind: str, text: 
         ("place", "I have an interview at Fernhall Brewing on Friday."),
         ("name", "My neighbour's Pixel 8 fell in the canal."),
         ("name", "Downloaded Clozemaster once, never opened it."),
+        ("place", "Flew to Antwerp for the fair and stayed there two nights."),
     ],
 )
 def test_anothers_a_visit_a_plan_or_a_trial_is_not_held_as_the_learners(kind: str, text: str) -> None:
