@@ -18,6 +18,7 @@ import httpx
 from langgraph_sdk.errors import APIStatusError
 
 from agent.memory.core import CoreMemoryStore
+from agent.memory.stores import MemoryStores
 from agent.resources import Resources
 
 SECRET_VALUE = "quokkazephyr"
@@ -141,7 +142,13 @@ def _plain(props: dict[str, Any]) -> dict[str, Any]:
 
 
 async def footprint(resources: Resources, learner_id: str) -> dict[str, Any]:
-    """Everything ``learner_id`` owns: Neo4j nodes (and the Learner node), core memory."""
+    """Everything ``learner_id`` owns: Neo4j nodes (and the Learner node), core memory.
+
+    The learner's kernel stream is applied first: the server's worker writes an earlier run's
+    messages after that run returned, and such a late write must not count against the run
+    being checked (nor may a write the checked run queued stay unseen).
+    """
+    await MemoryStores.wire(resources).settle(learner_id)
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (n) WHERE n.learner_id = $l "
         "RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props",
