@@ -41,8 +41,8 @@ def _word_key(word: str) -> str:
 def names_another_thing(new: str, old: str, *, counted: bool = False) -> bool:
     """True when the change names what changes and that is not what ``old`` is about.
 
-    ``counted``: the change names the unit ``old`` counts ("Finished the food unit, +40 words"): then a
-    phrase the work was done on or at (``_where_from``: "the food unit", "At the beach") is where the
+    ``counted``: the change names the unit ``old`` counts ("Wrapped up the travel module, +35 words"): then a
+    phrase the work was done on or at (``_where_from``: "the travel module", "At the beach") is where the
     amount came from, not the thing it counts.
 
     The noun phrases before the change's first number ("The gym raised its fee by 10", "My dog
@@ -181,9 +181,10 @@ _HOLDS = frozenset({"to", "into", "from", "of", "off", "in", "for"})
 def _where_from(new: str, at: int) -> bool:
     """True when the phrase at ``at`` is what the work was done on, or where or when (the parse).
 
-    The object of a verb ("Finished the food unit, +40 words": the unit is where the words came from) or
-    of a preposition of place or time ("At the beach I read 15 more"); not a subject, a possessor, nor the
-    object of "to", "into", "from", "of" ("20 new words to the Czech deck": the deck holds them).
+    The object of a verb ("Wrapped up the travel module, +35 words": the module is where the words
+    came from) or of a preposition of place or time ("At the beach I read 15 more"); not a subject, a
+    possessor, nor the object of "to", "into", "from", "of" ("20 new words to the Czech deck": the
+    deck holds them).
     """
     doc = parse(new)
     word = next((t for t in doc if t.idx >= at and t.dep_ in {"det", "poss"}), None)

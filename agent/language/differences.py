@@ -146,7 +146,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     found = [n for n in found if n not in totals]
     if len(found) > 1:
         running = [n for n in found if _RUNNING_AFTER.match(base[n.end :])]
-        # "31 problems so far, the last took 3 evenings": the running total
+        # "27 katas so far, the last took two nights": the running total
         found = running if len(running) == 1 else _stated_values(base, found)
     if len(found) != 1:
         return None
@@ -181,15 +181,15 @@ _A_TOTAL = re.compile(
     r"|\b(?:got|received|given)\s+(?:[A-Za-z]+\s+)?[$€£¥₹]?\d[\d,.]*\s*(?:[A-Za-z]+\s+)?(?:in|of)\s+\w",
     re.I,
 )
-"""A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350", "we got 300 USD
-of cloud credits": a grant held, not a change of something told before)."""
+"""A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350",
+"we were given 250 USD of cloud credits": a grant held, not a change of something told before)."""
 _RUNNING = re.compile(r"\b(?:so\s+far|in\s+total|total|to\s+date|altogether|overall|till\s+now)\b", re.I)
 """A total marked as running ("63 km so far", "12.5 hours in total"): work done of its counted word adds
 to it, whatever the verb ("Walked 8.5 km" of "I've covered 63 km so far")."""
 _RUNNING_AFTER = re.compile(
     r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:so\s+far|in\s+total|total|to\s+date|altogether|till\s+now)\b", re.I
 )
-"""Right after a number and its counted word: the running total of several numbers ("31 problems so far")."""
+"""Right after a number and its counted word: the running total of several numbers ("27 katas so far")."""
 _TARGET_NAMED = re.compile(r"\b(?:target|goal|aim|limit|cap|quota)s?\b", re.I)
 """A change of a target names it ("bump the weekly listening goal up by 30 minutes")."""
 
@@ -259,7 +259,7 @@ def _a_span(text: str, n: Number) -> bool:
 
 
 def _a_label(text: str, n: Number) -> bool:
-    """True when the number ``n`` labels the noun before it ("chapter 2 is at 3,400 words": 2 is a name)."""
+    """True when the number ``n`` labels the noun before it ("part 3 is at 2,900 words": 3 is a name)."""
     return bool(_LABEL_BEFORE.search(text[: n.start]))
 
 

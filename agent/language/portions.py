@@ -2,12 +2,12 @@
 
 Two shapes of an incremental update name a part, not an amount with a direction (issue 39, L6):
 
-- **a fraction or percent of the total lost**: "burned through a third of the credits", "forgot 10% of my
-  words", "cut a quarter of chapter 2", "used up half the credits". The verb of the clause says it is
+- **a fraction or percent of the total lost**: "blew a third of the grant", "forgot 10% of my
+  words", "trimmed a quarter of section 4", "used up half the budget". The verb of the clause says it is
   lost (``_LOSS``, lemmas by ``simplemma``, or a direction word down, ``directions.sign``); a part with no
   such verb is no change ("about a third of my words are verbs", "a quarter of the credits is reserved");
   a part of someone else's ("half her words") is theirs.
-- **the learner's share of a group's count**: "the group did 60, 15 of those were mine", "my share was
+- **the learner's share of a group's count**: "the group did 50, 11 of those were mine", "my share was
   19 km", "I did 7 of them": the share adds, in the group count's unit; the group's own count changes
   nothing of the learner's.
 
@@ -30,7 +30,7 @@ _PORTION = re.compile(
     r"(?:%|per\s*cent\b|percent\b))\s+(?:of\s+(?P<whose>\w+)|(?P<det>the|my|our|his|her|their))\b",
     re.I,
 )
-"""A part of a whole: "a third of the credits", "half the credits", "10% of my words", "a quarter of chapter
+"""A part of a whole: "a third of the grant", "half the budget", "10% of my words", "a quarter of section
 2" (not "increasing my spend 50% to add …")."""
 _LOSS = frozenset(
     {"lose", "forget", "burn", "use", "spend", "blow", "delete", "remove", "cut", "trim", "erase", "waste"}
@@ -71,7 +71,7 @@ _MINE_AFTER = re.compile(
     r"(?:mine|my\s+(?:own|part|share|doing|work))\b",
     re.I,
 )
-"""After a share: "15 of those were mine", "nine of them mine", "12 were my part", "3 km of that was mine"."""
+"""After a share: "11 of those were mine", "nine of them mine", "12 were my part", "3 km of that was mine"."""
 _MY_SHARE_BEFORE = re.compile(
     r"\bmy\s+(?:own\s+)?(?:share|part|portion|contribution|bit)\s+(?:was|is|came\s+to|:)?\s*(?:about\s+|around\s+)?$",
     re.I,
@@ -83,7 +83,7 @@ _OF_THEM_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+)?of\s+(?:them|those|these|it|w
 
 
 def own_share(text: str) -> Portion | None:
-    """The learner's share of a group's count ("the group did 60, 15 of those were mine": +15), or None.
+    """The learner's share of a group's count ("the group did 50, 11 of those were mine": +11), or None.
 
     Its unit is the share's own or the group count's ("60 problems"), told before it.
     """

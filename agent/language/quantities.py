@@ -129,7 +129,7 @@ class Amount:
     """Told only as work done ("Wrote 1,350 words"): the verb's lemma ("write"); no direction word, so it
     adds only to a total of the same counted word stated with the same verb ("I've written 14,200 words")."""
     mine: bool = False
-    """The learner's share of a group's count ("15 of those were mine", ``portions.own_share``)."""
+    """The learner's share of a group's count ("11 of those were mine", ``portions.own_share``)."""
 
 
 def _before(text: str, n: Number) -> str:

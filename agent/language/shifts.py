@@ -33,7 +33,7 @@ class Shift:
     done: str | None = None
     """Told only as work done: its verb ("write" for "Wrote 1,350 words", ``quantities.Amount.done``)."""
     mine: bool = False
-    """The learner's share of a group's count ("15 of those were mine"): the learner's, whoever the group."""
+    """The learner's share of a group's count ("11 of those were mine"): the learner's, whoever the group."""
 
 
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}

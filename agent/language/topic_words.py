@@ -70,7 +70,7 @@ def _dictionary_forms(lowered: str) -> frozenset[str]:
 
 COGNATE_DICE = 0.6
 """Least share of letter trigrams (``trigram_dice``) a word the English dictionary does not know
-has in common with a topic word to be its form in the language learnt ("Dativ" / "dative" 0.89,
+has in common with a topic word to be its form in the language learnt ("Genitiv" / "genitive" 0.92,
 "futuro" / "future" 0.80). Chosen by leave-one-out (``bench/reminder_meaning_knobs.py``)."""
 COGNATE_ZIPF = 3.5
 """An English word that opens a topic word ("mol" of "moles", Zipf 3.2) is its short form when it
@@ -96,7 +96,7 @@ def trigram_dice(a: str, b: str) -> float:
 
 
 def is_cognate(word: str, topic_word: str) -> bool:
-    """``word`` is the topic word in the language learnt ("Dativ", "futuro") or shortened ("mol").
+    """``word`` is the topic word in the language learnt ("Genitiv", "futuro") or shortened ("mol").
 
     A word the English dictionary does not know that shares most letter trigrams with the topic
     word (``COGNATE_DICE``) and is no longer than it by more than a letter (a compound,
