@@ -208,13 +208,16 @@ def _best_of_the_sitting(
     """``order`` (newest first) with the best answer of the newest sitting first.
 
     Versions of a value are told days apart; a minute after "my uncle gave me his laptop" comes an
-    aside ("the previews feel like magic", "he never lets me use it") the question net may group
-    with it (``question_net.ANSWER_MARGIN``). Within the newest sitting (``SITTING``) the member that
-    holds the kind of value asked (``answer_kinds.holds_kind``), then the closest to the question,
-    goes first; the facts of one message keep ``_newest_first``'s order (the new value first).
+    aside ("he never lets me use it") the question net may group with it
+    (``question_net.ANSWER_MARGIN``). When the newest member holds no value of the kind the question
+    asks (``answer_kinds.holds_kind``), the member of its sitting (``SITTING``) that holds one, then
+    the closest to the question, goes first. A newest member that holds the kind keeps its place: a
+    learner may correct a value within one conversation ("I live in Da Nang" … "These days I rent a
+    flat in Hanoi"), and the demo tells its sessions minutes apart. The facts of one message keep
+    ``_newest_first``'s order (the new value first).
     """
     newest = _at(facts[order[0]])
-    if newest is None:
+    if newest is None or kind is None or holds_kind(kind, facts[order[0]].text):
         return order
     sitting = [
         g for g in order if (at := _at(facts[g])) is not None and newest - at < SITTING and at != newest
@@ -223,7 +226,7 @@ def _best_of_the_sitting(
         return order
 
     def key(g: int) -> tuple[bool, float]:
-        return kind is not None and holds_kind(kind, facts[g].text), float(sims[g])
+        return holds_kind(kind, facts[g].text), float(sims[g])
 
     best = max([order[0], *sitting], key=key)
     return order if best == order[0] else [best, *(g for g in order if g != best)]
