@@ -249,27 +249,25 @@ class FactReads(Neo4jStore):
         if len(places) < 2 or self.embeddings.model_name != MINILM_NAME:
             return hits
         ids, model = [hits[i].id for i in places], self.embeddings.model_name
-
-        async def work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-            return await fetch(tx, q.FACT_VECTORS, ids=ids, learner_id=learner_id, model=model)
-
-        stored = {r["id"]: r["embedding"] for r in await self.read(work)}
         updates = [hits[i].id for i in places if hits[i].metadata.get("superseded")]
 
-        async def chain_work(tx: neo4j.AsyncTransaction) -> list[dict[str, Any]]:
-            return await fetch(tx, q.FACT_CHAIN_VECTORS, ids=updates, learner_id=learner_id, model=model)
+        async def work(tx: neo4j.AsyncTransaction) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            # one read for the facts' vectors and those of the versions the updates closed
+            rows = await fetch(tx, q.FACT_VECTORS, ids=ids, learner_id=learner_id, model=model)
+            chain = (
+                await fetch(tx, q.FACT_CHAIN_VECTORS, ids=updates, learner_id=learner_id, model=model)
+                if updates
+                else []
+            )
+            return rows, chain
 
-        chains = (
-            {r["id"]: _unit_rows(r["embeddings"]) for r in await self.read(chain_work)} if updates else {}
-        )
+        rows, chain_rows = await self.read(work)
+        stored = {r["id"]: r["embedding"] for r in rows}
+        chains = {r["id"]: _unit_rows(r["embeddings"]) for r in chain_rows}
         missing = [hits[i].text for i in places if stored.get(hits[i].id) is None]  # none: written here
         fresh = iter(await self.embed_documents(missing) if missing else [])
-        vectors = np.asarray([stored.get(i) or next(fresh) for i in ids], dtype="float32")
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-        query = None
-        if asked is not None:
-            query = np.asarray(asked, dtype="float32")
-            query /= max(float(np.linalg.norm(query)), 1e-9)
+        vectors = _unit_rows([stored.get(i) or next(fresh) for i in ids])
+        query = None if asked is None else _unit_rows([asked])[0]
         return await asyncio.to_thread(net_then_answer, hits, vectors, query, question, chains)
 
     async def _touch(self, learner_id: str, boosts: list[tuple[str, float]]) -> None:
