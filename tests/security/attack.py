@@ -148,7 +148,10 @@ async def footprint(resources: Resources, learner_id: str) -> dict[str, Any]:
     messages after that run returned, and such a late write must not count against the run
     being checked (nor may a write the checked run queued stay unseen).
     """
-    await MemoryStores.wire(resources).settle(learner_id)
+    stores = MemoryStores.wire(resources)
+    for _ in range(5):  # applying a turn queues its sentences: settle until nothing is left
+        if not await stores.settle(learner_id):
+            break
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (n) WHERE n.learner_id = $l "
         "RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props",
