@@ -18,7 +18,7 @@
     example_of: ['#7b3fc4', 'dotted'],
   };
   const SECTION_WORDS = { user_profile: 'About you', current_goals: 'Your goals' };
-  const state = { live: null, chart: null, cy: null, mermaidId: 0 };
+  const state = { live: null, chart: null, cy: null, mermaidId: 0, rendering: Promise.resolve() };
 
   const $ = (selector) => document.querySelector(selector);
 
@@ -140,7 +140,15 @@
   }
 
   // ----- router -----
-  async function render() {
+  // One page render at a time: start() renders while the hashchange it causes renders too, and a
+  // learner may click on while a page loads. Run concurrently, a slower, older render would write
+  // its page over the newer one; chained, the last render is always of the hash shown.
+  function render() {
+    state.rendering = state.rendering.then(renderHash, renderHash);
+    return state.rendering;
+  }
+
+  async function renderHash() {
     if (!token()) return;
     const hash = location.hash || '#/notes';
     const [, page, arg] = hash.match(/^#\/([a-z]+)(?:\/(.*))?$/) || [null, 'notes', null];
