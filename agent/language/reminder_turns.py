@@ -176,7 +176,7 @@ def _says_who(token: Token) -> bool:
     return subject is not None and (is_learner(subject) or person(subject))
 
 
-def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
+def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset(), own: bool = False) -> bool:
     """True when this naming of the topic is a passing mention (see the module doc)."""
     asks = token.doc[-1].text == "?"
     if _others_thing(token, topic_lemmas) or _told_event(token, asks):
@@ -199,7 +199,9 @@ def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
             and subject is not None
             and (subject.i in topic or token.i in {t.i for t in subject.subtree})
         ):
-            if _placed(node, asks):
+            if _placed(node, asks) and not (own and owner_of(token) == "learner"):
+                # "The passive voice is next month" places a lesson; for a trigger on the learner's
+                # own thing ("when I mention my interview"), "My interview is next week" brings it up
                 return True
             continue  # the topic as the subject ("X is hard"): the clause above decides
         if subject is None or topic_lemmas & word_lemmas(subject.text):
@@ -217,14 +219,18 @@ def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset()) -> bool:
     return False
 
 
-def turns_to(sentence: str, topic_words: list[str]) -> bool:
-    """True when ``sentence`` turns to the topic now (see ``_turns_to``)."""
-    return _turns_to(sentence, tuple(topic_words))
+def turns_to(sentence: str, topic_words: list[str], *, own: bool = False) -> bool:
+    """True when ``sentence`` turns to the topic now (see ``_turns_to``).
+
+    ``own``: the trigger is the learner's own thing ("when I mention my viva"), which the learner
+    brings up by telling when it is ("My viva is in June"), not a lesson placed in a plan.
+    """
+    return _turns_to(sentence, tuple(topic_words), own)
 
 
 @holds_text
 @lru_cache(maxsize=MEMO)
-def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
+def _turns_to(sentence: str, topic_words: tuple[str, ...], own: bool = False) -> bool:
     """True when ``sentence`` turns to the topic now: some naming of its last topic word is not passing.
 
     ``topic_words`` are the trigger's topic words (``agent.language.trigger_sense.head_words``); the
@@ -242,18 +248,28 @@ def _turns_to(sentence: str, topic_words: tuple[str, ...]) -> bool:
         for t in parse(part.strip())
         if t.is_alpha and wanted & word_lemmas(t.text)
     ]
-    return not namings or any(not _passing(t, others) for t in namings)
+    return not namings or any(not _passing(t, others, own) for t in namings)
 
 
-def said_for_later(sentence: str, clause: str) -> bool:
+def _learners_own(clause: str, topic: tuple[str, ...]) -> bool:
+    """``clause`` names ``topic``'s last word as the learner's own ("my viva")."""
+    wanted = word_lemmas(topic[-1]) if topic else frozenset()
+    return any(
+        t.is_alpha and wanted & word_lemmas(t.text) and owner_of(t) == "learner" for t in parse(clause)
+    )
+
+
+def said_for_later(sentence: str, clause: str, own: tuple[str, ...] = ()) -> bool:
     """The clause that names the topic ends on a day to come, in a sentence that does not ask.
 
     "my night lectures at the college begin next week", "we'll see loops on Friday": the
     topic is placed in the days ahead (a plan told in passing), not turned to now; the parse
     alone misses it when the verb reads as a noun ("start next week"). A question ("Can we do
     loops tomorrow?") still turns to it. Relative phrases only need a clock to say "later".
+    A trigger on the learner's own thing (``own``: its topic words, "when I mention my recital")
+    is brought up by telling its date ("my recital is in two weeks"), not placed in a course.
     """
-    if sentence.rstrip().endswith("?"):
+    if sentence.rstrip().endswith("?") or _learners_own(clause, own):
         return False
     now = system_clock()
     when = split_time(clause, now)[1]

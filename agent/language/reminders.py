@@ -2,7 +2,9 @@
 
 **Requests** (``parse_reminder``): "remind me to <task> <condition>", also "remind me about /
 that …", "don't let me forget / skip / miss …", "make sure I remember …", "ping / nudge me about …",
-"I need a reminder to …", "give me a heads-up about …", "jog my memory about …". The
+"I need a reminder to …", "give me a heads-up about …", "jog my memory about …", "bug / poke me
+about …"; with a condition, a request to be made to do something ("When we reach X, make me tell
+you …", "get me to ask …", "have me show you …", "make sure I ask …", ``_causative``). The
 condition may stand first: "Before we start recursion, remind me to …", "Tomorrow, remind me
 to …" are read as "remind me to … before we start recursion" (``_lead_first``); discourse words
 before a leading time are no condition ("Oh and on Thursday remind me …", "By the way, on Friday
@@ -16,7 +18,8 @@ trigger:
   up [in <context>]" (the keyword keeps its context: "generators in Python"; an adverb after
   "comes up" is no part of it: "at some point", and a time there is the topic's "not before");
   a span of the course after the topic ("this week", "this term") is no part of it either
-  (``_topic_time``). ``X`` may list
+  (``_topic_time``); "my" stays ("when I mention my viva": the learner's own thing,
+  ``trigger_sense``). ``X`` may list
   several keywords ("HAVING or window functions"), any of which fires; also "<connective> the
   lesson | session | class on <X>" (unless X is a time: "the lesson on Friday"), "next lesson on
   <X>", "when it's time for <X>". "I want you to remind me" after a leading condition reads as
@@ -63,7 +66,8 @@ MAX_KEYWORDS = 20
 
 _REQUEST = re.compile(
     r"(?:remind\s+me|(?:do\s+not|don't|dont)\s+let\s+me\s+(?:forget|skip|miss)|make\s+sure\s+I\s+(?:remember|don't\s+forget)"
-    r"|(?:ping|nudge|prompt)\s+me|I(?:'d)?\s+(?:need|like|want)\s+a\s+reminder|give\s+me\s+a\s+heads[- ]up"
+    r"|(?:ping|nudge|prompt|bug|poke)\s+me|I(?:'d)?\s+(?:need|like|want)\s+a\s+reminder"
+    r"|give\s+me\s+a\s+heads[- ]up"
     r"|jog\s+my\s+memory|remember\s+me(?=\s+(?:to|that|about|of)\s))\s*[:;,\u2013\u2014-]?\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
     re.I | re.S,
 )
@@ -76,6 +80,13 @@ _REQUEST_LAST = re.compile(
     r"^(?P<task>.+?)\s*[,;]?\s+(?:so\s+|and\s+)?(?:please\s+)?(?:can\s+you\s+|could\s+you\s+)?"
     r"(?:remind\s+me|ping\s+me|nudge\s+me)(?:\s+(?:then|of\s+(?:it|that|this)|about\s+(?:it|that|this)"
     r"|at\s+that\s+point))?(?:\s+please)?\s*[.!?]*\s*$",
+    re.I | re.S,
+)
+# "make me tell you …", "get me to ask …", "make sure I ask …": the learner asks to be made to do
+# something; a request only with a condition ("When we get to X, make me …"): without one it is
+# an ordinary ask ("make me a cheat sheet", "get me to understand pointers")
+_CAUSATIVE = re.compile(
+    r"^(?P<lead>.*?)\b(?:(?:make|have)\s+me|(?:get|tell)\s+me\s+to|make\s+sure\s+I)\s+(?P<task>[^\W\d_]+\b.*)$",
     re.I | re.S,
 )
 _I_WANT = re.compile(r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", re.I)
@@ -99,7 +110,7 @@ _CONCEPT = re.compile(
 )
 _KEYWORDS = re.compile(
     rf"\s*,?\s+{_CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\s+up\b)[^\W\d_]+"
-    r"(?:\s+(?:on|to|into|about|with|at|over|through|up|around|back))*\s+(?P<what>.+)$"
+    r"(?:\s+(?:on|onto|to|into|about|with|at|over|through|up|around|back))*\s+(?P<what>.+)$"
     rf"|\s*,?\s+{_CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
     r"(?P<after>\s+(?!(?:in|with|during)\b)[^,]+?)?(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?"
     r"(?:\s+(?:again|later|next|at\s+last))?\s*$"
@@ -110,7 +121,8 @@ _KEYWORDS = re.compile(
 )
 _LIST_SPLIT = re.compile(r"\s*(?:,|\bor\b|\band\b|/)\s*", re.I)
 _LEADING = re.compile(
-    r"^(?:(?:on|into|about|with)\s+)?(?:(?:the|a|an|some|any|our|my)\s+)?(?:(?:topic|subject)\s+of\s+)?", re.I
+    r"^(?:(?:on|onto|into|about|with)\s+)?(?:(?:the|a|an|some|any|our)\s+)?(?:(?:topic|subject)\s+of\s+)?",
+    re.I,
 )
 _TRAILING = re.compile(r"\s+(?:clauses?|keywords?|part|topic|section|lesson|chapter)$", re.I)
 
@@ -217,7 +229,25 @@ def is_trigger_word(keyword: str) -> bool:
 
 def is_reminder_request(text: str) -> bool:
     """True when ``text`` asks to be reminded of something."""
-    return isinstance(text, str) and _REQUEST.search(text) is not None
+    return isinstance(text, str) and _REQUEST.search(_causative(text)) is not None
+
+
+def _causative(text: str) -> str:
+    """A request to be made to do something, with a condition, read as "remind me to …".
+
+    "When we get to loops, make me tell you about X", "Make me ask about Y when we do Z": the
+    verb after "me" (by the parse) is the task. Without a condition ("make me a cheat sheet",
+    "tell me to relax") it stays an ordinary ask.
+    """
+    found = _CAUSATIVE.match(text) if not _REQUEST.search(text) else None
+    if found is None or parse(found["task"])[0].pos_ not in {"VERB", "AUX"}:
+        return text
+    lead = _strip_end(_POLITE.sub("", found["lead"]))
+    cond = _LEAD_BARE.match(lead)
+    if cond and not lead.rstrip().endswith("?"):
+        return f"remind me to {_strip_end(found['task'])} {cond['cond']}"
+    trailing = _KEYWORDS.search(found["task"]) or _CONCEPT.search(found["task"])
+    return f"remind me to {found['task']}" if not lead and trailing else text
 
 
 _COURSE_SPANS = frozenset(
@@ -321,7 +351,7 @@ def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] 
     """
     if not isinstance(text, str):
         return None
-    match = _REQUEST.search(_lead_first(text))
+    match = _REQUEST.search(_lead_first(_causative(text)))
     if match is None:
         return None
     now = as_aware(now or system_clock())

@@ -122,3 +122,17 @@ def is_initialism(word: str, topic: str) -> bool:
     return (
         len(words) >= 2 and word.isupper() and word.isalpha() and word == "".join(w[0] for w in words).upper()
     )
+
+
+def spells_initials(words: list[str], keyword: str) -> bool:
+    """``words`` spell out the initials ``keyword`` is written in ("principal component analysis" / "PCA").
+
+    ``keyword`` one word in capitals, two to six letters, a plural "s" allowed ("ODEs"); ``words``
+    as many as its letters, none a function word ("Did Nina send" is no "DNS"): the reverse of
+    ``is_initialism``.
+    """
+    letters = keyword[:-1] if keyword.endswith("s") else keyword
+    if not (2 <= len(letters) <= 6 and letters.isalpha() and letters.isupper()) or len(words) != len(letters):
+        return False
+    pairs = zip(words, letters, strict=True)
+    return all(w[:1].upper() == c and w.lower() not in FUNCTION_WORDS for w, c in pairs)
