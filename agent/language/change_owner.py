@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, parse
-from agent.language.number_owners import SAYS, THIRD, anothers_values, number_owner
+from agent.language.number_owners import SAYS, THIRD, anothers_values, groups_count, number_owner
 from agent.language.numerals import numbers, without_current
 from agent.language.people import anothers, is_group
 
@@ -345,3 +345,16 @@ def _subject_words(text: str) -> list[str]:
     if subject is None or is_learner(subject) or subject.lower_ in THIRD:
         return []
     return [_word_key(t.text) for t in subject.subtree if t.pos_ in {"NOUN", "PROPN"}]
+
+
+def crosses_a_group(new: str, old: str) -> bool:
+    """True when one of the change and the total is a group's count and the other the learner's own.
+
+    "and I did 9 more myself" is no change of "Our choir has sung 400 hours between the 30 of us", nor
+    "We sang another 20 as a choir" of "I've sung 35 hours"; a change naming the group ("The choir added
+    another 50") changes its count (``number_owners.groups_count``).
+    """
+    group_old = groups_count(old)
+    if groups_count(new):
+        return not group_old
+    return group_old and not any(w in _words(old) for w in _subject_words(new))

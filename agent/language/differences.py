@@ -103,9 +103,10 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     base = without_current(old)
     if current_value(old) is None and shift(base) is not None and not _A_TOTAL.search(base):
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
-    found = [n for n in numbers(base) if not _a_span(base, n)]  # "burned a third of it in two days"
-    if len(found) > 1:
-        found = [n for n in found if not _a_label(base, n)] or found  # "chapter four is at 5,100 words"
+    # "burned a third of it in two days", "chapter four is at 5,100 words", "between the five of us"
+    found = [n for n in numbers(base) if not _a_span(base, n) and not _OF_US.match(base[n.end :])]
+    if len(found) > 1 or (found and _LABELS_A_THING.match(base[found[0].end :])):
+        found = [n for n in found if not _a_label(base, n)]  # "forgot the unit 4 drills" counts nothing
     if len(found) > 1 and not change_is_anothers(new):
         # "My stipend is 500 euros; my flatmate gets 650": the learner's change, the learner's number
         found = [n for n in found if number_owner(base, n.start) != "another"] or found
@@ -131,7 +132,10 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         found = [n for n in numbers(now) if bare is not None and (n.start, n.end) == bare.span(1)]
         if len(found) != 1:
             return None
-        units = [u for u, n in zip(units, stated, strict=True) if u and n not in totals] or [None]
+        # "Cut 20% of the list (now 1,200)": the percent is the change's, the value counts what it did
+        skip = {"percent"} if not now.strip().endswith("%") else set()
+        units = [u for u, n in zip(units, stated, strict=True) if u and n not in totals and u not in skip]
+        units = units or [None]
         written, totals = [now], []
     if change.done and not any(units):
         return None
@@ -187,7 +191,7 @@ _RUNNING = re.compile(r"\b(?:so\s+far|in\s+total|total|to\s+date|altogether|over
 """A total marked as running ("63 km so far", "12.5 hours in total"): work done of its counted word adds
 to it, whatever the verb ("Walked 8.5 km" of "I've covered 63 km so far")."""
 _RUNNING_AFTER = re.compile(
-    r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:so\s+far|in\s+total|total|to\s+date|altogether|till\s+now)\b", re.I
+    r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:so\s+far|in\s+total|total|to\s+date|altogether|(?:till\s+)?now)\b", re.I
 )
 """Right after a number and its counted word: the running total of several numbers ("27 katas so far")."""
 _TARGET_NAMED = re.compile(r"\b(?:target|goal|aim|limit|cap|quota)s?\b", re.I)
@@ -244,6 +248,10 @@ def anothers_count(old: str) -> bool:
     return bool(found) and current_value(old) is None and all(theirs)
 
 
+_OF_US = re.compile(r"\s+of\s+us\b", re.I)
+"""After a number of people ("between the five of us"): who did it, no count of the thing."""
+_LABELS_A_THING = re.compile(r"\s+(?!(?:so|now|and|or|to|in|of|at|by|for|is|was|are|were)\b)[A-Za-z]", re.I)
+"""After a label's number, a noun it names ("the unit 4 drills"): the label is part of a name."""
 _LABEL_BEFORE = re.compile(r"\b(?:chapter|unit|lesson|level|part|section|module|volume|grade)\s+$", re.I)
 """A number that names, not counts: "chapter four", "unit 3", "level 2" (its noun before it)."""
 

@@ -12,6 +12,7 @@ is no total of the learner's).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -156,3 +157,40 @@ def change_is_anothers(text: str) -> bool:
     """True when the change ``text`` states is another's value (its first number's owner)."""
     found = numbers(text)
     return bool(found) and number_owner(text, found[0].start) == "another"
+
+
+_TOGETHER = re.compile(
+    r"\b(?:between|among(?:st)?)\s+(?:the\s+|all\s+)?(?:[\w-]+\s+)?of\s+us\b|\ball\s+of\s+us\b|\btogether\b"
+    r"|\bcombined\b|\bcollectively\b|\bas\s+a\s+(?:class|group|team|club|crew|whole|choir|band|family|cohort)\b",
+    re.I,
+)
+"""A count told as the work of several people at once ("between the five of us", "as a class", "together")."""
+_TALLY = frozenset({"total", "tally", "count", "sum"})
+"""Nouns of a count summed over members: a group's ("the choir's tally", "the club total")."""
+_GIVES = frozenset({"give", "grant", "pay", "award", "offer", "allocate", "fund", "add", "cut", "have"})
+"""Verbs by which a group gives, cuts or holds a value of the learner's ("We have 900 GPU hours combined")."""
+
+
+@holds_text
+@lru_cache(maxsize=2048)
+def groups_count(text: str) -> bool:
+    """True when the first number of ``text`` is a count a group did together, not the learner's own.
+
+    "Our reading circle has finished 300 novels between the eight of us", "We planted 90 more as a
+    team", "The choir's tally is 4,000 minutes": a group's work or a group's tally. Not
+    the learner alone ("I"), nor a group that gives, cuts or holds a value ("We have 900 hours combined").
+    """
+    base = without_current(text)
+    found = numbers(base)
+    if not found:
+        return False
+    doc = parse(base)
+    verb = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
+    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
+        verb = verb.head
+    subject = None if verb is None else next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.lower_ in {"i", "me"}:
+        return False
+    if subject.lemma_.lower() in _TALLY:
+        return any(is_group(c) for c in subject.children if c.dep_ in {"compound", "poss"})
+    return bool(_TOGETHER.search(base)) and verb is not None and verb.lemma_.lower() not in _GIVES

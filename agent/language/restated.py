@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from agent.language.number_owners import number_owner
+from agent.language.number_owners import groups_count, number_owner
 from agent.language.number_roles import stated_as_target
 from agent.language.numerals import current_value, numbers, without_current
 from agent.language.units import unit_of
@@ -44,8 +44,8 @@ def restates(new: str, old: str) -> bool:
     from agent.language.shifts import shift  # noqa: PLC0415 - shifts imports this layer's peers
 
     now = current_value(old)
-    if now is None or not isinstance(new, str) or shift(new) is not None:
-        return False
+    if now is None or not isinstance(new, str) or shift(new) is not None or groups_count(new):
+        return False  # "Our choir has sung 400 hours between us" is the choir's count, not the learner's
     computed = numbers(now)
     stated = [n for n in numbers(new) if number_owner(new, n.start) != "another"]
     base = without_current(old)

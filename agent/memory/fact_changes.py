@@ -12,7 +12,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from agent.language.change_owner import names_a_thing, names_another_owner, names_another_thing
+from agent.language.change_owner import (
+    crosses_a_group,
+    names_a_thing,
+    names_another_owner,
+    names_another_thing,
+)
 from agent.language.differences import (
     CHANGE_MIN,
     DATE_CHANGE_MIN,
@@ -105,6 +110,8 @@ def _changed_by_difference(
             continue  # "My instructor has put in 3000 hours" is no change of the learner's hours
         if mine and anothers_count(old):
             continue  # "nine of them were mine" adds to the learner's count, never to a friend's
+        if not mine and crosses_a_group(text, old):
+            continue  # "and I did 9 more myself" is no change of the study group's count
         if row["score"] >= low:
             found.append((dict(row), value))
         elif _loosely_changes(text, old, row["score"]):

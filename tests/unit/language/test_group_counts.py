@@ -1,0 +1,81 @@
+"""A group's count beside the learner's own, a label that is no count, a percent beside a computed value.
+
+Issue 39, L6. Our own phrasing, not a scenario's.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.language.differences import resolve_change
+from agent.language.encoder import encode
+from agent.language.number_owners import groups_count
+from agent.language.restated import restates
+from agent.memory.fact_changes import changed_fact
+
+NOW = datetime(2026, 10, 3, 9, 0, tzinfo=UTC)
+EARLIER = NOW - timedelta(days=9)
+
+
+@pytest.mark.parametrize(
+    ("text", "group"),
+    [
+        ("Our reading circle has finished about 310 novels between the eight of us.", True),
+        ("We planted 75 saplings as a crew on Sunday.", True),
+        ("The orchestra's tally for the season is 5,200 minutes.", True),
+        ("My lab has 700 GPU hours combined.", False),  # a group holds a value of the learner's
+        ("I finished 12 novels this year.", False),
+        ("The school halved the coding club money.", False),
+    ],
+)
+def test_a_count_a_group_did_together_is_the_groups(text: str, group: bool) -> None:
+    assert groups_count(text) is group
+
+
+def _change(facts: list[str], new: str) -> tuple[int, str | None] | None:
+    vectors, query = encode(facts), encode([new])[0]
+    rows = sorted(
+        (
+            {"id": i, "text": f, "score": float(s), "valid_from": EARLIER.isoformat()}
+            for i, (f, s) in enumerate(zip(facts, vectors @ query, strict=True))
+        ),
+        key=lambda r: -r["score"],
+    )
+    p = {"slotted": False, "predicate": "fact:x", "text": new, "valid_from": NOW.isoformat()}
+    found = changed_fact(p, rows)
+    return None if found is None else (int(found[0]["id"]), found[1])
+
+
+def test_the_learners_own_increment_never_changes_the_groups_count() -> None:
+    facts = [
+        "Our reading circle has finished about 310 novels between the eight of us.",
+        "I've finished 27 novels this year (now 27)",
+    ]
+    assert _change(facts, "and I got through 4 more myself") == (1, "31")
+
+
+def test_a_group_increment_never_changes_the_learners_own_count() -> None:
+    facts = ["I've sung 35 hours with the choir this term.", "Our choir has sung 900 hours together this term."]
+    assert _change(facts, "We sang another 40 as a choir at the festival.") == (1, "940")
+
+
+def test_a_groups_count_restates_no_total_of_the_learners() -> None:
+    old = "Knitted another 3 squares (now 31)"
+    assert not restates("Our guild has knitted 480 squares between the twelve of us.", old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        # a label is part of a name, no count; the count told after the recount is
+        ("hmm, I skipped the module 2 quizzes.", "4 more tonight", None),
+        # a percent is the change's, the computed value counts what the fact counted
+        ("Pruned 30% of my idiom list, all duplicates (now 280)", "Added 35 new idioms from a film.", "315"),
+        # "now" after a count marks the running total among several numbers
+        ("Studying Greek for 3 years, my app says I know 950 words now", "Learned 40 new ones this week.", "990"),
+    ],
+)
+def test_which_number_of_the_old_fact_a_change_applies_to(old: str, new: str, value: str | None) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
