@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from agent.language.about import clauses
-from agent.language.answer_kinds import asked_kind, calls_old, holds_kind
+from agent.language.answer_kinds import asked_kind, calls_old, holds_kind, learners_name
 from agent.language.grammar import parse
 from agent.language.people import person
 from agent.language.question_net import answer_groups, answering_clause, nouns
@@ -208,16 +208,15 @@ def _best_of_the_sitting(
     """``order`` (newest first) with the best answer of the newest sitting first.
 
     Versions of a value are told days apart; a minute after "my uncle gave me his laptop" comes an
-    aside ("he never lets me use it") the question net may group with it
-    (``question_net.ANSWER_MARGIN``). When the newest member holds no value of the kind the question
-    asks (``answer_kinds.holds_kind``), the member of its sitting (``SITTING``) that holds one, then
-    the closest to the question, goes first. A newest member that holds the kind keeps its place: a
-    learner may correct a value within one conversation ("I live in Da Nang" … "These days I rent a
-    flat in Hanoi"), and the demo tells its sessions minutes apart. The facts of one message keep
-    ``_newest_first``'s order (the new value first).
+    aside ("he never lets me use it", "ok, back to SQL") the question net may group with it
+    (``question_net.ANSWER_MARGIN``). When the newest member is no answer (``_answers``), the member of
+    its sitting (``SITTING``) that is one, then the closest to the question, goes first. A newest
+    member that answers keeps its place: a learner may correct a value within one conversation ("I
+    live in Da Nang" … "These days I rent a flat in Hanoi"), and the demo tells its sessions minutes
+    apart. The facts of one message keep ``_newest_first``'s order (the new value first).
     """
     newest = _at(facts[order[0]])
-    if newest is None or kind is None or holds_kind(kind, facts[order[0]].text):
+    if newest is None or _answers(kind, facts[order[0]].text):
         return order
     sitting = [
         g for g in order if (at := _at(facts[g])) is not None and newest - at < SITTING and at != newest
@@ -226,10 +225,22 @@ def _best_of_the_sitting(
         return order
 
     def key(g: int) -> tuple[bool, float]:
-        return holds_kind(kind, facts[g].text), float(sims[g])
+        return _answers(kind, facts[g].text), float(sims[g])
 
     best = max([order[0], *sitting], key=key)
     return order if best == order[0] else [best, *(g for g in order if g != best)]
+
+
+def _answers(kind: str | None, text: str) -> bool:
+    """``text`` may answer a question asking ``kind`` (None: a value of any kind).
+
+    It holds a value of the kind (``answer_kinds.holds_kind``; any value of ``same_thing.values``
+    but the learner's own name when the question asks no kind: "the tutorial I watched skipped it"
+    holds none), and its sentence is a statement: a discourse move headed by an adverb or an
+    interjection ("anyway, back to <topic>", "ok so") tells nothing, whatever name it carries.
+    """
+    held = holds_kind(kind, text) if kind else bool(values(text) - learners_name(text))
+    return held and any(s.root.pos_ not in ("ADV", "INTJ") for s in parse(text).sents)
 
 
 def _at(hit: SearchHit) -> datetime | None:

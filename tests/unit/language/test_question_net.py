@@ -144,6 +144,28 @@ def test_an_aside_a_minute_after_the_new_value_does_not_take_its_place() -> None
 
 
 @pytest.mark.parametrize(
+    ("question", "value", "aside"),
+    [
+        # a discourse move carries a name, but tells nothing (its root is an adverb)
+        ("Where does the learner live?", "I rent a room in Bergen these days.", "right, back to NLP"),
+        ("Which city does the learner work in?", "I work at a bakery in Lyon.", "anyway, onwards to CSS"),
+        # the question asks no kind: a remark that holds no value at all is no answer
+        ("What is the learner's job?", "I'm a nurse at a clinic in Perth.", "the video I found skipped that"),
+        ("What does the learner do for work?", "I drive trams for Metro Transit.", "a long week, honestly"),
+    ],
+)
+def test_an_aside_holding_no_answer_a_minute_after_a_value_never_passes_it(
+    question: str, value: str, aside: str
+) -> None:
+    sitting = ["2026-05-02T18:10:00+00:00", "2026-05-02T18:11:00+00:00"]
+    hits = [open_fact("value", value, sitting[0]), open_fact("aside", aside, sitting[1])]
+    vectors = encode([value, aside])
+    asked = vectors[0] + vectors[1]  # both answer about equally well: the net groups them
+    ranked = newest_first(hits, vectors, asked / np.linalg.norm(asked), question)
+    assert ranked[0].id == "value"
+
+
+@pytest.mark.parametrize(
     ("question", "texts"),
     [
         (
