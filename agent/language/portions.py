@@ -37,6 +37,8 @@ _LOSS = frozenset(
     | {"eat", "drop", "scrap", "reset", "wipe"}
 )
 """Lemmas of verbs that take a part of a total away (a closed class: MiniLM does not encode direction)."""
+_GONE = re.compile(r"^\s*(?:[\w'-]+\s+){0,3}?(?:went|goes|gone|go)\s+(?:on|to)\b", re.I)
+"""After the part: it went away ("half of it went on rent", "a fifth of the grant went to fees")."""
 _OTHERS = frozenset({"his", "her", "their", "its"})
 
 
@@ -58,7 +60,7 @@ def lost_portion(text: str) -> Portion | None:
             continue
         words = re.findall(r"[A-Za-z]+", re.split(r"[.;!?,:]", text[: match.start()])[-1])[-4:]
         lemmas = {simplemma.lemmatize(w.lower(), lang="en") for w in words}
-        if not lemmas & _LOSS:
+        if not lemmas & _LOSS and not _GONE.match(text[match.end() :]):
             continue
         part = float(match["pct"]) / 100 if match["pct"] else _PARTS[(match["part"] or "half").lower()]
         if 0 < part < 1:

@@ -83,6 +83,8 @@ _SPENT_BEFORE = re.compile(
 _WITHDRAWN_BEFORE = re.compile(rf"\b(?:withdr[ae]w[ns]?|withdrawing)\s+{_FILLER}$", re.I)
 """Before an amount withdrawn: out of a fund by the verb's meaning ("Withdrew 1,000 rand to book the
 test"), whatever the currency is called."""
+_GONE_ON = re.compile(r"^\s+(?:[A-Za-z]+\s+)?(?:went|goes|gone|go)\s+on\b", re.I)
+"""After an amount of money spent: "another €45 went on printing" (money only)."""
 _GIVEN_AFTER = re.compile(r"^\s+(?:came\s+in|arrived|went\s+(?:in|into))\b", re.I)
 """After an amount of money added: "€200 came in from tutoring" (money only)."""
 _BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
@@ -150,6 +152,8 @@ def _direction(text: str, n: Number) -> float | None:
     if _WITHDRAWN_BEFORE.search(before):
         return -1.0
     spent = _SPENT_BEFORE.search(before)
+    if _GONE_ON.match(after) and unit_of(text, n) in CURRENCY.values():
+        return -1.0  # "another $45 went on hosting": spent, whatever "another" tallies
     if spent and unit_of(text, n) in CURRENCY.values():
         # "spent €350 of it": money taken from the fund; "spent another $45 on storage" tallies spending
         # from one (never an amount added); "spent $30 on a pizza" is no change

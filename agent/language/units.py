@@ -98,9 +98,11 @@ def similar_units(unit: str, others: list[str]) -> list[float]:
 
 
 def same_head(one: str, other: str) -> bool:
-    """The same counted word; points of a percentage count percent ("up eleven points" of "62%")."""
+    """The same counted word (or its short form: "12k" of "km"); points of a percentage count percent."""
     heads = {_head(one), _head(other)}
-    return len(heads) == 1 or heads == {"point", "percent"}
+    short, long = sorted(heads, key=len)[0], sorted(heads, key=len)[-1]
+    # "12k" of "km": a unit's short form is its first letters
+    return len(heads) == 1 or heads == {"point", "percent"} or (len(short) <= 2 and long.startswith(short))
 
 
 _PERIODS = r"hour|day|week|fortnight|month|term|semester|quarter|year"

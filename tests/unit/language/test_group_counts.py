@@ -79,3 +79,19 @@ def test_a_groups_count_restates_no_total_of_the_learners() -> None:
 )
 def test_which_number_of_the_old_fact_a_change_applies_to(old: str, new: str, value: str | None) -> None:
     assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        # money that "went on" something is spent, whatever "another" tallies
+        ("I have €520 of cloud budget left.", "Then another €70 went on backups.", "€450"),
+        # a part of the total that went on or to something is gone
+        ("My festival fund is £900.", "A third of it went on the tent.", "£600"),
+        ("My festival fund is £900.", "Half the fund went to the train tickets.", "£450"),
+        # a unit's short form is its first letters
+        ("I've cycled 140 km this month.", "Another 30k on Saturday.", "170"),
+    ],
+)
+def test_money_gone_on_something_and_short_units(old: str, new: str, value: str) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
