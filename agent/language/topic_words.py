@@ -101,14 +101,18 @@ def is_cognate(word: str, topic_word: str) -> bool:
     A word the English dictionary does not know that shares most letter trigrams with the topic
     word (``COGNATE_DICE``) and is no longer than it by more than a letter (a compound,
     "Dockerfile", names another thing than "Docker"); or a rare English word that opens it
-    (``COGNATE_ZIPF``). An English word that only shares letters has its own sense ("integrals"
-    is not "integration", "tension" not "tense"); a dictionary form is ``word_lemmas``' own.
+    (``COGNATE_ZIPF``), a plural one without its "s" ("comps" of "comprehensions"). An English
+    word that only shares letters has its own sense ("integrals" is not "integration", "tension"
+    not "tense"); a dictionary form is ``word_lemmas``' own.
     """
     lowered, topic = word.lower(), topic_word.lower()
     if len(lowered) < 3 or not lowered.isalpha() or word_lemmas(lowered) & word_lemmas(topic):
         return False
     if is_known(lowered, lang="en"):
-        return len(lowered) < len(topic) and topic.startswith(lowered) and zipf(lowered) < COGNATE_ZIPF
+        # a plural short form opens the plural topic word without its "s" ("comps", "comprehensions")
+        plural = lowered.endswith("s") and topic.endswith("s")
+        short, whole = (lowered[:-1], topic[:-1]) if plural else (lowered, topic)
+        return len(short) < len(whole) and whole.startswith(short) and zipf(lowered) < COGNATE_ZIPF
     return len(lowered) <= len(topic) + 1 and trigram_dice(lowered, topic) >= COGNATE_DICE
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from agent.language.reminder_turns import said_for_later, turns_to
 from agent.language.reminders import is_reminder_request, parse_reminder
-from agent.language.topic_words import spells_initials
+from agent.language.topic_words import is_cognate, spells_initials
 from agent.language.trigger_sense import names_trigger
 
 NOW = datetime(2026, 7, 6, 18, 0, tzinfo=UTC)
@@ -32,6 +32,19 @@ NOW = datetime(2026, 7, 6, 18, 0, tzinfo=UTC)
 )
 def test_spells_initials(words: list[str], keyword: str, expected: bool) -> None:
     assert spells_initials(words, keyword) is expected
+
+
+@pytest.mark.parametrize(
+    ("word", "topic", "expected"),
+    [
+        ("comps", "comprehensions", True),  # a plural short form, rare
+        ("envs", "environments", True),
+        ("cons", "constructors", False),  # common: a word of its own
+        ("comps", "comprehension", False),  # a plural does not shorten a singular
+    ],
+)
+def test_plural_short_forms(word: str, topic: str, expected: bool) -> None:
+    assert is_cognate(word, topic) is expected
 
 
 @pytest.mark.parametrize(
