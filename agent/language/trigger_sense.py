@@ -57,6 +57,12 @@ below the bare topic's similarity to the task ran -0.17..0.29 on other-sense tur
 on real ones, since a task is often unrelated to its topic ("bring my calculator"); and fixed frames
 around the keyword ("the lesson on X", "studying X"), which moved both senses alike ("We need more
 plates for the party" 0.56-0.69, "Let's do plates now" 0.66-0.77 as tectonic plates).
+Measured and not kept (2026-11-30, session 46, ``reminders_described.json``): the topic described
+("functions that call themselves" 0.23 from "recursion", "loops and iteration" 0.56), also with
+the reminder's task (0.24, unrelated turns 0.12-0.18); the head with another modifier ("imaginary
+numbers" / "complex numbers" 0.82, neighbours "inner" / "outer joins" 0.86); a veto of one-word
+phrases that open like a topic word ("memorised" / "memoization" 0.86) also silenced "integrating"
+for "integrals" (one false fire less, one fire less).
 """
 
 from __future__ import annotations
