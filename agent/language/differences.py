@@ -48,6 +48,7 @@ from agent.language.number_roles import (
     stated_by,
 )
 from agent.language.numerals import (
+    SIGNS,
     Number,
     current_value,
     number_text,
@@ -128,7 +129,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     written = [number_written(base, n) for n in found]
     stated, now = found, current_value(old)
     if now is not None:
-        bare = re.fullmatch(r"\s*[$€£¥₹]?\s*([\d,.]+)\s*%?\s*", now)
+        bare = re.fullmatch(rf"\s*[{SIGNS}]?\s*([\d,.]+)\s*%?\s*", now)
         found = [n for n in numbers(now) if bare is not None and (n.start, n.end) == bare.span(1)]
         if len(found) != 1:
             return None
@@ -182,7 +183,7 @@ _ELIDED = re.compile(
 """After a number whose counted word is left out, the clause ends ("… and I've done 18.", "18 so far")."""
 _A_TOTAL = re.compile(
     r"\b(?:so\s+far|in\s+total|to\s+date|altogether|overall|have|has)\b|'ve\b"
-    r"|\b(?:got|received|given)\s+(?:[A-Za-z]+\s+)?[$€£¥₹]?\d[\d,.]*\s*(?:[A-Za-z]+\s+)?(?:in|of)\s+\w",
+    rf"|\b(?:got|received|given)\s+(?:[A-Za-z]+\s+)?[{SIGNS}]?\d[\d,.]*\s*(?:[A-Za-z]+\s+)?(?:in|of)\s+\w",
     re.I,
 )
 """A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350",

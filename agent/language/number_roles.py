@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from agent.language.numerals import Number, numbers
+from agent.language.numerals import SIGNS, Number, numbers
 from agent.language.units import unit_after
 
 NOT_DONE = re.compile(
@@ -38,7 +38,7 @@ _TARGET = re.compile(
 1500", "€1,800 put aside so far, and the fee is €7,500", "the limit is 12,000")."""
 _OF_TOTAL = re.compile(
     r"^\s*(?:[A-Za-z]+\s+){0,2}?(?:of|out\s+of|/)\s*(?:the|my|our|all|those|these|an?)?"
-    r"\s*(?:possible|maximum|max)?\s*[$€£¥₹]?\s*$",
+    rf"\s*(?:possible|maximum|max)?\s*[{SIGNS}]?\s*$",
     re.I,
 )
 """Between two numbers: the second is the whole the first is part of ("8 of the 20 mediums", "3/5", "8,400

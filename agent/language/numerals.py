@@ -6,7 +6,7 @@
   time ("May 4", "10:30", "2026") unless asked; no library for English number words is
   installed, so the small closed vocabulary of number words is here (numbers are a closed
   class; ``number-parser`` or ``numerizer`` on PyPI could replace it).
-- :func:`unit_symbol`: the currency a symbol before a number names ("€800": euros).
+- ``CURRENCY``: the currency a sign before a number names ("€800": euros; from Unicode's names).
 - :func:`number_written`, :func:`number_text`: a number as written, with its currency symbol
   or percent sign, and a computed value written the same way ("€1,800" plus 450: "€2,250").
 - :func:`current_value`, :func:`without_current`: the "(now …)" value a changed fact carries.
@@ -15,11 +15,24 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
-CURRENCY = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen", "₹": "rupees"}
-"""The currency a symbol before a number names."""
-SYMBOL_BEFORE = re.compile(r"([$€£¥₹])\s*$")
+_NOT_A_NAME = frozenset({"sign", "mark", "currency", "symbol", "small", "fullwidth"})
+
+
+def _currency_name(sign: str) -> str:
+    """The currency a sign names, from its Unicode name ("₵", CEDI SIGN: "cedis"; "฿", … BAHT: "bahts")."""
+    words = [w for w in unicodedata.name(sign, "").lower().split() if w not in _NOT_A_NAME]
+    return (words[-1] if words else "money") + "s"
+
+
+CURRENCY = {c: _currency_name(c) for c in map(chr, range(0x10000)) if unicodedata.category(c) == "Sc"}
+"""The currency a sign before a number names: every currency sign Unicode knows, named by Unicode (a
+learner writes "₦9,000" one day and "1,500 naira" the next)."""
+SIGNS = re.escape("".join(CURRENCY))
+"""The currency signs, for a regular expression's character class."""
+SYMBOL_BEFORE = re.compile(rf"([{SIGNS}])\s*$")
 """A currency symbol right before a number."""
 PERCENT_AFTER = re.compile(r"^\s*(?:%|per\s*cent|percent)", re.I)
 """A percent sign or word right after a number."""
@@ -132,7 +145,7 @@ def number_text(value: float, like: str = "") -> str:
         digits = f"{value:,g}" if grouped else f"{value:g}"
     if decimal_comma(like):
         digits = f"{value:.2f}".rstrip("0").rstrip(".").replace(".", ",")  # "3,2" plus "1,5" is "4,7"
-    symbol = re.match(r"\s*([$€£¥₹])", like)
+    symbol = re.match(rf"\s*([{SIGNS}])", like)
     percent = re.search(r"\d\s*(?:%|per\s*cent|percent)\s*$", like, re.I)
     return (symbol.group(1) if symbol else "") + digits + ("%" if percent else "")
 

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from agent.language.number_roles import not_done
-from agent.language.numerals import numbers
+from agent.language.numerals import SYMBOL_BEFORE, numbers
 from agent.language.units import unit_of
 
 _PARTS = {"half": 0.5, "third": 1 / 3, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}
@@ -91,7 +91,7 @@ def own_share(text: str) -> Portion | None:
     """
     found = numbers(text)
     for i, n in enumerate(found):
-        before, after = re.sub(r"[$€£¥₹]\s*$", "", text[: n.start]), text[n.end :]
+        before, after = SYMBOL_BEFORE.sub("", text[: n.start]), text[n.end :]
         mine = _MINE_AFTER.match(after) or _MY_SHARE_BEFORE.search(before)
         mine = mine or (_I_BEFORE.search(before) and _OF_THEM_AFTER.match(after))
         if not mine or not_done(text, n.start):

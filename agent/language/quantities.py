@@ -31,14 +31,13 @@ from dataclasses import dataclass
 
 from agent.language.number_roles import NOT_DONE, clause_before, not_done, work_done
 from agent.language.numerals import (
-    CURRENCY,
     PERCENT_AFTER,
     SYMBOL_BEFORE,
     Number,
     numbers,
 )
 from agent.language.portions import lost_portion, own_share
-from agent.language.units import unit_of
+from agent.language.units import is_money, unit_of
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
@@ -152,14 +151,14 @@ def _direction(text: str, n: Number) -> float | None:
     if _WITHDRAWN_BEFORE.search(before):
         return -1.0
     spent = _SPENT_BEFORE.search(before)
-    if _GONE_ON.match(after) and unit_of(text, n) in CURRENCY.values():
+    if _GONE_ON.match(after) and is_money(unit_of(text, n)):
         return -1.0  # "another $45 went on hosting": spent, whatever "another" tallies
-    if spent and unit_of(text, n) in CURRENCY.values():
+    if spent and is_money(unit_of(text, n)):
         # "spent €350 of it": money taken from the fund; "spent another $45 on storage" tallies spending
         # from one (never an amount added); "spent $30 on a pizza" is no change
         return -1.0 if _FROM_A_FUND.search(after) or re.search(r"\banother\b", spent.group(), re.I) else None
     money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before)
-    if money_in and unit_of(text, n) in CURRENCY.values():
+    if money_in and is_money(unit_of(text, n)):
         return 1.0  # "my parents chipped in €1,000", "€200 came in from tutoring"
     return 1.0 if _UP_BEFORE.search(before) else None
 

@@ -78,6 +78,14 @@ def unit_of(text: str, n: Number) -> str | None:
     return unit_after(text, n.end)
 
 
+_MONEY = frozenset(name.removesuffix("s") for name in CURRENCY.values())
+
+
+def is_money(unit: str | None) -> bool:
+    """True when ``unit`` names a currency, by its sign or its name ("€": euros, "cedis", "naira")."""
+    return unit is not None and _head(unit) in _MONEY
+
+
 def _head(unit: str) -> str:
     """The word a unit counts by ("LeetCode problems" -> "problem", "words per minute" -> "word")."""
     return unit.lower().split(" per ")[0].split()[-1].removesuffix("s")

@@ -57,7 +57,10 @@ def test_the_learners_own_increment_never_changes_the_groups_count() -> None:
 
 
 def test_a_group_increment_never_changes_the_learners_own_count() -> None:
-    facts = ["I've sung 35 hours with the choir this term.", "Our choir has sung 900 hours together this term."]
+    facts = [
+        "I've sung 35 hours with the choir this term.",
+        "Our choir has sung 900 hours together this term.",
+    ]
     assert _change(facts, "We sang another 40 as a choir at the festival.") == (1, "940")
 
 
@@ -74,7 +77,11 @@ def test_a_groups_count_restates_no_total_of_the_learners() -> None:
         # a percent is the change's, the computed value counts what the fact counted
         ("Pruned 30% of my idiom list, all duplicates (now 280)", "Added 35 new idioms from a film.", "315"),
         # "now" after a count marks the running total among several numbers
-        ("Studying Greek for 3 years, my app says I know 950 words now", "Learned 40 new ones this week.", "990"),
+        (
+            "Studying Greek for 3 years, my app says I know 950 words now",
+            "Learned 40 new ones this week.",
+            "990",
+        ),
     ],
 )
 def test_which_number_of_the_old_fact_a_change_applies_to(old: str, new: str, value: str | None) -> None:
@@ -94,4 +101,17 @@ def test_which_number_of_the_old_fact_a_change_applies_to(old: str, new: str, va
     ],
 )
 def test_money_gone_on_something_and_short_units(old: str, new: str, value: str) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        # a currency sign one day, its name the next: the same money (the sign's Unicode name)
+        ("I've put ₴2,600 aside for the summer course.", "Added 400 hryvnias from tutoring.", "₴3,000"),
+        ("My conference fund is ₸90,000.", "Spent 15,000 tenge of the fund on the poster.", "₸75,000"),
+        ("I've saved 8,000 rubles for the exam.", "Took ₽1,000 out for the bus pass.", "7,000"),
+    ],
+)
+def test_a_currency_by_its_sign_and_by_its_name_is_the_same_money(old: str, new: str, value: str) -> None:
     assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
