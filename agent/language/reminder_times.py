@@ -18,6 +18,11 @@ A phrase with a time of day ("tomorrow at 9", "tonight", "in two hours") keeps i
 session's zone (``local_instant``), never as UTC. A remark may follow the time phrase ("on the
 14th, that's when my salary comes in", ``time_before_aside``); read as no time at all, that
 request fell to the one-day default and fired a session early (heldout7, 2026-11-29).
+
+**Before an event.** "two days before on 20 July", "a week before in three weeks": the event's
+phrase, read as above, less the span (``BEFORE``; "the day before", "the week before"), never
+before ``now``; what ``reminders.parse_reminder`` writes for "My exam is in three weeks, remind me
+a week before it", so the store reads it against the session's clock too.
 """
 
 from __future__ import annotations
@@ -42,6 +47,13 @@ _EDGE = re.compile(
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
 _ORDINAL = re.compile(r"\s+(?:on\s+|by\s+)?the\s+(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\s*$", re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+_COUNTS = {**_NUMBERS, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+BEFORE = re.compile(
+    r"(?P<span>(?:(?P<n>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<unit>hour|day|week)s?"
+    r"|the\s+(?P<the>day|night|evening|morning|week))\s+before)\b",
+    re.I,
+)
+"""A span before an event: "two days before", "the day before", "a week before"."""
 # an ISO-8601 date, with or without a time of day ("on 2026-06-20", "2026-06-20T09:00")
 _ISO = re.compile(r"\s+(?:(?:on|by)\s+)?(?P<iso>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)\s*$", re.I)
 # where a remark after the time phrase begins: "on the 14th, that's when my salary comes in"
@@ -93,6 +105,10 @@ def phrase_due(phrase: str, now: datetime) -> datetime | None:
     due from that day's start (``_day_start``).
     """
     now = as_aware(now)
+    before = BEFORE.match(phrase.strip())
+    if before:  # "two days before on 20 July": the event's day less the span
+        event = phrase_due(phrase.strip()[before.end() :], now)
+        return max(event - before_span(before), now) if event is not None else None
     text = " " + phrase.strip(" ,.;:!?")
     match = _EDGE.fullmatch(text)
     if match:
@@ -103,6 +119,15 @@ def phrase_due(phrase: str, now: datetime) -> datetime | None:
     if due is None:
         return None
     return due if _CLOCK.search(text) else _day_start(due, now)
+
+
+def before_span(match: re.Match[str]) -> timedelta:
+    """The span a ``BEFORE`` match names ("two days" 2 days; "the day", "the evening" 1 day)."""
+    if match["the"]:
+        return timedelta(weeks=1) if match["the"].lower() == "week" else timedelta(days=1)
+    n = match["n"].lower()
+    count = int(n) if n.isdigit() else _COUNTS[n]
+    return timedelta(seconds=count * _TIME_UNITS[match["unit"].lower()])
 
 
 def _day_start(due: datetime, now: datetime) -> datetime:

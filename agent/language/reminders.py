@@ -49,6 +49,7 @@ from typing import Any
 from agent.clock import as_aware, system_clock
 from agent.language.grammar import parse
 from agent.language.reminder_times import (
+    BEFORE,
     leading_time,
     opening_times,
     phrase_due,
@@ -342,6 +343,39 @@ def _default(rest: str, now: datetime) -> tuple[str, datetime, str]:
     return rest, phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY, DEFAULT_PHRASE
 
 
+_LEAD_TAIL = re.compile(r"(?:[\s,;:.\u2013\u2014-]|\b(?:so|and|please|then)\b)+$", re.I)
+_EVENT = re.compile(r"\s+(?:it|that|then|(?:my|the|our|this)\s+[^\W\d_]+)\b", re.I)
+
+
+def _before_event(text: str, now: datetime | None) -> dict[str, Any] | None:
+    """A request for a span before an event whose date the sentence tells ("remind me two days before").
+
+    "My exam is in three weeks, remind me a week before it to book a room", "Remind me the day
+    before my interview on Friday to iron my shirt": read without the span and the event's name
+    ("it", "my interview"), the request is due at the event's date; the span comes off it
+    (``reminder_times.phrase_due`` reads "a week before in three weeks" as the store will).
+    Without a date in the sentence it is read as any request.
+    """
+    span = BEFORE.search(text)
+    if span is None or not is_reminder_request(text):
+        return None
+    event = _EVENT.match(text, span.end())
+    rest = text[: span.start()] + text[event.end() if event else span.end() :]
+    read = parse_reminder(re.sub(r"\s{2,}", " ", rest), now=now)
+    if read is None or read["trigger_kind"] != "time":
+        return None
+    clock = as_aware(now or system_clock())
+    event_when = read["when"]
+    if event_when in (None, DEFAULT_PHRASE):  # "my viva is in a month; remind me …": the date before
+        lead = _LEAD_TAIL.sub("", text[: _REQUEST.search(text).start()])  # type: ignore[union-attr]
+        # the longest ending of the event's clause that reads as a time ("September 30", "in a month")
+        starts = [m.end() for m in re.finditer(r"\s+", lead)]
+        event_when = next((lead[i:] for i in starts if phrase_due(lead[i:], clock) is not None), None)
+    when = f"{span['span']} {event_when}" if event_when else None
+    due = phrase_due(when, clock) if when else None
+    return {**read, "due_at": due.isoformat(), "when": when} if due is not None else None
+
+
 def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] | None:
     """The reminder a request asks for (``ReminderStore.set`` arguments plus ``trigger_kind``), or None.
 
@@ -351,6 +385,9 @@ def parse_reminder(text: str, *, now: datetime | None = None) -> dict[str, Any] 
     """
     if not isinstance(text, str):
         return None
+    before = _before_event(text, now)
+    if before is not None:
+        return before
     match = _REQUEST.search(_lead_first(_causative(text)))
     if match is None:
         return None

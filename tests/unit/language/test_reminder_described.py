@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from agent.language.reminder_times import phrase_due
 from agent.language.reminder_turns import said_for_later, turns_to
 from agent.language.reminders import is_reminder_request, parse_reminder
 from agent.language.topic_words import is_cognate, spells_initials
@@ -113,3 +114,26 @@ def test_requests_to_be_made_to_do_something(text: str, keywords: list[str], des
 def test_an_ordinary_ask_is_no_request(text: str) -> None:
     assert parse_reminder(text, now=NOW) is None
     assert not is_reminder_request(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("My oral exam is in two weeks, remind me a week before it to book a tutor.", "2026-07-13"),
+        ("Remind me the day before my dentist appointment on Wednesday to skip coffee.", "2026-07-07"),
+        ("Remind me to charge the camera three days before my hike on July 25.", "2026-07-22"),
+        ("The lab report is due on the 17th; remind me two days before.", "2026-07-15"),
+        ("My gig is in a month - so remind me the week before to restring the bass.", "2026-07-30"),
+    ],
+)
+def test_a_span_before_an_event_the_sentence_dates(text: str, due: str) -> None:
+    got = parse_reminder(text, now=NOW)
+    assert got is not None and got["trigger_kind"] == "time"
+    assert got["due_at"].startswith(due)
+    # the store reads the phrase against its own clock and lands on the same day
+    assert phrase_due(got["when"], NOW).isoformat().startswith(due)
+
+
+def test_a_span_before_an_undated_event_is_read_as_any_request() -> None:
+    got = parse_reminder("Remind me the day before to water the plants.", now=NOW)
+    assert got is not None and got["when"] == "in 1 day"
