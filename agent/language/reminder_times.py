@@ -45,6 +45,12 @@ _EDGE = re.compile(
     re.I,
 )
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
+# "Thursday next week", "next week on Thursday", "Thursday of next week": that weekday of next week
+_WEEKDAY_NEXT_WEEK = re.compile(
+    r"\s+(?:on\s+)?(?:(?P<wd>" + "|".join(_WEEKDAYS) + r")\s+(?:of\s+)?next\s+week"
+    r"|next\s+week\s+(?:on\s+)?(?P<wd2>" + "|".join(_WEEKDAYS) + r"))\s*$",
+    re.I,
+)
 _ORDINAL = re.compile(r"\s+(?:on\s+|by\s+)?the\s+(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\s*$", re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 _COUNTS = {**_NUMBERS, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -156,6 +162,10 @@ def _exact(text: str, now: datetime) -> datetime | None:
     match = _ORDINAL.fullmatch(text)
     if match:  # dateparser reads "the 9th" as a month; it is the next 9th of a month
         return _next_day_of_month(int(match["n"]), now)
+    match = _WEEKDAY_NEXT_WEEK.fullmatch(text)
+    if match:  # dateparser reads none of these; the week after this one, Monday first
+        monday = now + timedelta(days=7 - now.weekday())
+        return monday + timedelta(days=_WEEKDAYS.index((match["wd"] or match["wd2"]).lower()))
     match = _ON_DAY.fullmatch(text)
     if match:
         ahead = (_WEEKDAYS.index(match["wd"].lower()) - now.weekday() - 1) % 7 + 1

@@ -137,3 +137,16 @@ def test_a_span_before_an_event_the_sentence_dates(text: str, due: str) -> None:
 def test_a_span_before_an_undated_event_is_read_as_any_request() -> None:
     got = parse_reminder("Remind me the day before to water the plants.", now=NOW)
     assert got is not None and got["when"] == "in 1 day"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "day"),
+    [
+        ("on Wednesday next week", "2026-07-15"),
+        ("Friday of next week", "2026-07-17"),
+        ("next week on Monday", "2026-07-13"),
+    ],
+)
+def test_a_weekday_of_next_week(phrase: str, day: str) -> None:
+    due = phrase_due(phrase, NOW)
+    assert due is not None and due.isoformat().startswith(day)
