@@ -141,10 +141,12 @@ def _words(text: str) -> set[str]:
 
 
 _REFERS_BACK = re.compile(
-    r"\b(?:of|from|out\s+of|off|on|to|into|in)\s+(?:it|them|that)\b|\b(?:new|more|extra)\s+ones\b", re.I
+    r"\b(?:of|from|out\s+of|off|on|to|into|in)\s+(?:it|them|that)\b|\b(?:new|more|extra)\s+ones\b"
+    r"|\bof\s+(?:what(?:'s|\s+(?:is|was))\s+left|what\s+remains?|the\s+remaining)\b",
+    re.I,
 )
-"""The change names its thing by a pronoun ("took $380 of it", "three new ones"): what it is about is
-the conversation's, and the phrases before are a cause or an actor ("The flight to Lisbon")."""
+"""The change names its thing by a pronoun ("took $380 of it", "three new ones", "half of what's left"): what
+it is about is the conversation's, and the phrases before are a cause or an actor ("The flight to Lisbon")."""
 _ACTOR = re.compile(r"^[\w'-]*(?:\s+[\w'-]+){0,3}?\s+(?:\w+\s+){0,2}?(?:me|us)\b", re.I)
 """After a phrase: a verb and the learner ("The TA gave me another four days"): the phrase acts."""
 
@@ -357,4 +359,5 @@ def crosses_a_group(new: str, old: str) -> bool:
     group_old = groups_count(old)
     if groups_count(new):
         return not group_old
-    return group_old and not any(w in _words(old) for w in _subject_words(new))
+    head = _words(_head_of_change(new))  # the group named before the change's number ("The crew planted …")
+    return group_old and not any(w in _words(old) and w in head for w in _subject_words(new))

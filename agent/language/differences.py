@@ -57,7 +57,7 @@ from agent.language.numerals import (
     without_current,
 )
 from agent.language.shifts import Shift, amount_shift, shift
-from agent.language.units import same_head, similar_units, unit_of
+from agent.language.units import is_money, same_head, similar_units, unit_of
 from agent.language.when import date_like, dates_in
 
 CHANGE_MIN = 0.42
@@ -129,7 +129,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     written = [number_written(base, n) for n in found]
     stated, now = found, current_value(old)
     if now is not None:
-        bare = re.fullmatch(rf"\s*[{SIGNS}]?\s*([\d,.]+)\s*%?\s*", now)
+        bare = re.fullmatch(rf"\s*[{SIGNS}]?\s*([\d,.]+)\s*%?\s*(?:left\s*)?", now)
         found = [n for n in numbers(now) if bare is not None and (n.start, n.end) == bare.span(1)]
         if len(found) != 1:
             return None
@@ -155,7 +155,10 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         found = running if len(running) == 1 else _stated_values(base, found)
     if len(found) != 1:
         return None
-    if change.done and now is None and stated_by(base, found[0]) != change.done and not _RUNNING.search(base):
+    running = _RUNNING.search(base) or _LEFT_AFTER.match(
+        base[found[0].end :]
+    )  # work done uses up what is left
+    if change.done and now is None and stated_by(base, found[0]) != change.done and not running:
         # "I analysed 3 games" is no change of "I've played 300 games", nor "Reviewed 200 cards" of "My
         # deck has 900 cards" (a state: MiniLM does not tell work that adds from work that uses)
         return None
@@ -317,11 +320,36 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
     if amount is None:
         return None
     value, like = amount
+    now, base = current_value(old), without_current(old)
+    # money left is a fund, told spent or added by its own words ("took $380 of it")
+    left = now.endswith(" left") if now else any(_LEFT_AFTER.match(base[n.end :]) for n in numbers(base))
+    left = left and not is_money(unit_of(base, numbers(base)[0]) if numbers(base) else None)
+    tail = " left" if left else ""  # what is left stays what is left through the changes that follow
     if change.factor is not None:
-        return number_text(_scaled(value, change.factor, like), like)
-    total = value + (change.amount or 0.0)
+        return number_text(_scaled(value, change.factor, like), like) + tail
+    amount = change.amount or 0.0
+    if left and not _adds(new):
+        amount = -abs(
+            amount
+        )  # "Memorised 45 more" of "I have 320 verses left": work done uses up what is left
+    total = value + amount
     # a count or an amount held goes no lower than zero: "spent another $35" is no change of "costs $12"
-    return None if total < 0 <= value else number_text(total, like)
+    return None if total < 0 <= value else number_text(total, like) + tail
+
+
+_LEFT_AFTER = re.compile(r"^\s*(?:[\w'-]+\s+){0,4}?(?:left|remaining|to\s+go)\b", re.I)
+"""After a number: what is still to do ("320 verses of the poem left", "14 chapters remaining")."""
+_ADDS = frozenset(
+    {"add", "import", "put", "gain", "receive", "buy", "download", "assign", "give", "join", "borrow"}
+)
+"""Lemmas of verbs that add to what is left ("Added 20 new cards to the pile"); other work uses it up."""
+
+
+def _adds(new: str) -> bool:
+    """True when the verb of the change adds to a pile rather than working through it (``_ADDS``)."""
+    import simplemma  # noqa: PLC0415
+
+    return any(simplemma.lemmatize(w.lower(), lang="en") in _ADDS for w in re.findall(r"[A-Za-z]+", new))
 
 
 def _scaled(value: float, factor: float, like: str) -> float:

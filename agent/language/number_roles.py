@@ -156,6 +156,8 @@ def done_verb(text: str, n: Number) -> str | None:
     word = tokens[-1].lower_
     lemma = simplemma.lemmatize(word, lang="en")
     past = lemma != word and word not in (lemma + "s", lemma + "es") and not word.endswith("ing")
+    # "read 40 pages this week", opening the clause with no subject: the parse's past ("I read" stays unread)
+    past = past or (lemma == word and tokens[-1].tag_ == "VBD" and len(tokens) == 1)
     return lemma if past and lemma not in _LOSS else None
 
 

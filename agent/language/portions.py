@@ -39,7 +39,13 @@ _LOSS = frozenset(
 """Lemmas of verbs that take a part of a total away (a closed class: MiniLM does not encode direction)."""
 _GONE = re.compile(r"^\s*(?:[\w'-]+\s+){0,3}?(?:went|goes|gone|go)\s+(?:on|to)\b", re.I)
 """After the part: it went away ("half of it went on rent", "a fifth of the grant went to fees")."""
-_OTHERS = frozenset({"his", "her", "their", "its"})
+_REMAINING = re.compile(
+    r"(?:what(?:'s|\s+(?:is|was))\s+(?:left|remaining)|what\s+remain(?:s|ed)|the\s+(?:remaining|rest))\b",
+    re.I,
+)
+"""A part of what is left ("a quarter of what was left", "half of the remaining verses"): done, it is gone."""
+OTHERS = frozenset({"his", "her", "hers", "their", "theirs", "its"})
+"""Possessives of another: "half of hers", "doubled his" are theirs."""
 
 
 @dataclass(frozen=True)
@@ -56,11 +62,14 @@ def lost_portion(text: str) -> Portion | None:
     import simplemma  # noqa: PLC0415 - loaded only when a part is named
 
     for match in _PORTION.finditer(text):
-        if (match["whose"] or match["det"]).lower() in _OTHERS or not_done(text, match.start()):
+        if (match["whose"] or match["det"]).lower() in OTHERS or not_done(text, match.start()):
             continue
         words = re.findall(r"[A-Za-z]+", re.split(r"[.;!?,:]", text[: match.start()])[-1])[-4:]
         lemmas = {simplemma.lemmatize(w.lower(), lang="en") for w in words}
-        if not lemmas & _LOSS and not _GONE.match(text[match.end() :]):
+        gone = _GONE.match(text[match.end() :]) or _REMAINING.match(
+            text[match.start("whose") or match.end() :]
+        )
+        if not lemmas & _LOSS and not gone:
             continue
         part = float(match["pct"]) / 100 if match["pct"] else _PARTS[(match["part"] or "half").lower()]
         if 0 < part < 1:

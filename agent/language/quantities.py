@@ -36,7 +36,7 @@ from agent.language.numerals import (
     Number,
     numbers,
 )
-from agent.language.portions import lost_portion, own_share
+from agent.language.portions import OTHERS, lost_portion, own_share
 from agent.language.units import is_money, unit_of
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
@@ -198,7 +198,12 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     for pattern, factor in _FACTORS:
         match = pattern.search(text)
         if match and not NOT_DONE.search(clause_before(text, match.start())):
-            return None if _names_a_total(text) else _pace(text, match) or Amount(factor=factor)
+            if _names_a_total(text):
+                return None
+            pace, whose = _pace(text, match), re.match(r"\s*(\w+)", text[match.end() :])
+            if pace is None and whose is not None and whose.group(1).lower() in OTHERS:
+                return None  # "Ana doubled hers", "he tripled his count": another's
+            return pace or Amount(factor=factor)
     changes: list[Amount] = []
     for n in numbers(text):
         before, after = _before(text, n), text[n.end :]

@@ -115,3 +115,31 @@ def test_money_gone_on_something_and_short_units(old: str, new: str, value: str)
 )
 def test_a_currency_by_its_sign_and_by_its_name_is_the_same_money(old: str, new: str, value: str) -> None:
     assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        # work done uses up what is left, and what is left stays so through the changes after it
+        ("I have 180 bars of the sonata left to learn.", "Learned 24 bars this week.", "156 left"),
+        ("I have 180 bars of the sonata left to learn.", "Nailed another 12 bars.", "168 left"),
+        ("Learned 24 bars this week (now 156 left)", "Got through a third of what was left.", "104 left"),
+        ("Learned 24 bars this week (now 156 left)", "Memorised 6 more bars.", "150 left"),
+        # a verb that adds to the pile still adds
+        (
+            "There are 70 essays left in my marking pile.",
+            "The school added 15 new essays to the pile.",
+            "85 left",
+        ),
+        # a bare past with no subject is the learner's work done ("I read" stays unread)
+        ("I have 300 pages left in the novel.", "read 55 pages on the ferry.", "245 left"),
+    ],
+)
+def test_what_is_left_goes_down_with_work_done(old: str, new: str, value: str) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+def test_a_part_of_anothers_is_theirs() -> None:
+    old = "My grant for field work is $3,000."
+    assert resolve_change("She spent half of hers on a drone.", old, old_at=EARLIER, new_at=NOW) is None
+    assert resolve_change("Ana doubled hers over the summer.", old, old_at=EARLIER, new_at=NOW) is None
