@@ -13,6 +13,7 @@ from agent.language.differences import resolve_change
 from agent.language.encoder import encode
 from agent.language.number_owners import groups_count
 from agent.language.restated import restates
+from agent.language.shifts import shift
 from agent.memory.fact_changes import changed_fact
 
 NOW = datetime(2026, 10, 3, 9, 0, tzinfo=UTC)
@@ -143,3 +144,23 @@ def test_a_part_of_anothers_is_theirs() -> None:
     old = "My grant for field work is $3,000."
     assert resolve_change("She spent half of hers on a drone.", old, old_at=EARLIER, new_at=NOW) is None
     assert resolve_change("Ana doubled hers over the summer.", old, old_at=EARLIER, new_at=NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("new", "amount"),
+    [
+        ("Four more rehearsals, 2.5 hours each.", 10.0),
+        ("Swam three sets of 400 metres.", 1200.0),
+        ("Did 12 laps twice today.", 24.0),
+        ("Cycled 30 miles four times this month.", 120.0),
+        ("Practised 20 minutes a day for six days.", 120.0),
+    ],
+)
+def test_work_done_several_times_over_is_the_product(new: str, amount: float) -> None:
+    change = shift(new)
+    assert change is not None and change.amount == amount
+
+
+def test_a_whole_beside_a_count_is_no_repetition() -> None:
+    change = shift("I did 8 of the 20 katas.")
+    assert change is not None and change.amount == 8.0
