@@ -48,7 +48,7 @@ KIND_NOUNS: dict[str, tuple[str, ...]] = {
     PERSON: ("teacher", "supervisor", "tutor", "mentor", "coach", "person", "advisor", "partner"),
     PLACE: ("city", "town", "country", "place", "village", "region", "neighbourhood"),
     DATE: ("date", "day", "month", "year", "deadline"),
-    NUMBER: ("number", "amount", "count", "price", "budget", "salary", "age"),
+    NUMBER: ("number", "amount", "count", "price", "budget", "salary", "age", "score", "grade"),
     NAME: ("app", "software", "tool", "program", "website", "platform", "device", "laptop", "textbook"),
 }
 """A few nouns of each kind a question may ask for; other nouns are typed by MiniLM against them."""
@@ -150,6 +150,22 @@ def holds_kind(kind: str, text: str) -> bool:
         labels = _PERSON_LABELS if kind == PERSON else _PLACE_LABELS
         return any(label in labels and not _is_own(name, own) for _, _, name, label in entities(text))
     return any(not _is_own(v, own) for v in values(text) if not v[:1].isdigit())
+
+
+def best_in_kind(kind: str | None, texts: Sequence[str], sims: np.ndarray, floor: float) -> int:
+    """Index of the text that answers best: the closest to the question of those that hold ``kind``.
+
+    The closest text overall when it holds the kind, when the question asks none, or when no text
+    at ``floor`` or more holds it. An introduction ("Hi, <name> here, learning <language> at a school
+    in <city>") is often closest to any question about the learner, yet holds no day for "When is
+    the class?": the statement that tells the day is what the question asks, and what a later day
+    is the new version of (``question_net.answer_groups``, ``fact_order.newest_first``).
+    """
+    best = int(np.argmax(sims))
+    if kind is None or holds_kind(kind, texts[best]):
+        return best
+    held = [i for i in range(len(texts)) if sims[i] >= floor and holds_kind(kind, texts[i])]
+    return max(held, key=lambda i: sims[i]) if held else best
 
 
 OLD = frozenset({"old", "former", "previous", "ex"})

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agent.language.about import clause_vectors, clauses, parts
-from agent.language.answer_kinds import NAME, OLD, PERSON, PLACE, holds_kind, learners_name
+from agent.language.answer_kinds import NAME, OLD, PERSON, PLACE, best_in_kind, holds_kind, learners_name
 from agent.language.current_values import is_person
 from agent.language.encoder import encode_kept
 from agent.language.grammar import entities, holds_text, parse
@@ -85,7 +85,7 @@ def answer_groups(
         return []
     margin = ANSWER_MARGIN if margin is None else margin
     floor = ANSWER_FLOOR if floor is None else floor
-    best = int(np.argmax(asked))
+    best = best_in_kind(kind, texts, asked, floor)
     low = max(floor, float(asked[best]) - margin)
     if asked[best] < floor:
         return []

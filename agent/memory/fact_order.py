@@ -15,10 +15,10 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from agent.language.about import clauses
-from agent.language.answer_kinds import asked_kind, calls_old, holds_kind, learners_name
+from agent.language.answer_kinds import asked_kind, best_in_kind, calls_old, holds_kind, learners_name
 from agent.language.grammar import parse
 from agent.language.people import person
-from agent.language.question_net import answer_groups, answering_clause, nouns
+from agent.language.question_net import ANSWER_FLOOR, answer_groups, answering_clause, nouns
 from agent.language.same_thing import (
     brings_another_value,
     disagreeing,
@@ -50,6 +50,7 @@ def newest_first(
     facts = current_fact_places(hits)
     texts = [hits[i].text for i in facts]
     groups = disagreeing(texts, vectors)
+    kind = asked_kind(question)
     calling: list[int] = []
     if asked is not None and len(facts) > 1:
         found = answer_groups(
@@ -57,13 +58,13 @@ def newest_first(
             texts,
             vectors=vectors,
             question=asked,
-            kind=asked_kind(question),
+            kind=kind,
             focus=nouns(question),
         )
         told, calling = called_old(hits, facts, vectors, asked, question)
         groups = merged([*groups, *found, *told])
     out = list(hits)
-    best = None if asked is None or not facts else int(np.argmax(vectors @ asked))
+    best = None if asked is None or not facts else best_in_kind(kind, texts, vectors @ asked, ANSWER_FLOOR)
     lead = None
     for group in groups:
         learners, aside = _learners_first([hits[i] for i in facts], group, texts)
@@ -78,9 +79,7 @@ def newest_first(
         # The learner's values newest first, then what tells no value of theirs, in the search's order.
         order = _newest_first(learners, [hits[i] for i in facts])
         if asked is not None:
-            order = _best_of_the_sitting(
-                order, [hits[i] for i in facts], vectors @ asked, asked_kind(question)
-            )
+            order = _best_of_the_sitting(order, [hits[i] for i in facts], vectors @ asked, kind)
         members = [hits[facts[g]] for g in order]
         newest = str(members[0].metadata.get("valid_from") or "")
         ordered = [(hit, str(hit.metadata.get("valid_from") or "") < newest) for hit in members]
@@ -89,6 +88,8 @@ def newest_first(
             out[place] = replace(hit, metadata={**hit.metadata, "was_until": newest}) if older else hit
         if best in group:
             lead = places[0]
+    if lead is None and best is not None and best != int(np.argmax(vectors @ asked)):
+        lead = None if not_current(texts[best]) else facts[best]  # the closest holds no value of the kind
     return out if lead is None else _ahead(out, facts, [facts.index(lead)])
 
 

@@ -11,13 +11,14 @@ from agent.language.answer_kinds import (
     PERSON,
     PLACE,
     asked_kind,
+    best_in_kind,
     holds_kind,
     learners_name,
 )
 from agent.language.encoder import encode
 from agent.language.same_thing import brings_another_value, values
 from agent.language.versions import as_learner
-from agent.memory.fact_order import learners_ahead
+from agent.memory.fact_order import learners_ahead, newest_first
 from agent.memory.fact_reads import answer_first, near_ties_newest_first, net_then_answer
 from agent.search.results import Fused
 from tests.unit.language.open_facts import open_fact
@@ -38,6 +39,8 @@ def test_the_question_names_the_kind_it_asks() -> None:
     assert asked_kind("How many kanji does the learner know?") == NUMBER
     assert asked_kind("Which laptop does the learner code on?") == NAME
     assert asked_kind("What is the learner's job?") is None  # not a person ("boss" is near)
+    assert asked_kind("What was the learner's essay grade?") == NUMBER  # a mark is a number
+    assert asked_kind("What is the learner's latest quiz score?") == NUMBER
 
 
 def test_an_introduction_names_the_learner() -> None:
@@ -153,7 +156,7 @@ def test_an_update_is_as_close_to_the_question_as_the_version_it_closed() -> Non
     # "(now 38)" shares no word with the question; the version it closed ("31 problems so far") did
     question = "How many Rosalind problems has the learner solved?"
     texts = [
-        "Dmitri here, 1st year, I solve Rosalind problems to practise Python.",
+        "Dmitri here, 19, 1st year, I solve Rosalind problems to practise Python.",
         "Ugh, legs dead after the gym, but 3 more done tonight (now 38)",
     ]
     hits = [open_fact("intro", texts[0], T1), open_fact("update", texts[1], T2)]
@@ -163,3 +166,20 @@ def test_an_update_is_as_close_to_the_question_as_the_version_it_closed() -> Non
     assert net_then_answer(hits, vectors, asked, question)[0].id == "intro"
     chains = {"update": encode(["I've solved 31 Rosalind problems so far."])}
     assert net_then_answer(hits, vectors, asked, question, chains)[0].id == "update"
+
+
+def test_the_closest_statement_holding_the_kind_answers_before_an_introduction() -> None:
+    # an introduction is close to any question about the learner, but tells no day
+    question = "When is the learner's pottery workshop?"
+    texts = [
+        "Hey, Ilse here, I do a pottery workshop at the arts centre in Ghent.",
+        "The workshop runs on Thursday evenings.",
+        "Clay is so messy, my sleeves are ruined.",
+    ]
+    rows, [asked] = encode(texts), encode([as_learner(question)])
+    assert int((rows @ asked).argmax()) == 0
+    assert best_in_kind(asked_kind(question), texts, rows @ asked, 0.1) == 1
+    hits = [open_fact(f"f{i}", t, T1) for i, t in enumerate(texts)]
+    assert newest_first(hits, rows, asked, question)[0].id == "f1"
+    # a question asking no kind keeps the closest
+    assert best_in_kind(None, texts, rows @ asked, 0.1) == 0
