@@ -41,6 +41,7 @@ from dateutil.relativedelta import relativedelta
 
 from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.number_roles import (
+    PRO_VERBS,
     names_a_bound,
     of_a_total,
     stated_as_bound,
@@ -138,8 +139,8 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         units = [u for u, n in zip(units, stated, strict=True) if u and n not in totals and u not in skip]
         units = units or [None]
         written, totals = [now], []
-    if change.done and not any(units):
-        return None
+    if change.done and not any(units) and not (change.done in PRO_VERBS and change.unit is None):
+        return None  # "I did 9 myself" of "I've worked through 18 of the problems": neither names its word
     if change.unit is not None and any(units):
         named = [(i, u) for i, u in enumerate(units) if u]
         sims = similar_units(change.unit, [u for _, u in named])
@@ -158,13 +159,18 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     running = _RUNNING.search(base) or _LEFT_AFTER.match(
         base[found[0].end :]
     )  # work done uses up what is left
-    if change.done and now is None and stated_by(base, found[0]) != change.done and not running:
+    verb = stated_by(base, found[0])
+    # "I did 6" of "I've worked through 18" or "I'm at 95 problems solved": a pro-verb stands for the work
+    worked = change.done in PRO_VERBS and (verb != "be" or _DONE_AFTER.match(base[found[0].end :]))
+    if change.done and now is None and verb != change.done and not running and not worked:
         # "I analysed 3 games" is no change of "I've played 300 games", nor "Reviewed 200 cards" of "My
         # deck has 900 cards" (a state: MiniLM does not tell work that adds from work that uses)
         return None
     return found[0].value, written[0] if now is not None else number_written(base, found[0])
 
 
+_DONE_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){1,3}?[a-z]+ed\b")
+"""After a count: the participle of the work it counts ("95 problems solved", "40 katas completed")."""
 _THRESHOLD = re.compile(
     r"\b(?:get\s+(?:past|to|above|over|below|under)|reach|hit|pass|break|above|over|below|under|at\s+least)\s+"
     r"(?:\w+\s+)?$",

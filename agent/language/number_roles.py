@@ -129,7 +129,13 @@ def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
     clause = n.start - len(clause_before(text, n.start))
     earlier = [m for m in numbers(text) if m.end <= clause]
     mine = re.search(r"\b(?:I|we)\b", text[clause : n.start], re.I)
+    if mine and not earlier and verb in PRO_VERBS:
+        return verb, None  # "I did 9 myself tonight": more of whatever the learner's count counts
     return (verb, unit_after(text, earlier[-1].end)) if earlier and mine else None
+
+
+PRO_VERBS = frozenset({"do", "manage"})
+"""Verbs that stand for any work ("I did 6", "I managed 3"): they add to a total told with a verb of work."""
 
 
 def done_verb(text: str, n: Number) -> str | None:

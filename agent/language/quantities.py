@@ -211,6 +211,13 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     for n in numbers(text):
         before, after = _before(text, n), text[n.end :]
         if text[n.start : n.end].lower() in ("one", "zero"):
+            # "I have one more question": a state, no work done
+            held = not_done(text, n.start) or _HAVE.search(clause_before(text, n.start))
+            one_more = _ONE_MORE.match(text[n.end :]) and not held
+            unit = unit_of(text, n) if one_more else None
+            if unit is not None:
+                # "one more hour with my tutor": work done of the same counted word only, as a verb's ("do")
+                changes.append(Amount(delta=1.0, unit=unit, done="do"))
             continue  # "one more question", "the new one": a pronoun as often as an amount
         if not_done(text, n.start):
             continue
@@ -259,6 +266,9 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
 
 
 _SPAN_UNIT = re.compile(r"^(?:days?|weeks?|fortnights?|months?|years?)\b", re.I)
+_ONE_MORE = re.compile(r"\s+(?:more|extra|additional)\s+[A-Za-z]+\b(?!\s*[:,?])(?![^?]*\?)", re.I)
+"""After "one": one more of a counted thing, told as work done ("one more hour with my tutor"); not a turn of
+talk ("One more question: …", "one more thing, can you …")."""
 _TIMES_EACH = re.compile(
     r"\s+(?:more\s+|extra\s+|new\s+|additional\s+)?(?:[A-Za-z][\w-]*\s+)?[A-Za-z][\w-]*(?:\s+this\s+\w+)?"
     r"(?:\s*,\s*|\s+of\s+|\s+at\s+)"

@@ -59,7 +59,8 @@ def test_the_learners_count_beside_anothers_is_the_learners_work(text: str, delt
 
 @pytest.mark.parametrize(
     "text",
-    ["Dan fixed 6 bugs while I reviewed them.", "My flatmate swam 40 lengths.", "I did 12."],
+    # "I did 12." is a pro-verb's work done now: it adds to a total of work only (test_group_counts)
+    ["Dan fixed 6 bugs while I reviewed them.", "My flatmate swam 40 lengths."],
 )
 def test_no_count_of_the_learners_beside_anothers_is_no_work_done(text: str) -> None:
     assert amount_change(text) is None

@@ -164,3 +164,29 @@ def test_work_done_several_times_over_is_the_product(new: str, amount: float) ->
 def test_a_whole_beside_a_count_is_no_repetition() -> None:
     change = shift("I did 8 of the 20 katas.")
     assert change is not None and change.amount == 8.0
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        # "did" and "managed" stand for the work a total was told with (a verb of work, or its participle)
+        ("I'm at 140 katas completed.", "I did 5 over the long weekend.", "145"),
+        ("I've translated 62 of the poems in the anthology.", "I did 4 myself last night.", "66"),
+        ("I've proved 30 lemmas from the textbook so far.", "I managed 2 before dinner.", "32"),
+        ("Sketched 12 of the figures for the course (now 12)", "I did 3 more on the bus.", "15"),
+        ("I'm at 48 drills finished.", "I managed 7, two of them hard ones.", "55"),
+        # one more of the counted word is one
+        ("I've logged 22 hours of tutoring so far.", "one more hour with my tutee today", "23"),
+        ("I've ridden 9 trails in the park so far.", "Did one more trail this evening.", "10"),
+        # a state is no work done: no change
+        ("My deck has 420 cards.", "I did 30 this morning.", None),
+        ("My flat is 60 square metres.", "I managed 5 today.", None),
+    ],
+)
+def test_a_pro_verb_adds_to_a_total_of_work(old: str, new: str, value: str | None) -> None:
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+def test_one_more_is_no_turn_of_talk() -> None:
+    assert shift("One more question: why is the sky blue?") is None
+    assert shift("one more thing, can you check my essay") is None
