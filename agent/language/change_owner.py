@@ -22,6 +22,7 @@ from agent.language.grammar import is_learner, parse
 from agent.language.number_owners import SAYS, THIRD, anothers_values, groups_count, number_owner
 from agent.language.numerals import numbers, without_current
 from agent.language.people import anothers, is_group
+from agent.language.portions import own_share
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -356,7 +357,8 @@ def crosses_a_group(new: str, old: str) -> bool:
     "We sang another 20 as a choir" of "I've sung 35 hours"; a change naming the group ("The choir added
     another 50") changes its count (``number_owners.groups_count``).
     """
-    group_old = groups_count(old)
+    # "the circle read 300 together, 40 of those were mine (now 95)": the learner's share made it theirs
+    group_old = groups_count(old) and own_share(without_current(old)) is None
     if groups_count(new):
         return not group_old
     head = _words(_head_of_change(new))  # the group named before the change's number ("The crew planted …")

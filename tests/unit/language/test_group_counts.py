@@ -190,3 +190,11 @@ def test_a_pro_verb_adds_to_a_total_of_work(old: str, new: str, value: str | Non
 def test_one_more_is_no_turn_of_talk() -> None:
     assert shift("One more question: why is the sky blue?") is None
     assert shift("one more thing, can you check my essay") is None
+
+
+def test_a_groups_count_with_the_learners_share_taken_is_the_learners_total() -> None:
+    facts = [
+        "I've solved 14 riddles from the puzzle book.",
+        "Our puzzle club solved 60 together on Sunday, 9 of those were mine (now 23)",
+    ]
+    assert _change(facts, "6 more tonight by myself") == (1, "29")
