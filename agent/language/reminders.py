@@ -367,7 +367,8 @@ def _before_event(text: str, now: datetime | None) -> dict[str, Any] | None:
     clock = as_aware(now or system_clock())
     event_when = read["when"]
     if event_when in (None, DEFAULT_PHRASE):  # "my viva is in a month; remind me …": the date before
-        lead = _LEAD_TAIL.sub("", text[: _REQUEST.search(text).start()])  # type: ignore[union-attr]
+        request = _REQUEST.search(text)
+        lead = _LEAD_TAIL.sub("", text[: request.start()]) if request else ""
         # the longest ending of the event's clause that reads as a time ("September 30", "in a month")
         starts = [m.end() for m in re.finditer(r"\s+", lead)]
         event_when = next((lead[i:] for i in starts if phrase_due(lead[i:], clock) is not None), None)

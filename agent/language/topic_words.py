@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import snowballstemmer
 from simplemma import is_known, lemmatize
 from wordfreq import zipf_frequency
 
 from agent.language.grammar import holds_text
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 from agent.text import FUNCTION_WORDS
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -140,3 +144,38 @@ def spells_initials(words: list[str], keyword: str) -> bool:
         return False
     pairs = zip(words, letters, strict=True)
     return all(w[:1].upper() == c and w.lower() not in FUNCTION_WORDS for w, c in pairs)
+
+
+def spelled_heads(doc: Doc, keyword: str) -> list[str]:
+    """The last word of each run of ``doc``'s words that spells ``keyword``'s initials, ending on a noun.
+
+    Hyphens join the words they split ("object-relational mapping" spells "ORM"); the run ends on a
+    noun, so a clause whose words happen to start with the letters ("Did Nina send …") is none.
+    """
+    words = [t for t in doc if t.is_alpha]
+    size = len(keyword) - keyword.endswith("s")
+    return [
+        run[-1].text
+        for run in (words[i : i + size] for i in range(len(words) - size + 1))
+        if run[-1].pos_ in {"NOUN", "PROPN"}
+        and all(
+            b.i - a.i == 1 or doc[a.i + 1].text == "-" and b.i - a.i == 2
+            for a, b in zip(run, run[1:], strict=False)
+        )
+        and spells_initials([t.text for t in run], keyword)
+    ]
+
+
+def other_head(words: list[str], topic: list[str]) -> bool:
+    """A phrase holds no topic word, or is the topic with another head ("hash maps" for "hash tables").
+
+    A topic word alone ("passive" for "passive voice") or with other words around it ("passive in
+    meetings", "Café Fourier") is near the topic by that word, not by its meaning.
+    """
+    if not any(word_lemmas(x) & word_lemmas(w) for x in words for w in topic):
+        return True
+    return (
+        len(words) == len(topic) > 1
+        and all(word_lemmas(x) & word_lemmas(w) for x, w in zip(words[:-1], topic[:-1], strict=True))
+        and not word_lemmas(words[-1]) & word_lemmas(topic[-1])
+    )

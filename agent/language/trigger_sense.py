@@ -32,7 +32,7 @@ form ("ML", "mol"): a short phrase of the turn near the topic by MiniLM, or a wo
 of a topic word by its letters (``agent.language.topic_words.is_cognate``, ``is_initialism``);
 the initials a keyword is written in, spelled out ("principal component analysis" for "PCA",
 ``topic_words.spells_initials``); the topic with another head word ("hash maps" for "hash
-tables", ``_other_head``), while a modifier alone or among other words ("passive in meetings"
+tables", ``topic_words.other_head``), while a modifier alone or among other words ("passive in meetings"
 for "passive voice") does not name it.
 
 **The learner's own thing** ("when I mention my viva": the keyword keeps "my"): told with its date
@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import parse
 from agent.language.reminder_turns import said_for_later, turns_to
-from agent.language.topic_words import is_cognate, is_initialism, spells_initials, word_lemmas, zipf
+from agent.language.topic_words import is_cognate, is_initialism, other_head, spelled_heads, word_lemmas, zipf
 from agent.text import FUNCTION_WORDS, light_stem
 
 if TYPE_CHECKING:
@@ -275,7 +275,7 @@ def _names_by_meaning(message: str, keyword: str, topic: list[str]) -> bool:
     ``MEANING_THRESHOLD``): the phrase, not the whole turn, whose other words dilute it. The turn
     must turn to that word (``reminder_turns.turns_to``), so a passing mention stays silent as it
     does for the topic's own words. Only read when the turn does not hold the topic's head word
-    (a modifier alone is read only in ``_other_head``'s form): the head is read in its sense
+    (a modifier alone is read only in ``topic_words.other_head``'s form): the head is read in its sense
     above ("the resistance from my parents" is no lesson on "electrical resistance", however
     near the phrase). A phrase that holds a word of the
     trigger's context is near it by that word ("SQL query" / "joins in SQL") and is not read;
@@ -291,13 +291,13 @@ def _names_by_meaning(message: str, keyword: str, topic: list[str]) -> bool:
         doc = parse(sentence)
         forms = [t.text for t in doc if any(is_cognate(t.text, w) for w in topic)]
         forms += [t.text for t in doc if t.dep_ != "compound" and is_initialism(t.text, keyword)]
-        forms += _spelled_heads(doc, keyword)
+        forms += spelled_heads(doc, keyword)
         if any(turns_to(sentence, [w]) for w in forms):
             return True
         phrases = [
             (p, w)
             for p, w in _phrases(doc)
-            if not any(context & word_lemmas(x) for x in p.split()) and _other_head(p.split(), topic)
+            if not any(context & word_lemmas(x) for x in p.split()) and other_head(p.split(), topic)
         ]
         near = encode_kept([p for p, _ in phrases]) @ encode_kept([keyword])[0] if phrases else []
         for (_, word), cosine in zip(phrases, near, strict=True):
@@ -309,42 +309,7 @@ def _names_by_meaning(message: str, keyword: str, topic: list[str]) -> bool:
 def _spelled_out(message: str, keyword: str) -> bool:
     """A turn that spells out the initials the keyword is ("principal component analysis" for "PCA")."""
     sentences = _SENTENCE_END.split(message.strip())
-    return any(turns_to(s, [w]) for s in sentences for w in _spelled_heads(parse(s), keyword))
-
-
-def _spelled_heads(doc: Doc, keyword: str) -> list[str]:
-    """The last word of each run of ``doc``'s words that spells ``keyword``'s initials, ending on a noun.
-
-    Hyphens join the words they split ("object-relational mapping" spells "ORM"); the run ends on a
-    noun, so a clause whose words happen to start with the letters ("Did Nina send …") is none.
-    """
-    words = [t for t in doc if t.is_alpha]
-    size = len(keyword) - keyword.endswith("s")
-    return [
-        run[-1].text
-        for run in (words[i : i + size] for i in range(len(words) - size + 1))
-        if run[-1].pos_ in {"NOUN", "PROPN"}
-        and all(
-            b.i - a.i == 1 or doc[a.i + 1].text == "-" and b.i - a.i == 2
-            for a, b in zip(run, run[1:], strict=False)
-        )
-        and spells_initials([t.text for t in run], keyword)
-    ]
-
-
-def _other_head(words: list[str], topic: list[str]) -> bool:
-    """A phrase holds no topic word, or is the topic with another head ("hash maps" for "hash tables").
-
-    A topic word alone ("passive" for "passive voice") or with other words around it ("passive in
-    meetings", "Café Fourier") is near the topic by that word, not by its meaning.
-    """
-    if not any(word_lemmas(x) & word_lemmas(w) for x in words for w in topic):
-        return True
-    return (
-        len(words) == len(topic) > 1
-        and all(word_lemmas(x) & word_lemmas(w) for x, w in zip(words[:-1], topic[:-1], strict=True))
-        and not word_lemmas(words[-1]) & word_lemmas(topic[-1])
-    )
+    return any(turns_to(s, [w]) for s in sentences for w in spelled_heads(parse(s), keyword))
 
 
 _CONTENT = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "X"})
