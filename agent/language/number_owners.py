@@ -75,7 +75,7 @@ def number_owner(text: str, start: int) -> str:
     objects = [c for c in verb.children if c.dep_ == "dobj"]
     if any(_anothers_thing(o) for o in objects):
         return "another"  # "My brother lowered his limit by 200"
-    owned = _object_count(token, objects) and verb.lemma_.lower() not in {"be", "have"}
+    owned = _object_count(token, objects) and verb.lemma_.lower() not in {"be", "have", "hold", "contain"}
     # a group of the learner's holds or is given the learner's value ("My company pays 1,500 a year")
     someone = (owner == "learner" and not is_group(subject)) or subject.pos_ == "PROPN"
     if owned and someone:
@@ -189,8 +189,8 @@ def groups_count(text: str) -> bool:
     while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
         verb = verb.head
     subject = None if verb is None else next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subject is None or subject.lower_ in {"i", "me"}:
-        return False
+    if subject is None or subject.lower_ in {"i", "me"} or subject.idx > found[0].start:
+        return False  # "Another 14 lengths, the club tally is near 3,400": the count comes before the group
     if subject.lemma_.lower() in _TALLY:
         return any(is_group(c) for c in subject.children if c.dep_ in {"compound", "poss"})
     return bool(_TOGETHER.search(base)) and verb is not None and verb.lemma_.lower() not in _GIVES

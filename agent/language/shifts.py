@@ -145,12 +145,13 @@ def amount_shift(text: str) -> Shift | None:
 
 
 _VALUE_ROLE = re.compile(
-    r"\b(?:the|that|this)\s+(?:new\s+)?(?:deadline|due\s+date|date|total|amount|figure|count|sum)\b"
+    r"\b(?:(?:the|that|this)\s+(?:new\s+)?(?:deadline|due\s+date|date|total|amount|figure|count|sum)"
+    r"|(?:my|our)\s+(?:total|count|tally|number))\b"
     r"(?!\s+(?:for|of|on|at)\b|'s)",
     re.I,
 )
-"""A noun that names the role of a value, not a thing ("pushed the deadline back", "the total went up"): a
-closed class, as a pronoun refers to what the conversation is about."""
+"""A noun that names the role of a value, not a thing ("pushed the deadline back", "the total went up", "I
+doubled my count"): a closed class, as a pronoun refers to what the conversation is about."""
 
 
 def names_its_value(text: str) -> bool:

@@ -198,3 +198,24 @@ def test_a_groups_count_with_the_learners_share_taken_is_the_learners_total() ->
         "Our puzzle club solved 60 together on Sunday, 9 of those were mine (now 23)",
     ]
     assert _change(facts, "6 more tonight by myself") == (1, "29")
+
+
+@pytest.mark.parametrize(
+    ("facts", "new", "changed"),
+    [
+        # a fund that holds an amount is the learner's ("holds" is a state, like "has")
+        (["My textbook fund holds 2,000 rupees."], "Put in another ₹300 this week.", (0, "2,300")),
+        # "my count", "my total" name the value's role, not another thing
+        (["I've transcribed 40 letters from the archive."], "I've doubled my count since March.", (0, "80")),
+        # the learner's count told before a group's tally in the same message is the learner's
+        (
+            ["I've rowed 18 km this week.", "The crew tally for the week is about 900 km."],
+            "Another 6 km this morning, the crew tally is near 950 now.",
+            (0, "24"),
+        ),
+    ],
+)
+def test_a_fund_held_a_role_named_and_a_count_before_the_group(
+    facts: list[str], new: str, changed: tuple[int, str]
+) -> None:
+    assert _change(facts, new) == changed
