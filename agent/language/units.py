@@ -82,8 +82,14 @@ _MONEY = frozenset(name.removesuffix("s") for name in CURRENCY.values())
 
 
 def is_money(unit: str | None) -> bool:
-    """True when ``unit`` names a currency, by its sign or its name ("€": euros, "cedis", "naira")."""
-    return unit is not None and _head(unit) in _MONEY
+    """True when ``unit`` names a currency, by its sign or its name ("€": euros, "cedis", "lira tutoring")."""
+    return _money_word(unit) is not None
+
+
+def _money_word(unit: str | None) -> str | None:
+    """The currency ``unit`` names in its first two words ("lira tutoring": "lira"), or None."""
+    words = [w.lower().removesuffix("s") for w in (unit or "").split()[:2]]
+    return next((w for w in words if w in _MONEY), None)
 
 
 def _head(unit: str) -> str:
@@ -110,7 +116,10 @@ def same_head(one: str, other: str) -> bool:
     heads = {_head(one), _head(other)}
     short, long = sorted(heads, key=len)[0], sorted(heads, key=len)[-1]
     # "12k" of "km": a unit's short form is its first letters
-    return len(heads) == 1 or heads == {"point", "percent"} or (len(short) <= 2 and long.startswith(short))
+    money = _money_word(one)
+    same_money = money is not None and money == _money_word(other)  # "lira tutoring" of "₺": liras
+    abbreviated = len(short) <= 2 and long.startswith(short)
+    return len(heads) == 1 or heads == {"point", "percent"} or abbreviated or same_money
 
 
 _PERIODS = r"hour|day|week|fortnight|month|term|semester|quarter|year"

@@ -219,3 +219,9 @@ def test_a_fund_held_a_role_named_and_a_count_before_the_group(
     facts: list[str], new: str, changed: tuple[int, str]
 ) -> None:
     assert _change(facts, new) == changed
+
+
+def test_a_currency_named_before_other_words_is_still_that_money() -> None:
+    old = "I have ₱18,000 saved for the exchange term."
+    new = "Earned 2,500 pesos tutoring chemistry."
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == "₱20,500"
