@@ -15,8 +15,9 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from agent.language.about import clauses
-from agent.language.answer_kinds import asked_kind, best_in_kind, calls_old, holds_kind, learners_name
+from agent.language.answer_kinds import NUMBER, asked_kind, best_in_kind, calls_old, holds_kind, learners_name
 from agent.language.grammar import parse
+from agent.language.numerals import current_value
 from agent.language.people import person
 from agent.language.question_net import ANSWER_FLOOR, answer_groups, answering_clause, nouns
 from agent.language.same_thing import (
@@ -214,20 +215,23 @@ def _best_of_the_sitting(
     its sitting (``SITTING``) that is one, then the closest to the question, goes first. A newest
     member that answers keeps its place: a learner may correct a value within one conversation ("I
     live in Da Nang" … "These days I rent a flat in Hanoi"), and the demo tells its sessions minutes
-    apart. The facts of one message keep ``_newest_first``'s order (the new value first).
+    apart. Asked a number, a member holding the running total KAG computed ("… (now 23.5)") passes a
+    number told a minute later (the whole club's total, as ``answer_kinds.answer_order`` reads it).
+    The facts of one message keep ``_newest_first``'s order (the new value first).
     """
     newest = _at(facts[order[0]])
-    if newest is None or _answers(kind, facts[order[0]].text):
+    if newest is None:
         return order
     sitting = [
         g for g in order if (at := _at(facts[g])) is not None and newest - at < SITTING and at != newest
     ]
-    if not sitting:
+
+    def key(g: int) -> tuple[bool, bool, float]:
+        text = facts[g].text
+        return _answers(kind, text), kind == NUMBER and current_value(text) is not None, float(sims[g])
+
+    if not sitting or key(order[0])[0] and key(order[0])[:2] >= max(key(g)[:2] for g in sitting):
         return order
-
-    def key(g: int) -> tuple[bool, float]:
-        return _answers(kind, facts[g].text), float(sims[g])
-
     best = max([order[0], *sitting], key=key)
     return order if best == order[0] else [best, *(g for g in order if g != best)]
 

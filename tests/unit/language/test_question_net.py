@@ -165,6 +165,17 @@ def test_an_aside_holding_no_answer_a_minute_after_a_value_never_passes_it(
     assert ranked[0].id == "value"
 
 
+def test_a_running_total_passes_a_number_told_a_minute_later() -> None:
+    # asked a number, the learner's total KAG computed beats a group's number told just after it
+    sitting = ["2026-05-02T18:10:00+00:00", "2026-05-02T18:11:00+00:00"]
+    question = "How many pages has the learner read this month?"
+    texts = ["I read 40 pages more on the train (now 190)", "the reading circle is past 3,000 pages, wow"]
+    hits = [open_fact("total", texts[0], sitting[0]), open_fact("circle", texts[1], sitting[1])]
+    vectors = encode(texts)
+    asked = vectors[0] + vectors[1]
+    assert newest_first(hits, vectors, asked / np.linalg.norm(asked), question)[0].id == "total"
+
+
 @pytest.mark.parametrize(
     ("question", "texts"),
     [
