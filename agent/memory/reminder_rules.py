@@ -26,7 +26,8 @@ from datetime import datetime
 from typing import Any
 
 from agent.clock import as_aware
-from agent.language.reminders import is_reminder_request, is_trigger_word
+from agent.language.reminder_requests import is_reminder_request
+from agent.language.reminders import is_trigger_word
 from agent.language.trigger_sense import names_trigger
 from agent.text import STOP_WORDS, light_stem
 

@@ -248,7 +248,8 @@ class CognitivePlanner:
         """The cognitive actions for sentence ``index``, or None to leave it to the older rules."""
         s = self.sentences[index]
         if "set_reminder" in self.available and not s.keep:
-            reminder = parse_reminder(s.text)
+            before = self.sentences[index - 1].text if index else ""  # an event dated just before
+            reminder = parse_reminder(s.text, context=before)
             if reminder is not None:
                 args = {"description": reminder["description"]}
                 for key in ("keywords", "concept"):

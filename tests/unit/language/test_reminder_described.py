@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from agent.language.reminder_requests import is_reminder_request
 from agent.language.reminder_times import phrase_due
 from agent.language.reminder_turns import said_for_later, turns_to
-from agent.language.reminders import is_reminder_request, parse_reminder
+from agent.language.reminders import parse_reminder
 from agent.language.topic_words import is_cognate, spells_initials
 from agent.language.trigger_sense import names_trigger
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.language.reminders import is_reminder_request, is_trigger_word, parse_reminder, split_keywords
+from agent.language.reminder_requests import is_reminder_request
+from agent.language.reminders import is_trigger_word, parse_reminder, split_keywords
 from agent.language.trigger_sense import mentions
 from agent.memory.reminder_rules import trigger_matches
 

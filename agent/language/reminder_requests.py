@@ -1,0 +1,176 @@
+"""Where a reminder request is, and its parts put in one order: "remind me to <task> <condition>".
+
+The request words (``REQUEST``): "remind me to / about / that …", "don't let me forget / skip /
+miss …", "make sure I remember …", "ping / nudge / bug / poke me about …", "I need a reminder
+to …", "give me a heads-up about …", "jog my memory about …", "remember me to / that …".
+
+What a learner writes around them is moved into that order before the trigger is read
+(``agent.language.reminders``):
+
+- a condition first, with or without its comma ("Before we start recursion, remind me to …",
+  "when we cover the past tense remember me that …"), or a time first ("Next Tuesday remind me
+  to …"), is moved after the task (``lead_first``); discourse words before a time are no
+  condition ("Oh and on Thursday remind me …");
+- a request that closes the sentence ("I want to revisit X once we reach Y, so please remind me
+  then") reads as "remind me to revisit X once we reach Y";
+- a request to be made to do something, with a condition ("When we reach X, make me tell you
+  …", "get me to ask …", "have me show you …", "make sure I ask …") reads as "remind me to …"
+  (``causative``); without a condition it is an ordinary ask ("make me a cheat sheet").
+
+The trigger forms a causative request is checked against (``CONCEPT``, ``KEYWORDS``) live here
+too, so that both modules read one set of patterns.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.clock import system_clock
+from agent.language.grammar import parse
+from agent.language.reminder_times import leading_time
+
+REQUEST = re.compile(
+    r"(?:remind\s+me|(?:do\s+not|don't|dont)\s+let\s+me\s+(?:forget|skip|miss)|make\s+sure\s+I\s+(?:remember|don't\s+forget)"
+    r"|(?:ping|nudge|prompt|bug|poke)\s+me|I(?:'d)?\s+(?:need|like|want)\s+a\s+reminder"
+    r"|give\s+me\s+a\s+heads[- ]up"
+    r"|jog\s+my\s+memory|remember\s+me(?=\s+(?:to|that|about|of)\s))\s*[:;,\u2013\u2014-]?\s+(?:later\s+)?(?:(?P<link>to|about|that|of)\s+)?(?P<rest>.+)",
+    re.I | re.S,
+)
+CONNECTIVE = (
+    r"(?:when(?:ever)?|once|if|as\s+soon\s+as|before|after|(?:the\s+)?(?:next|first)\s+time|the\s+moment)"
+)
+_LEAD = re.compile(rf"^\s*(?P<cond>{CONNECTIVE}\s+[^,]+?|[^,]{{1,40}}?),\s*(?P<rest>.+)$", re.I | re.S)
+# "I want to revisit X once we reach Y, so please remind me then.": the request closes the sentence
+_REQUEST_LAST = re.compile(
+    r"^(?P<task>.+?)\s*[,;]?\s+(?:so\s+|and\s+)?(?:please\s+)?(?:can\s+you\s+|could\s+you\s+)?"
+    r"(?:remind\s+me|ping\s+me|nudge\s+me)(?:\s+(?:then|of\s+(?:it|that|this)|about\s+(?:it|that|this)"
+    r"|at\s+that\s+point))?(?:\s+please)?\s*[.!?]*\s*$",
+    re.I | re.S,
+)
+# "make me tell you …", "get me to ask …", "make sure I ask …": the learner asks to be made to do
+# something; a request only with a condition ("When we get to X, make me …"): without one it is
+# an ordinary ask ("make me a cheat sheet", "get me to understand pointers")
+_CAUSATIVE = re.compile(
+    r"^(?P<lead>.*?)\b(?:(?:make|have)\s+me|(?:get|tell)\s+me\s+to|make\s+sure\s+I)\s+(?P<task>[^\W\d_]+\b.*)$",
+    re.I | re.S,
+)
+I_WANT = re.compile(r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", re.I)
+LEAD_BARE = re.compile(rf"^(?P<cond>{CONNECTIVE}\s+.+)$", re.I | re.S)
+_POLITE = re.compile(
+    r"^\s*(?:please|can\s+you|could\s+you|would\s+you|will\s+you|and|so"
+    r"|I(?:\s+(?:want|need)|'d\s+like|\s+would\s+like)\s+you\s+to)\s+",
+    re.I,
+)
+_WE = r"(?:we|I|you)(?:\s*'re|\s+are|\s+am|\s*'m)?"
+CONCEPT = re.compile(
+    rf"\s*,?\s+(?:when|once|after|before)\s+{_WE}\s+(?:start(?:ing)?\s+|begin(?:ning)?\s+)?"
+    r"(?:study(?:ing)?|learn(?:ing)?|cover(?:ing)?|start(?:ing)?|begin(?:ning)?|do(?:ing)?)\s+"
+    r"(?P<what>.+)$",
+    re.I | re.S,
+)
+KEYWORDS = re.compile(
+    rf"\s*,?\s+{CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\s+up\b)[^\W\d_]+"
+    r"(?:\s+(?:on|onto|to|into|about|with|at|over|through|up|around|back))*\s+(?P<what>.+)$"
+    rf"|\s*,?\s+{CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
+    r"(?P<after>\s+(?!(?:in|with|during)\b)[^,]+?)?(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?"
+    r"(?:\s+(?:again|later|next|at\s+last))?\s*$"
+    rf"|\s*,?\s+(?:{CONNECTIVE}\s+(?:the|our|a|next)|next)\s+(?:lesson|session|class|unit|chapter|lecture)"
+    r"\s+(?:on|about)\s+(?P<what3>.+)$"
+    rf"|\s*,?\s+{CONNECTIVE}\s+it(?:'s|\s+is)\s+time\s+(?:for|to\s+(?:do|learn|start))\s+(?P<what4>.+)$",
+    re.I | re.S,
+)
+
+
+def strip_end(text: str) -> str:
+    """``text`` without the spaces and punctuation that end it."""
+    return re.sub(r"[\s.!?,;:]+$", "", text.strip())
+
+
+def lead_first(text: str) -> str:
+    """A condition written before the request, moved after it ("Before X, remind me to Y").
+
+    Also without the comma ("when we cover the past tense remember me that …"), and a request
+    that closes the sentence ("I want to revisit X once we reach Y, so please remind me then.")
+    reads as "remind me to I want to revisit X once we reach Y".
+    """
+    text = _POLITE.sub("", text.strip())
+    last = _REQUEST_LAST.match(text)
+    if last and not REQUEST.search(last["task"]):
+        task = re.sub(
+            r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", "", last["task"].strip(), flags=re.I
+        )
+        return f"remind me to {strip_end(task)}"
+    match = _LEAD.match(text)
+    found = REQUEST.search(text)
+    if match is None and found is not None and found.start() > 0:
+        lead = strip_end(text[: found.start()])
+        bare = LEAD_BARE.match(lead)
+        if bare:
+            return f"{strip_end(text[found.start() :])} {bare['cond']}"
+        # "Next Tuesday remind me to print the slides", "On June 3 please remind me …": a time
+        # phrase first, without the comma (a few words of courtesy may follow it)
+        if leading_time(lead, system_clock(), after=len(lead.split())) is None:
+            lead = _after_discourse(lead)  # "Oh and on Thursday remind me …": the time after "Oh and"
+        dated = leading_time(lead, system_clock(), after=len(lead.split()))
+        if dated and LEAD_BARE.match(lead[len(dated) :].strip()):
+            # "Next week when we get to derivatives remind me …": a date, then a topic
+            return f"{strip_end(text[found.start() :])} {lead[len(dated) :].strip()} {dated}"
+        timed = leading_time(lead, system_clock())
+        return f"{strip_end(text[found.start() :])} {timed}" if timed else text
+    if match is None:
+        return text
+    rest = _POLITE.sub("", match["rest"])
+    if not REQUEST.match(rest):
+        inner = lead_first(rest)  # "On Friday, when we do voice leading, remind me …"
+        moved = inner != rest and REQUEST.match(inner)
+        if moved and leading_time(match["cond"], system_clock()):
+            return f"{inner} {match['cond'].strip()}"  # "On Friday, when we do X, remind me …"
+        if moved and not LEAD_BARE.match(match["cond"]):
+            return inner  # "By the way, on Thursday remind me …": what comes before is no condition
+        return text
+    if _discourse(match["cond"]):
+        return strip_end(rest)  # "Hey, remind me …", "Oh and, remind me …": no condition, nothing to move
+    return f"{strip_end(rest)} {match['cond'].strip()}"
+
+
+_DISCOURSE_POS = frozenset({"INTJ", "CCONJ", "ADV", "PUNCT"})
+"""A condition made only of these is no condition: "Hey", "Oh and", "Also", "By the way" is not."""
+
+
+def _discourse(text: str) -> bool:
+    """True when ``text`` is only discourse words ("Hey", "Oh and", "So, also")."""
+    return all(t.pos_ in _DISCOURSE_POS for t in parse(text))
+
+
+def _after_discourse(lead: str) -> str:
+    """``lead`` without the discourse words that open it ("Oh and on Thursday" -> "on Thursday").
+
+    Read only when ``lead`` itself opens with no time: an adverb may be the time ("Later today").
+    """
+    for token in parse(lead):
+        if token.pos_ not in _DISCOURSE_POS:
+            return lead[token.idx :]
+    return lead
+
+
+def is_reminder_request(text: str) -> bool:
+    """True when ``text`` asks to be reminded of something."""
+    return isinstance(text, str) and REQUEST.search(causative(text)) is not None
+
+
+def causative(text: str) -> str:
+    """A request to be made to do something, with a condition, read as "remind me to …".
+
+    "When we get to loops, make me tell you about X", "Make me ask about Y when we do Z": the
+    verb after "me" (by the parse) is the task. Without a condition ("make me a cheat sheet",
+    "tell me to relax") it stays an ordinary ask.
+    """
+    found = _CAUSATIVE.match(text) if not REQUEST.search(text) else None
+    if found is None or parse(found["task"])[0].pos_ not in {"VERB", "AUX"}:
+        return text
+    lead = strip_end(_POLITE.sub("", found["lead"]))
+    cond = LEAD_BARE.match(lead)
+    if cond and not lead.rstrip().endswith("?"):
+        return f"remind me to {strip_end(found['task'])} {cond['cond']}"
+    trailing = KEYWORDS.search(found["task"]) or CONCEPT.search(found["task"])
+    return f"remind me to {found['task']}" if not lead and trailing else text
