@@ -109,6 +109,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     found = [n for n in numbers(base) if not _a_span(base, n) and not _OF_US.match(base[n.end :])]
     if len(found) > 1 or (found and _LABELS_A_THING.match(base[found[0].end :])):
         found = [n for n in found if not _a_label(base, n)]  # "forgot the unit 4 drills" counts nothing
+    found = [n for n in found if not _names_after_noun(base, n)]  # "calc 1 is eating me alive"
     if len(found) > 1 and not change_is_anothers(new):
         # "My stipend is 500 euros; my flatmate gets 650": the learner's change, the learner's number
         found = [n for n in found if number_owner(base, n.start) != "another"] or found
@@ -274,6 +275,20 @@ def _a_span(text: str, n: Number) -> bool:
     """True when the number ``n`` tells when or how fast ("in two days", "over 3 weeks"), not a count."""
     unit = unit_of(text, n)
     return bool(unit and _SPAN_UNIT.match(unit) and _SPAN.search(text[: n.start]))
+
+
+def _names_after_noun(text: str, n: Number) -> bool:
+    """True when the number ``n`` names the noun before it, with no counted word after (the parse).
+
+    "calc 1 is eating me alive", "Room 12 is where I study": a number told after its noun is part of a name
+    ("3 chapters" counts; "chapter 3" names). A digit only: "Season two of …" is left to the words.
+    """
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    if unit_of(text, n) is not None or not text[n.start : n.end][:1].isdigit():
+        return False
+    token = next((t for t in parse(text) if t.idx == n.start), None)
+    return token is not None and token.dep_ == "nummod" and token.head.i < token.i
 
 
 def _a_label(text: str, n: Number) -> bool:

@@ -225,3 +225,15 @@ def test_a_currency_named_before_other_words_is_still_that_money() -> None:
     old = "I have ₱18,000 saved for the exchange term."
     new = "Earned 2,500 pesos tutoring chemistry."
     assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == "₱20,500"
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "Hi, second year of chemistry, orgo 2 is brutal",
+        "I code in Python 3 at work.",
+        "Room 14 is where our study group meets.",
+    ],
+)
+def test_a_number_after_its_noun_names_it_and_counts_nothing(old: str) -> None:
+    assert resolve_change("9 more tonight at the library", old, old_at=EARLIER, new_at=NOW) is None
