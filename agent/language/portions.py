@@ -1,6 +1,6 @@
-"""A part of a total told as the change: a fraction of it lost, or the learner's share of a group's count.
+"""A part of a total told as the change: a fraction lost, the learner's share, work done several times over.
 
-Two shapes of an incremental update name a part, not an amount with a direction (issue 39, L6):
+Three shapes of an incremental update name a part, not an amount with a direction (issue 39, L6):
 
 - **a fraction or percent of the total lost**: "blew a third of the grant", "forgot 10% of my
   words", "trimmed a quarter of section 4", "used up half the budget". The verb of the clause says it is
@@ -10,6 +10,8 @@ Two shapes of an incremental update name a part, not an amount with a direction 
 - **the learner's share of a group's count**: "the group did 50, 11 of those were mine", "my share was
   19 km", "I did 7 of them": the share adds, in the group count's unit; the group's own count changes
   nothing of the learner's.
+- **work done several times over**: "two more lessons, 1.5 hours each", "rode 25 km three times",
+  "40 minutes a day for five days": the count of sessions times the part each adds.
 
 The verbs of loss are a short closed list on purpose: MiniLM does not encode which way a change goes
 (docs/decisions/language-layer.md), as for ``agent.language.directions``.
@@ -109,4 +111,36 @@ def own_share(text: str) -> Portion | None:
         if unit is None or re.match(r"(?:of|were|was|mine)\b", unit, re.I):
             unit = next((unit_of(text, m) for m in found[:i] if unit_of(text, m)), None)
         return Portion(delta=n.value, unit=unit)
+    return None
+
+
+_TIMES_EACH = re.compile(
+    r"\s+(?:more\s+|extra\s+|new\s+|additional\s+)?(?:[A-Za-z][\w-]*\s+)?[A-Za-z][\w-]*(?:\s+this\s+\w+)?"
+    r"(?:\s*,\s*|\s+of\s+|\s+at\s+)"
+)
+"""Between a count of sessions and the amount of each: "three sessions, 2 hours each", "two rides of 9 km"."""
+_EACH_AFTER = re.compile(r"\s*[A-Za-z]+\s+(?:each|apiece|a\s+piece|per\s+\w+|every\s+time)\b", re.I)
+_PER_DAY_FOR = re.compile(r"\s*[A-Za-z]+\s+(?:a|per|each)\s+day\s+for\s+", re.I)
+"""Between an amount and the number of days it was done: "50 minutes a day for four days"."""
+
+
+def repeated_work(text: str) -> Portion | None:
+    """Work done several times over: the count of sessions times the amount of each, or None.
+
+    "two more lessons, 1.5 hours each": 3 hours; "rode 25 km three times"; "40 minutes a day for five days";
+    "4 hours twice".
+    """
+    found = [n for n in numbers(text) if not not_done(text, n.start)]
+    for a, b in zip(found, found[1:], strict=False):
+        between, after = text[a.end : b.start], text[b.end :]
+        # "three sessions, 2 hours each", "two rides of 9 km"
+        each = _EACH_AFTER.match(after) or ("of" in between.split() and unit_of(text, b))
+        if re.fullmatch(_TIMES_EACH, between) and each:
+            return Portion(delta=a.value * b.value, unit=unit_of(text, b))
+        by_times = re.fullmatch(r"\s*[A-Za-z]+\s+", between) and re.match(r"\s+times\b", after, re.I)
+        if by_times or _PER_DAY_FOR.fullmatch(between):
+            return Portion(delta=a.value * b.value, unit=between.split()[0])
+    for a in found:
+        if re.match(r"\s*[A-Za-z]+\s+twice\b", text[a.end :], re.I):
+            return Portion(delta=2 * a.value, unit=unit_of(text, a))
     return None

@@ -36,7 +36,7 @@ from agent.language.numerals import (
     Number,
     numbers,
 )
-from agent.language.portions import OTHERS, lost_portion, own_share
+from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work
 from agent.language.units import is_money, unit_of
 
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
@@ -204,9 +204,9 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             if pace is None and whose is not None and whose.group(1).lower() in OTHERS:
                 return None  # "Ana doubled hers", "he tripled his count": another's
             return pace or Amount(factor=factor)
-    repeated = _repeated(text)
+    repeated = repeated_work(text)
     if repeated is not None:
-        return repeated
+        return Amount(delta=repeated.delta, unit=repeated.unit)
     changes: list[Amount] = []
     for n in numbers(text):
         before, after = _before(text, n), text[n.end :]
@@ -269,36 +269,6 @@ _SPAN_UNIT = re.compile(r"^(?:days?|weeks?|fortnights?|months?|years?)\b", re.I)
 _ONE_MORE = re.compile(r"\s+(?:more|extra|additional)\s+[A-Za-z]+\b(?!\s*[:,?])(?![^?]*\?)", re.I)
 """After "one": one more of a counted thing, told as work done ("one more hour with my tutor"); not a turn of
 talk ("One more question: …", "one more thing, can you …")."""
-_TIMES_EACH = re.compile(
-    r"\s+(?:more\s+|extra\s+|new\s+|additional\s+)?(?:[A-Za-z][\w-]*\s+)?[A-Za-z][\w-]*(?:\s+this\s+\w+)?"
-    r"(?:\s*,\s*|\s+of\s+|\s+at\s+)"
-)
-"""Between a count of sessions and the amount of each: "three sessions, 2 hours each", "two rides of 9 km"."""
-_EACH_AFTER = re.compile(r"\s*[A-Za-z]+\s+(?:each|apiece|a\s+piece|per\s+\w+|every\s+time)\b", re.I)
-_PER_DAY_FOR = re.compile(r"\s*[A-Za-z]+\s+(?:a|per|each)\s+day\s+for\s+", re.I)
-"""Between an amount and the number of days it was done: "50 minutes a day for four days"."""
-
-
-def _repeated(text: str) -> Amount | None:
-    """Work done several times over: the count of sessions times the amount of each, or None.
-
-    "two more lessons, 1.5 hours each": 3 hours; "rode 25 km three times"; "40 minutes a day for five days";
-    "4 hours twice".
-    """
-    found = [n for n in numbers(text) if not not_done(text, n.start)]
-    for a, b in zip(found, found[1:], strict=False):
-        between, after = text[a.end : b.start], text[b.end :]
-        # "three sessions, 2 hours each", "two rides of 9 km"
-        each = _EACH_AFTER.match(after) or ("of" in between.split() and unit_of(text, b))
-        if re.fullmatch(_TIMES_EACH, between) and each:
-            return Amount(delta=a.value * b.value, unit=unit_of(text, b))
-        by_times = re.fullmatch(r"\s*[A-Za-z]+\s+", between) and re.match(r"\s+times\b", after, re.I)
-        if by_times or _PER_DAY_FOR.fullmatch(between):
-            return Amount(delta=a.value * b.value, unit=between.split()[0])
-    for a in found:
-        if re.match(r"\s*[A-Za-z]+\s+twice\b", text[a.end :], re.I):
-            return Amount(delta=2 * a.value, unit=unit_of(text, a))
-    return None
 
 
 def _pace(text: str, factor: re.Match[str]) -> Amount | None:
