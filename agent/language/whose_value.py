@@ -251,12 +251,39 @@ def whose(text: str) -> str:
         subject = subject_of(head)
         # the learner's or a thing's, not a person's ("…, so she keeps sending me Excel tips")
         thing = subject is not None and subject.dep_ != "csubj" and not anothers(subject)  # not a clause
-        learners = subject is None or is_learner(subject) or thing
+        learners = subject is None or is_learner(subject) or thing or _given_to_the_learner(head)
         if learners and has_a_value(_clause_text(head)):
             # "I sat the mock on Friday, my sister's is in June", "Grandma chipped in, so the trip
             # budget is 15% more": the learner's value too
             return LEARNER
     return first
+
+
+def _given_to_the_learner(head: Token) -> bool:
+    """True when the clause of ``head`` gives the learner a thing of the giver's ("gave me his laptop").
+
+    "My uncle upgraded and gave me his laptop", "… handed me her old Kindle": what a person gives the
+    learner from their own things is the learner's now, though the giver is the subject ("sent me a
+    photo of the 92" gives no thing of theirs).
+    """
+    to_me = any(
+        is_learner(r) or any(is_learner(g) for g in r.children if g.dep_ == "pobj")
+        for r in head.children
+        if r.dep_ in {"dative", "iobj"}
+    )
+    theirs = any(
+        c.dep_ == "poss" and not is_learner(c) for o in head.children if o.dep_ == "dobj" for c in o.children
+    )
+    return to_me and theirs
+
+
+def remark_of_another(text: str) -> bool:
+    """``text`` is another person's words ("my classmate says I'll miss my old keyboard", "Ana thinks …")."""
+    heads = _top_clauses(text) if isinstance(text, str) and text.strip() else []
+    if not heads or _speech(heads[0]) is None:
+        return False
+    speaker = subject_of(heads[0], shared_by=frozenset())
+    return speaker is not None and bool(anothers(speaker))
 
 
 def others(text: str) -> bool:

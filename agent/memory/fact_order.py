@@ -15,8 +15,16 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from agent.language.about import clauses
-from agent.language.answer_kinds import NUMBER, asked_kind, best_in_kind, calls_old, holds_kind, learners_name
-from agent.language.grammar import parse
+from agent.language.answer_kinds import (
+    NUMBER,
+    PERSON,
+    asked_kind,
+    best_in_kind,
+    calls_old,
+    holds_kind,
+    learners_name,
+)
+from agent.language.grammar import entities, parse
 from agent.language.numerals import current_value
 from agent.language.people import person
 from agent.language.question_net import ANSWER_FLOOR, answer_groups, answering_clause, nouns
@@ -27,7 +35,7 @@ from agent.language.same_thing import (
     merged,
     values,
 )
-from agent.language.whose_value import LEARNER, not_current, other_group, whose
+from agent.language.whose_value import LEARNER, not_current, other_group, remark_of_another, whose
 from agent.search.results import SearchHit
 
 
@@ -68,7 +76,7 @@ def newest_first(
     best = None if asked is None or not facts else best_in_kind(kind, texts, vectors @ asked, ANSWER_FLOOR)
     lead = None
     for group in groups:
-        learners, aside = _learners_first([hits[i] for i in facts], group, texts)
+        learners, aside = _learners_first([hits[i] for i in facts], group, texts, kind)
         # a fact that calls the best answer's value old tells no value of the learner's now
         learners, aside = (
             [g for g in learners if g not in calling],
@@ -273,7 +281,7 @@ def _newest_first(group: list[int], facts: Sequence[SearchHit]) -> list[int]:
 
 
 def _learners_first(
-    facts: Sequence[SearchHit], group: list[int], texts: Sequence[str]
+    facts: Sequence[SearchHit], group: list[int], texts: Sequence[str], kind: str | None = None
 ) -> tuple[list[int], list[int]]:
     """``group`` split into the learner's values and the members that tell none (``whose_value``).
 
@@ -281,15 +289,35 @@ def _learners_first(
     marketing team got €6,000" beside "Our team's training budget is €4,000") may answer the question
     best and so anchor a group (``question_net.answer_groups``), but it never becomes the newer version
     nor ranks above a value of the learner's for the same thing: it takes the group's last places.
-    ``texts``: every current fact read (where the learner names their own group).
+    ``texts``: every current fact read (where the learner names their own group). Another person's
+    words about the learner that hold no value the other members do not ("my classmate says I'll miss
+    the <old laptop>'s keyboard") are no version either (``_restated``; ``kind``: the kind asked).
     """
     aside = [g for g in group if not_current(facts[g].text)]
+    aside += [
+        g
+        for g in group
+        if g not in aside and _restated(facts[g].text, [facts[o].text for o in group if o != g], kind)
+    ]
     kept = [g for g in group if g not in aside]
     # the learner's own group may be told in a fact outside the group ("Our team's budget is …")
     aside += [
         g for g in kept if other_group(facts[g].text, [t for k, t in enumerate(texts) if k not in aside])
     ]
     return [g for g in group if g not in aside], aside
+
+
+def _restated(text: str, others: Sequence[str], kind: str | None) -> bool:
+    """``text`` is another's remark (``whose_value.remark_of_another``) holding no value ``others`` lack.
+
+    The remark's speaker is no value of a thing asked ("Ana says …" for a laptop question), unless a
+    person is asked.
+    """
+    if not remark_of_another(text):
+        return False
+    people = {n.lower() for *_, n, label in entities(text) if label == "PERSON"} if kind != PERSON else set()
+    known = {word for o in others for v in values(o) for word in v.split()}  # "<model>" of "<brand> <model>"
+    return all(set(v.split()) <= known for v in values(text) - people)
 
 
 def current_fact_places(hits: Sequence[SearchHit]) -> list[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from agent.language.encoder import encode
@@ -421,3 +422,43 @@ def test_a_named_person_with_a_result_of_their_own_is_another(text: str) -> None
 @pytest.mark.parametrize("text", NAMED_FOR_THE_LEARNER)
 def test_a_named_person_setting_the_learners_thing_or_the_learners_result_is_theirs(text: str) -> None:
     assert not others(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my aunt switched to a desktop and gave me her Surface Go",
+        "my flatmate got a new one and handed me his old Garmin Edge",
+        "my grandma upgraded her phone and sent me her iPhone 12",
+    ],
+)
+def test_a_thing_of_the_givers_given_to_the_learner_is_the_learners(text: str) -> None:
+    assert whose(text) == LEARNER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my flatmate bought a Surface Go",
+        "Tom finished 40 and sent me his notes",
+        "My friend gave Ana her bike",
+    ],
+)
+def test_what_another_gives_no_one_or_another_stays_theirs(text: str) -> None:
+    assert others(text)
+
+
+def test_anothers_remark_restating_the_old_thing_is_no_newer_version() -> None:
+    # given a new tablet, then a friend's prediction about the old one a minute later
+    question = "Which tablet does the learner sketch on?"
+    texts = [
+        "I sketch on a Huawei MatePad.",
+        "my cousin upgraded and gave me her Wacom Cintiq",
+        "my friend Bea says I'll miss the MatePad's battery",
+    ]
+    when = ["2026-03-01T10:00:00+00:00", "2026-03-20T10:00:00+00:00", "2026-03-20T10:01:00+00:00"]
+    hits = [open_fact(f"f{i}", t, w) for i, (t, w) in enumerate(zip(texts, when, strict=True))]
+    vectors = encode(texts)
+    asked = vectors.sum(axis=0)
+    ranked = newest_first(hits, vectors, asked / np.linalg.norm(asked), question)
+    assert ranked[0].id == "f1"
