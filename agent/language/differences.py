@@ -281,14 +281,17 @@ def _names_after_noun(text: str, n: Number) -> bool:
     """True when the number ``n`` names the noun before it, with no counted word after (the parse).
 
     "calc 1 is eating me alive", "Room 12 is where I study": a number told after its noun is part of a name
-    ("3 chapters" counts; "chapter 3" names). A digit only: "Season two of …" is left to the words.
+    ("3 chapters" counts; "chapter 3" names), not a currency's code ("CHF 1,800"). Digits only: "Season two of
+    …" is left to the words.
     """
     from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
 
     if unit_of(text, n) is not None or not text[n.start : n.end][:1].isdigit():
         return False
     token = next((t for t in parse(text) if t.idx == n.start), None)
-    return token is not None and token.dep_ == "nummod" and token.head.i < token.i
+    if token is None or token.dep_ != "nummod" or token.head.i > token.i:
+        return False
+    return not re.fullmatch(r"[A-Z]{3}", token.head.text)  # "CHF 1,800": a currency's code, an amount
 
 
 def _a_label(text: str, n: Number) -> bool:

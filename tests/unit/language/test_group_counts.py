@@ -237,3 +237,8 @@ def test_a_currency_named_before_other_words_is_still_that_money() -> None:
 )
 def test_a_number_after_its_noun_names_it_and_counts_nothing(old: str) -> None:
     assert resolve_change("9 more tonight at the library", old, old_at=EARLIER, new_at=NOW) is None
+
+
+def test_a_currency_code_before_a_number_is_no_name() -> None:
+    old = "The institute granted me SEK 9,000 for the field course."
+    assert resolve_change("They chipped in another 1,500.", old, old_at=EARLIER, new_at=NOW) == "10,500"
