@@ -462,3 +462,20 @@ def test_anothers_remark_restating_the_old_thing_is_no_newer_version() -> None:
     asked = vectors.sum(axis=0)
     ranked = newest_first(hits, vectors, asked / np.linalg.norm(asked), question)
     assert ranked[0].id == "f1"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've got GH₵ 640 put aside for the exam fee",  # the parser makes the amount a subject
+        "I've got ₴ 2,300 set aside for the course",
+    ],
+)
+def test_an_amount_as_subject_owns_nothing(text: str) -> None:
+    assert whose(text) == LEARNER
+    assert fact_parts(text), text  # stored, not cut as another's clause
+
+
+@pytest.mark.parametrize("text", ["My sister's 300 cards are all duplicates", "3 of my classmates scored 90"])
+def test_an_amount_of_people_or_of_someones_stays_theirs(text: str) -> None:
+    assert whose(text) != LEARNER
