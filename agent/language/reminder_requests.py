@@ -56,6 +56,8 @@ _CAUSATIVE = re.compile(
 )
 I_WANT = re.compile(r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", re.I)
 LEAD_BARE = re.compile(rf"^(?P<cond>{CONNECTIVE}\s+.+)$", re.I | re.S)
+_COURTESY_END = re.compile(r"\s+(?:please|pls|then)$", re.I)
+"""Courtesy that ends a condition before the request ("once we do X please remind me"): no topic."""
 _POLITE = re.compile(
     r"^\s*(?:please|can\s+you|could\s+you|would\s+you|will\s+you|and|so"
     r"|I(?:\s+(?:want|need)|'d\s+like|\s+would\s+like)\s+you\s+to)\s+",
@@ -100,10 +102,13 @@ def lead_first(text: str) -> str:
             r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", "", last["task"].strip(), flags=re.I
         )
         return f"remind me to {strip_end(task)}"
-    match = _LEAD.match(text)
     found = REQUEST.search(text)
+    match = _LEAD.match(text)
+    if match and found and 0 < found.start() < match.end("cond"):
+        # "next time we do X remind me to show you Y, it's slow": the first comma is the task's
+        match = None
     if match is None and found is not None and found.start() > 0:
-        lead = strip_end(text[: found.start()])
+        lead = _COURTESY_END.sub("", strip_end(text[: found.start()]))
         bare = LEAD_BARE.match(lead)
         if bare:
             return f"{strip_end(text[found.start() :])} {bare['cond']}"

@@ -37,6 +37,40 @@ def test_a_condition_without_a_comma_comes_before_its_task(text: str, task: str,
     assert any(topic in k for k in reminder["keywords"]), reminder
 
 
+@pytest.mark.parametrize(
+    ("text", "task", "topic"),
+    [
+        (
+            "when we open the unit on tides remind me to show you my graph, the peaks look off",
+            "show you my graph, the peaks look off",
+            "tides",
+        ),
+        (
+            "as soon as we get to enzymes please remind me to ask about pH, my notes disagree",
+            "ask about pH, my notes disagree",
+            "enzymes",
+        ),
+        (
+            "before we go over the sonnet don't let me forget to read you my draft, it rhymes badly",
+            "read you my draft, it rhymes badly",
+            "sonnet",
+        ),
+    ],
+)
+def test_a_condition_with_no_comma_keeps_the_comma_inside_its_task(text: str, task: str, topic: str) -> None:
+    # the first comma sits inside the task: the condition ends at the request word, not there
+    reminder = parse_reminder(text, now=NOW)
+    assert reminder is not None and reminder["description"] == task, reminder
+    assert reminder["trigger_kind"] in {"keywords", "concept"}, reminder
+    assert any(topic in k for k in reminder["keywords"]), reminder
+
+
+def test_a_condition_with_its_comma_still_ends_at_the_comma() -> None:
+    reminder = parse_reminder("once we reach tides, remind me to show you my graph, it looks off", now=NOW)
+    assert reminder is not None and reminder["description"] == "show you my graph, it looks off", reminder
+    assert any("tides" in k for k in reminder["keywords"]), reminder
+
+
 def test_a_time_before_the_task_is_not_split_as_a_condition() -> None:
     # no subject after "before": a time, not a clause; it stays a time request
     reminder = parse_reminder("remind me before Friday to pay the fee", now=NOW)
