@@ -56,7 +56,10 @@ _CAUSATIVE = re.compile(
 )
 I_WANT = re.compile(r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", re.I)
 LEAD_BARE = re.compile(rf"^(?P<cond>{CONNECTIVE}\s+.+)$", re.I | re.S)
-_COURTESY_END = re.compile(r"\s+(?:please|pls|then)$", re.I)
+_COURTESY_END = re.compile(
+    r"(?:\s+(?:please|pls|then|(?:can|could|would|will)\s+you|I(?:\s+(?:want|need)|'d\s+like)\s+you\s+to))+$",
+    re.I,
+)
 """Courtesy that ends a condition before the request ("once we do X please remind me"): no topic."""
 _POLITE = re.compile(
     r"^\s*(?:please|can\s+you|could\s+you|would\s+you|will\s+you|and|so"
@@ -109,7 +112,7 @@ def lead_first(text: str) -> str:
         match = None
     if match is None and found is not None and found.start() > 0:
         lead = _COURTESY_END.sub("", strip_end(text[: found.start()]))
-        bare = LEAD_BARE.match(lead)
+        bare = LEAD_BARE.match(lead) or LEAD_BARE.match(_after_discourse(lead))  # "oh and once we …"
         if bare:
             return f"{strip_end(text[found.start() :])} {bare['cond']}"
         # "Next Tuesday remind me to print the slides", "On June 3 please remind me …": a time
