@@ -193,11 +193,13 @@ _ELIDED = re.compile(
 """After a number whose counted word is left out, the clause ends ("… and I've done 18.", "18 so far")."""
 _A_TOTAL = re.compile(
     r"\b(?:so\s+far|in\s+total|to\s+date|altogether|overall|have|has)\b|'ve\b"
-    rf"|\b(?:got|received|given)\s+(?:[A-Za-z]+\s+)?[{SIGNS}]?\d[\d,.]*\s*(?:[A-Za-z]+\s+)?(?:in|of)\s+\w",
+    rf"|\b(?:got|received|given)\s+(?:[A-Za-z]+\s+)?[{SIGNS}]?\d[\d,.]*\s*(?:[A-Za-z]+\s+)?"
+    r"(?:(?:in|of)\s+\w|(?:put\s+|set\s+)?(?:aside|away)\b|saved\b)",
     re.I,
 )
 """A total although it reads as a change ("I've saved €2,400 so far", "I've put aside $350",
-"we were given 250 USD of cloud credits": a grant held, not a change of something told before)."""
+"we were given 250 USD of cloud credits", "got 90 euros put aside": a grant or savings held, not a change of
+something told before)."""
 _RUNNING = re.compile(r"\b(?:so\s+far|in\s+total|total|to\s+date|altogether|overall|till\s+now)\b", re.I)
 """A total marked as running ("63 km so far", "12.5 hours in total"): work done of its counted word adds
 to it, whatever the verb ("Walked 8.5 km" of "I've covered 63 km so far")."""

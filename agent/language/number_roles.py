@@ -7,6 +7,7 @@ last clause break or a coordinated clause of the learner's own, ``clause_before`
   or a number in a negated, planned or wished clause (``NOT_DONE``): ``stated_as_target``.
 - **A change not done** (``not_done``): "I didn't add 5 more", "might push it back a week".
 - **A whole another number is part of** ("8 of the 20 mediums", "3/5"): ``of_a_total``.
+- **Money given to the learner for a thing** ("my aunt gave me 300 for the fund"): ``given_to_learner``.
 - **The verb that states it** ("I've played 300 games": "play"; "is at", "has": "be"): ``stated_by``.
 
 ``agent.language.quantities`` (a change stated as an amount), ``agent.language.shifts``,
@@ -17,9 +18,14 @@ The words are short closed lists (MiniLM does not encode direction or modality).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
+from agent.language.grammar import is_learner, parse
 from agent.language.numerals import SIGNS, Number, numbers
 from agent.language.units import unit_after
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 NOT_DONE = re.compile(
     r"\b(?:not|no|never|n't|want|wants|wanted|plan|plans|planning|hope|hopes|hoping|going\s+to|gonna|need|needs"
@@ -169,3 +175,28 @@ def done_verb(text: str, n: Number) -> str | None:
 
 _LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
 """Verbs of work not done or undone: their amount adds to nothing."""
+
+
+def _verb_of(text: str, start: int) -> Token | None:
+    """The verb of the clause of the number at ``text[start:]`` (the parse), or None."""
+    verb = next((t for t in parse(text) if t.idx <= start < t.idx + len(t.text)), None)
+    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
+        verb = verb.head
+    return verb if verb is not None and verb.pos_ in {"VERB", "AUX"} else None
+
+
+def given_to_learner(text: str, start: int) -> bool:
+    """True when the number's clause gives it to the learner for a thing: "my aunt gave me 300 for the fund".
+
+    A purpose ("for", "towards") is asked for, as pay for a task is no money for a fund ("gave me €20 to
+    water her plants").
+    """
+    verb = _verb_of(text, start)
+    if verb is None or not any(t.lower_ in _TOWARD and verb in (t.head, t.head.head) for t in verb.subtree):
+        return False
+    recipients = [c for c in verb.children if c.dep_ in {"dative", "iobj", "dobj"}]  # "handed me ₹5": dobj
+    recipients += [p for c in verb.children if c.lower_ == "to" for p in c.children if p.dep_ == "pobj"]
+    return any(is_learner(r) for r in recipients)
+
+
+_TOWARD = frozenset({"for", "toward", "towards"})

@@ -119,6 +119,14 @@ _TIMES_EACH = re.compile(
     r"(?:\s*,\s*|\s+of\s+|\s+at\s+)"
 )
 """Between a count of sessions and the amount of each: "three sessions, 2 hours each", "two rides of 9 km"."""
+_EACH_CLAUSE = re.compile(
+    r"\s+(?:[A-Za-z][\w-]*\s*){1,5}?(?:[,;]\s*(?:and\s+)?|and\s+)"
+    r"(?:each(?:\s+one|\s+of\s+them)?|every\s+one)\s+(?:was|is|lasted|took|ran)\s+(?:about\s+|around\s+)?",
+    re.I,
+)
+"""The amount of each in its own clause: "three more lessons, each one was 1.5 hours"."""
+_EACH_ONE = re.compile(r"\b(?:each|every)\s+one$", re.I)
+"""'one' of 'each one' is no count."""
 _EACH_AFTER = re.compile(r"\s*[A-Za-z]+\s+(?:each|apiece|a\s+piece|per\s+\w+|every\s+time)\b", re.I)
 _PER_DAY_FOR = re.compile(r"\s*[A-Za-z]+\s+(?:a|per|each)\s+day\s+for\s+", re.I)
 """Between an amount and the number of days it was done: "50 minutes a day for four days"."""
@@ -130,12 +138,13 @@ def repeated_work(text: str) -> Portion | None:
     "two more lessons, 1.5 hours each": 3 hours; "rode 25 km three times"; "40 minutes a day for five days";
     "4 hours twice".
     """
-    found = [n for n in numbers(text) if not not_done(text, n.start)]
+    found = [n for n in numbers(text) if not not_done(text, n.start) and not _EACH_ONE.search(text[: n.end])]
     for a, b in zip(found, found[1:], strict=False):
         between, after = text[a.end : b.start], text[b.end :]
         # "three sessions, 2 hours each", "two rides of 9 km"
         each = _EACH_AFTER.match(after) or ("of" in between.split() and unit_of(text, b))
-        if re.fullmatch(_TIMES_EACH, between) and each:
+        each = re.fullmatch(_TIMES_EACH, between) and each
+        if each or (_EACH_CLAUSE.fullmatch(between) and unit_of(text, b)):
             return Portion(delta=a.value * b.value, unit=unit_of(text, b))
         by_times = re.fullmatch(r"\s*[A-Za-z]+\s+", between) and re.match(r"\s+times\b", after, re.I)
         if by_times or _PER_DAY_FOR.fullmatch(between):

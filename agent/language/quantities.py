@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.language.number_roles import NOT_DONE, clause_before, not_done, work_done
+from agent.language.number_roles import NOT_DONE, clause_before, given_to_learner, not_done, work_done
 from agent.language.numerals import (
     PERCENT_AFTER,
     SYMBOL_BEFORE,
@@ -49,7 +49,8 @@ _UP_BEFORE = re.compile(
 )
 """Before an amount added: "another 60", "gained 45", "put in 9 hours", "went up eleven points"."""
 _DOWN_BEFORE = re.compile(
-    rf"\b(?:lost|lose|loses|losing|minus|cut|cuts|removed?|removes|deleted?|took|takes?|shaved|dropped"
+    rf"\b(?:lost|lose|loses|losing|minus|cut|cuts|removed?|removes|deleted?|took|takes?|shaved|dropped|trim(?:med|s)?"
+    rf"|subtract(?:ed|s)?|(?:take|takes|taking)\s+(?:off|away)|took\s+away"
     rf"|knock(?:ed|s)?|sold|gave\s+away|threw\s+(?:out|away))"
     rf"\s+{_FILLER}$",
     re.I,
@@ -157,7 +158,7 @@ def _direction(text: str, n: Number) -> float | None:
         # "spent €350 of it": money taken from the fund; "spent another $45 on storage" tallies spending
         # from one (never an amount added); "spent $30 on a pizza" is no change
         return -1.0 if _FROM_A_FUND.search(after) or re.search(r"\banother\b", spent.group(), re.I) else None
-    money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before)
+    money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before) or given_to_learner(text, n.start)
     if money_in and is_money(unit_of(text, n)):
         return 1.0  # "my parents chipped in €1,000", "€200 came in from tutoring"
     return 1.0 if _UP_BEFORE.search(before) else None

@@ -374,3 +374,10 @@ def test_a_span_is_no_count_and_a_held_amount_stays_above_zero() -> None:
         )
         is None
     )
+
+
+def test_savings_got_and_set_aside_are_a_total_a_gift_adds_to() -> None:
+    """'got N set aside' is savings held, not a change never resolved: money given for the fund adds to it."""
+    old = "Saving up for a bike, got 500 pesos put aside"
+    new = "My gran gave me 100 pesos for the bike fund."
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == "600"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.portions import lost_portion, own_share
+from agent.language.portions import lost_portion, own_share, repeated_work
 from agent.language.quantities import amount_change
 
 
@@ -63,3 +63,22 @@ def test_a_pace_with_its_amount_adds_the_amount() -> None:
     assert amount_change("Halved my pace, only 3 chapters.").delta == 3
     assert amount_change("My savings doubled.").factor == 2.0
     assert amount_change("The club doubled the goal to 90 km.") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "delta", "unit"),
+    [
+        ("Five more tutorials since Monday, each one was 2 hours.", 10, "hours"),
+        ("Biked 4 more times and every one was 12 km", 48, "km"),
+        ("Two extra workshops; each of them lasted 3.5 hours.", 7, "hours"),
+    ],
+)
+def test_the_amount_of_each_in_its_own_clause_is_multiplied(text: str, delta: float, unit: str) -> None:
+    """Repeated work whose amount of each is told in a clause after the count: the product."""
+    work = repeated_work(text)
+    assert work.delta == delta and work.unit == unit
+
+
+def test_each_one_with_no_amount_is_no_repeated_work() -> None:
+    """'each one' with nothing measured after it multiplies nothing."""
+    assert repeated_work("Did 3 more drills, each one was tough.") is None

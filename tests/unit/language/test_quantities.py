@@ -178,3 +178,21 @@ def test_money_withdrawn_or_pulled_from_a_fund_is_taken_away() -> None:
     assert amount_change("Withdrew 2,500 baht for the visa run.").delta == -2500
     assert amount_change("Pulled €60 from the travel pot for a charger.").delta == -60
     assert amount_change("Spent $75 of my credits on a bigger instance.").delta == -75
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My uncle gave me £40 for my trip savings.", "Grandpa handed me ₹500 towards the laptop."],
+)
+def test_money_given_to_the_learner_for_a_thing_adds(text: str) -> None:
+    """Someone giving the learner money for a thing of theirs adds it to the learner's fund."""
+    assert amount_change(text).delta > 0
+
+
+@pytest.mark.parametrize(
+    "text", ["My uncle gave my brother £40 for his trip.", "The neighbour gave me £10 to walk the dog."]
+)
+def test_money_given_to_another_or_as_pay_adds_nothing(text: str) -> None:
+    """Money given to someone else, or paid to the learner for a task, is no gift to a fund."""
+    change = amount_change(text)
+    assert change is None or change.delta is None or change.delta <= 0
