@@ -9,8 +9,10 @@ What a learner writes around them is moved into that order before the trigger is
 
 - a condition first, with or without its comma ("Before we start recursion, remind me to …",
   "when we cover the past tense remember me that …"), or a time first ("Next Tuesday remind me
-  to …"), is moved after the task (``lead_first``); discourse words before a time are no
-  condition ("Oh and on Thursday remind me …");
+  to …"), is moved after the task (``lead_first``); without its comma it ends at the request
+  word, also when a comma follows inside the task ("when we do X remind me to show you Y, it's
+  slow"), and discourse words before it or courtesy after it ("oh and …", "… can you remind me")
+  are no part of it; discourse words before a time are no condition ("Oh and on Thursday remind me …");
 - a request that closes the sentence ("I want to revisit X once we reach Y, so please remind me
   then") reads as "remind me to revisit X once we reach Y";
 - a request to be made to do something, with a condition ("When we reach X, make me tell you
