@@ -111,7 +111,7 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
         reported = _clause_owner(speech, depth + 1)
         if reported == LEARNER:
             reported = _speakers_own(head, speech) or reported
-        if reported != LEARNER or has_a_value(_clause_text(speech)) or _of_the_learner(speech):
+        if reported != LEARNER or _gives_a_value(speech) or _of_the_learner(speech):
             return reported
         # an opinion with no value of the learner's is the speaker's ("My cousin says dashboards are easy")
     subject = subject_of(head, shared_by=_SHARED_BY)
@@ -265,15 +265,36 @@ def whose(text: str) -> str:
     if first == LEARNER:
         return LEARNER
     for head in heads[1:]:
-        subject = subject_of(head)
-        # the learner's or a thing's, not a person's ("…, so she keeps sending me Excel tips")
-        thing = subject is not None and subject.dep_ != "csubj" and not anothers(subject)  # not a clause
-        learners = subject is None or is_learner(subject) or thing or _given_to_the_learner(head)
-        if learners and has_a_value(_clause_text(head)):
+        if not _learners_clause(head):
+            continue
+        if _gives_a_value(head):
             # "I sat the mock on Friday, my sister's is in June", "Grandma chipped in, so the trip
             # budget is 15% more": the learner's value too
             return LEARNER
     return first
+
+
+def _learners_clause(head: Token) -> bool:
+    """True when the clause of ``head`` is the learner's or a thing's, not a person's.
+
+    "…, so she keeps sending me Excel tips" is a person's; "…, my budget is 15% more" a thing's.
+    """
+    if head.pos_ not in {"VERB", "AUX"}:
+        return False
+    subject = subject_of(head)
+    thing = subject is not None and subject.dep_ != "csubj" and not anothers(subject)  # not a clause
+    return subject is None or is_learner(subject) or thing or _given_to_the_learner(head)
+
+
+def _gives_a_value(head: Token) -> bool:
+    """True when the clause of ``head``, or one of the learner's or a thing's hung on it, holds a value.
+
+    The small parser reads "thanks to a room clash" / "because of a strike" as a clause and hangs
+    what follows under it ("…, thanks to a room clash the resit is on 23 May instead": "is" under
+    "clash"), so the value sits one clause down.
+    """
+    parts = [head, *(c for c in head.children if c.dep_ == "ccomp" and _learners_clause(c))]
+    return any(has_a_value(_clause_text(part)) for part in parts)
 
 
 def _given_to_the_learner(head: Token) -> bool:

@@ -479,3 +479,20 @@ def test_an_amount_as_subject_owns_nothing(text: str) -> None:
 @pytest.mark.parametrize("text", ["My sister's 300 cards are all duplicates", "3 of my classmates scored 90"])
 def test_an_amount_of_people_or_of_someones_stays_theirs(text: str) -> None:
     assert whose(text) != LEARNER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Professor Lind called, thanks to a room clash the lab exam is on 9 May instead",  # failed before
+        "the college emailed, thanks to a flooded hall the statistics exam is on 12 June instead",
+        "my tutor messaged, because of a strike the seminar is on 3 May now",
+    ],
+)
+def test_a_value_the_parse_hangs_under_a_later_clause_is_the_learners(text: str) -> None:
+    # the small parser makes "thanks to …" / "because of …" a clause and hangs "is" under it
+    assert whose(text) == LEARNER
+
+
+def test_anothers_report_of_a_thing_stays_theirs() -> None:
+    assert whose("Rui finished, he said the test is on Friday") != LEARNER
