@@ -159,7 +159,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         return None
     running = _RUNNING.search(base) or _LEFT_AFTER.match(
         base[found[0].end :]
-    )  # work done uses up what is left
+    ) or _NONE_DONE.search(base)  # work done uses up what is left, or the whole when none is done yet
     verb = stated_by(base, found[0])
     # "I did 6" of "I've worked through 18" or "I'm at 95 problems solved": a pro-verb stands for the work
     worked = change.done in PRO_VERBS and (verb != "be" or _DONE_AFTER.match(base[found[0].end :]))
@@ -349,6 +349,7 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
     now, base = current_value(old), without_current(old)
     # money left is a fund, told spent or added by its own words ("took $380 of it")
     left = now.endswith(" left") if now else any(_LEFT_AFTER.match(base[n.end :]) for n in numbers(base))
+    left = left or (not now and bool(_NONE_DONE.search(base)))  # "has 40 questions and I haven't started any"
     left = left and not is_money(unit_of(base, numbers(base)[0]) if numbers(base) else None)
     tail = " left" if left else ""  # what is left stays what is left through the changes that follow
     if change.factor is not None:
@@ -365,6 +366,11 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
 
 _LEFT_AFTER = re.compile(r"^\s*(?:[\w'-]+\s+){0,4}?(?:left|remaining|to\s+go)\b", re.I)
 """After a number: what is still to do ("320 verses of the poem left", "14 chapters remaining")."""
+_NONE_DONE = re.compile(
+    r"\b(?:haven't|have\s+not|hasn't|has\s+not|not)\s+(?:yet\s+)?(?:started|begun|touched|done|opened|attempted)\b",
+    re.I,
+)
+"""A size told with none of it done yet: all of it is what is left."""
 _ADDS = frozenset(
     {"add", "import", "put", "gain", "receive", "buy", "download", "assign", "give", "join", "borrow"}
 )

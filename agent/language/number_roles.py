@@ -134,7 +134,7 @@ def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
         return verb, unit
     clause = n.start - len(clause_before(text, n.start))
     earlier = [m for m in numbers(text) if m.end <= clause]
-    mine = re.search(r"\b(?:I|we)\b", text[clause : n.start], re.I)
+    mine = re.search(r"\b(?:I|we)\b|^\W*[a-z]+\s+through\b", text[clause : n.start], re.I)
     if mine and not earlier and verb in PRO_VERBS:
         return verb, None  # "I did 9 myself tonight": more of whatever the learner's count counts
     return (verb, unit_after(text, earlier[-1].end)) if earlier and mine else None
@@ -161,6 +161,8 @@ def done_verb(text: str, n: Number) -> str | None:
     tokens = [t for t in parse(text) if start <= t.idx < n.start and t.pos_ not in skip]
     while len(tokens) > 1 and tokens[-1].pos_ == "ADV":
         tokens.pop()  # "I managed just 30"
+    through = len(tokens) > 1 and tokens[-1].lower_ == "through"
+    tokens = tokens[:-1] if through else tokens  # "got through 14", "worked through 12": work of any kind
     if not tokens or len(tokens) > 3:
         return None
     if any(t.pos_ != "ADV" and t.lower_ not in ("i", "we") for t in tokens[:-1]):
@@ -170,7 +172,7 @@ def done_verb(text: str, n: Number) -> str | None:
     past = lemma != word and word not in (lemma + "s", lemma + "es") and not word.endswith("ing")
     # "read 40 pages this week", opening the clause with no subject: the parse's past ("I read" stays unread)
     past = past or (lemma == word and tokens[-1].tag_ == "VBD" and len(tokens) == 1)
-    return lemma if past and lemma not in _LOSS else None
+    return None if not past or lemma in _LOSS else "do" if through else lemma
 
 
 _LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}

@@ -381,3 +381,14 @@ def test_savings_got_and_set_aside_are_a_total_a_gift_adds_to() -> None:
     old = "Saving up for a bike, got 500 pesos put aside"
     new = "My gran gave me 100 pesos for the bike fund."
     assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == "600"
+
+
+@pytest.mark.parametrize(
+    ("new", "value"),
+    [("Got through 8 of them at the library.", "22 left"), ("I worked through 5 tonight", "25 left"),
+     ("3 more done", "27 left"), ("Solved 10 problems", "20 left")],
+)
+def test_a_size_with_none_done_yet_is_what_is_left(new: str, value: str) -> None:
+    """'has 30 problems and I haven't started': work done after it leaves the rest, never adds to the size."""
+    old = "The physics sheet has 30 problems and I haven't started it"
+    assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
