@@ -18,7 +18,7 @@
     example_of: ['#7b3fc4', 'dotted'],
   };
   const SECTION_WORDS = { user_profile: 'About you', current_goals: 'Your goals' };
-  const state = { live: null, chart: null, cy: null, mermaidId: 0, rendering: Promise.resolve() };
+  const state = { live: null, chart: null, cy: null, mermaidId: 0, rendering: Promise.resolve(), queued: null };
 
   const $ = (selector) => document.querySelector(selector);
 
@@ -142,10 +142,13 @@
   // ----- router -----
   // One page render at a time: start() renders while the hashchange it causes renders too, and a
   // learner may click on while a page loads. Run concurrently, a slower, older render would write
-  // its page over the newer one; chained, the last render is always of the hash shown.
+  // its page over the newer one; chained, the last render is always of the hash shown. A render
+  // that has not started yet reads the hash when it starts, so a second request joins it.
   function render() {
-    state.rendering = state.rendering.then(renderHash, renderHash);
-    return state.rendering;
+    if (state.queued) return state.queued;
+    const start = () => { state.queued = null; return renderHash(); };
+    state.queued = state.rendering = state.rendering.then(start, start);
+    return state.queued;
   }
 
   async function renderHash() {
@@ -158,6 +161,7 @@
     if (state.chart) { state.chart.destroy(); state.chart = null; }
     if (state.cy) { state.cy.destroy(); state.cy = null; }
     const view = $('#view');
+    view.dataset.ready = ''; // ready again only when this render, the latest, is done
     show(view, el('p', { class: 'empty', text: 'Loading…' }));
     view.dataset.page = page;
     try {
