@@ -392,3 +392,14 @@ def test_a_size_with_none_done_yet_is_what_is_left(new: str, value: str) -> None
     """'has 30 problems and I haven't started': work done after it leaves the rest, never adds to the size."""
     old = "The physics sheet has 30 problems and I haven't started it"
     assert resolve_change(new, old, old_at=EARLIER, new_at=NOW) == value
+
+
+@pytest.mark.parametrize(
+    "old",
+    ["I've saved 300 pesos for the TOEIC 2 prep class", "I have 300 pesos put aside for the DELF 1 course"],
+)
+def test_a_tests_level_in_a_funds_name_is_no_second_value(old: str) -> None:
+    """'the TOEIC 2 prep class' names the fund: a change by the fund's role applies to its one amount."""
+    assert resolve_change("My new job doubled my course savings", old, old_at=EARLIER, new_at=NOW) == "600"
+    assert resolve_change("I have CHF 900 for the trip. Doubled my savings!", "I have CHF 900 for the trip",
+                          old_at=EARLIER, new_at=NOW) == "1,800"
