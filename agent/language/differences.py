@@ -289,12 +289,9 @@ def _names_after_noun(text: str, n: Number) -> bool:
     from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
 
     token = next((t for t in parse(text) if t.idx == n.start), None)
-    if token is None or token.dep_ != "nummod" or not token.text[:1].isdigit():
+    if token is None or token.i == 0 or token.dep_ != "nummod" or not token.text[:1].isdigit():
         return False
-    prev = token.nbor(-1) if token.i else None
-    unit = unit_of(text, n)
-    if prev is None:
-        return False
+    prev, unit = token.nbor(-1), unit_of(text, n)
     if (token.head.i > token.i or (prev == token.head and unit)) and re.fullmatch(r"[A-Z]{2,6}", prev.text):
         return True  # "the HSK 4 prep course": a level of a test named by its letters, before the noun
     if unit is not None or token.head.i > token.i:
