@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent.language.acted_on import about_learner, standing
-from agent.language.current_values import is_person, main_clause, maybe
+from agent.language.current_values import main_clause, maybe
 from agent.language.grammar import (
     is_learner,
     owner_of,
@@ -45,6 +45,7 @@ from agent.language.grammar import (
     subject_of,
 )
 from agent.language.own_values import has_a_value
+from agent.language.parse_slips import an_amount, relative_clause
 from agent.language.people import (
     NAMES,
     anothers,
@@ -97,7 +98,13 @@ def _negated(verb: Token) -> bool:
 def _speech(head: Token) -> Token | None:
     """The reported clause of ``head`` with a subject of its own ("says my score is 7", "I think Rui …")."""
     return next(
-        (c for c in head.children if c.dep_ == "ccomp" and subject_of(c, shared_by=frozenset()) is not None),
+        (
+            c
+            for c in head.children
+            if c.dep_ == "ccomp"
+            and subject_of(c, shared_by=frozenset()) is not None
+            and not relative_clause(head, c)
+        ),
         None,
     )
 
@@ -117,7 +124,7 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
     subject = subject_of(head, shared_by=_SHARED_BY)
     if subject is None:  # the parser's slip: a name as a compound of the verb ("My flatmate Tunde works …")
         subject = next((c for c in head.children if c.dep_ == "compound" and c.i < head.i), None)
-    if subject is None or subject.dep_ == "expl" or is_learner(subject) or _an_amount(subject):
+    if subject is None or subject.dep_ == "expl" or is_learner(subject) or an_amount(subject):
         return LEARNER
     other = anothers(subject)
     # a person told of as he or she acts on their own things ("…at Heidelberg and he hates it"),
@@ -190,23 +197,6 @@ def _names_the_person(head: Token, subject: Token) -> bool:
     if head.lemma_ != "be" or not person(subject):
         return False
     return any(c.dep_ == "attr" and c.pos_ in NAMES and entity_label(c) != "DATE" for c in head.children)
-
-
-def _an_amount(subject: Token) -> bool:
-    """True when ``subject`` is an amount, which owns nothing: "I've got GH₵ 640 put aside".
-
-    The small parser makes the amount the subject of "put aside" under "got", and a sign it does
-    not know ("GH₵") reads as a name. An amount of people ("two friends", "3 of my classmates")
-    or of someone's ("my sister's 300 cards") is no amount here.
-    """
-    counted = subject.like_num or any(c.dep_ == "nummod" for c in subject.children)
-    owned = any(c.dep_ in {"poss", "prep"} for c in subject.children)
-    return (
-        counted
-        and not owned
-        and subject.ent_type_ not in {"PERSON", "NORP", "ORG"}
-        and not is_person(subject)
-    )
 
 
 def _top_clauses(text: str) -> list[Token]:

@@ -496,3 +496,21 @@ def test_a_value_the_parse_hangs_under_a_later_clause_is_the_learners(text: str)
 
 def test_anothers_report_of_a_thing_stays_theirs() -> None:
     assert whose("Rui finished, he said the test is on Friday") != LEARNER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "trimmed 3 pages of the intro that my advisor hated",  # failed before: read as the advisor's report
+        "deleted 4 paragraphs of background that my examiner hated",
+    ],
+)
+def test_a_relative_clause_after_the_object_is_no_report(text: str) -> None:
+    assert whose(text) == LEARNER
+
+
+@pytest.mark.parametrize(
+    "text", ["I told my sister that her exam is Friday", "My teacher says my score is now 7"]
+)
+def test_a_report_after_a_person_stays_a_report(text: str) -> None:
+    assert whose(text) == ("her" if "sister" in text else LEARNER)
