@@ -196,6 +196,10 @@ def given_to_learner(text: str, start: int) -> bool:
     verb = _verb_of(text, start)
     if verb is None or not any(t.lower_ in _TOWARD and verb in (t.head, t.head.head) for t in verb.subtree):
         return False
+    number = next(t for t in verb.doc if t.idx <= start < t.idx + len(t.text))
+    path = [number, *(a for a in number.ancestors if a.i != verb.i and verb in a.ancestors)]
+    if any(t.dep_ == "pobj" for t in path):
+        return False  # "gives me a training budget of €800": the value of a fund named, not money given
     recipients = [c for c in verb.children if c.dep_ in {"dative", "iobj", "dobj"}]  # "handed me ₹5": dobj
     recipients += [p for c in verb.children if c.lower_ == "to" for p in c.children if p.dep_ == "pobj"]
     return any(is_learner(r) for r in recipients)
