@@ -157,9 +157,9 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         found = running if len(running) == 1 else _stated_values(base, found)
     if len(found) != 1:
         return None
-    running = _RUNNING.search(base) or _LEFT_AFTER.match(
-        base[found[0].end :]
-    ) or _NONE_DONE.search(base)  # work done uses up what is left, or the whole when none is done yet
+    running = (
+        _RUNNING.search(base) or _LEFT_AFTER.match(base[found[0].end :]) or _NONE_DONE.search(base)
+    )  # work done uses up what is left, or the whole when none is done yet
     verb = stated_by(base, found[0])
     # "I did 6" of "I've worked through 18" or "I'm at 95 problems solved": a pro-verb stands for the work
     worked = change.done in PRO_VERBS and (verb != "be" or _DONE_AFTER.match(base[found[0].end :]))

@@ -385,8 +385,12 @@ def test_savings_got_and_set_aside_are_a_total_a_gift_adds_to() -> None:
 
 @pytest.mark.parametrize(
     ("new", "value"),
-    [("Got through 8 of them at the library.", "22 left"), ("I worked through 5 tonight", "25 left"),
-     ("3 more done", "27 left"), ("Solved 10 problems", "20 left")],
+    [
+        ("Got through 8 of them at the library.", "22 left"),
+        ("I worked through 5 tonight", "25 left"),
+        ("3 more done", "27 left"),
+        ("Solved 10 problems", "20 left"),
+    ],
 )
 def test_a_size_with_none_done_yet_is_what_is_left(new: str, value: str) -> None:
     """'has 30 problems and I haven't started': work done after it leaves the rest, never adds to the size."""
@@ -401,5 +405,12 @@ def test_a_size_with_none_done_yet_is_what_is_left(new: str, value: str) -> None
 def test_a_tests_level_in_a_funds_name_is_no_second_value(old: str) -> None:
     """'the TOEIC 2 prep class' names the fund: a change by the fund's role applies to its one amount."""
     assert resolve_change("My new job doubled my course savings", old, old_at=EARLIER, new_at=NOW) == "600"
-    assert resolve_change("I have CHF 900 for the trip. Doubled my savings!", "I have CHF 900 for the trip",
-                          old_at=EARLIER, new_at=NOW) == "1,800"
+    assert (
+        resolve_change(
+            "I have CHF 900 for the trip. Doubled my savings!",
+            "I have CHF 900 for the trip",
+            old_at=EARLIER,
+            new_at=NOW,
+        )
+        == "1,800"
+    )
