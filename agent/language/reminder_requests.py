@@ -103,10 +103,7 @@ def lead_first(text: str) -> str:
     text = _POLITE.sub("", text.strip())
     last = _REQUEST_LAST.match(text)
     if last and not REQUEST.search(last["task"]):
-        task = re.sub(
-            r"^I(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+to\s+", "", last["task"].strip(), flags=re.I
-        )
-        return f"remind me to {strip_end(task)}"
+        return f"remind me to {strip_end(I_WANT.sub('', last['task'].strip()))}"
     found = REQUEST.search(text)
     match = _LEAD.match(text)
     if match and found and 0 < found.start() < match.end("cond"):
