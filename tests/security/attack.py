@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 from langgraph_sdk.errors import APIStatusError
 
+from agent.kernel.sentences import backfill_sentences
 from agent.memory.core import CoreMemoryStore
 from agent.memory.stores import MemoryStores
 from agent.resources import Resources
@@ -146,12 +147,15 @@ async def footprint(resources: Resources, learner_id: str) -> dict[str, Any]:
 
     The learner's kernel stream is applied first: the server's worker writes an earlier run's
     messages after that run returned, and such a late write must not count against the run
-    being checked (nor may a write the checked run queued stay unseen).
+    being checked (nor may a write the checked run queued stay unseen). So are the sentences
+    of her turn contexts, which the worker derives only in its idle rounds (a busy CI machine
+    left six of alice's own earlier turns to be split during an attack: stop 53).
     """
     stores = MemoryStores.wire(resources)
     for _ in range(5):  # applying a turn queues its sentences: settle until nothing is left
         if not await stores.settle(learner_id):
             break
+    await backfill_sentences(stores, learner_id)
     records, _, _ = await resources.neo4j.execute_query(
         "MATCH (n) WHERE n.learner_id = $l "
         "RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props",
