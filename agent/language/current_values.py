@@ -54,6 +54,12 @@ UNSURE_MODALS = frozenset({"might", "may", "could", "would", "should"})
 """Modal verbs (the closed class) that say a clause may, not does, hold."""
 EPISTEMIC = frozenset({"maybe", "perhaps", "probably", "possibly"})
 """Adverbs (the closed class) that leave a clause open: "Maybe I'll move to Lyon"."""
+CONDITIONS = frozenset({"if", "unless"})
+"""Subordinators (the closed class) that open a condition: the clause they govern holds only under it."""
+NOT_CONDITIONS = frozenset({"even", "as"})
+"""Words that make a condition's subordinator something else: a concession ("even if"), a manner ("as if")."""
+TO_THE_LISTENER = frozenset({"you", "that", "this"})
+"""Subjects of a condition said of the talk, not of the value: "if you're curious", "if that matters"."""
 THIRD_PERSON = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself"})
 """Third-person singular pronouns: another person (not "they", which often names an institution)."""
 _COMPLEMENTS = frozenset({"xcomp", "ccomp", "pcomp"})
@@ -171,9 +177,41 @@ def _open(head: Token) -> bool:
     return any(c.dep_ == "advmod" and c.lower_ in EPISTEMIC for c in head.children)
 
 
+def conditional(text: str) -> bool:
+    """True when a condition governs the main clause of ``text``'s first sentence (issue 39, L5).
+
+    "If we ever win the lottery we're moving to <city>", "I'll get a <laptop> if the bonus comes
+    through": what the main clause names holds only under the condition, so it tells no value the
+    learner has now. Read from the parse: a subordinator of ``CONDITIONS`` (``mark``) on the
+    sentence's root or on a clause hung on the root (``advcl``; the small parser may root the
+    condition itself and hang the rest under it). Not a condition said of the talk ("if you're
+    curious, I live in <city> now": ``TO_THE_LISTENER``), a concession ("even if") or a manner ("as
+    if"); nor one inside a later clause ("I live in <city>, and if I get the job I'll move"), which
+    ``fact_parts.now_part`` reads clause by clause.
+    """
+    doc = grammar.parse(text)
+    first = next(iter(doc.sents), None)
+    if first is None:
+        return False
+    for mark in first:
+        if mark.dep_ != "mark" or mark.lower_ not in CONDITIONS:
+            continue
+        if mark.i > 0 and doc[mark.i - 1].lower_ in NOT_CONDITIONS:
+            continue
+        head = mark.head
+        if head.dep_ not in {"advcl", "ROOT"}:
+            continue  # "I asked if I could switch" (a question reported), "…, and if I get the job …"
+        subjects = (c for c in head.children if c.dep_ in {"nsubj", "nsubjpass", "expl"})
+        if any(c.lower_ in TO_THE_LISTENER for c in subjects):
+            continue
+        if head == first.root or head.head == first.root:
+            return True
+    return False
+
+
 def _wish_or_hedge(text: str) -> bool:
     """True when ``text`` may hold or is wished, not told as holding (module docstring)."""
-    if unsure(text):
+    if unsure(text) or conditional(text):
         return True
     main = main_clause(text)
     if main is None or not _by_learner(main) or not _has_complement(main):

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent.language.acted_on import about_learner, standing
-from agent.language.current_values import main_clause, maybe
+from agent.language.current_values import conditional, main_clause, maybe
 from agent.language.grammar import (
     is_learner,
     owner_of,
@@ -77,7 +77,9 @@ EPISTEMIC = frozenset({"maybe", "perhaps", "probably", "possibly"})
 
 
 def hedged(text: str) -> bool:
-    """Whether ``text`` leaves its statement open: a modal of possibility or wish, an epistemic adverb."""
+    """Whether ``text`` leaves its statement open: an unsure modal, an epistemic adverb, a condition."""
+    if conditional(text):
+        return True  # "if I ever start my own company I'm using <language>"
     for token in parse(text):
         lemma = token.lemma_.lower()
         if token.tag_ == "MD" and (

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.current_values import _done_for, goal, main_clause, maybe
+from agent.language.current_values import _done_for, conditional, goal, main_clause, maybe
 from agent.language.fact_parts import fact_parts, stated_part
-from agent.language.whose_value import learners_now, others
+from agent.language.whose_value import learners_now, not_current, others
 from agent.models.offline_policy import plan_actions
 
 AVAILABLE = {"remember_fact", "search_facts", "set_reminder", "core_memory_append", "core_memory_replace"}
@@ -171,3 +171,35 @@ def test_the_done_for_reading_needs_a_past_head_and_a_participle_with_its_own_su
     assert reads("Got my residence permit renewed last month.")
     assert not reads("I want my 5 essays marked before Friday.")  # a present head: a wish
     assert not reads("I've decided to move to Lyon next year.")  # an infinitive: a plan
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("If my startup idea ever takes off we're relocating to Lisbon.", "Lisbon"),
+        ("I'm switching to Neovim if the plugin works on Windows.", "Neovim"),
+        ("if the grant gets approved I'll be moving to the Utrecht office", "Utrecht"),
+        ("Unless the visa falls through, I'm starting at Shopify in autumn.", "Shopify"),
+        ("if I ever quit teaching I'm becoming a beekeeper lol", "beekeeper"),
+    ],
+)
+def test_a_value_under_a_condition_is_not_stored(text: str, value: str) -> None:
+    assert conditional(text)
+    assert maybe(text)
+    assert not_current(text)
+    assert not any(value in fact for fact in stored(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If you're wondering, I live in Aarhus now.",
+        "Even if it crashes a lot, I code in Zed these days.",
+        "I use Emacs at work, if that matters.",
+        "I asked if I could join the Kraków team.",
+        "I moved to Tartu in June, and if the lease allows it I'll get a cat.",
+        "When I moved to Bergen I started learning Norwegian.",
+    ],
+)
+def test_a_condition_of_the_talk_or_of_a_later_clause_leaves_the_value(text: str) -> None:
+    assert not conditional(text)
