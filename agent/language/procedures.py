@@ -42,6 +42,7 @@ refers to something named elsewhere in the message).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from agent.text import QUERY_STOP_WORDS
 
@@ -85,8 +86,18 @@ _MARKER = (
     r"first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?)\b"
 )
 _MARKER_SPLIT = re.compile(r"(?:^|[,;.]\s*|\s+and\s+)\s*" + _MARKER + r"\s*,?\s*", re.I)
-_NUMBERED = re.compile(r"(?:^|\s)(?:step\s+)?\d{1,2}\s*[.):]\s+", re.I)
 _BULLET = re.compile(r"(?:^|\n)\s*[-*\u2022]\s+")
+_ENUMERATOR = re.compile(
+    r"(?P<step>\bstep\s+)?"
+    r"(?:\((?P<paren>\d{1,2}|[a-z])\)|\b(?P<mark>\d{1,2}|[a-z]|[a-z]+?)(?:ly)?(?P<close>\s*[.):,]|(?=\s)))"
+    r"(?=\s)",
+    re.I,
+)
+"""A candidate item mark: "(1)", "(a)", "1.", "2)", "b)", "Step 3", "Step two,", "Third,". What it counts
+is read by ``_enumerated`` (digits, letters, spaCy's English number and ordinal words); a mark is an
+item's only when the marks run 1, 2, 3 … (``_runs``), so "add 2 drops" or "a second pan" is none."""
+_ITEM_START = re.compile(r"(?:^|[.;:,!?\n])\s*$")
+"""What comes right before a mark without "step" or parentheses: the text start or a clause end."""
 _EDGE = re.compile(r"^[\s,;:.\-]+|[\s,;:.\-]+$")
 _LEAD_AND = re.compile(r"^(?:and|I)\s+", re.I)
 
@@ -97,15 +108,80 @@ def _clean(step: str) -> str:
     return _EDGE.sub("", re.sub(r"\s+", " ", step))
 
 
+@lru_cache(maxsize=1)
+def _number_words() -> tuple[dict[str, int], dict[str, int]]:
+    """Cardinal and ordinal number words and their values, from spaCy's English tables."""
+    from spacy.lang.en.lex_attrs import _num_words, _ordinal_words
+
+    return {w: i for i, w in enumerate(_num_words[:21])}, {
+        w: i + 1 for i, w in enumerate(_ordinal_words[:20])
+    }
+
+
+def _enumerated(match: re.Match[str], text: str) -> tuple[str, int] | None:
+    """``(kind, value)`` of an item mark, or None when the match counts nothing at an item start.
+
+    Kinds do not mix: a list counts in digits, in letters, in parenthesised marks or in ordinals.
+    """
+    cardinals, ordinals = _number_words()
+    if match["paren"]:
+        mark = match["paren"].lower()
+        return ("(1)", int(mark)) if mark.isdigit() else ("(a)", ord(mark) - 96)
+    mark, close = match["mark"].lower(), (match["close"] or "").strip()
+    at_start = bool(_ITEM_START.search(text[: match.start()]))
+    if match["step"]:
+        value = int(mark) if mark.isdigit() else cardinals.get(mark)
+        return ("1", value) if value else None
+    if mark.isdigit():
+        return ("1", int(mark)) if close in {".", ")", ":"} else None
+    if len(mark) == 1:
+        return ("a", ord(mark) - 96) if close == ")" or (close == "." and at_start) else None
+    value = ordinals.get(mark) or ordinals.get(match["mark"].lower())
+    return ("first", value) if value and at_start else None
+
+
+def _runs(marks: list[tuple[int, int, str, int]]) -> list[tuple[int, int]]:
+    """The longest run of marks of one kind counting 1, 2, 3 …: ``[(start, end)]`` of each mark."""
+    best: list[tuple[int, int]] = []
+    for kind in {k for _, _, k, _ in marks}:
+        run: list[tuple[int, int]] = []
+        for start, end, k, value in marks:
+            if k == kind and value == len(run) + 1:
+                run.append((start, end))
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def find_listed(text: str) -> tuple[int, list[str]] | None:
+    """``(where the list starts, its items)`` of a numbered, lettered, ordinal or bulleted list in ``text``.
+
+    Items are marked "1." "2)" "(3)" "Step 4" "Step five," "a)" "First," "Second," or "- " on new lines,
+    counting up from one; the text before the first mark introduces the list. None without one.
+    """
+    if not isinstance(text, str):
+        return None
+    marks = []
+    for match in _ENUMERATOR.finditer(text):
+        read = _enumerated(match, text)
+        if read is not None:
+            marks.append((match.start(), match.end(), *read))
+    run = _runs(marks)
+    if len(run) < MIN_STEPS:
+        bullets = list(_BULLET.finditer(text))
+        run = [(m.start(), m.end()) for m in bullets]
+    if len(run) < MIN_STEPS:
+        return None
+    ends = [start for start, _ in run[1:]] + [len(text)]
+    steps = [_clean(text[end:stop]) for (_, end), stop in zip(run, ends, strict=True)]
+    steps = [s for s in steps if s]
+    return (run[0][0], steps[:MAX_STEPS]) if len(steps) >= MIN_STEPS else None
+
+
 def split_listed(body: str) -> list[str] | None:
-    """The items of a numbered or bulleted list in ``body`` ("1. … 2. …", "- …"), None without one."""
-    for pattern in (_NUMBERED, _BULLET):
-        if len(pattern.findall(body)) >= MIN_STEPS:
-            parts = pattern.split(body)
-            steps = [_clean(p) for p in parts[1:] if _clean(p)]  # parts[0] precedes the list
-            if len(steps) >= MIN_STEPS:
-                return steps[:MAX_STEPS]
-    return None
+    """The items of a numbered or bulleted list in ``body`` (``find_listed``), None without one."""
+    found = find_listed(body)
+    return found[1] if found else None
 
 
 def split_steps(body: str) -> list[str]:

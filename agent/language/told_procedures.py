@@ -39,7 +39,7 @@ import numpy as np
 
 from agent.language.encoder import encode_kept
 from agent.language.grammar import is_learner, owner_of, parse, subject_of
-from agent.language.procedures import split_listed
+from agent.language.procedures import find_listed, split_listed
 from agent.language.reminders import parse_reminder
 from agent.language.sentences import split_sentences
 
@@ -59,6 +59,8 @@ HABIT_CUES = frozenset({"always", "usually", "normally", "typically", "generally
 FIRST_MARKS = frozenset({"after", "once", "when", "whenever"})
 """A temporal clause marked so comes before the clause it hangs on ("I push after I run tox")."""
 LATER_MARKS = frozenset({"before", "until", "till"})
+CONTINUING = SEQUENCE_CUES - FIRST_MARKS - LATER_MARKS - {"first", "firstly", "before"}
+"""Cues that go on from a step told before them ("Next, …", "Lastly …"): the sentence before is one."""
 """A temporal clause marked so comes after the clause it hangs on ("I lint before I push")."""
 OTHER_PEOPLE = frozenset({"he", "she", "they"})
 """Third-person subjects: someone else does the step."""
@@ -150,10 +152,30 @@ def _who(head: Token) -> str:
 
 
 def _edge(token: Token) -> bool:
-    """A connective or an ordering adverb at a step's edge ("and", ",", "then", "so")."""
-    return token.dep_ in {"cc", "punct"} or (
-        token.dep_ in {"advmod", "mark"} and token.lower_ in SEQUENCE_CUES | {"so"}
+    """A connective or an ordering adverb at a step's edge ("and", ",", "then", "so", "after that")."""
+    return (
+        token.dep_ in {"cc", "punct"}
+        or (token.dep_ in {"advmod", "mark"} and token.lower_ in SEQUENCE_CUES | {"so"})
+        or _after_that(token)
+        or (token.dep_ == "pobj" and _after_that(token.head))
     )
+
+
+def _after_that(token: Token) -> bool:
+    """An ordering preposition whose object is what was told before ("after that", "before this")."""
+    objects = [c for c in token.children if c.dep_ == "pobj"]
+    return (
+        token.dep_ == "prep"
+        and token.lower_ in SEQUENCE_CUES
+        and len(objects) == 1
+        and objects[0].pos_ in {"PRON", "DET"}
+    )
+
+
+def _continues(sentence: str) -> bool:
+    """The sentence's first cue goes on from a step before it ("Next, …", "After that, …")."""
+    cue = next((t for t in parse(sentence) if _cue(t) or _after_that(t)), None)
+    return cue is not None and (cue.lower_ in CONTINUING or _after_that(cue))
 
 
 def _trim(tokens: list[Token]) -> str:
@@ -240,8 +262,11 @@ def read_steps(text: str) -> list[Step]:
 def _listed(text: str) -> list[Step] | None:
     """The steps of a numbered or bulleted list ("1. mix … 2. knead …"), each item one step and one cue."""
     items = split_listed(text)
-    if items is None:
-        return None
+    return None if items is None else _listed_steps(items)
+
+
+def _listed_steps(items: Sequence[str]) -> list[Step]:
+    """Each item of a list as one step with one cue (its mark)."""
     steps = []
     for item in items:
         read = read_steps(item)
@@ -278,23 +303,63 @@ def is_told_sequence(steps: Sequence[Step]) -> bool:
     return habit >= HABIT_SHARE and learner >= LEARNER_SHARE and not any(s.who == "other" for s in steps[:1])
 
 
-def _name(steps: Sequence[str], before: Sequence[str]) -> str:
-    """The clause of ``before`` most similar to the steps, else the first step."""
-    said = [sentence for text in before for sentence in split_sentences(text)]
+def _clauses(texts: Sequence[str]) -> list[str]:
+    """The clauses of ``texts`` that could name steps (not a question's, two words or more)."""
+    said = [sentence for text in texts for sentence in split_sentences(text)]
     clauses = [
         s.text
         for text in said
         if not _is_question(text)
         for s in read_steps(text) or [Step(text, True, "", 0)]
     ]
-    clauses = [c for c in clauses if len(c.split()) >= 2]
-    if clauses:
-        vectors = encode_kept([" ".join(steps), *clauses])
+    return [c for c in clauses if len(c.split()) >= 2]
+
+
+def _name(steps: Sequence[str], before: Sequence[str], intro: Sequence[str] = ()) -> str:
+    """The name of ``steps``: a clause of ``before``, of ``intro``, or the first step.
+
+    The clause of ``before`` most similar to the steps (at least :data:`NAME_MIN`), else the clause
+    of ``intro`` (what introduces them: the text before a colon, the message before a list that opens
+    its own) most similar to them, else the first step. An introduction names the steps by where it
+    stands, however unlike theirs its words are ("Ear training for the exam: first I sing …";
+    "lab tomorrow is a digestion" before "1. weigh the sample …").
+    """
+    clauses, introducing = _clauses(before), _clauses(intro)
+    if clauses or introducing:
+        vectors = encode_kept([" ".join(steps), *clauses, *introducing])
         scores = vectors[1:] @ vectors[0]
-        best = int(np.argmax(scores))
-        if scores[best] >= NAME_MIN:
+        best = int(np.argmax(scores[: len(clauses)])) if clauses else -1
+        if best >= 0 and scores[best] >= NAME_MIN:
             return clauses[best][:MAX_NAME_CHARS]
+        if introducing:
+            return introducing[int(np.argmax(scores[len(clauses) :]))][:MAX_NAME_CHARS]
     return steps[0][:MAX_NAME_CHARS]
+
+
+def _listed_over(sentences: Sequence[str], context: str) -> ToldProcedure | None:
+    """A list whose items run over several sentences ("Step 1 rinse … . Step 2 fill …"), else None.
+
+    The list ends before the first question or reminder request after it starts.
+    """
+    offsets, kept = [], []
+    for sentence in sentences:
+        if kept and (_is_question(sentence) or parse_reminder(sentence) is not None):
+            break
+        offsets.append(sum(len(k) + 1 for k in kept))
+        kept.append(sentence)
+    found = find_listed("\n".join(kept))
+    if found is None:
+        return None
+    at, items = found
+    start = max(i for i, offset in enumerate(offsets) if offset <= at)
+    steps = _listed_steps(items)
+    if not is_told_sequence(steps):
+        return None
+    intro = "\n".join(kept)[offsets[start] : at].strip(" \n:;,-\u2013\u2014")
+    before = [*([context] if context.strip() else []), *sentences[:start], *([intro] if intro else [])]
+    # a list that opens the message goes on from the message before: that introduces it
+    introduced = [intro] if intro else [context] if start == 0 and context.strip() else []
+    return ToldProcedure(start, _name(items, before, introduced), items)
 
 
 def told_procedure(sentences: Sequence[str], context: str = "") -> ToldProcedure | None:
@@ -303,7 +368,11 @@ def told_procedure(sentences: Sequence[str], context: str = "") -> ToldProcedure
     ``context`` is what the learner said just before (their previous message): it may name the
     task the steps are for.
     """
+    listed = _listed_over(sentences, context)
+    if listed is not None:
+        return listed
     told: list[tuple[int, str, list[Step]]] = []
+    uncued: tuple[int, list[Step]] | None = None
     for i, sentence in enumerate(sentences):
         if _is_question(sentence) or parse_reminder(sentence) is not None:
             if told:
@@ -314,7 +383,10 @@ def told_procedure(sentences: Sequence[str], context: str = "") -> ToldProcedure
             continue  # it speaks of the routine: an introduction, not a step
         steps = _listed(body) or read_steps(body)
         if not told and not intro and not any(s.cues for s in steps):
+            uncued = (i, steps) if steps else None
             continue  # the told sequence starts at its first cue (or after a colon)
+        if not told and uncued is not None and uncued[0] == i - 1 and _continues(body):
+            told.append((uncued[0], "", uncued[1]))  # "Bump the version. Next, …": that step came first
         if not steps:
             if told:
                 break
@@ -326,4 +398,4 @@ def told_procedure(sentences: Sequence[str], context: str = "") -> ToldProcedure
     start, intro = told[0][0], told[0][1]
     texts = [s.text for s in steps]
     before = [*([context] if context.strip() else []), *sentences[:start], *([intro] if intro else [])]
-    return ToldProcedure(start, _name(texts, before), texts)
+    return ToldProcedure(start, _name(texts, before, [intro] if intro else []), texts)

@@ -177,8 +177,8 @@ def repeats(found: dict[str, SearchHit]) -> set[str]:
     messages = {turn_context_id(h.id) for h in found.values() if h.kind == "message"}
     copies = set()
     for i, hit in found.items():
-        if hit.kind == "fact":
-            continue
+        if hit.kind in {"fact", "procedure"}:
+            continue  # a procedure named by a stated fact holds its text, and is more: its steps
         text = _same_text(hit.text)
         if any(p.search(text) for p in patterns) or hit.kind == TURN_KIND and i in messages:
             copies.add(i)

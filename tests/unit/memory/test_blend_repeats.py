@@ -43,3 +43,12 @@ def test_what_is_not_a_copy_stays() -> None:
         hit("m5", "message", "I like teaching kids on weekends."),  # the fact's words, but not whole
     )
     assert repeats(found) == set()
+
+
+def test_a_procedure_named_by_a_stated_fact_is_no_copy_of_it() -> None:
+    intro = "my pottery teacher showed us glazing today"
+    found = by_id(
+        hit("f1", "fact", intro),
+        hit("p1", "procedure", f"How to {intro}: 1. wax the foot. 2. dip for three seconds. 3. fire it."),
+    )
+    assert repeats(found) == set()
