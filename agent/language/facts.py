@@ -55,6 +55,7 @@ from agent.language.about import OTHER, about
 from agent.language.own_values import has_a_value, owns_a_value
 from agent.language.questions import is_question
 from agent.language.shifts import states_a_value
+from agent.language.when import tells_own_event
 
 LANGUAGES = (
     "python",
@@ -260,7 +261,8 @@ def is_fact_statement(text: str) -> bool:
     """True for a declarative statement about the learner (not a question, a request or a general truth).
 
     First person, a result, a value or a part of life (module docstring); without the first person
-    and a part, a value the learner owns (``owns_a_value``: "Passed the B1 Dutch exam!").
+    and a part, a value the learner owns (``owns_a_value``: "Passed the B1 Dutch exam!") or an event
+    told diary style with its time (``tells_own_event``: "got home on Monday, …").
     """
     if not isinstance(text, str):
         return False
@@ -275,4 +277,4 @@ def is_fact_statement(text: str) -> bool:
         return False
     if _FIRST_PERSON.search(stripped) or _RESULT.search(stripped) or states_a_value(stripped):
         return True
-    return tells_a_part_of_life(stripped) or owns_a_value(stripped)
+    return tells_a_part_of_life(stripped) or owns_a_value(stripped) or tells_own_event(stripped)

@@ -17,9 +17,13 @@ import calendar
 import re
 from datetime import datetime
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from agent.clock import as_aware
 from agent.language.grammar import holds_text
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 TONIGHT = "today at 20:00"
 """What "tonight" means (dateparser reads it as now)."""
@@ -128,3 +132,43 @@ def dates_in(text: str, said_at: datetime, *, days_only: bool = False) -> list[d
     return [
         when for phrase, when in found if CALENDAR.search(phrase) and (not days_only or day.search(phrase))
     ]
+
+
+EVENT_HEADS = frozenset({"ROOT", "advcl", "ccomp", "parataxis"})
+"""Where a clause of its own is headed (a conjoined verb shares its head's subject)."""
+SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "expl", "aux", "auxpass"})
+"""A subject or an auxiliary: the clause says who, or is no bare past ("was told", "I got home")."""
+TIME_DEPS = frozenset({"npadvmod", "prep", "advmod", "tmod"})
+_ANY_BASE = datetime(2000, 1, 1)
+"""Whether a phrase names a time does not depend on when it is read."""
+
+
+def tells_own_event(text: str) -> bool:
+    """A past event the learner tells diary style, with when it happened.
+
+    "got home on Monday, …", "moved out two weeks ago", "sat the oral exam this morning". Chat drops
+    the "I" of the one who speaks: a clause of its own whose verb is in the past, with no subject nor
+    auxiliary, and a modifier of that verb that ``dateparser`` reads as a time. What is told is the
+    learner's, and when it happened is what a "when did …" question asks.
+    """
+    from agent.language.grammar import parse
+
+    for verb in parse(text):
+        if verb.tag_ not in {"VBD", "VBN"} or verb.dep_ not in EVENT_HEADS:
+            continue
+        if any(c.dep_ in SUBJECTS for c in verb.children):
+            continue
+        # the parse may hang the time on the clause the event leads into ("got here yesterday, it rains")
+        around = [c for c in verb.head.children if verb.i < c.i < verb.head.i] if verb.dep_ == "advcl" else []
+        if any(_names_time(c) for c in [*verb.children, *around] if c.dep_ in TIME_DEPS):
+            return True
+    return False
+
+
+def _names_time(token: Token) -> bool:
+    """``token``'s phrase ("yesterday", "on Friday", "two days ago", "late last night") names a time."""
+    words = [t for t in token.subtree if not t.is_punct]
+    phrase = re.sub(r"^(?:on|at|in|late|early)\s+", "", " ".join(t.text for t in words), flags=re.I)
+    if not re.search(r"[A-Za-z]", phrase) and not re.fullmatch(r"(?:19|20)\d\d", phrase):
+        return False  # a bare number is no time ("ran 5"), a year is ("moved in 2019")
+    return _parse(phrase, _ANY_BASE) is not None
