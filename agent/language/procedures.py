@@ -13,7 +13,8 @@ task in the first person, followed by the steps:
 The name is the task ("write a LEFT JOIN"), with trailing time words dropped.
 **Steps** are split, in this order of preference, on
 
-1. a numbered or bulleted list ("1. … 2. …", "1) …", "Step 1: …", "- …" on new lines);
+1. a list whose marks count up from one (``find_listed``: "1. … 2. …", "(1)", "b)", "Step 3",
+   "Step two,", "First, … Second, …", "- …" on new lines);
 2. semicolons;
 3. sequence markers at a clause start (text start, after ``,`` ``;`` ``.`` or "and"):
    first(ly), second(ly), third(ly), then, next, after that, afterwards, finally, lastly,

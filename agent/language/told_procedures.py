@@ -18,10 +18,13 @@ module reads that from the dependency parse (``agent.language.grammar``), not fr
   imperative) in the present (:data:`HABIT_SHARE`, :data:`LEARNER_SHARE`); a story of what
   happened once (past tense), a plan (a modal: "I'll first …") or someone else's routine ("my
   sister first …, then she …") is not.
+- **A list** ("Step 1 …", "2) …", "(c) …", "Second, …", over any sentences of the message:
+  ``procedures.find_listed``) is a sequence by its marks, each item one step.
 - **Its name** is the clause of what came before (earlier sentences of the message, the text
   before a colon, or the learner's previous message) most similar to the steps (MiniLM, at
   least :data:`NAME_MIN`): "I'm now the one doing releases" names the release steps told next.
-  Without one, the first step names it.
+  Without one, the clause that introduces the steps names them (the text before a colon or a list,
+  or the message before a list that opens its own), else the first step.
 
 The told sentences run from the first sentence with a cue (or the text after a colon) to the
 last before a question; a sentence that speaks *of* the routine ("I finally have a routine I like
@@ -39,7 +42,7 @@ import numpy as np
 
 from agent.language.encoder import encode_kept
 from agent.language.grammar import is_learner, owner_of, parse, subject_of
-from agent.language.procedures import find_listed, split_listed
+from agent.language.procedures import find_listed
 from agent.language.reminders import parse_reminder
 from agent.language.sentences import split_sentences
 
@@ -259,12 +262,6 @@ def read_steps(text: str) -> list[Step]:
     return steps
 
 
-def _listed(text: str) -> list[Step] | None:
-    """The steps of a numbered or bulleted list ("1. mix … 2. knead …"), each item one step and one cue."""
-    items = split_listed(text)
-    return None if items is None else _listed_steps(items)
-
-
 def _listed_steps(items: Sequence[str]) -> list[Step]:
     """Each item of a list as one step with one cue (its mark)."""
     steps = []
@@ -381,7 +378,7 @@ def told_procedure(sentences: Sequence[str], context: str = "") -> ToldProcedure
         intro, body = _body(sentence) if not told else ("", sentence)
         if not told and not intro and _speaks_of_routine(sentence):
             continue  # it speaks of the routine: an introduction, not a step
-        steps = _listed(body) or read_steps(body)
+        steps = read_steps(body)
         if not told and not intro and not any(s.cues for s in steps):
             uncued = (i, steps) if steps else None
             continue  # the told sequence starts at its first cue (or after a colon)
