@@ -302,7 +302,7 @@ def names_another_owner(new: str, old: str) -> bool:
     hours"; not when a later phrase names ``old``'s thing ("My supervisor doubled the GPU credit":
     the actor) or the learner acts ("My teacher told me to add 8 more bpm").
     """
-    if _anothers_group(new, old):
+    if _anothers_group(new, old) or _received_elsewhere(new, old):
         return True  # "The other club got 500 more", "The vision group got 5,000 more hours"
     head, words = _head_of_change(new).strip(), _words(old)
     owners = [m for m in _OWNED.finditer(head) if _word_key(m.group(1) or m.group(2)) not in _NO_OWNER]
@@ -327,6 +327,41 @@ def names_another_owner(new: str, old: str) -> bool:
     # lowered his limit": his, her or their thing is the other owner's
     after = [p for at, p in _phrases(head) if at > other[0].end() and not _THEIRS.match(head[at:])]
     return not any(_names(p, words) for p in after)
+
+
+_RECEIVES = frozenset({"get", "receive", "earn", "win"})
+"""Lemmas of verbs whose subject is who gets the amount ("the lab next door got a 5000 euro top-up")."""
+
+
+def _received_elsewhere(new: str, old: str) -> bool:
+    """True when a party not the learner's, nor named by ``old``, receives the change's amount (the parse).
+
+    "The chess club down the hall just got a $2,000 grant": the subject of a verb of receiving is who the
+    money is for; "the robotics budget got another $100" names the old fact's thing, "my fund got 50 more"
+    is the learner's, "Got 40 dollars from my dad" has no other subject.
+    """
+    subject, at = _change_subject(new), _change_number(new)
+    if subject is None or subject.dep_ != "nsubj" or subject.head.lemma_.lower() not in _RECEIVES:
+        return False
+    number = next((t for t in subject.doc if t.idx == at), None)
+    if number is None or subject.head not in number.ancestors:
+        return False
+    path = [number, *(a for a in number.ancestors if subject.head in a.ancestors)]
+    if any(t.dep_ == "pobj" for t in path):
+        return False  # "Mum got through 100": work got through, not an amount received
+    if is_learner(subject) or any(is_learner(t) for t in subject.subtree if t.dep_ == "poss"):
+        return False
+    if subject.pos_ == "PRON":
+        return False  # "it got another 200": the conversation's thing
+    # the subject and what the parse hangs between it and its verb ("the lab next door", "down the hall")
+    span = subject.doc[subject.left_edge.i : subject.head.i]
+    # "upstairs" of "the office upstairs" is the subject's; "just" of "just got" is the verb's
+    kept = [t for t in span if t.pos_ in {"NOUN", "PROPN", "ADJ"} or (t.pos_ == "ADV" and t.head == subject)]
+    words = [(t.i, _word_key(t.text)) for t in kept]
+    head = [w for i, w in words if i <= subject.i]
+    after = [w for i, w in words if i > subject.i]  # "the lab next door": another lab than the learner's
+    known = _words(old)
+    return not _names(head, known) or bool(after and not any(w in known for w in after))
 
 
 def _names(phrase: list[str], words: set[str]) -> bool:

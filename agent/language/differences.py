@@ -42,6 +42,7 @@ from dateutil.relativedelta import relativedelta
 from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.number_roles import (
     PRO_VERBS,
+    held,
     names_a_bound,
     of_a_total,
     stated_as_bound,
@@ -103,7 +104,12 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     ("Gained 45 points", no "(now …)") holds no total.
     """
     base = without_current(old)
-    if current_value(old) is None and shift(base) is not None and not _A_TOTAL.search(base):
+    if change.stock and not _a_stock(old, money=change.stock == "spent"):
+        return None  # "used 3 of them" of "I've finished 18 novels": a tally of work is no stock
+    told = shift(base) if current_value(old) is None else None
+    # "I prepaid 20 lessons" reads as work done, but what was bought is the stock a draw changes
+    bought = told is not None and told.done is not None and change.stock
+    if told is not None and not _A_TOTAL.search(base) and not bought:
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
     # "burned a third of it in two days", "chapter four is at 5,100 words", "between the five of us"
     found = [n for n in numbers(base) if not _a_span(base, n) and not _OF_US.match(base[n.end :])]
@@ -221,6 +227,25 @@ def _stated_values(old: str, found: list[Number]) -> list[Number]:
     if len(kept) > 1 and any(unit_of(old, n) for n in kept[1:]):
         return kept
     return kept[:1]
+
+
+def _a_stock(old: str, *, money: bool = False) -> bool:
+    """True when ``old`` holds a stock a draw or a gift changes (``Shift.stock``).
+
+    What is left ("We have $1,500 left", "has 40 questions and I haven't started any"), a number held by
+    its verb ("I prepaid 20 lessons", ``number_roles.held``; not for ``money`` spent: "I have $620 in my
+    laptop fund" is no purse a pizza is paid from), or a value KAG computed from a draw, a gift or a loss
+    of one ("Spent $200 on motors (now $1,300)").
+    """
+    base, now = without_current(old), current_value(old)
+    if now is not None:
+        before = shift(base)
+        drawn = before is not None and (before.stock or (before.amount or 0) < 0 or (before.factor or 1) < 1)
+        return now.endswith(" left") or drawn
+    found = numbers(base)
+    return bool(_NONE_DONE.search(base)) or any(
+        _LEFT_AFTER.match(base[n.end :]) or (held(base, n) and not money) for n in found
+    )
 
 
 def counts_alike(new: str, old: str) -> bool:
@@ -375,7 +400,7 @@ _NONE_DONE = re.compile(
 )
 """A size told with none of it done yet: all of it is what is left."""
 _ADDS = frozenset(
-    {"add", "import", "put", "gain", "receive", "buy", "download", "assign", "give", "join", "borrow"}
+    {"add", "import", "put", "gain", "receive", "buy", "download", "assign", "give", "join", "borrow", "top"}
 )
 """Lemmas of verbs that add to what is left ("Added 20 new cards to the pile"); other work uses it up."""
 

@@ -21,8 +21,8 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, parse
-from agent.language.numerals import SIGNS, Number, numbers
-from agent.language.units import unit_after
+from agent.language.numerals import SIGNS, SYMBOL_BEFORE, Number, numbers
+from agent.language.units import is_money, unit_after, unit_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -161,6 +161,7 @@ def done_verb(text: str, n: Number) -> str | None:
     tokens = [t for t in parse(text) if start <= t.idx < n.start and t.pos_ not in skip]
     while len(tokens) > 1 and tokens[-1].pos_ == "ADV":
         tokens.pop()  # "I managed just 30"
+    tokens = [t for t in tokens if not _a_time(t)]  # "Yesterday I cycled 30 km", "Last week I swam 2 km"
     through = len(tokens) > 1 and tokens[-1].lower_ == "through"
     tokens = tokens[:-1] if through else tokens  # "got through 14", "worked through 12": work of any kind
     if not tokens or len(tokens) > 3:
@@ -173,6 +174,13 @@ def done_verb(text: str, n: Number) -> str | None:
     # "read 40 pages this week", opening the clause with no subject: the parse's past ("I read" stays unread)
     past = past or (lemma == word and tokens[-1].tag_ == "VBD" and len(tokens) == 1)
     return None if not past or lemma in _LOSS else "do" if through else lemma
+
+
+def _a_time(token: Token) -> bool:
+    """True when ``token`` is (a word of) a time before the verb: "Yesterday I cycled", "Last week I swam"."""
+    return any(
+        (t.dep_, t.pos_) == ("npadvmod", "NOUN") and t.head.pos_ == "VERB" for t in (token, token.head)
+    )
 
 
 _LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
@@ -206,3 +214,46 @@ def given_to_learner(text: str, start: int) -> bool:
 
 
 _TOWARD = frozenset({"for", "toward", "towards"})
+
+
+_HELD = frozenset({"have", "get", "buy", "prepay", "purchase", "book", "receive"})
+"""Lemmas of verbs that hold a stock ("I prepaid 20 lessons", "I have 30 hours of credit"): what is used of
+it, or given to the learner of its kind, changes it; a tally of work ("I've finished 18 novels") is none."""
+
+
+def held(text: str, n: Number) -> bool:
+    """True when the number ``n`` of ``text`` is a stock the learner holds, by the verb of its clause."""
+    verb = _verb_of(text, n.start)
+    if verb is None or verb.lemma_.lower() not in _HELD:
+        return False
+    number = next((t for t in verb.doc if t.idx <= n.start < t.idx + len(t.text)), None)
+    described = (
+        [] if number is None else [c for t in (number, number.head) for c in t.children if c.dep_ == "acl"]
+    )
+    return not described  # "I've got $2,350 saved up": savings (or what is left, told by its own words)
+
+
+_DRAWN_BEFORE = re.compile(
+    r"\b(?:(?P<money>spent|paid)|used)\s+(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*$", re.I
+)
+"""Before an amount drawn from a stock: spent or paid (money, its unit told or not), used ("used 3 of them");
+in the past, as work done is told ("I pay 80 dollars a month" is a price)."""
+
+
+def stock_change(text: str, n: Number) -> tuple[float, str] | None:
+    """The sign and kind of an amount drawn from or given to a stock (``quantities.Amount.stock``), or None.
+
+    "spent 120 on pipette tips", "paid $15 for solder" (money spent), "used 2.5 of those hours" draw; "the
+    platform gave me 5 bonus hours for a referral" gives (money given is a plain increment). Money spent on a
+    thing changes only money left ("We have $1,500 left", ``differences``): "spent $30 on a pizza" changes
+    no savings.
+    """
+    unit = unit_of(text, n)
+    drawn = _DRAWN_BEFORE.search(SYMBOL_BEFORE.sub("", text[: n.start]))
+    if drawn is not None and not drawn["money"]:
+        return -1.0, "used"
+    if drawn is not None and (unit is None or is_money(unit)):
+        return -1.0, "spent"  # "Spent 4 hours on the audiobook" is work done, not money drawn
+    if unit is not None and not is_money(unit) and given_to_learner(text, n.start):
+        return 1.0, "given"
+    return None

@@ -41,7 +41,7 @@ _LOSS = frozenset(
 """Lemmas of verbs that take a part of a total away (a closed class: MiniLM does not encode direction)."""
 _GONE = re.compile(r"^\s*(?:[\w'-]+\s+){0,3}?(?:went|goes|gone|go)\s+(?:on|to)\b", re.I)
 """After the part: it went away ("half of it went on rent", "a fifth of the grant went to fees")."""
-_REMAINING = re.compile(
+REMAINING = re.compile(
     r"(?:what(?:'s|\s+(?:is|was))\s+(?:left|remaining)|what\s+remain(?:s|ed)|the\s+(?:remaining|rest))\b",
     re.I,
 )
@@ -68,7 +68,7 @@ def lost_portion(text: str) -> Portion | None:
             continue
         words = re.findall(r"[A-Za-z]+", re.split(r"[.;!?,:]", text[: match.start()])[-1])[-4:]
         lemmas = {simplemma.lemmatize(w.lower(), lang="en") for w in words}
-        gone = _GONE.match(text[match.end() :]) or _REMAINING.match(
+        gone = _GONE.match(text[match.end() :]) or REMAINING.match(
             text[match.start("whose") or match.end() :]
         )
         if not lemmas & _LOSS and not gone:

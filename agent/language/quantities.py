@@ -29,7 +29,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.language.number_roles import NOT_DONE, clause_before, given_to_learner, not_done, work_done
+from agent.language.number_roles import (
+    NOT_DONE,
+    PRO_VERBS,
+    clause_before,
+    done_verb,
+    given_to_learner,
+    not_done,
+    stock_change,
+    work_done,
+)
 from agent.language.numerals import (
     PERCENT_AFTER,
     SYMBOL_BEFORE,
@@ -42,7 +51,8 @@ from agent.language.units import is_money, unit_of
 _FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
 _UP_BEFORE = re.compile(
     rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
-    rf"|put(?:s|ting)?\s+(?:in|aside|away)|chipped\s+in|deposited|topped\s+up(?:\s+(?:by|with))?"
+    rf"|put(?:s|ting)?\s+(?:in|aside|away)|chipped\s+in|deposited"
+    rf"|topped\s+up(?:(?:\s+(?:my|our|his|her|their|the|it|them)(?:\s+\w+){{0,2}}?)?\s+(?:by|with))?"
     rf"|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped"
     rf"|(?:raise|rise|increase|boost|hike)\s+of)\s+{_FILLER}$",
     re.I,
@@ -57,7 +67,7 @@ _DOWN_BEFORE = re.compile(
 )
 _UP_AFTER = re.compile(
     r"^\s+(?:[A-Za-z]+\s+)?(?:more|new|extra|additional|further|added)\b(?!\s+than)"
-    r"|^\s+(?:[A-Za-z]+\s+){0,3}?(?:back|into)\b(?!\s+(?:down|to|from))|^\s*(?:raise|rise|increase|boost|hike)\b",
+    r"|^\s+(?:[A-Za-z]+\s+){0,3}?(?:back|into)\b(?!\s+(?:down|to|from|home))|^\s*(?:raise|rise|increase|boost|hike)\b",
     re.I,
 )
 """After an amount added: "12 more", "3,200 words added", "put €150 back"/"into" (not "3 more than")."""
@@ -132,6 +142,10 @@ class Amount:
     adds only to a total of the same counted word stated with the same verb ("I've written 14,200 words")."""
     mine: bool = False
     """The learner's share of a group's count ("11 of those were mine", ``portions.own_share``)."""
+    stock: str | None = None
+    """Drawn from or given to a stock: ``"spent"`` (money: "spent 120 on tips", a change of money left only),
+    ``"used"`` ("used 3 of them") or ``"given"`` ("gave me 2 free lessons"), a change of a value held ("I
+    prepaid 20 lessons"); never of a tally of work."""
 
 
 def _before(text: str, n: Number) -> str:
@@ -178,6 +192,29 @@ def _names_a_total(text: str, own: Number | None = None) -> bool:
     return any(_TOTAL_BEFORE.search(text[: n.start]) for n in numbers(text) if n != own)
 
 
+_AFTER_CHANGE = re.compile(r"\s*(?:\(|[,;:]|\b(?:so|and)\b)")
+"""Where a total told after the change opens: "(now 13)", ", now 40 this month", "so now I have 300"."""
+
+
+def total_told(text: str) -> tuple[str, float] | None:
+    """The statement cut before the one total it tells after its change, and that total, or None.
+
+    "did another 5 today (now 13)": ("did another 5 today", 13). The learner's own count may be the
+    total or a part of it (this week's of the month's): ``agent.memory.fact_changes`` applies the change
+    when the count is less than the value it changes, and leaves the learner's number alone otherwise.
+    """
+    if not isinstance(text, str):
+        return None
+    told = [n for n in numbers(text) if _TOTAL_BEFORE.search(text[: n.start])]
+    if len(told) != 1:
+        return None
+    head = text[: told[0].start]
+    cuts = [m.start() for m in _AFTER_CHANGE.finditer(head) if numbers(head[: m.start()])]
+    if not cuts:
+        return None
+    return head[: cuts[0]].strip(), told[0].value
+
+
 def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None) -> Amount | None:
     """The amount ``text`` changes a total by, or None (module docstring).
 
@@ -209,6 +246,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     if repeated is not None:
         return Amount(delta=repeated.delta, unit=repeated.unit)
     changes: list[Amount] = []
+    read: set[Number] = set()  # the amounts a change was read from
     for n in numbers(text):
         before, after = _before(text, n), text[n.end :]
         if text[n.start : n.end].lower() in ("one", "zero"):
@@ -237,6 +275,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         if joined is not None and _verbless(text, n, joined.start()):
             # "six hours yesterday and four this morning": one change, two amounts
             changes[-1] = _continued(changes[-1], n.value, unit_of(text, n))
+            read.add(n)
             continue
         if _BY.search(before):
             by_sign = None if sign_at is None else sign_at(n.start)
@@ -259,11 +298,37 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             way = sign_at(n.start)  # "I'm raising the lesson budget 15%", "they cut it 10 percent"
             if way is not None and not _names_a_total(text, n):
                 return Amount(factor=1 + way * n.value / 100)
+        elif (drawn := stock_change(text, n)) is not None and not _names_a_total(text, n):
+            sign, kind = drawn
+            changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n), stock=kind))
         elif (done := work_done(text, n)) and not _names_a_total(text, n):
             changes.append(Amount(delta=n.value, unit=done[1], done=done[0]))
+        elif (verb := _joined_work(text, n)) is not None and not _names_a_total(text, n):
+            changes.append(Amount(delta=n.value, unit=None, done=verb))  # "rode 15 on Tuesday and 22 …"
+        else:
+            continue
+        read.add(n)
     if len(changes) > 1 and any(c.done for c in changes):
         changes = [c for c in changes if not c.done] or changes[:1]  # "Wrote 900 words and cut 200": as said
+    if any(c.stock for c in changes) and len(read) < len(numbers(text)):
+        return None  # "gave me 2 free lessons, and I had one more": a part unread, so no total is sure
     return _together(changes)
+
+
+def _joined_work(text: str, n: Number) -> str | None:
+    """The verb of work told with two amounts and no counted word ("ran 8 on Saturday and 10 this morning").
+
+    A past verb opens the first amount's clause (``number_roles.done_verb``, the learner's or no subject)
+    and a second amount follows in a clause with no verb of its own (``_verbless``): one tally in two parts.
+    """
+    later = [m for m in numbers(text) if m.start > n.end]
+    if not later or unit_of(text, n) is not None:
+        return None
+    joined = _AND_THEN.search(_before(text, later[0]))
+    if joined is None or not _verbless(text, later[0], joined.start()):
+        return None
+    verb = done_verb(text, n)
+    return None if verb is None or verb in PRO_VERBS else verb
 
 
 _SPAN_UNIT = re.compile(r"^(?:days?|weeks?|fortnights?|months?|years?)\b", re.I)
@@ -318,7 +383,8 @@ def _continued(change: Amount, value: float, unit: str | None) -> Amount:
     if change.delta is None or (unit is not None and change.unit is not None and unit != change.unit):
         return change
     way = 1.0 if change.delta > 0 else -1.0
-    return Amount(delta=change.delta + way * value, unit=change.unit or unit, done=change.done)
+    total = change.delta + way * value
+    return Amount(delta=total, unit=change.unit or unit, done=change.done, stock=change.stock)
 
 
 _FRACTION_WAY = re.compile(

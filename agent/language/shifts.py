@@ -15,6 +15,7 @@ from datetime import timedelta
 
 from agent.language.directions import gives_time, sign
 from agent.language.number_roles import not_done
+from agent.language.portions import REMAINING
 from agent.language.quantities import amount_change
 from agent.language.when import CALENDAR
 
@@ -34,6 +35,8 @@ class Shift:
     """Told only as work done: its verb ("write" for "Wrote 1,350 words", ``quantities.Amount.done``)."""
     mine: bool = False
     """The learner's share of a group's count ("11 of those were mine"): the learner's, whoever the group."""
+    stock: str | None = None
+    """Drawn from or given to a stock ("used 3 of them"): a change of a value held (``quantities.Amount``)."""
 
 
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
@@ -140,7 +143,12 @@ def amount_shift(text: str) -> Shift | None:
     if change is None:
         return None
     return Shift(
-        amount=change.delta, factor=change.factor, unit=change.unit, done=change.done, mine=change.mine
+        amount=change.delta,
+        factor=change.factor,
+        unit=change.unit,
+        done=change.done,
+        mine=change.mine,
+        stock=change.stock,
     )
 
 
@@ -155,8 +163,13 @@ doubled my count"): a closed class, as a pronoun refers to what the conversation
 
 
 def names_its_value(text: str) -> bool:
-    """True when ``text`` names what it changes only by the value's role ("the deadline"), as "it" does."""
-    return bool(_VALUE_ROLE.search(text)) if isinstance(text, str) else False
+    """True when ``text`` names what it changes only by the value's role ("the deadline"), as "it" does.
+
+    "a fifth of what was left" names the value as what remains of it (``portions.REMAINING``), whoever ate it.
+    """
+    if not isinstance(text, str):
+        return False
+    return bool(_VALUE_ROLE.search(text) or REMAINING.search(text))
 
 
 def numbers_in(text: str) -> list[str]:

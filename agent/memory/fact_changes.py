@@ -32,6 +32,8 @@ from agent.language.differences import (
     resolve_change,
 )
 from agent.language.encoder import encode
+from agent.language.numerals import numbers
+from agent.language.quantities import total_told
 from agent.language.restated import RESTATE_MIN, restates
 from agent.language.same_thing import (
     retire_choice,
@@ -59,10 +61,13 @@ def changed_fact(
     if p["slotted"] or not p["predicate"].startswith("fact:") or not rows:
         return None
     change = shift(p["text"])
+    new_at = datetime.fromisoformat(p["valid_from"])
     if change is not None:
         low = DATE_CHANGE_MIN if change.time is not None else DONE_MIN if change.done else CHANGE_MIN
-        new_at = datetime.fromisoformat(p["valid_from"])
         return _changed_by_difference(p["text"], rows, new_at, low, mine=change.mine)
+    part = _part_told(p["text"], rows, new_at)
+    if part is not None:
+        return part
     chosen = retire_choice(p["text"], [r["text"] or "" for r in rows], [r["score"] for r in rows])
     if chosen is None:
         # "Correction: … I'm at 52 hours total" after "(now 46.5)": the learner's own total outranks KAG's
@@ -75,6 +80,27 @@ def changed_fact(
             None,
         )
     return None if chosen is None else (dict(rows[chosen]), None)
+
+
+def _part_told(
+    text: str, rows: Sequence[dict[str, Any]], new_at: datetime
+) -> tuple[dict[str, Any], str] | None:
+    """The change of a statement that tells a count of its own after it, when that count is only a part.
+
+    "did another 5 today (now 13 this week)" beside "(now 60)" for the month: the learner's 13 is less than
+    the value the change adds to, so it is a part of the total (this week's), not the total, and the change
+    applies (65). A count at or above that value is the learner's total, and left to the learner's number.
+    """
+    told = total_told(text)
+    change = None if told is None else shift(told[0])
+    if told is None or change is None or change.factor is not None or not (change.amount or 0) > 0:
+        return None
+    low = DONE_MIN if change.done else CHANGE_MIN
+    found = _changed_by_difference(told[0], rows, new_at, low, mine=change.mine)
+    value = None if found is None else numbers(found[1])
+    if found is None or not value or told[1] >= value[0].value - (change.amount or 0):
+        return None
+    return found
 
 
 def _changed_by_difference(

@@ -353,7 +353,7 @@ def test_a_tally_of_money_spent_from_a_pot_takes_it_away() -> None:
     from agent.language.quantities import amount_change
 
     assert amount_change("Spent another $28 on API calls.").delta == -28
-    assert amount_change("I spent $14 on a sandwich.") is None
+    assert amount_change("I spent $14 on a sandwich.").stock == "spent"  # a draw on money left only
 
 
 def test_an_amount_still_to_go_is_read_within_its_clause() -> None:

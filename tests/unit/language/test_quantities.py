@@ -150,7 +150,6 @@ def test_increments_with_a_pronoun_a_percent_or_work_done(text: str, delta: floa
 @pytest.mark.parametrize(
     "text",
     [
-        "I spent $30 on a pizza with friends.",  # money spent, not from a fund
         "I have 10 cards left in the deck.",  # still to go
         "Forgot 10 kanji over the holidays.",  # a loss is no work done
         "I'm reading 40 pages a day.",
@@ -158,6 +157,12 @@ def test_increments_with_a_pronoun_a_percent_or_work_done(text: str, delta: floa
 )
 def test_no_increment_for_spending_elsewhere_what_is_left_or_a_loss(text: str) -> None:
     assert amount_change(text) is None
+
+
+def test_money_spent_on_a_thing_is_a_draw_on_money_left_only() -> None:
+    """Money spent with no fund named is a draw (``stock``): it changes money left, never an increment."""
+    change = amount_change("I spent $30 on a pizza with friends.")
+    assert change is not None and change.delta == -30 and change.stock == "spent"
 
 
 def test_a_sign_written_on_the_amount_gives_its_direction() -> None:
