@@ -248,7 +248,14 @@ def _turns_to(sentence: str, topic_words: tuple[str, ...], own: bool = False) ->
         for t in parse(part.strip())
         if t.is_alpha and wanted & word_lemmas(t.text)
     ]
-    return not namings or any(not _passing(t, others, own) for t in namings)
+    # a topic written in lower case, said as someone's name ("my classmate Ruby" for "ruby"): another sense
+    named = topic_words[-1].islower()
+    return not namings or any(not (named and _a_name(t)) and not _passing(t, others, own) for t in namings)
+
+
+def _a_name(token: Token) -> bool:
+    """``token`` is a capitalised proper name of a person ("my friend Kana from the dorm")."""
+    return token.pos_ == "PROPN" and token.is_title and person(token)
 
 
 def _learners_own(clause: str, topic: tuple[str, ...]) -> bool:

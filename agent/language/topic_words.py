@@ -120,6 +120,25 @@ def is_cognate(word: str, topic_word: str) -> bool:
     return len(lowered) <= len(topic) + 1 and trigram_dice(lowered, topic) >= COGNATE_DICE
 
 
+def is_kind_of(word: str, topic_word: str) -> bool:
+    """``word`` is a closed compound whose head is the topic word: a kind of it ("subgraphs" of "graphs").
+
+    The head of a compound comes last ("superclasses" are classes, "microservices" services); one
+    that opens it names another thing ("Dockerfile" is no "Docker", ``is_cognate``). The compound
+    is rarer than its head (a kind is named less than what it is a kind of); an everyday word that
+    happens to end in the topic's letters ("pineapples") is then told apart by the turn's sense
+    (``trigger_sense``). The topic word is at least four letters and the rest at least two.
+    """
+    lowered, topic = word.lower(), topic_word.lower()
+    return (
+        lowered.isalpha()
+        and len(topic) >= 4
+        and len(lowered) >= len(topic) + 2
+        and lowered.endswith(topic)
+        and zipf(lowered) < zipf(topic)
+    )
+
+
 def is_initialism(word: str, topic: str) -> bool:
     """``word`` is written in capitals from the initials of ``topic``'s words ("OOP", "ML").
 

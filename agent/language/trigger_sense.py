@@ -35,6 +35,11 @@ the initials a keyword is written in, spelled out ("principal component analysis
 tables", ``topic_words.other_head``), while a modifier alone or among other words ("passive in meetings"
 for "passive voice") does not name it.
 
+**Described** (``agent.language.described_triggers``): a person of the learner's described, not
+named by the trigger's role ("the man who rents me my room" for "my landlord"); a sentence with no
+word of the trigger that reads like all of it. A kind of the topic written as one word with it
+("subgraphs" for "graphs", ``topic_words.is_kind_of``) names it as its own word does.
+
 **The learner's own thing** ("when I mention my viva": the keyword keeps "my"): told with its date
 ("My viva is in June") it is brought up, not a lesson placed in a plan (``reminder_turns``).
 
@@ -71,10 +76,19 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from agent.language.described_triggers import names_described, names_role
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import parse
 from agent.language.reminder_turns import said_for_later, turns_to
-from agent.language.topic_words import is_cognate, is_initialism, other_head, spelled_heads, word_lemmas, zipf
+from agent.language.topic_words import (
+    is_cognate,
+    is_initialism,
+    is_kind_of,
+    other_head,
+    spelled_heads,
+    word_lemmas,
+    zipf,
+)
 from agent.text import FUNCTION_WORDS, light_stem
 
 if TYPE_CHECKING:
@@ -251,7 +265,12 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
             _own_clause(sentence, clause, keyword) and sense(clause, keyword) >= least
         ):
             return True
-    return _names_by_head(message, keyword, topic) or _names_by_meaning(message, keyword, topic)
+    return (
+        _names_by_head(message, keyword, topic)
+        or _names_by_meaning(message, keyword, topic)
+        or names_role(message, keyword)
+        or names_described(message, keyword, topic)
+    )
 
 
 MEANING_THRESHOLD = 0.7
@@ -293,6 +312,12 @@ def _names_by_meaning(message: str, keyword: str, topic: list[str]) -> bool:
         forms += [t.text for t in doc if t.dep_ != "compound" and is_initialism(t.text, keyword)]
         forms += spelled_heads(doc, keyword)
         if any(turns_to(sentence, [w]) for w in forms):
+            return True
+        # a kind of the topic by its compound ("subgraphs" for "graphs"), read in its sense as its word
+        kinds = [
+            t.text for t in doc if topic and is_kind_of(t.text, topic[-1]) and turns_to(sentence, [t.text])
+        ]
+        if kinds and (is_rare_topic(keyword) or sense(sentence, keyword) >= SENSE_THRESHOLD):
             return True
         phrases = [
             (p, w)
