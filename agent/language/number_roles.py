@@ -195,14 +195,16 @@ def _verb_of(text: str, start: int) -> Token | None:
     return verb if verb is not None and verb.pos_ in {"VERB", "AUX"} else None
 
 
-def given_to_learner(text: str, start: int) -> bool:
+def given_to_learner(text: str, start: int, *, purpose: bool = True) -> bool:
     """True when the number's clause gives it to the learner for a thing: "my aunt gave me 300 for the fund".
 
-    A purpose ("for", "towards") is asked for, as pay for a task is no money for a fund ("gave me €20 to
-    water her plants").
+    A ``purpose`` ("for", "towards") is asked for, as pay for a task is no money for a fund ("gave me €20 to
+    water her plants"); units of a stock need none ("Kata gave me 2 free lessons as a bonus").
     """
     verb = _verb_of(text, start)
-    if verb is None or not any(t.lower_ in _TOWARD and verb in (t.head, t.head.head) for t in verb.subtree):
+    if verb is None:
+        return False
+    if purpose and not any(t.lower_ in _TOWARD and verb in (t.head, t.head.head) for t in verb.subtree):
         return False
     number = next(t for t in verb.doc if t.idx <= start < t.idx + len(t.text))
     path = [number, *(a for a in number.ancestors if a.i != verb.i and verb in a.ancestors)]
@@ -254,6 +256,6 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
         return -1.0, "used"
     if drawn is not None and (unit is None or is_money(unit)):
         return -1.0, "spent"  # "Spent 4 hours on the audiobook" is work done, not money drawn
-    if unit is not None and not is_money(unit) and given_to_learner(text, n.start):
+    if unit is not None and not is_money(unit) and given_to_learner(text, n.start, purpose=False):
         return 1.0, "given"
     return None

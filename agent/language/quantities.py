@@ -249,6 +249,10 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     read: set[Number] = set()  # the amounts a change was read from
     for n in numbers(text):
         before, after = _before(text, n), text[n.end :]
+        if (used := _used_of_given(text, n, changes)) is not None:
+            changes.append(used)
+            read.add(n)
+            continue
         if text[n.start : n.end].lower() in ("one", "zero"):
             # "I have one more question": a state, no work done
             held = not_done(text, n.start) or _HAVE.search(clause_before(text, n.start))
@@ -451,6 +455,18 @@ def _verbless(text: str, n: Number, since: int = 0) -> bool:
     return True
 
 
+def _used_of_given(text: str, n: Number, changes: list[Amount]) -> Amount | None:
+    """Units of a stock the statement gave, then used by work done ("…, and I had one more"), or None.
+
+    "my tutor gave me 2 free sessions, and I had one more today": the second amount counts the stock's unit
+    (named or left out) and its verb in the past is the work that uses it (``number_roles.done_verb``).
+    """
+    given = next((c for c in changes if c.stock == "given"), None)
+    if given is None or not_done(text, n.start) or unit_of(text, n) not in (None, given.unit):
+        return None
+    return None if done_verb(text, n) is None else Amount(delta=-n.value, unit=given.unit, stock="used")
+
+
 def _together(changes: list[Amount]) -> Amount | None:
     """One change for the amounts a statement adds and takes away ("4 dropped out but 9 new joined": +5).
 
@@ -461,4 +477,7 @@ def _together(changes: list[Amount]) -> Amount | None:
         return changes[0] if changes else None
     units = {c.unit for c in changes}
     unit = units.pop() if len(units) == 1 else None  # "people" and "new ones": what the old fact names
-    return Amount(delta=sum(c.delta or 0.0 for c in changes), unit=unit)
+    delta = sum(c.delta or 0.0 for c in changes)
+    # units of a stock given and used: still a change of the stock only
+    stock = None if not all(c.stock for c in changes) else "given" if delta > 0 else "used"
+    return Amount(delta=delta, unit=unit, stock=stock)

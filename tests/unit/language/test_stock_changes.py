@@ -69,8 +69,17 @@ def test_no_value_without_a_stock_or_a_total(new: str, old: str) -> None:
 
 
 def test_a_gift_beside_a_part_left_unread_changes_nothing() -> None:
-    """Part of the statement unread ("and one more"): no total is sure, so none is computed."""
-    assert amount_change("My tutor gave me 2 free sessions for the review, and I had one more today") is None
+    """Part of the statement unread ("and one more question"): no total is sure, so none is computed."""
+    assert (
+        amount_change("My tutor gave me 2 free sessions for the review, and I have one more question") is None
+    )
+
+
+def test_units_given_then_used_in_one_statement_net_out() -> None:
+    change = amount_change("The gym gave me 4 free classes for the survey, and I took 3 more this week")
+    assert change is not None and change.delta == 1 and change.stock == "given"
+    old = "I prepaid 10 spin classes at the gym."
+    assert _resolve("The gym gave me 4 free classes for the survey, and I took 3 more this week", old) == "11"
 
 
 def test_a_part_of_what_was_left_names_the_value() -> None:
