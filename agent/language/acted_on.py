@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, subject_of
 from agent.language.own_values import has_a_value
+from agent.language.people import is_name
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -43,7 +44,9 @@ def about_learner(verb: Token, *, known: bool = True, deeds: bool = False) -> bo
     "My supervisor, Dr. Okonkwo, wants a first draft of the literature review" (a definite thing,
     the learner's review), "My tutor Ana moved our lesson", "My coach Ben told me to rest": the
     named person sets the learner's value. Read on the verb's objects, their prepositional objects
-    and its complement clauses, not on the clauses beside it ("…, which makes me anxious").
+    and its complement clauses, not on the clauses beside it ("…, which makes me anxious"); a
+    copula's attribute told by a clause that acts on the learner names the learner's person by a
+    role ("<person> is the one signing my forms now": the learner's supervisor, told without the word).
     ``deeds``: the subject is a peer (``people.peer``), whose deed on a definite thing is their own
     unless the clause gives the thing a value (``_known_thing``).
     """
@@ -57,6 +60,10 @@ def about_learner(verb: Token, *, known: bool = True, deeds: bool = False) -> bo
             continue
         if child.dep_ not in _OBJECTS and child.dep_ != "prep":
             continue
+        if child.dep_ == "attr" and any(
+            c.dep_ in {"acl", "relcl"} and about_learner(c, known=known, deeds=deeds) for c in child.children
+        ):
+            return True  # "<person> is the one who grades my essays": the learner's grader, by a role
         for token in _phrase(child):
             if _learners_now(token):
                 return True  # "told me", "for us", "our lesson"
@@ -65,6 +72,19 @@ def about_learner(verb: Token, *, known: bool = True, deeds: bool = False) -> bo
             if acted_on and _known_thing(token, verb, child, deeds=deeds):
                 return True  # a thing already known: "the literature review by June", "it"
     return False
+
+
+def plays_a_role(head: Token) -> bool:
+    """True when the clause of ``head`` has a person told by name act on the learner's own thing.
+
+    "… so <name> is the one signing my forms now", "<name> plans my sessions from now on": the learner's
+    person, told by what they do for the learner. A thing the learner calls theirs, not the learner
+    alone ("Tom … sent me his notes" tells no role).
+    """
+    subject = subject_of(head)
+    if subject is None or not is_name(subject) or not about_learner(head, known=False):
+        return False
+    return any(t.dep_ == "poss" and is_learner(t) for t in head.subtree)
 
 
 def _known_thing(token: Token, verb: Token, thing: Token, *, deeds: bool) -> bool:

@@ -37,6 +37,7 @@ from agent.language.current_values import is_person
 from agent.language.encoder import encode_kept
 from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import CURRENCY, numbers
+from agent.language.people import entity_labels
 from agent.language.same_thing import brings_another_value, values
 from agent.language.shifts import shift, value_kind
 
@@ -218,13 +219,42 @@ def _in_learners_frame(token: Token) -> bool:
     while True:
         if _owned(node) or _got_by_learner(node) or node.lower_ == "here" and via == "prep":
             return True
+        if _learners_stretch(node):
+            return True  # "three weeks into night shifts at <place>"
         if node.pos_ in ("VERB", "AUX"):
+            # "my badge photo at <firm> is awful"; "survived my first fortnight at <place>" (the
+            # parser hangs the place on the verb, beside the learner's stretch of time there)
             return via == "prep" and any(
-                s.dep_ in ("nsubj", "nsubjpass") and _owned(s) for s in node.children
+                s.dep_ in ("nsubj", "nsubjpass")
+                and _owned(s)
+                or s.dep_ in ("dobj", "npadvmod")
+                and _learners_stretch(s)
+                and all(t.lower_ in _SPEAKER for t in _subjects(node))
+                for s in node.children
             )
         if node.head.i == node.i:
             return False
         via, node = node.dep_, node.head
+
+
+def _learners_stretch(noun: Token) -> bool:
+    """``noun`` is a stretch of the learner's time somewhere, under way: "my first month", "three weeks into".
+
+    A noun of time (a span NER reads as a date, or one the learner owns: "my first shift") counted by
+    an ordinal ("first", "second": the start of what goes on), or by a number with "into" after it
+    ("three weeks into night shifts at <place>"); another's ("her first week") is not. Time told as
+    under way at a place makes the place the learner's ("first month in the <lab> done!"); a counted
+    visit ("two days at the <city> conference") is no such stretch.
+    """
+    if noun.pos_ != "NOUN" or any(c.dep_ == "poss" and c.lower_ not in _LEARNERS for c in noun.children):
+        return False
+    labels = entity_labels(noun.doc.text)
+    if labels.get(noun.i) != "DATE" and not _owned(noun):
+        return False
+    counts = [c for c in noun.children if c.dep_ in ("nummod", "amod")]
+    under_way = any(c.dep_ == "prep" and c.lower_ == "into" for c in noun.children)
+    # an ordinal is a number word the tagger reads as an adjective ("first"), a count is tagged CD
+    return any(c.like_num and (c.tag_ != "CD" or under_way) for c in counts)
 
 
 def _owned(noun: Token) -> bool:

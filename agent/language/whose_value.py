@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.language.acted_on import about_learner, standing
+from agent.language.acted_on import about_learner, plays_a_role, standing
 from agent.language.current_values import conditional, main_clause, maybe
 from agent.language.grammar import (
     is_learner,
@@ -263,7 +263,10 @@ def whose(text: str) -> str:
             # "I sat the mock on Friday, my sister's is in June", "Grandma chipped in, so the trip
             # budget is 15% more": the learner's value too
             return LEARNER
-    return first
+    # "<old one> left, so <name> is the one signing my forms now": a later clause, even one led by a
+    # conjunction, names the learner's person by the role they play for the learner (``plays_a_role``)
+    later = (t for t in parse(text) if t.dep_ == "advcl" and t.i > heads[0].i and t.pos_ in {"VERB", "AUX"})
+    return LEARNER if any(plays_a_role(head) for head in [*heads[1:], *later]) else first
 
 
 def _learners_clause(head: Token) -> bool:

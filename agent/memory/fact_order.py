@@ -210,6 +210,9 @@ def _ahead(hits: list[SearchHit], facts: list[int], first: list[int]) -> list[Se
 
 SITTING = timedelta(hours=1)
 """Statements told this close in time are one sitting: one conversation, not two versions in time."""
+SITTING_MARGIN = 0.08
+"""Asked no kind, a member of the sitting whose cosine with the question is more than this below the
+sitting's best is no answer (``_best_of_the_sitting``); leave-one-out over the sittings of A4's sets."""
 
 
 def _best_of_the_sitting(
@@ -234,9 +237,19 @@ def _best_of_the_sitting(
         g for g in order if (at := _at(facts[g])) is not None and newest - at < SITTING and at != newest
     ]
 
+    # Asked no kind ("What is the learner's major?"), a name is a weak sign of an answer: a remark on
+    # the new course a minute after the change ("we start with <topic>, <name>") holds one, the change
+    # itself ("it's the <subject> degree for me now") none. A member that answers far worse than the
+    # sitting's best is no answer. Only after an older version (a change told in this sitting): with
+    # none, the sitting's best may be an introduction, close to every question about the learner.
+    after_a_version = len(order) > len(sitting) + 1
+    best = max(float(sims[g]) for g in [order[0], *sitting])
+    floor = best - SITTING_MARGIN if kind is None and after_a_version else -1.0
+
     def key(g: int) -> tuple[bool, bool, float]:
         text = facts[g].text
-        return _answers(kind, text), kind == NUMBER and current_value(text) is not None, float(sims[g])
+        answers = _answers(kind, text) and float(sims[g]) >= floor
+        return answers, kind == NUMBER and current_value(text) is not None, float(sims[g])
 
     if not sitting or key(order[0])[0] and key(order[0])[:2] >= max(key(g)[:2] for g in sitting):
         return order

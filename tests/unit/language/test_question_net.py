@@ -275,3 +275,60 @@ def test_a_remark_about_the_new_workplace_is_a_version_of_the_old_one() -> None:
     assert answer_groups(rows @ asked, texts, vectors=rows, question=asked) == []
     kind = asked_kind(question)
     assert answer_groups(rows @ asked, texts, vectors=rows, question=asked, kind=kind) == [[0, 1]]
+
+
+@pytest.mark.parametrize(
+    ("question", "old", "new", "remark"),
+    [
+        (
+            "What does the learner study?",
+            "I'm a nursing student at Keele.",
+            "I moved across to the midwifery course after Christmas.",
+            "first module is all about Florence Nightingale, weirdly",
+        ),
+        (
+            "What degree is the learner doing?",
+            "I'm doing a BA in English at Leeds.",
+            "I changed to the journalism degree last week",
+            "the first unit is on Orwell, which is fun",
+        ),
+    ],
+)
+def test_a_remark_on_the_new_course_a_minute_after_the_change_does_not_pass_it(
+    question: str, old: str, new: str, remark: str
+) -> None:
+    # asked no kind, the remark's name is a weak sign of an answer; it answers far worse than the change
+    sitting = ["2026-05-02T18:10:00+00:00", "2026-05-02T18:11:00+00:00"]
+    hits = [
+        open_fact("old", old, T1),
+        open_fact("new", new, sitting[0]),
+        open_fact("remark", remark, sitting[1]),
+    ]
+    vectors = encode([old, new, remark])
+    asked = vectors[0] + vectors[1] + 0.6 * vectors[2]  # all three grouped, the remark the weakest answer
+    ranked = newest_first(hits, vectors, asked / np.linalg.norm(asked), question)
+    assert ranked[0].id == "new"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "survived my first week at Orvane Systems, the canteen is great",
+        "my second month at the Vantaa Research Institute is going well",
+        "Two months into the night shift at Riverside General Hospital and I'm wiped",
+    ],
+)
+def test_the_learners_time_under_way_at_a_place_holds_it_as_theirs(text: str) -> None:
+    assert held_as_learners("place", text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My cousin's first week at Orvane Systems was rough",
+        "Three days at the Ghent book fair were plenty",
+        "I spent two weeks in Madrid on holiday",
+    ],
+)
+def test_anothers_time_or_a_counted_visit_holds_no_place_as_the_learners(text: str) -> None:
+    assert not held_as_learners("place", text)

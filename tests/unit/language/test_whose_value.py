@@ -514,3 +514,27 @@ def test_a_relative_clause_after_the_object_is_no_report(text: str) -> None:
 )
 def test_a_report_after_a_person_stays_a_report(text: str) -> None:
     assert whose(text) == ("her" if "sister" in text else LEARNER)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dr. Amaral went on leave, so Prof. Kim Sato is the one marking my lab reports now.",
+        "Since the merger Lea Brandt is the person who approves my expenses.",
+        "My old coach retired and Sven Larsen plans my sessions from now on.",
+    ],
+)
+def test_a_new_person_told_by_the_role_they_play_for_the_learner_is_the_learners(text: str) -> None:
+    # no "my supervisor is": the person is named by what they do to the learner's own things
+    assert whose(text) == LEARNER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother is the one who fixed the car.",
+        "Ana moved to Quito, so Marco is the one who walks her dog now.",
+    ],
+)
+def test_a_role_played_for_someone_else_stays_theirs(text: str) -> None:
+    assert whose(text) != LEARNER
