@@ -108,7 +108,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         return None  # "used 3 of them" of "I've finished 18 novels": a tally of work is no stock
     told = shift(base) if current_value(old) is None else None
     # "I prepaid 20 lessons" reads as work done, but what was bought is the stock a draw changes
-    bought = told is not None and told.done is not None and change.stock
+    bought = told is not None and (told.done is not None or told.stock == "given") and bool(change.stock)
     if told is not None and not _A_TOTAL.search(base) and not bought:
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
     # "burned a third of it in two days", "chapter four is at 5,100 words", "between the five of us"
@@ -242,7 +242,9 @@ def _a_stock(old: str, *, money: bool = False) -> bool:
         before = shift(base)
         drawn = before is not None and (before.stock or (before.amount or 0) < 0 or (before.factor or 1) < 1)
         return now.endswith(" left") or drawn
-    found = numbers(base)
+    found, given = numbers(base), shift(base)
+    if given is not None and given.stock == "given" and not money:
+        return True  # "My tutor gave me 20 practice tests": units given to the learner are held
     return bool(_NONE_DONE.search(base)) or any(
         _LEFT_AFTER.match(base[n.end :]) or (held(base, n) and not money) for n in found
     )

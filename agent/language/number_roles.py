@@ -256,6 +256,8 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
         return -1.0, "used"
     if drawn is not None and (unit is None or is_money(unit)):
         return -1.0, "spent"  # "Spent 4 hours on the audiobook" is work done, not money drawn
-    if unit is not None and not is_money(unit) and given_to_learner(text, n.start, purpose=False):
+    verb = _verb_of(text, n.start)
+    past = verb is not None and verb.tag_ in {"VBD", "VBN"}  # "the free tier gives me 1,000 a day": a state
+    if past and unit is not None and not is_money(unit) and given_to_learner(text, n.start, purpose=False):
         return 1.0, "given"
     return None

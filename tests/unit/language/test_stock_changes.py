@@ -50,6 +50,7 @@ def test_two_amounts_of_one_kind_both_apply(new: str, old: str, value: str) -> N
             "I bought a block of 15 tutoring sessions.",
             "18",
         ),
+        ("used 4 of them on the flight", "My aunt gave me 12 crossword books as a leaving present.", "8"),
     ],
 )
 def test_a_stock_held_is_used_or_given_to(new: str, old: str, value: str) -> None:
@@ -66,6 +67,11 @@ def test_a_stock_held_is_used_or_given_to(new: str, old: str, value: str) -> Non
 )
 def test_no_value_without_a_stock_or_a_total(new: str, old: str) -> None:
     assert _resolve(new, old) is None
+
+
+def test_units_a_plan_gives_are_a_state_not_a_gift() -> None:
+    """Told in the present ("my plan gives me 500 texts a month"), units given are what is held, no change."""
+    assert amount_change("The starter plan gives me 500 text messages a month.") is None
 
 
 def test_a_gift_beside_a_part_left_unread_changes_nothing() -> None:
