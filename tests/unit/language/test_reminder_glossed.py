@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.language.described_triggers import described_people, names_role, own_role
+from agent.language.described_triggers import described_people, names_described, names_role, own_role
 from agent.language.reminder_turns import turns_to
 from agent.language.topic_words import is_kind_of
+from agent.language.trigger_sense import head_words
 
 
 @pytest.mark.parametrize(
@@ -67,3 +68,16 @@ def test_described_people_needs_the_learner() -> None:
 )
 def test_topic_word_as_a_name(sentence: str, topic: list[str], expected: bool) -> None:
     assert turns_to(sentence, topic) is expected
+
+
+@pytest.mark.parametrize(
+    ("turn", "keyword", "expected"),
+    [
+        ("Can we write a recursive function today?", "recursion", True),  # a form word_lemmas keeps apart
+        ("Let's do some implicit differentiation.", "differentiating implicitly", True),
+        ("Spanish numbers today please", "verb tenses in Spanish", False),  # near by a word of the context
+        ("My supervisor is away.", "my mother-in-law", False),  # the learner's own: names_role reads it
+    ],
+)
+def test_names_described(turn: str, keyword: str, expected: bool) -> None:
+    assert names_described(turn, keyword, head_words(keyword)) is expected
