@@ -121,13 +121,14 @@ def is_cognate(word: str, topic_word: str) -> bool:
 
 
 def is_kind_of(word: str, topic_word: str) -> bool:
-    """``word`` is a closed compound whose head is the topic word: a kind of it ("subgraphs" of "graphs").
+    """``word`` is a closed compound whose head is the topic word: a kind of it ("cycloalkanes" of "alkanes").
 
-    The head of a compound comes last ("superclasses" are classes, "microservices" services); one
-    that opens it names another thing ("Dockerfile" is no "Docker", ``is_cognate``). The compound
-    is rarer than its head (a kind is named less than what it is a kind of); an everyday word that
-    happens to end in the topic's letters ("pineapples") is then told apart by the turn's sense
-    (``trigger_sense``). The topic word is at least four letters and the rest at least two.
+    The head of a compound comes last ("comonads" are monads); one that opens it names another
+    thing ("Dockerfile" is no "Docker", ``is_cognate``). Only a topic word of a subject's jargon
+    (rarer than ``STEM_ZIPF``) and a compound rarer still: an everyday head ends many words of
+    their own ("staircase", and in the sets' turns a lifecycle rule, an uppercase string, verbal
+    adverbs: each read 0.46 or more from a trigger on "cycle", "case", "verbs"). The topic word is
+    at least four letters and the rest at least two.
     """
     lowered, topic = word.lower(), topic_word.lower()
     return (
@@ -135,6 +136,7 @@ def is_kind_of(word: str, topic_word: str) -> bool:
         and len(topic) >= 4
         and len(lowered) >= len(topic) + 2
         and lowered.endswith(topic)
+        and zipf(topic) < STEM_ZIPF
         and zipf(lowered) < zipf(topic)
     )
 

@@ -38,7 +38,7 @@ for "passive voice") does not name it.
 **Described** (``agent.language.described_triggers``): a person of the learner's described, not
 named by the trigger's role ("the man who rents me my room" for "my landlord"); a sentence with no
 word of the trigger that reads like all of it. A kind of the topic written as one word with it
-("subgraphs" for "graphs", ``topic_words.is_kind_of``) names it as its own word does.
+("cycloalkanes" for "alkanes", ``topic_words.is_kind_of``) names it as its own word does.
 
 **The learner's own thing** ("when I mention my viva": the keyword keeps "my"): told with its date
 ("My viva is in June") it is brought up, not a lesson placed in a plan (``reminder_turns``).
@@ -313,7 +313,7 @@ def _names_by_meaning(message: str, keyword: str, topic: list[str]) -> bool:
         forms += spelled_heads(doc, keyword)
         if any(turns_to(sentence, [w]) for w in forms):
             return True
-        # a kind of the topic by its compound ("subgraphs" for "graphs"), read in its sense as its word
+        # a kind of the topic by its compound ("comonads" for "monads"), read in its sense as its word
         kinds = [
             t.text for t in doc if topic and is_kind_of(t.text, topic[-1]) and turns_to(sentence, [t.text])
         ]

@@ -1,7 +1,7 @@
 """A reminder's topic met under another name (issue 39, D4): a kind by its compound, a role described.
 
 "When I mention my landlord" is met by the person described ("the man who rents me my room");
-"when we get to graphs" by a kind of it written as one word ("subgraphs"); a topic word said as
+"when we get to alkanes" by a kind of it written as one word ("cycloalkanes"); a topic word said as
 someone's name ("my classmate Ruby") is another sense. Each firing case failed on the code before.
 """
 
@@ -18,12 +18,12 @@ from agent.language.trigger_sense import head_words
 @pytest.mark.parametrize(
     ("word", "topic", "expected"),
     [
-        ("subgraphs", "graphs", True),
-        ("superclasses", "classes", True),
-        ("microservices", "services", True),
+        ("cycloalkanes", "alkanes", True),
+        ("comonads", "monads", True),
+        ("staircase", "case", False),  # an everyday head ends words of their own
+        ("subgraphs", "graphs", False),  # "graphs" is no jargon (Zipf 3.5)
         ("Dockerfile", "Docker", False),  # the topic opens it: another thing
-        ("graphs", "graphs", False),  # the word itself is the topic's own reading
-        ("xmap", "map", False),  # a topic word of three letters ends too many words
+        ("alkanes", "alkanes", False),  # the word itself is the topic's own reading
     ],
 )
 def test_kind_of_by_compound(word: str, topic: str, expected: bool) -> None:
