@@ -39,7 +39,7 @@ from agent.language.encoder import encode
 
 if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
-    from spacy.tokens import Token
+    from spacy.tokens import Span, Token
 
 MAYBE_MIN = 0.5
 """Probability at which a learner's clause with a verb complement is a wish or plan (``MAYBE``),
@@ -187,7 +187,8 @@ def conditional(text: str) -> bool:
     condition itself and hang the rest under it). Not a condition said of the talk ("if you're
     curious, I live in <city> now": ``TO_THE_LISTENER``), a concession ("even if") or a manner ("as
     if"); nor one inside a later clause ("I live in <city>, and if I get the job I'll move"), which
-    ``fact_parts.now_part`` reads clause by clause.
+    ``fact_parts.now_part`` reads clause by clause; nor a hedge over a value held now
+    (:func:`_hypothetical`).
     """
     doc = grammar.parse(text)
     first = next(iter(doc.sents), None)
@@ -204,9 +205,27 @@ def conditional(text: str) -> bool:
         subjects = (c for c in head.children if c.dep_ in {"nsubj", "nsubjpass", "expl"})
         if any(c.lower_ in TO_THE_LISTENER for c in subjects):
             continue
-        if head == first.root or head.head == first.root:
+        if (head == first.root or head.head == first.root) and _hypothetical(first, head):
             return True
     return False
+
+
+def _hypothetical(sentence: Span, condition: Token) -> bool:
+    """True when the clause a condition governs is one still to come, not a value held now.
+
+    "If I ever quit teaching I'm becoming a beekeeper", "I'll get a laptop if the bonus comes":
+    "ever" in the condition, or a main clause in the future (a modal, a progressive, "going to")
+    leaves the value for later. A present state under a condition is a hedge, and the value
+    holds now: "If I'm honest, I prefer Vim now", "Unless something changes, my exam is on the 12th".
+    """
+    inside = {t.i for t in condition.subtree}
+    if any(t.lower_ == "ever" for t in condition.subtree):
+        return True
+    rest = [t for t in sentence if t.i not in inside]
+    return any(
+        t.tag_ == "MD" or (t.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in t.children))
+        for t in rest
+    )
 
 
 def _wish_or_hedge(text: str) -> bool:

@@ -199,6 +199,11 @@ def test_a_value_under_a_condition_is_not_stored(text: str, value: str) -> None:
         "I asked if I could join the Kraków team.",
         "I moved to Tartu in June, and if the lease allows it I'll get a cat.",
         "When I moved to Bergen I started learning Norwegian.",
+        # A hedge over a present state: the value holds now.
+        "If I'm honest, I prefer Vim now.",
+        "Unless something changes, my viva is on the 14th.",
+        "If I remember right, my locker is number 31.",
+        "If all goes to plan my flat in Graz is mine till July.",
     ],
 )
 def test_a_condition_of_the_talk_or_of_a_later_clause_leaves_the_value(text: str) -> None:
