@@ -58,6 +58,7 @@ from agent.language.numerals import (
     numbers,
     without_current,
 )
+from agent.language.portions import fraction_of
 from agent.language.shifts import Shift, amount_shift, shift
 from agent.language.units import is_money, same_head, similar_units, unit_of
 from agent.language.when import date_like, dates_in
@@ -173,6 +174,9 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
         # "I analysed 3 games" is no change of "I've played 300 games", nor "Reviewed 200 cards" of "My
         # deck has 900 cards" (a state: MiniLM does not tell work that adds from work that uses)
         return None
+    if now is None and (part := fraction_of(base, found[0].start)) is not None:
+        # "I've done 2/5 of the 60 exercises": the count is that part of the named total
+        return _scaled(found[0].value, part, number_written(base, found[0])), number_written(base, found[0])
     return found[0].value, written[0] if now is not None else number_written(base, found[0])
 
 

@@ -113,11 +113,36 @@ def numbers(text: str, *, dates: bool = False) -> list[Number]:
     """The numbers ``text`` writes, in digits or words, in order; not those of a date unless ``dates``."""
     if not isinstance(text, str):
         return []
-    skip = [] if dates else [m.span() for m in _DATE_NUMBER.finditer(text)]
+    skip = [] if dates else [m.span() for m in _DATE_NUMBER.finditer(text) if not _counts_a_noun(text, m)]
     found = [Number(m.start(), m.end(), _digits_value(m.group())) for m in _DIGITS.finditer(text)]
     found += [Number(m.start(), m.end(), _word_value(m.group())) for m in _WORD_NUMBER.finditer(text)]
     kept = [n for n in found if not any(a <= n.start < b for a, b in skip)]
     return sorted(kept, key=lambda n: n.start)
+
+
+_YEAR_LIKE = re.compile(r"(?:19|20)\d\d")
+_TIME_PREPOSITIONS = frozenset({"in", "since", "until", "till", "by", "from", "before", "after", "during"})
+"""Prepositions a year follows ("in 2019", "since 2020"): a closed class, so no parse can mistake them."""
+
+
+def _counts_a_noun(text: str, match: re.Match[str]) -> bool:
+    """True when a year-like number counts the plural noun it modifies ("2000 pesos", "1990 stamps").
+
+    The parse says whether the number modifies a noun (``nummod`` of a plural, as "2,000 pesos" would); a
+    year modifies one after a determiner or a possessive ("my 2024 results", "the 2025 budget") or follows
+    a preposition of time ("In 2019 students joined"), so those stay dates.
+    """
+    if not _YEAR_LIKE.fullmatch(match.group()) or not re.match(r"\s+[^\W\d]", text[match.end() :]):
+        return False
+    from agent.language.grammar import parse  # noqa: PLC0415  (spaCy only for a year-like number)
+
+    token = next((t for t in parse(text) if t.idx == match.start()), None)
+    if token is None or token.dep_ != "nummod" or token.head.tag_ not in ("NNS", "NNPS"):
+        return False
+    before = token.nbor(-1) if token.i > 0 else None
+    return before is None or (
+        before.tag_ not in ("DT", "PRP$", "POS") and before.lower_ not in _TIME_PREPOSITIONS
+    )
 
 
 def current_value(text: str) -> str | None:

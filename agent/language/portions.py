@@ -50,6 +50,31 @@ OTHERS = frozenset({"his", "her", "hers", "their", "theirs", "its"})
 """Possessives of another: "half of hers", "doubled his" are theirs."""
 
 
+_FRACTION_BEFORE = re.compile(
+    rf"(?:(?<![\w/])(?P<num>\d{{1,2}})\s*/\s*(?P<den>\d{{1,2}})|\b(?P<count>a|one|two|three|four)\s+"
+    rf"(?P<part>{'|'.join(_PARTS)})s?|\b(?P<half>half))\s+(?:of\s+)?(?:the|my|our|all|those)?\s*$",
+    re.I,
+)
+"""Right before a number: a fraction of it ("2/5 of the 60", "three quarters of my 40", "half the 30")."""
+_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+
+
+def fraction_of(text: str, start: int) -> float | None:
+    """The fraction told right before the number at ``start`` ("done 3/4 of the 40 drills": 0.75), or None.
+
+    The learner's count is that part of the named total, not the total ("of the 40 drills" names the whole).
+    """
+    found = _FRACTION_BEFORE.search(text[:start])
+    if found is None:
+        return None
+    if found["num"]:
+        num, den = int(found["num"]), int(found["den"])
+        return num / den if 0 < num < den else None
+    if found["half"]:
+        return 0.5
+    return _COUNTS[found["count"].lower()] * _PARTS[found["part"].lower()]
+
+
 @dataclass(frozen=True)
 class Portion:
     """A part of the total: ``factor`` a loss leaves, or ``delta`` the learner's share adds, in ``unit``."""

@@ -1,0 +1,55 @@
+"""A count told as a part of a named total, and a year-like number that counts a noun (issue 39, L6)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.language.differences import resolve_change
+from agent.language.numerals import numbers
+from agent.language.portions import fraction_of
+
+OLD = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+NEW = OLD + timedelta(days=2)
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("I've finished 3/4 of the 48 quizzes.", 0.75),
+        ("Done with two thirds of my 90 flashcards.", 2 / 3),
+        ("I'm through half the 26 lessons.", 0.5),
+        ("I've done 18 of the 48 quizzes.", None),
+        ("Set 5/6 has 12 problems.", None),
+    ],
+)
+def test_a_fraction_before_a_total_is_the_learners_part(text: str, part: float | None) -> None:
+    total = numbers(text)[-1]
+    found = fraction_of(text, total.start)
+    assert found == pytest.approx(part) if part is not None else found is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("I've finished 3/4 of the 48 quizzes.", "Did 2 more quizzes today.", "38"),
+        ("I'm through half the 26 lessons of the course.", "Another 3 lessons done.", "16"),
+    ],
+)
+def test_an_increment_adds_to_the_part_not_the_total(old: str, new: str, value: str) -> None:
+    assert resolve_change(new, old, old_at=OLD, new_at=NEW) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("I've saved 2050 rupees for the exam fees.", [2050.0]),
+        ("The archive has 1985 scans so far.", [1985.0]),
+        ("In 2021 students got free licences.", []),
+        ("My 2023 notes are a mess.", []),
+        ("I moved here after 2019.", []),
+    ],
+)
+def test_a_year_like_number_counts_the_noun_it_modifies(text: str, values: list[float]) -> None:
+    assert [n.value for n in numbers(text)] == values
