@@ -93,14 +93,40 @@ def strip_end(text: str) -> str:
     return re.sub(r"[\s.!?,;:]+$", "", text.strip())
 
 
+_UTTERANCE_END = re.compile(r"[.!?]+\s+")
+"""The end of an utterance inside one piece of text: "hey! next time …" (``pysbd`` does not cut
+before lower case)."""
+
+
+def own_utterance(text: str) -> str:
+    """``text`` from the utterance the request is in, when an earlier one only precedes it.
+
+    "hola! next time we talk about X, don't let me forget …", "hi, I'm back. once we get to X,
+    remind me …": the greeting is an utterance of its own, before the condition. Left in, the
+    condition did not open the text, so no trigger was read and the request fell to the one-day
+    default: it fired at the next session's first turn, on an unrelated turn, and was spent before
+    its topic came. Cut only where the request's utterance opens with a condition: "I want to
+    revisit X once we reach Y. So remind me then." keeps its task, and "My test is in 10 days.
+    Remind me 2 days before." its event's date.
+    """
+    found = REQUEST.search(text) or _CAUSATIVE.match(text)
+    at = found.start() if found and found.re is REQUEST else len(found["lead"]) if found else 0
+    ends = list(_UTTERANCE_END.finditer(text, 0, at))
+    if not ends:
+        return text
+    tail = text[ends[-1].end() :]
+    return tail if LEAD_BARE.match(tail) else text
+
+
 def lead_first(text: str) -> str:
     """A condition written before the request, moved after it ("Before X, remind me to Y").
 
     Also without the comma ("when we cover the past tense remember me that …"), and a request
     that closes the sentence ("I want to revisit X once we reach Y, so please remind me then.")
-    reads as "remind me to I want to revisit X once we reach Y".
+    reads as "remind me to I want to revisit X once we reach Y". An utterance before the one the
+    request is in ("hey! next time we …") is no part of it (``own_utterance``).
     """
-    text = _POLITE.sub("", text.strip())
+    text = own_utterance(_POLITE.sub("", text.strip()))
     last = _REQUEST_LAST.match(text)
     if last and not REQUEST.search(last["task"]):
         return f"remind me to {strip_end(I_WANT.sub('', last['task'].strip()))}"
@@ -172,6 +198,7 @@ def causative(text: str) -> str:
     verb after "me" (by the parse) is the task. Without a condition ("make me a cheat sheet",
     "tell me to relax") it stays an ordinary ask.
     """
+    text = own_utterance(text)
     found = _CAUSATIVE.match(text) if not REQUEST.search(text) else None
     if found is None or parse(found["task"])[0].pos_ not in {"VERB", "AUX"}:
         return text

@@ -77,7 +77,7 @@ _COND_FIRST = re.compile(
 _TIME_FIRST = re.compile(r"^(?P<when>.+?)\s+(?P<link>to|about|that)\s+(?P<task>.+)$", re.I | re.S)
 _LIST_SPLIT = re.compile(r"\s*(?:,|\bor\b|\band\b|/)\s*", re.I)
 _LEADING = re.compile(
-    r"^(?:(?:on|onto|into|about|with)\s+)?(?:(?:the|a|an|some|any|our)\s+)?(?:(?:topic|subject)\s+of\s+)?",
+    r"^(?:(?:on|onto|into|about|with)\s+)?(?:(?:the|a|an|some|any|our)\s+)?(?:more\s+)?(?:(?:topic|subject)\s+of\s+)?",
     re.I,
 )
 _TRAILING = re.compile(r"\s+(?:clauses?|keywords?|part|topic|section|lesson|chapter)$", re.I)
@@ -147,6 +147,23 @@ def _topic_time(what: str, now: datetime) -> tuple[str, str | None]:
     return topic, when
 
 
+_SESSION_NOUNS = _COURSE_SPANS | {"time", "meeting", "chat", "call"}
+"""Nouns that name a meeting of learner and tutor, not a topic ("next time", "the next session")."""
+
+
+def _session_only(what: str, now: datetime) -> bool:
+    """True when a condition's object names only a meeting or a time ("next time", "next session").
+
+    "before we start next time" names no topic: read as a topic, "next time" had to be said for
+    the reminder to fire. "the lesson on recursion" names one (its noun "recursion"), and so does
+    a meeting's noun without a determiner ("when we talk about classes").
+    """
+    words = [t for t in parse(strip_end(what)) if not (t.is_stop or t.is_punct)]
+    # a meeting is its noun with a determiner or "next": bare, "classes" is a topic; every other
+    # word, of any tag ("eigenvalues" may parse as a verb), is one too
+    return bool(words) and all(t.lemma_.lower() in _SESSION_NOUNS and t.n_lefts for t in words)
+
+
 def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
     """A topic trigger's date ("when we do X on Friday"): it does not fire before (``due_at``)."""
     due = phrase_due(when, now) if when else None
@@ -158,6 +175,15 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     concept, keywords = CONCEPT.search(rest), KEYWORDS.search(rest)
     if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
+    clause = concept if concept and (keywords is None or concept.start() <= keywords.start()) else keywords
+    if clause is not None and _session_only(next(k for k in clause.groupdict().values() if k), now):
+        # "before we start next time", "once we meet next session": no topic, so the next session
+        # (the one-day default, or the time the clause names) and the clause is no part of the task
+        said = next(k for k in clause.groupdict().values() if k)
+        rest, concept, keywords = rest[: clause.start()], None, None
+        due = phrase_due(strip_end(said), now)
+        if due is not None:  # "before we start next week"
+            return rest, {"trigger_kind": "time", "due_at": due.isoformat(), "when": strip_end(said)}
     if concept and (keywords is None or concept.start() <= keywords.start()):
         topic, when = _topic_time(concept["what"], now)
         what = _without_adverb(_TRAILING.sub("", _LEADING.sub("", topic)))
@@ -175,7 +201,9 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
             # "if generators come up in Python": the trigger as the learner said it
             found = [f"{k} {strip_end(keywords['where'])}" for k in found]
         fields = {"trigger_kind": "keywords", "keywords": found, **_not_before(when, now)}
-        return (rest[: keywords.start()], fields) if found else None
+        if found:
+            return rest[: keywords.start()], fields
+        rest = rest[: keywords.start()]  # "when we meet again": no topic, the next session (below)
     timed = time_due(rest, now)
     if timed:
         task, due = timed
