@@ -42,6 +42,7 @@ from dateutil.relativedelta import relativedelta
 from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.number_roles import (
     PRO_VERBS,
+    a_price,
     held,
     names_a_bound,
     of_a_total,
@@ -58,7 +59,7 @@ from agent.language.numerals import (
     numbers,
     without_current,
 )
-from agent.language.portions import fraction_of
+from agent.language.portions import REMAINING, fraction_of
 from agent.language.shifts import Shift, amount_shift, shift
 from agent.language.units import is_money, same_head, similar_units, unit_of
 from agent.language.when import date_like, dates_in
@@ -116,7 +117,8 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     found = [n for n in numbers(base) if not _a_span(base, n) and not _OF_US.match(base[n.end :])]
     if len(found) > 1 or (found and _LABELS_A_THING.match(base[found[0].end :])):
         found = [n for n in found if not _a_label(base, n)]  # "forgot the unit 4 drills" counts nothing
-    found = [n for n in found if not _names_after_noun(base, n)]  # "calc 1 is eating me alive"
+    # "calc 1 is eating me alive"; "bought the atlas for 40 euros": a price is no sum held
+    found = [n for n in found if not _names_after_noun(base, n) and not a_price(base, n)]
     if len(found) > 1 and not change_is_anothers(new):
         # "My stipend is 500 euros; my flatmate gets 650": the learner's change, the learner's number
         found = [n for n in found if number_owner(base, n.start) != "another"] or found
@@ -254,6 +256,11 @@ def _a_stock(old: str, *, money: bool = False) -> bool:
     )
 
 
+def _told_left(base: str) -> bool:
+    """True when ``base`` tells what is left of something ("$400 left", "none of the 40 started yet")."""
+    return bool(_NONE_DONE.search(base)) or any(_LEFT_AFTER.match(base[n.end :]) for n in numbers(base))
+
+
 def counts_alike(new: str, old: str) -> bool:
     """False when every number of ``old`` names what it counts and none is what the change counts.
 
@@ -376,6 +383,8 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
         if found or (change := amount_shift(new)) is None:
             return None  # "Another 9 days done" of "I'm at 61 days": days counted, not a date moved
     change = _relative(change, old, new)
+    if REMAINING.search(new) and current_value(old) is None and not _told_left(without_current(old)):
+        return None  # "a third of what was left": something was drawn before that KAG never read
     amount = _old_amount(change, old, new)
     if amount is None:
         return None

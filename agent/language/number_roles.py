@@ -261,3 +261,19 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
     if past and unit is not None and not is_money(unit) and given_to_learner(text, n.start, purpose=False):
         return 1.0, "given"
     return None
+
+
+def a_price(text: str, n: Number) -> bool:
+    """True when the amount of money ``n`` is what something cost, the object of "for" ("got it for 9 euros").
+
+    A price is no sum the learner holds, so no change resolves against it ("spent a third of what was left"
+    is not a third of the price). The parse: the amount (or the money word it counts) hangs off "for" as its
+    object; a purpose after a held sum ("I've got 600 euros for books") leaves the sum the verb's object.
+    """
+    if not is_money(unit_of(text, n)):
+        return False
+    token = next((t for t in parse(text) if t.idx == n.start), None)
+    if token is None:
+        return False
+    held_by = token.head if token.dep_ in ("nummod", "compound") else token
+    return held_by.dep_ == "pobj" and held_by.head.lower_ == "for"

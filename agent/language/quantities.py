@@ -48,7 +48,9 @@ from agent.language.numerals import (
 from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work
 from agent.language.units import is_money, unit_of
 
-_FILLER = r"(?:(?:a|an|the|me|us|my|our|another|all|of)\s+)*"
+_APPROXIMATELY = r"about|around|roughly|nearly|almost|approximately|some"
+_FILLER = rf"(?:(?:a|an|the|me|us|my|our|another|all|of|{_APPROXIMATELY})\s+)*"
+"""Words between a verb of change and its amount: determiners, and approximators ("cut roughly 400 words")."""
 _UP_BEFORE = re.compile(
     rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
     rf"|put(?:s|ting)?\s+(?:in|aside|away)|chipped\s+in|deposited"
@@ -73,7 +75,7 @@ _UP_AFTER = re.compile(
 """After an amount added: "12 more", "3,200 words added", "put €150 back"/"into" (not "3 more than")."""
 _DOWN_AFTER = re.compile(
     r"^\s+(?:[A-Za-z]+\s+)?(?:fewer|less)\b(?!\s+than)|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
-    r"|dropped\s+out|quit|left)\b|^\s*(?:cut|drop|decrease|reduction|discount)\b",
+    r"|dropped\s+out|quit|left)\b|^\s*(?:cut|drop|decrease|reduction|discount)\b|^\s+(?:[A-Za-z]+\s+){0,2}?gone\b(?!\s+(?:on|to|up|by))",
     re.I,
 )
 """After an amount taken away: "5 fewer", "take $70 out of it", "four dropped out", "a £50 discount"."""

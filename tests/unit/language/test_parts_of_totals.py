@@ -53,3 +53,17 @@ def test_an_increment_adds_to_the_part_not_the_total(old: str, new: str, value: 
 )
 def test_a_year_like_number_counts_the_noun_it_modifies(text: str, values: list[float]) -> None:
     assert [n.value for n in numbers(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "value"),
+    [
+        ("Trimmed roughly 300 words from the discussion.", "My report is at 4,100 words.", "3,800"),
+        ("After the edit about 250 words were gone.", "My report is at 4,100 words.", "3,850"),
+        ("Spent half of what was left on a slide kit.", "I've got 300 euros for lab supplies.", None),
+        ("Spent half of what was left on a slide kit.", "I have 300 euros left for lab supplies.", "150"),
+        ("Spent a quarter of what remained on paper.", "Ordered a set of pens for 20 euros.", None),
+    ],
+)
+def test_cuts_parts_of_what_is_left_and_prices(new: str, old: str, value: str | None) -> None:
+    assert resolve_change(new, old, old_at=OLD, new_at=NEW) == value
