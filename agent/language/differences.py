@@ -172,6 +172,9 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     verb = stated_by(base, found[0])
     # "I did 6" of "I've worked through 18" or "I'm at 95 problems solved": a pro-verb stands for the work
     worked = change.done in PRO_VERBS and (verb != "be" or _DONE_AFTER.match(base[found[0].end :]))
+    # "my draft is at 8,200 words" and "wrote 900 words": a text's length, which writing adds to
+    at_level = verb == "be" and bool(_AT_LEVEL.search(base[: found[0].start]))
+    worked = worked or (change.done in _WRITES and at_level)
     if change.done and now is None and verb != change.done and not running and not worked:
         # "I analysed 3 games" is no change of "I've played 300 games", nor "Reviewed 200 cards" of "My
         # deck has 900 cards" (a state: MiniLM does not tell work that adds from work that uses)
@@ -182,6 +185,11 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     return found[0].value, written[0] if now is not None else number_written(base, found[0])
 
 
+_AT_LEVEL = re.compile(r"\bat\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
+"""Right before a count: the level a thing is at ("the draft is at 8,200 words")."""
+_WRITES = frozenset({"write", "type", "draft"})
+"""Lemmas of work that makes the text it counts (a closed class, as direction words are: MiniLM does not tell
+work that adds, "wrote 900 words", from work through what is there, "reviewed 200 cards")."""
 _DONE_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){1,3}?[a-z]+ed\b")
 """After a count: the participle of the work it counts ("95 problems solved", "40 katas completed")."""
 _THRESHOLD = re.compile(

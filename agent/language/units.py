@@ -61,11 +61,17 @@ small parser reads a plural noun after a number as one ("1,200 CPD points" -> "p
 
 
 def _no_unit_word(text: str, at: int) -> bool:
-    """True when the parse reads the word at ``at`` as a verb, an adverb or a function word."""
+    """True when the parse reads the word at ``at`` as a verb, an adverb or a function word.
+
+    Or as the predicate of its clause when no noun: "10 more matured today" (the small parser tags a
+    participle after "more" as an adjective at the root), which tells what the 10 did, not what they count.
+    """
     from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
 
     token = next((t for t in parse(text) if t.idx == at), None)
-    return token is not None and token.tag_ in _NO_UNIT_TAGS
+    if token is None:
+        return False
+    return token.tag_ in _NO_UNIT_TAGS or (token.dep_ == "ROOT" and token.tag_ == "JJ")
 
 
 def unit_of(text: str, n: Number) -> str | None:

@@ -67,3 +67,19 @@ def test_a_year_like_number_counts_the_noun_it_modifies(text: str, values: list[
 )
 def test_cuts_parts_of_what_is_left_and_prices(new: str, old: str, value: str | None) -> None:
     assert resolve_change(new, old, old_at=OLD, new_at=NEW) == value
+
+
+def test_an_increment_adds_to_a_recount_the_learner_stated() -> None:
+    recount = "Oh wait, the dashboard shows 412 reviewed, so I had it wrong."
+    assert resolve_change("and 8 more reviewed tonight", recount, old_at=OLD, new_at=NEW) == "420"
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "value"),
+    [
+        ("Wrote 700 words on the train.", "My capstone report is at 5,300 words.", "6,000"),
+        ("Reviewed 150 cards tonight.", "My vocab deck is at 1,200 cards.", None),
+    ],
+)
+def test_writing_adds_to_a_texts_length_not_other_work(new: str, old: str, value: str | None) -> None:
+    assert resolve_change(new, old, old_at=OLD, new_at=NEW) == value
