@@ -29,7 +29,9 @@ trigger:
   (``_opening``; a subject must follow it, so "about the 5th chapter" is no date);
 - a span before an event dated in the request or the sentence before ("My exam is in three
   weeks, remind me a week before it to …"): the event's date less the span (``_before_event``);
-- no condition: a time trigger one day later (``DEFAULT_DELAY``).
+- no condition, or one that names only a meeting ("next time we talk", "before we start next
+  time", "once we meet again", ``_session_only``): a time trigger one day later
+  (``DEFAULT_DELAY``), so the next session; a time it names ("before we start next week") is due.
 
 Whether a later turn names a trigger, in its sense, is ``agent.language.trigger_sense``.
 """
