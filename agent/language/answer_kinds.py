@@ -27,6 +27,7 @@ The nouns of "which/what <noun>" are typed by MiniLM against a few nouns of each
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -252,3 +253,36 @@ def answer_order(
 
     best = max(peers, key=lambda i: (key(i), -i))
     return best if best != 0 and key(best) > key(0) else None
+
+
+_DAYS = frozenset(day.lower() for day in calendar.day_name)
+"""The days of the week, from the calendar (a closed class)."""
+
+
+def weekly_slots(text: str) -> frozenset[str]:
+    """The days of the week ``text`` names as a slot that recurs, lower-cased and singular.
+
+    "on Tuesday evenings", "Thursday mornings before 10", "Mondays", "every Friday": a plural day or
+    a day before a plural noun of a part of it, or "every" before it (read from the tagger, no list of
+    parts of a day); "my exam is on Friday" names one day, no slot.
+    """
+    found = set()
+    for token in parse(text):
+        day = token.lower_.removesuffix("s")
+        if day not in _DAYS:
+            continue
+        after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        before = token.doc[token.i - 1] if token.i > 0 else None
+        plural = token.lower_ != day or (after is not None and after.tag_ == "NNS")
+        if plural or (before is not None and before.lower_ == "every"):
+            found.add(day)
+    return frozenset(found)
+
+
+def another_slot(text: str, slots: frozenset[str]) -> bool:
+    """``text`` names a weekly slot on another day than the best answer's ``slots`` (``weekly_slots``).
+
+    "Thursday mornings are the only slot that works for me now" beside "I usually do these sessions
+    on Tuesday evenings": a schedule restated, though the question's words ("sessions") are not in it.
+    """
+    return bool(slots) and bool(weekly_slots(text) - slots)

@@ -259,6 +259,27 @@ def anothers(subject: Token) -> str:
     return _words(subject) if told else ""
 
 
+def by_name(token: Token) -> bool:
+    """True when the learner names the person ``token`` ("my flatmate Aroha", "my girlfriend Marta")."""
+    return named(token) or _named_after(token) or (is_name(token) and role_of(token) is not None)
+
+
+def possessed(subject: Token) -> Token | None:
+    """The thing of a named person the parser hung beside ``subject``: "my friend Pim's supervisor".
+
+    The small parser reads "my friend Pim's supervisor is …" with "friend" as the subject and the
+    possessed thing as its apposition, or as a second subject of the verb; the thing whose value the
+    clause gives is the possessed one, and its owner is the person the learner named.
+    """
+    beside = [c for c in subject.children if c.dep_ == "appos"]
+    beside += [t for t in subject.head.children if t.dep_ == subject.dep_ and t.i > subject.i]
+    for thing in beside:
+        owner = next((c for c in thing.children if c.dep_ == "poss"), None)
+        if owner is not None and owner.i > subject.i and person(owner, possessor=True):
+            return thing
+    return None
+
+
 def _named_after(subject: Token) -> bool:
     """True when a name follows the learner's noun as the same subject ("Our new hire Kwabena cleared …").
 

@@ -32,7 +32,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agent.language.about import clause_vectors, clauses, parts
-from agent.language.answer_kinds import NAME, OLD, PERSON, PLACE, best_in_kind, holds_kind, learners_name
+from agent.language.answer_kinds import (
+    NAME,
+    OLD,
+    PERSON,
+    PLACE,
+    another_slot,
+    best_in_kind,
+    holds_kind,
+    learners_name,
+    weekly_slots,
+)
 from agent.language.current_values import is_person
 from agent.language.encoder import encode_kept
 from agent.language.grammar import entities, holds_text, parse
@@ -95,7 +105,9 @@ def answer_groups(
     answer = texts[best] if question is None else answering_clause(question, texts[best])[0]
     held = value_kinds(answer)
     named = kind if kind in NAMED_KINDS else None
-    units = unit_values(answer)
+    units, slots = unit_values(answer), weekly_slots(answer)
+    # asked "who", a version names a person when the best answer does ("he wants me to …" names none)
+    who = kind == PERSON and holds_kind(PERSON, answer)
     near = [
         i
         for i in range(len(texts))
@@ -107,13 +119,14 @@ def answer_groups(
             or asked[i] >= floor
             and (
                 another_in_unit(texts[i], units)
+                or another_slot(texts[i], slots)
                 or kind is not None
                 and names_the_thing(texts[i], texts[best], focus)
                 and holds_kind(kind, texts[i])
             )
         )
         and brings_another_value(texts[i], texts[best])
-        and (_answers_in_kind(held, texts[i]) or named is not None and holds_kind(named, texts[i]))
+        and (not who and _answers_in_kind(held, texts[i]) or named and holds_kind(named, texts[i]))
     ]
     if not near:
         return []

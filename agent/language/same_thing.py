@@ -113,9 +113,16 @@ def values(text: str) -> set[str]:
         if not text[: match.start()].strip(" \"'("):  # a sentence's first word is capitalised anyway
             head, _, rest = value.partition(" ")
             value = head if re.search(r"[A-Z\d]", head[1:]) else rest
-        if value and value != "I":
+        if value and value != "I" and not _shouted(value):
             found.add(value.lower())
     return found
+
+
+def _shouted(value: str) -> bool:
+    """A function word in capitals for stress ("tuesday AND thursday"): no name (spaCy's stop words)."""
+    from spacy.lang.en.stop_words import STOP_WORDS  # noqa: PLC0415 - spaCy's import is paid by the parse
+
+    return len(value) > 2 and value.isupper() and value.lower() in STOP_WORDS
 
 
 def new_value_of_kind(a: str, b: str) -> bool:

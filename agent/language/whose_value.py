@@ -25,10 +25,9 @@ newer version of the learner's value when it only *might* be one, or when it is 
   €6,000 for training", "The debate club got trimmed to 12" when the learner calls "our team", "our
   film club" theirs.
 
-Such a statement may still be shown, but it never becomes the newer version of the learner's value,
-never ranks above it in a group, nor marks it "was until" (``not_current``). It reads the
-text alone, so facts stored by any older write read the same. Only closed grammatical classes are
-named here: modal verbs, epistemic adverbs, "other"/"another", third-person pronouns.
+Such a statement may be shown, but never becomes the newer version of the learner's value, never ranks
+above it in a group, nor marks it "was until" (``not_current``). It reads the text alone (any older
+write reads the same); it names closed classes only: modals, epistemic adverbs, "other", pronouns.
 """
 
 from __future__ import annotations
@@ -38,17 +37,13 @@ from typing import TYPE_CHECKING
 
 from agent.language.acted_on import about_learner, plays_a_role, standing
 from agent.language.current_values import conditional, main_clause, maybe
-from agent.language.grammar import (
-    is_learner,
-    owner_of,
-    parse,
-    subject_of,
-)
+from agent.language.grammar import is_learner, owner_of, parse, subject_of
 from agent.language.own_values import has_a_value
 from agent.language.parse_slips import an_amount, relative_clause
 from agent.language.people import (
     NAMES,
     anothers,
+    by_name,
     entity_label,
     followed_by_third_person,
     is_group,
@@ -57,6 +52,8 @@ from agent.language.people import (
     peer,
     person,
     person_name,
+    possessed,
+    role_of,
 )
 
 if TYPE_CHECKING:
@@ -69,6 +66,7 @@ _TOP = frozenset({"ROOT", "conj", "parataxis"})
 """Dependencies of a clause of its own (and an ``advcl`` without a conjunction: ``_top``)."""
 _CLAUSES = frozenset({"ccomp", "xcomp", "advcl"})
 _SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
+_SPOKEN = frozenset({"ccomp", "csubj"})
 
 HEDGE_MODALS = frozenset({"might", "may", "could", "would", "should", "'d"})
 """Modal verbs of possibility or wish (not "will", "can", "must": "I will start at Bosch on Monday")."""
@@ -85,16 +83,12 @@ def hedged(text: str) -> bool:
         if token.tag_ == "MD" and (
             lemma in HEDGE_MODALS
             or token.lower_ in HEDGE_MODALS
-            or (lemma == "will" and _negated(token.head))
+            or (lemma == "will" and any(c.dep_ == "neg" for c in token.head.children))
         ):
             return True  # "might do", "'d love to", "won't even reply"
         if token.dep_ == "advmod" and lemma in EPISTEMIC:
             return True
     return False
-
-
-def _negated(verb: Token) -> bool:
-    return any(c.dep_ == "neg" for c in verb.children)
 
 
 def _speech(head: Token) -> Token | None:
@@ -104,6 +98,7 @@ def _speech(head: Token) -> Token | None:
             c
             for c in head.children
             if c.dep_ == "ccomp"
+            and (head.lemma_ != "be" or c.i < head.i)  # "my supervisor is X, she's …": no speech (a slip)
             and subject_of(c, shared_by=frozenset()) is not None
             and not relative_clause(head, c)
         ),
@@ -128,6 +123,7 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
         subject = next((c for c in head.children if c.dep_ == "compound" and c.i < head.i), None)
     if subject is None or subject.dep_ == "expl" or is_learner(subject) or an_amount(subject):
         return LEARNER
+    subject = possessed(subject) or subject  # "my friend Pim's supervisor is …": Pim's supervisor
     other = anothers(subject)
     # a person told of as he or she acts on their own things ("…at Heidelberg and he hates it"),
     # unless the clause names the learner ("told me to rest")
@@ -136,10 +132,13 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
     about = about_learner(head, known=known, deeds=peer(subject))
     if not other or about or _names_the_person(head, subject):
         return LEARNER
-    if owner_of(subject) == "learner" and subject.dep_ == "nsubjpass":
+    role = role_of(subject) or subject  # "My tutor <name> was replaced by …": the learner's by the role
+    if LEARNER in {owner_of(subject), owner_of(role)} and subject.dep_ == "nsubjpass":
         # the learner's person in the passive is the learner's thing ("My supervisor was replaced by
         # Prof. Lindqvist") unless told of as he or she ("My dad was transferred to Hamburg and he …")
-        return other if followed_by_third_person(subject) else LEARNER
+        # or a peer named, with no one acting ("my flatmate <name> got hired as …": their own change)
+        theirs = by_name(subject) and peer(subject) and not any(c.dep_ == "agent" for c in head.children)
+        return other if theirs or followed_by_third_person(subject) else LEARNER
     return other
 
 
@@ -196,8 +195,8 @@ def _of_the_learner(head: Token) -> bool:
 
 def _names_the_person(head: Token, subject: Token) -> bool:
     """True for "My teacher is Frau Obermaier": the copula gives a person a name (not a date: "30 June")."""
-    if head.lemma_ != "be" or not person(subject):
-        return False
+    if head.lemma_ != "be" or not person(subject) or owner_of(subject) not in {"", LEARNER}:
+        return False  # "Pim's supervisor is Prof. X" names another's person
     return any(c.dep_ == "attr" and c.pos_ in NAMES and entity_label(c) != "DATE" for c in head.children)
 
 
@@ -206,17 +205,14 @@ def _top_clauses(text: str) -> list[Token]:
     first = main_clause(text)
     if first is None:
         # the parser's slip: no verb at the root ("… still has R9000 because she's a team lead" hangs
-        # "has" on "lead"): the first verb with a subject of its own heads the first clause
-        verbs = (t for t in parse(text) if t.pos_ in {"VERB", "AUX"})
+        # "has" on "lead"), or tags the verb a noun ("my brother studies on Tuesdays"): the first
+        # verb, or the root, with a subject of its own heads the first clause
+        verbs = (t for t in parse(text) if t.pos_ in {"VERB", "AUX"} or t.dep_ == "ROOT")
         first = next((t for t in verbs if any(c.dep_ in {"nsubj", "nsubjpass"} for c in t.children)), None)
     if first is None:
         return []
     rest = [t for t in parse(text) if _top(t) and t.i != first.i]
     return [first, *rest]
-
-
-def _reported(head: Token) -> bool:
-    return head.pos_ in {"VERB", "AUX"} and head.dep_ in {"ccomp", "csubj"}
 
 
 def _top(head: Token) -> bool:
@@ -353,7 +349,8 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
         while len(words) and (words[-1].is_punct or words[-1].dep_ == "cc"):
             words = words[:-1]  # the comma or "and" that joins the next clause
         # the small parser may hang the first clause on a later one ("Karthik is at 1750, he's a machine")
-        head = starts.get(start) or next((t for t in words if _top(t) or _reported(t)), None)
+        reported = (t for t in words if _top(t) or (t.pos_ in {"VERB", "AUX"} and t.dep_ in _SPOKEN))
+        head = starts.get(start) or next(reported, None)
         if len(words):
             out.append((words.text, LEARNER if head is None else _clause_owner(head)))
     return out

@@ -244,7 +244,10 @@ def _best_of_the_sitting(
     # none, the sitting's best may be an introduction, close to every question about the learner.
     after_a_version = len(order) > len(sitting) + 1
     best = max(float(sims[g]) for g in [order[0], *sitting])
-    floor = best - SITTING_MARGIN if kind is None and after_a_version else -1.0
+    # ... unless the newest member holds no value at all ("so now I can do class on <days>" a minute
+    # after "from Monday I'm the receptionist …"): then the sitting's member that holds one answers
+    judged = after_a_version and _answers(kind, facts[order[0]].text)
+    floor = best - SITTING_MARGIN if kind is None and judged else -1.0
 
     def key(g: int) -> tuple[bool, bool, float]:
         text = facts[g].text
