@@ -343,6 +343,8 @@ def _received_elsewhere(new: str, old: str) -> bool:
     subject, at = _change_subject(new), _change_number(new)
     if subject is None or subject.dep_ != "nsubj" or subject.head.lemma_.lower() not in _RECEIVES:
         return False
+    if any(t.dep_ == "acomp" for t in subject.head.children):
+        return False  # "the plot is getting good": a state the subject comes into, nothing received
     number = next((t for t in subject.doc if t.idx == at), None)
     if number is None or subject.head not in number.ancestors:
         return False

@@ -111,7 +111,9 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     told = shift(base) if current_value(old) is None else None
     # "I prepaid 20 lessons" reads as work done, but what was bought is the stock a draw changes
     bought = told is not None and (told.done is not None or told.stock == "given") and bool(change.stock)
-    if told is not None and not _A_TOTAL.search(base) and not bought:
+    # "read 34 pages tonight": one amount of work of a counted word is a tally a change continues
+    tally = told is not None and bool(told.done) and told.unit is not None and len(numbers(base)) == 1
+    if told is not None and not _A_TOTAL.search(base) and not bought and not tally:
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
     # "burned a third of it in two days", "chapter four is at 5,100 words", "between the five of us"
     found = [n for n in numbers(base) if not _a_span(base, n) and not _OF_US.match(base[n.end :])]

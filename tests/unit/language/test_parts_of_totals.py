@@ -83,3 +83,16 @@ def test_an_increment_adds_to_a_recount_the_learner_stated() -> None:
 )
 def test_writing_adds_to_a_texts_length_not_other_work(new: str, old: str, value: str | None) -> None:
     assert resolve_change(new, old, old_at=OLD, new_at=NEW) == value
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "value"),
+    [
+        ("another 12 pages on the bus", "Began the novel in Japanese, read 20 pages today", "32"),
+        ("another 4 km after lunch", "ran 10 km this morning", "14"),
+        ("Gained another 30 points", "Gained 45 points over the weekend", None),
+        ("2 more", "watched 3 lectures on Monday and 2 on Tuesday", None),
+    ],
+)
+def test_one_amount_of_work_told_first_is_a_tally(new: str, old: str, value: str | None) -> None:
+    assert resolve_change(new, old, old_at=OLD, new_at=NEW) == value
