@@ -75,6 +75,24 @@ def fraction_of(text: str, start: int) -> float | None:
     return _COUNTS[found["count"].lower()] * _PARTS[found["part"].lower()]
 
 
+_TAKEN_BACK = re.compile(
+    r"^\s+of\s+(?:them|those|these|(?:the|my|\w+'s)\s+[\w']+|\w+'s)\b[^.;!?]*?\b(?:(?:was|were|are|is|turned\s+out)"
+    r"\s+(?:actually\s+|all\s+|to\s+be\s+)?(?:wrong|incorrect|invalid|mistakes?)\b"
+    r"|(?:don't|didn't|doesn't|do\s+not|did\s+not|does\s+not)\s+count\b)",
+    re.I,
+)
+"""After a count: a part of work told before judged not done ("2 of yesterday's were wrong", "3 of them
+don't count"); a closed class of judgements, as the verbs of loss are."""
+
+
+def taken_back(text: str) -> Portion | None:
+    """A part of the learner's work taken back, as a decrement ("3 of those were wrong": -3), or None."""
+    for n in numbers(text):
+        if _TAKEN_BACK.match(text[n.end :]):
+            return Portion(delta=-n.value)
+    return None
+
+
 @dataclass(frozen=True)
 class Portion:
     """A part of the total: ``factor`` a loss leaves, or ``delta`` the learner's share adds, in ``unit``."""

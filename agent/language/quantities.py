@@ -45,7 +45,7 @@ from agent.language.numerals import (
     Number,
     numbers,
 )
-from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work
+from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work, taken_back
 from agent.language.units import is_money, unit_of
 
 _APPROXIMATELY = r"about|around|roughly|nearly|almost|approximately|some"
@@ -229,6 +229,9 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     share = own_share(text)
     if share is not None:
         return Amount(delta=share.delta, unit=share.unit, mine=True)
+    back = taken_back(text)
+    if back is not None:
+        return Amount(delta=back.delta)  # "2 of yesterday's were wrong, so they don't count"
     lost = lost_portion(text)
     if lost is not None:
         return None if _names_a_total(text) else Amount(factor=lost.factor)

@@ -8,7 +8,7 @@ import pytest
 
 from agent.language.differences import resolve_change
 from agent.language.numerals import numbers
-from agent.language.portions import fraction_of
+from agent.language.portions import fraction_of, taken_back
 
 OLD = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 NEW = OLD + timedelta(days=2)
@@ -96,3 +96,17 @@ def test_writing_adds_to_a_texts_length_not_other_work(new: str, old: str, value
 )
 def test_one_amount_of_work_told_first_is_a_tally(new: str, old: str, value: str | None) -> None:
     assert resolve_change(new, old, old_at=OLD, new_at=NEW) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("Rechecked them and 3 of Monday's turned out wrong.", -3.0),
+        ("4 of those don't count, the grader rejected them", -4.0),
+        ("5 of them were mine", None),
+        ("Two of my answers are probably right.", None),
+    ],
+)
+def test_work_taken_back_is_a_decrement(text: str, delta: float | None) -> None:
+    back = taken_back(text)
+    assert (back.delta if back is not None else None) == delta
