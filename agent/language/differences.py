@@ -266,6 +266,10 @@ def _a_stock(old: str, *, money: bool = False) -> bool:
     )
 
 
+_OF_REMAINING = re.compile(rf"\bof\s+(?:{REMAINING.pattern})", re.I)
+"""A part of what is left ("a third of what was left"), not a span ("cut by 25% for the rest of the year")."""
+
+
 def _told_left(base: str) -> bool:
     """True when ``base`` tells what is left of something ("$400 left", "none of the 40 started yet")."""
     return bool(_NONE_DONE.search(base)) or any(_LEFT_AFTER.match(base[n.end :]) for n in numbers(base))
@@ -393,7 +397,7 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
         if found or (change := amount_shift(new)) is None:
             return None  # "Another 9 days done" of "I'm at 61 days": days counted, not a date moved
     change = _relative(change, old, new)
-    if REMAINING.search(new) and current_value(old) is None and not _told_left(without_current(old)):
+    if _OF_REMAINING.search(new) and current_value(old) is None and not _told_left(without_current(old)):
         return None  # "a third of what was left": something was drawn before that KAG never read
     amount = _old_amount(change, old, new)
     if amount is None:

@@ -63,6 +63,13 @@ def test_a_year_like_number_counts_the_noun_it_modifies(text: str, values: list[
         ("Spent half of what was left on a slide kit.", "I've got 300 euros for lab supplies.", None),
         ("Spent half of what was left on a slide kit.", "I have 300 euros left for lab supplies.", "150"),
         ("Spent a quarter of what remained on paper.", "Ordered a set of pens for 20 euros.", None),
+        # "the rest of" as a span of time is no part of what is left
+        (
+            "The faculty cut every club's grant by 10% for the rest of the year.",
+            "Our club grant is $2,000.",
+            "$1,800",
+        ),
+        ("our allowance drops by a quarter for the remaining months", "The team allowance is 400 euros.", "300"),
     ],
 )
 def test_cuts_parts_of_what_is_left_and_prices(new: str, old: str, value: str | None) -> None:
