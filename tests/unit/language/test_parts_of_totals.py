@@ -69,7 +69,11 @@ def test_a_year_like_number_counts_the_noun_it_modifies(text: str, values: list[
             "Our club grant is $2,000.",
             "$1,800",
         ),
-        ("our allowance drops by a quarter for the remaining months", "The team allowance is 400 euros.", "300"),
+        (
+            "our allowance drops by a quarter for the remaining months",
+            "The team allowance is 400 euros.",
+            "300",
+        ),
     ],
 )
 def test_cuts_parts_of_what_is_left_and_prices(new: str, old: str, value: str | None) -> None:
