@@ -166,6 +166,12 @@ def _session_only(what: str, now: datetime) -> bool:
     return bool(words) and all(t.lemma_.lower() in _SESSION_NOUNS and t.n_lefts for t in words)
 
 
+def _only_pronouns(what: str) -> bool:
+    """True when a condition's object is pronouns only ("it", "that"): it points at nothing said."""
+    words = [t for t in parse(strip_end(what)) if not t.is_punct]
+    return bool(words) and all(t.pos_ == "PRON" for t in words)
+
+
 def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
     """A topic trigger's date ("when we do X on Friday"): it does not fire before (``due_at``)."""
     due = phrase_due(when, now) if when else None
@@ -205,6 +211,8 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         fields = {"trigger_kind": "keywords", "keywords": found, **_not_before(when, now)}
         if found:
             return rest[: keywords.start()], fields
+        if _only_pronouns(topic):
+            return None  # "when we get to it": a topic the request never named, so no trigger to wait for
         rest = rest[: keywords.start()]  # "when we meet again": no topic, the next session (below)
     timed = time_due(rest, now)
     if timed:
