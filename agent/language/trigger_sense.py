@@ -1,10 +1,7 @@
 """Does a learner's turn name a reminder's trigger, in the sense the learner gave it.
 
-**Mentions** (``mentions``): does a turn name a trigger's words? Whole words compared by light
-stem ("window functions" matches "window function"), never a substring ("behaving" never matches
-"having"); a keyword written in capitals ("HAVING") is a code term and matches in capitals,
-in backticks, or before "clause", "keyword", "statement", "function", "operator"
-(``TERM_WORDS``), so "I'm having trouble" never fires a HAVING reminder.
+**Mentions** (``agent.language.trigger_mentions``): does a turn name a trigger's words, whole
+words by light stem, a code term in capitals only as code.
 
 **Sense** (``names_trigger``, what ``reminder_rules.trigger_matches`` asks): a code name
 ("GROUP BY", "functools.wraps", "useEffect") fires on its mention alone. Any other keyword fires
@@ -89,52 +86,11 @@ from agent.language.topic_words import (
     word_lemmas,
     zipf,
 )
-from agent.text import FUNCTION_WORDS, light_stem
+from agent.language.trigger_mentions import is_code_name, mentions
+from agent.text import FUNCTION_WORDS
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
-
-TERM_WORDS = frozenset({"clause", "keyword", "statement", "function", "operator", "command"})
-_TOKEN = re.compile(r"`[^`]*`|[^\W_]+(?:['\u2019][^\W_]+)?")
-
-
-# ----- does a turn name a trigger -----
-
-
-def _tokens(text: str) -> list[tuple[str, str, bool]]:
-    """``(stem, original, in_backticks)`` per word of ``text``."""
-    out = []
-    for token in _TOKEN.findall(text):
-        if token.startswith("`"):
-            out.extend((light_stem(w), w, True) for w in re.findall(r"[^\W_]+", token))
-        else:
-            out.append((light_stem(token), token, False))
-    return out
-
-
-def _is_code_term(keyword: str) -> bool:
-    letters = [c for c in keyword if c.isalpha()]
-    return len(letters) >= 2 and all(c.isupper() for c in letters)
-
-
-def mentions(message: str, keyword: str) -> bool:
-    """True when ``message`` names ``keyword`` by the whole-word and code-term rules."""
-    words = _tokens(message)
-    wanted = [light_stem(w) for w in re.findall(r"[^\W_]+", keyword)]
-    if not wanted:
-        return False
-    code = _is_code_term(keyword)
-    for i in range(len(words) - len(wanted) + 1):
-        window = words[i : i + len(wanted)]
-        if [w[0] for w in window] != wanted:
-            continue
-        if not code or all(orig.isupper() or tick for _, orig, tick in window):
-            return True
-        after = words[i + len(wanted)][1].lower() if i + len(wanted) < len(words) else ""
-        if after in TERM_WORDS or (after.endswith("s") and after[:-1] in TERM_WORDS):
-            return True
-    return False
-
 
 # ----- does a turn name a trigger in its sense -----
 
@@ -144,7 +100,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # what does the @ symbol do?"); the clause that names it is compared too, so the question does not
 # dilute the similarity
 _CLAUSE_CUT = re.compile(r"\s*[:;,()\u2014]\s*|\s+-\s+|\?\s*|\s+(?=(?:so|and|but|because)\b)", re.I)
-_CODE_NAME = re.compile(r"[._()`]|[a-z][A-Z]|^[^\W\d_]*\d")
 SENSE_THRESHOLD = 0.46
 """Least MiniLM cosine between the turn (or its naming clause) and the trigger as the learner said it.
 Chosen 0.46 with the discourse-participle and past-activity vetoes (``reminder_turns``), the
@@ -166,16 +121,6 @@ and off, ``SENSE_THRESHOLD`` and ``RARE_ZIPF`` as they are): folds pick 0.48 or 
 0.52; leave-one-out 346/374 fires once, 11/1,836 false; at 0.52 on all 347/374, 10/1,836 (off:
 334/374, 10/1,836). At 0.48 and below "the decorator was here finishing the paint" (0.51 for
 "Python decorators") fires a session early."""
-
-
-def is_code_name(keyword: str) -> bool:
-    """A keyword that names code ("GROUP BY", "functools.wraps", "useEffect"): its words fire alone.
-
-    Every word of it is code: "merging DataFrames" names a topic that a turn may say in another
-    form or with words between ("how do I merge two DataFrames"), so it is read as any other topic.
-    """
-    words = keyword.split()
-    return _is_code_term(keyword) or bool(words) and all(_CODE_NAME.search(w) for w in words)
 
 
 RARE_ZIPF = 2.0

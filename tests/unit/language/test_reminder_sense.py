@@ -12,9 +12,9 @@ import pytest
 
 from agent.language.reminders import parse_reminder
 from agent.language.topic_words import word_lemmas
+from agent.language.trigger_mentions import is_code_name
 from agent.language.trigger_sense import (
     head_words,
-    is_code_name,
     is_rare_topic,
     names_trigger,
     naming_sentence,

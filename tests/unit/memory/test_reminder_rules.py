@@ -8,7 +8,7 @@ import pytest
 
 from agent.language.reminder_requests import is_reminder_request
 from agent.language.reminders import is_trigger_word, parse_reminder, split_keywords
-from agent.language.trigger_sense import mentions
+from agent.language.trigger_mentions import mentions
 from agent.memory.reminder_rules import trigger_matches
 
 NOW = datetime(2026, 2, 3, 11, 0, tzinfo=UTC)  # a Tuesday
