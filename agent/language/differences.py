@@ -356,6 +356,9 @@ def _a_label(text: str, n: Number) -> bool:
     return bool(_LABEL_BEFORE.search(text[: n.start]))
 
 
+_A_PERCENT = re.compile(r"%|\bper\s*cent\b|\bpercent\b", re.I)
+_POINTS = re.compile(r"(?:percentage\s+)?(?:points?|pts)\b", re.I)
+"""A percentage changes by percent or points only; a count added to it is no change of it."""
 _PART_OF = re.compile(r"\d\s*(?:%|per\s*cent|percent)\s+of\b", re.I)
 """A percentage of a named whole ("another 10% of the course"): progress in points, not a relative change."""
 
@@ -403,6 +406,9 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
     if amount is None:
         return None
     value, like = amount
+    points = change.unit == "percent" or bool(_POINTS.match(change.unit or ""))
+    if change.factor is None and not points and _A_PERCENT.search(like):
+        return None  # "learned 25 new ones" is no change of "10% of my kanji are gone": a count, no percent
     now, base = current_value(old), without_current(old)
     # money left is a fund, told spent or added by its own words ("took $380 of it")
     left = now.endswith(" left") if now else any(_LEFT_AFTER.match(base[n.end :]) for n in numbers(base))

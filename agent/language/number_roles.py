@@ -127,7 +127,7 @@ def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
     did 15 km, I only managed 6": km). The learner's count beside another's is the learner's work.
     """
     verb = done_verb(text, n)
-    if verb is None:
+    if verb is None or joint_work(text, n.start):
         return None
     unit = unit_after(text, n.end)
     if unit is not None:
@@ -174,6 +174,19 @@ def done_verb(text: str, n: Number) -> str | None:
     # "read 40 pages this week", opening the clause with no subject: the parse's past ("I read" stays unread)
     past = past or (lemma == word and tokens[-1].tag_ == "VBD" and len(tokens) == 1)
     return None if not past or lemma in _LOSS else "do" if through else lemma
+
+
+def joint_work(text: str, start: int) -> bool:
+    """True when the number's clause tells work done with someone ("my partner and I did 10 hours together").
+
+    The verb's subject joins the learner with another (a conjunct, the parse) or the verb is done "together":
+    the amount is the group's, not the learner's (their share, when told, is ``portions.own_share``).
+    """
+    verb = _verb_of(text, start)
+    if verb is None:
+        return False
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    return any(list(s.conjuncts) for s in subjects) or any(c.lower_ == "together" for c in verb.children)
 
 
 def _a_time(token: Token) -> bool:

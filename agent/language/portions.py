@@ -39,8 +39,15 @@ _LOSS = frozenset(
     | {"eat", "drop", "scrap", "reset", "wipe"}
 )
 """Lemmas of verbs that take a part of a total away (a closed class: MiniLM does not encode direction)."""
-_GONE = re.compile(r"^\s*(?:[\w'-]+\s+){0,3}?(?:went|goes|gone|go)\s+(?:on|to)\b", re.I)
+_GONE = re.compile(
+    r"^\s*(?:[\w'-]+\s+){0,3}?(?:(?:went|goes|gone|go)\s+(?:on|to)\b|(?:are|is|were|was|ha(?:ve|s)\s+been)\s+"
+    r"(?:just\s+|simply\s+|all\s+|completely\s+|totally\s+)?(?:gone|lost|forgotten)\b)",
+    re.I,
+)
 """After the part: it went away ("half of it went on rent", "a fifth of the grant went to fees")."""
+_TOOK = re.compile(r"\b(?:took|taken|(?:had|have|has|needed)\s+to\s+take)(?:\s+out)?\s+$", re.I)
+"""Before the part: a draw done ("I had to take a fifth of the fund", "took half of my savings"); a habit
+("I take half of my lessons online") tells no change."""
 REMAINING = re.compile(
     r"(?:what(?:'s|\s+(?:is|was))\s+(?:left|remaining)|what\s+remain(?:s|ed)|the\s+(?:remaining|rest))\b",
     re.I,
@@ -109,11 +116,13 @@ def lost_portion(text: str) -> Portion | None:
     for match in _PORTION.finditer(text):
         if (match["whose"] or match["det"]).lower() in OTHERS or not_done(text, match.start()):
             continue
-        words = re.findall(r"[A-Za-z]+", re.split(r"[.;!?,:]", text[: match.start()])[-1])[-4:]
+        clause = re.split(r"[.;!?,:]", text[: match.start()])[-1]
+        words = re.findall(r"[A-Za-z]+", clause)[-4:]
         lemmas = {simplemma.lemmatize(w.lower(), lang="en") for w in words}
         gone = _GONE.match(text[match.end() :]) or REMAINING.match(
             text[match.start("whose") or match.end() :]
         )
+        gone = gone or _TOOK.search(clause)
         if not lemmas & _LOSS and not gone:
             continue
         part = float(match["pct"]) / 100 if match["pct"] else _PARTS[(match["part"] or "half").lower()]
@@ -133,6 +142,10 @@ _MY_SHARE_BEFORE = re.compile(
     re.I,
 )
 """Before a share: "my share was 19 km"."""
+_EACH_BEFORE = re.compile(r"\b(?:we|they)\s+(?:both\s+|all\s+)?each\s+[a-z]+\s+(?:about\s+)?$", re.I)
+"""Before a share of joint work: "we each get 5", "we each logged 3" (the learner's is one of them)."""
+_FOR_ME_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+)?(?:counts?|counted|goes|go|went)\s+(?:for|to)\s+me\b", re.I)
+"""After a share: "so 3 count for me", "4 hours went to me"."""
 _I_BEFORE = re.compile(r"\b(?:I|I've|I'd)\s+(?:[a-z]+\s+){1,2}$")
 _OF_THEM_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+)?of\s+(?:them|those|these|it|which|the\s+\w+)\b", re.I)
 """"I did 7 of them", "I read 45 of those": the learner's own part of what the clause before counts."""
@@ -148,6 +161,7 @@ def own_share(text: str) -> Portion | None:
         before, after = SYMBOL_BEFORE.sub("", text[: n.start]), text[n.end :]
         mine = _MINE_AFTER.match(after) or _MY_SHARE_BEFORE.search(before)
         mine = mine or (_I_BEFORE.search(before) and _OF_THEM_AFTER.match(after))
+        mine = mine or _EACH_BEFORE.search(before) or _FOR_ME_AFTER.match(after)
         if not mine or not_done(text, n.start):
             continue
         unit = unit_of(text, n)

@@ -1,0 +1,31 @@
+"""A count is no change of a percentage; joint work adds the learner's share; a part taken or gone."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.language.differences import resolve_change
+
+OLD_AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+NEW_AT = OLD_AT + timedelta(days=7)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("About 15% of my flashcards are overdue.", "Reviewed 40 new cards tonight.", None),
+        ("I'm 30% through the calculus workbook.", "Did 12 more integrals after dinner.", None),
+        ("My completion rate is 60%.", "It went up 5 points this week.", "65%"),
+        ("I've logged 40 hours of clinic shadowing so far.", "My friend and I did 6 hours together.", None),
+        (
+            "I've logged 40 hours of clinic shadowing so far.",
+            "My friend and I did 6 hours together on Monday, we each logged 3.",
+            "43",
+        ),
+        ("I've saved 800 euros for the exchange.", "Had to take a quarter of the savings for rent.", "600"),
+        ("I can conjugate 120 verbs.", "After the summer about 25% of my verbs are just gone.", "90"),
+    ],
+)
+def test_shares_and_parts(old: str, new: str, value: str | None) -> None:
+    """My own phrasings (not the scenarios'): the value ``new`` gives ``old``, or None (left alone)."""
+    assert resolve_change(new, old, old_at=OLD_AT, new_at=NEW_AT) == value
