@@ -93,9 +93,10 @@ def strip_end(text: str) -> str:
     return re.sub(r"[\s.!?,;:]+$", "", text.strip())
 
 
-_UTTERANCE_END = re.compile(r"[.!?]+\s+")
+_UTTERANCE_END = re.compile(r"[.!?:]+\s+")
 """The end of an utterance inside one piece of text: "hey! next time …" (``pysbd`` does not cut
-before lower case)."""
+before lower case); a colon too, after a lead-in that announces the request ("two things: when we
+get to X, remind me …"): kept, the lead-in stood before the condition and no trigger was read."""
 
 
 def own_utterance(text: str) -> str:

@@ -180,10 +180,10 @@ def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
 
 def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     """``(the task, the trigger fields)`` of a request's text after "remind me to"."""
-    concept, keywords = CONCEPT.search(rest), KEYWORDS.search(rest)
+    concept, keywords = _last(CONCEPT, rest), _last(KEYWORDS, rest)
     if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
-    clause = concept if concept and (keywords is None or concept.start() <= keywords.start()) else keywords
+    clause = concept if concept and (keywords is None or concept.start() >= keywords.start()) else keywords
     if clause is not None and _session_only(next(k for k in clause.groupdict().values() if k), now):
         # "before we start next time", "once we meet next session": no topic, so the next session
         # (the one-day default, or the time the clause names) and the clause is no part of the task
@@ -192,7 +192,7 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         due = phrase_due(strip_end(said), now)
         if due is not None:  # "before we start next week"
             return rest, {"trigger_kind": "time", "due_at": due.isoformat(), "when": strip_end(said)}
-    if concept and (keywords is None or concept.start() <= keywords.start()):
+    if concept and (keywords is None or concept.start() >= keywords.start()):
         topic, when = _topic_time(concept["what"], now)
         what = _without_adverb(_TRAILING.sub("", _LEADING.sub("", topic)))
         fields = {"trigger_kind": "concept", "concept": what, "keywords": split_keywords(what)}
@@ -223,6 +223,22 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
 
 
+def _last(pattern: re.Pattern[str], rest: str) -> re.Match[str] | None:
+    """The last condition of ``pattern`` in ``rest``: the request's own, put at its end.
+
+    A condition that opened the request is moved after the task ("remind me to <task> <condition>",
+    ``reminder_requests``), so a connective inside the task ("ask about X after you explain the
+    basics, our professor loves it") comes first; read from there, the task's clause and the
+    learner's aside became the trigger and the topic was never waited for.
+    """
+    found, at = None, 0
+    while (match := pattern.search(rest, at)) is not None:
+        # the next search starts at the topic, so "the next time" is one connective, not two
+        topic = min(match.start(g) for g, v in match.groupdict().items() if v and g.startswith("what"))
+        found, at = match, max(topic, match.start() + 1)
+    return found
+
+
 def _opening(rest: str, now: datetime) -> tuple[str, datetime, str] | None:
     """``(task, due, phrase)`` of a task that opens with its time: "on Monday I have to register …".
 
@@ -251,7 +267,11 @@ def _clause_then_infinitive(rest: str) -> tuple[str, str] | None:
         return None  # "before Friday to pay the fee": a time, read by _TIME_FIRST
     for tok in doc[2:-1]:
         if tok.tag_ == "TO" and doc[tok.i + 1].tag_ == "VB":
-            return rest[: tok.idx], rest[tok.idx :]
+            # "when we do X I want to ask …": the task starts at the subject of the verb the
+            # infinitive hangs on, not at "to" (read from "to", "X I want" was the topic)
+            wants = [s for s in doc[tok.i + 1].head.children if s.dep_ == "nsubj" and 2 < s.i < tok.i]
+            at = wants[0].left_edge.idx if wants and doc[tok.i + 1].head.i < tok.i else tok.idx
+            return rest[:at], rest[at:]
     return None
 
 
