@@ -197,7 +197,9 @@ def _names_the_person(head: Token, subject: Token) -> bool:
     """True for "My teacher is Frau Obermaier": the copula gives a person a name (not a date: "30 June")."""
     if head.lemma_ != "be" or not person(subject) or owner_of(subject) not in {"", LEARNER}:
         return False  # "Pim's supervisor is Prof. X" names another's person
-    return any(c.dep_ == "attr" and c.pos_ in NAMES and entity_label(c) != "DATE" for c in head.children)
+    # the parser may hang the name on a later verb ("… is Dr. <name>, answers emails at 2am"): the word after
+    told = [*(c for c in head.children if c.dep_ == "attr"), *head.doc[head.i + 1 : head.i + 2]]
+    return any(c.pos_ in NAMES and entity_label(c) != "DATE" for c in told)
 
 
 def _top_clauses(text: str) -> list[Token]:

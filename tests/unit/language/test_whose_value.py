@@ -44,6 +44,9 @@ CURRENT = [
     "Google Docs is my app now.",
     "My PhD supervisor is Prof. Okafor, she's brilliant with Bayesian models.",
     "My teacher is Frau Obermaier, she teaches out of her flat.",
+    # the name the parser hangs on a later verb (A6's own phrasings)
+    "my mentor is Dr. Anil Rao, quick to reply, answers messages late at night",
+    "our coach is Ms. Juliette Moreau, strict but fair, runs drills at 6am",
     "My new M3 MacBook Pro arrived yesterday and it's so fast.",
     "Our tutor gave the whole seminar until March 10 because the library was closed.",
     "My professor pushed the exam to May 11.",
