@@ -79,12 +79,13 @@ def _chunk_names(head: str, words: set[str]) -> bool:
 
 
 _OWNED = re.compile(
-    r"(?:^|[,;:]\s*)(?:(?:my|our|his|her|their)\s+([\w-]+)|(?:(?:the|a|an|this|that)\s+(?:[\w-]+\s+){0,2})?"
+    r"(?:^|[,;:.!?]\s*)(?:(?:my|our|his|her|their)\s+([\w-]+)|(?:(?:the|a|an|this|that)\s+(?:[\w-]+\s+){0,2})?"
     r"([A-Za-z][\w-]*)'s)\b",
     re.I,
 )
 _THEIRS = re.compile(r"(?:his|her|their)\s", re.I)
 _NO_OWNER = {"let", "it", "that", "there", "here", "what", "everyone", "everybody", "today", "week", "year"}
+_NO_OWNER |= {"she", "he", "who", "where", "how"}  # "she's the best": a pronoun's "is", no owner
 
 
 def _change_number(new: str, *, dates: bool = False) -> int | None:

@@ -106,7 +106,7 @@ def _old_amount(change: Shift, old: str, new: str = "") -> tuple[float, str] | N
     ("Gained 45 points", no "(now …)") holds no total.
     """
     base = without_current(old)
-    if change.stock and not _a_stock(old, money=change.stock == "spent"):
+    if change.stock not in (None, "of_it") and not _a_stock(old, money=change.stock == "spent"):
         return None  # "used 3 of them" of "I've finished 18 novels": a tally of work is no stock
     told = shift(base) if current_value(old) is None else None
     # "I prepaid 20 lessons" reads as work done, but what was bought is the stock a draw changes

@@ -255,6 +255,12 @@ _DRAWN_BEFORE = re.compile(
 in the past, as work done is told ("I pay 80 dollars a month" is a price)."""
 
 
+_OF_IT = re.compile(r"^\s+(?:[a-z]+\s+)?of\s+(?:it|that|this)\b(?!\s+\w+ing\b)", re.I)
+"""After an amount: a part of the value the pronoun names ("35 of it"), not "two of it being …"."""
+_DRAWS = frozenset({"spend", "use", "eat", "take", "burn", "blow", "swallow", "cost", "withdraw"})
+"""Lemmas of verbs that take a part of a value away (a closed class: MiniLM does not encode direction)."""
+
+
 def stock_change(text: str, n: Number) -> tuple[float, str] | None:
     """The sign and kind of an amount drawn from or given to a stock (``quantities.Amount.stock``), or None.
 
@@ -264,12 +270,14 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
     no savings.
     """
     unit = unit_of(text, n)
+    verb = _verb_of(text, n.start)
+    if _OF_IT.match(text[n.end :]) and verb is not None and verb.lemma_.lower() in _DRAWS:
+        return -1.0, "of_it"  # "spent 35 of it", "the train ate 140 of it": a part of the value "it" names
     drawn = _DRAWN_BEFORE.search(SYMBOL_BEFORE.sub("", text[: n.start]))
     if drawn is not None and not drawn["money"]:
         return -1.0, "used"
     if drawn is not None and (unit is None or is_money(unit)):
         return -1.0, "spent"  # "Spent 4 hours on the audiobook" is work done, not money drawn
-    verb = _verb_of(text, n.start)
     past = verb is not None and verb.tag_ in {"VBD", "VBN"}  # "the free tier gives me 1,000 a day": a state
     if past and unit is not None and not is_money(unit) and given_to_learner(text, n.start, purpose=False):
         return 1.0, "given"

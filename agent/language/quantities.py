@@ -147,7 +147,8 @@ class Amount:
     stock: str | None = None
     """Drawn from or given to a stock: ``"spent"`` (money: "spent 120 on tips", a change of money left only),
     ``"used"`` ("used 3 of them") or ``"given"`` ("gave me 2 free lessons"), a change of a value held ("I
-    prepaid 20 lessons"); never of a tally of work."""
+    prepaid 20 lessons"); never of a tally of work. ``"of_it"`` ("spent 35 of it"): a part of the value the
+    pronoun names, whatever holds it (``number_roles.stock_change``)."""
 
 
 def _before(text: str, n: Number) -> str:

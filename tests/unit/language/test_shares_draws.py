@@ -23,9 +23,29 @@ NEW_AT = OLD_AT + timedelta(days=7)
             "43",
         ),
         ("I've saved 800 euros for the exchange.", "Had to take a quarter of the savings for rent.", "600"),
+        (
+            "I have 300 dollars set aside for the conference.",
+            "The poster printing swallowed 60 of it.",
+            "240",
+        ),
+        ("I've got 150 pounds put by for books.", "Used 40 of it on the anatomy atlas.", "110"),
         ("I can conjugate 120 verbs.", "After the summer about 25% of my verbs are just gone.", "90"),
     ],
 )
 def test_shares_and_parts(old: str, new: str, value: str | None) -> None:
     """My own phrasings (not the scenarios'): the value ``new`` gives ``old``, or None (left alone)."""
     assert resolve_change(new, old, old_at=OLD_AT, new_at=NEW_AT) == value
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Happy new year! my aunt doubled my bike fund, she's so generous",
+        "my grandpa added 40 to my camera savings, he's the best",
+    ],
+)
+def test_a_pronouns_is_no_owner(new: str) -> None:
+    """ "she's", "he's" is a pronoun and "is", no owner; a greeting before the change is no subject of it."""
+    from agent.language.change_owner import names_another_owner
+
+    assert not names_another_owner(new, "I've got 200 euros saved for a bike and a camera so far")
