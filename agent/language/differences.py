@@ -35,6 +35,7 @@ resolved value, not from its first number.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from dateutil.relativedelta import relativedelta
@@ -61,7 +62,7 @@ from agent.language.numerals import (
 )
 from agent.language.portions import REMAINING, fraction_of
 from agent.language.shifts import Shift, amount_shift, shift
-from agent.language.units import is_money, same_head, similar_units, unit_of
+from agent.language.units import duration_factor, is_money, same_head, similar_units, unit_of
 from agent.language.when import date_like, dates_in
 
 CHANGE_MIN = 0.42
@@ -379,6 +380,25 @@ def _relative(change: Shift, old: str, new: str) -> Shift:
     return Shift(factor=1 + change.amount / 100)
 
 
+def _in_the_old_unit(change: Shift, old: str) -> Shift:
+    """An amount of time told in another unit than the old value's, in the old value's unit.
+
+    "90 minutes" of "14 hours" is 1.5 hours; the old unit is its only timed number's (before "(now …)").
+    """
+    if change.amount is None or change.factor is not None:
+        return change
+    text = current_value(old) or without_current(old)
+    units = [unit_of(text, n) for n in numbers(text)] or [None]
+    if current_value(old) is not None and units == [None]:
+        base = without_current(old)
+        units = [unit_of(base, n) for n in numbers(base) if unit_of(base, n)]
+    timed = [(u, f) for u in units if (f := duration_factor(change.unit, u)) is not None]
+    if len(timed) != 1:
+        return change
+    unit, factor = timed[0]
+    return replace(change, amount=round(change.amount * factor, 4), unit=unit)
+
+
 def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) -> str | None:
     """The value ``new`` gives ``old`` by a stated difference ("June 19", "400"), or None.
 
@@ -399,7 +419,7 @@ def resolve_change(new: str, old: str, *, old_at: datetime, new_at: datetime) ->
             return date_like(when, found[0], current_value(old) or without_current(old))
         if found or (change := amount_shift(new)) is None:
             return None  # "Another 9 days done" of "I'm at 61 days": days counted, not a date moved
-    change = _relative(change, old, new)
+    change = _in_the_old_unit(_relative(change, old, new), old)
     if _OF_REMAINING.search(new) and current_value(old) is None and not _told_left(without_current(old)):
         return None  # "a third of what was left": something was drawn before that KAG never read
     amount = _old_amount(change, old, new)

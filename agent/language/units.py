@@ -186,3 +186,21 @@ def given(text: str, n: Number) -> bool:
             return True
         token = token.head
     return False
+
+
+_DURATIONS = {"second": 1 / 60, "sec": 1 / 60, "minute": 1.0, "min": 1.0, "hour": 60.0, "hr": 60.0, "h": 60.0}
+_DURATION = re.compile(r"^(sec(?:ond)?|min(?:ute)?|hour|hr|h)s?\b", re.I)
+
+
+def duration_factor(unit: str | None, other: str | None) -> float | None:
+    """What one ``unit`` of time is in ``other`` ("minutes", "hours": 1/60), or None when either is no time.
+
+    "two more sessions, 90 minutes each" adds 1.5 to "14 hours of speaking practice": the same work told in
+    another unit of time. The same unit gives None (nothing to convert).
+    """
+    one, two = _DURATION.match(unit or ""), _DURATION.match(other or "")
+    if one is None or two is None:
+        return None
+    a, b = one.group(1).lower(), two.group(1).lower()
+    factor = _DURATIONS[a] / _DURATIONS[b]
+    return None if factor == 1 else factor
