@@ -47,7 +47,7 @@ _SMALL_RE = "|".join(_SMALL)
 _TENS_RE = "|".join(_TENS)
 _UPTO_99 = rf"(?:(?:{_TENS_RE})(?:[\s-]+(?:{_SMALL_RE}))?|{_SMALL_RE})"
 _WORD_NUMBER = re.compile(
-    rf"\b(?:(?:a|half\s+a|{_UPTO_99})\s+dozen|(?:a|{_UPTO_99})\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_UPTO_99})?|{_UPTO_99})\b",
+    rf"\b(?:half\s+an(?=\s+hour\b)|(?:a|half\s+a|{_UPTO_99})\s+dozen|(?:a|{_UPTO_99})\s+(?:hundred|thousand)(?:\s+(?:and\s+)?{_UPTO_99})?|{_UPTO_99})\b",
     re.I,
 )
 _DECIMAL_COMMA = r"(?<![\w.,])\d+,\d{1,2}(?![\w.,]*\d)"
@@ -81,6 +81,8 @@ class Number:
 
 def _word_value(phrase: str) -> float:
     words = re.split(r"[\s-]+", phrase.lower().replace(" and ", " "))
+    if words == ["half", "an"]:  # "half an hour": a half of the unit after it
+        return 0.5
     if words[-1] == "dozen":  # "a dozen", "two dozen", "half a dozen"
         if words[0] in ("a", "half"):
             return 6.0 if words[0] == "half" else 12.0

@@ -31,6 +31,7 @@ NEW_AT = OLD_AT + timedelta(days=7)
         ("I've got 150 pounds put by for books.", "Used 40 of it on the anatomy atlas.", "110"),
         ("I've spent 20 hours on the violin this term.", "Four more lessons, 45 minutes each.", "23"),
         ("I've meditated 300 minutes this month.", "Another 2 hours at the weekend retreat.", "420"),
+        ("I've put 12 hours into the guitar course so far.", "Half an hour more of scales tonight.", "12.5"),
         ("I can conjugate 120 verbs.", "After the summer about 25% of my verbs are just gone.", "90"),
     ],
 )
