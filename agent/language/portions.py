@@ -92,10 +92,20 @@ _TAKEN_BACK = re.compile(
 don't count"); a closed class of judgements, as the verbs of loss are."""
 
 
+_TAKEN_OFF = re.compile(
+    r"^[^.;!?]*?\b(?:(?:take|took|subtract(?:ed)?|knock(?:ed)?|remove[d]?)\s+(?:those|them|these|that)\s+"
+    r"(?:off|out\s+of|from)\s+(?:the|my|our)\s+(?:count|total|tally|number)"
+    r"|(?:they|those|these)\s+(?:don't|do\s+not|no\s+longer|shouldn't|should\s+not)\s+count)\b",
+    re.I,
+)
+"""Later in the sentence, the count told is taken off the total ("found 12 repeats, so take those off the
+count", "deleted 8 cards, they don't count"): the pronoun names the count."""
+
+
 def taken_back(text: str) -> Portion | None:
     """A part of the learner's work taken back, as a decrement ("3 of those were wrong": -3), or None."""
     for n in numbers(text):
-        if _TAKEN_BACK.match(text[n.end :]):
+        if _TAKEN_BACK.match(text[n.end :]) or _TAKEN_OFF.match(text[n.end :]):
             return Portion(delta=-n.value)
     return None
 

@@ -32,6 +32,11 @@ NEW_AT = OLD_AT + timedelta(days=7)
         ("I've spent 20 hours on the violin this term.", "Four more lessons, 45 minutes each.", "23"),
         ("I've meditated 300 minutes this month.", "Another 2 hours at the weekend retreat.", "420"),
         ("I've put 12 hours into the guitar course so far.", "Half an hour more of scales tonight.", "12.5"),
+        (
+            "My deck has 400 cards learned.",
+            "Spotted 12 repeats and deleted them, so take those off the total.",
+            "388",
+        ),
         ("I can conjugate 120 verbs.", "After the summer about 25% of my verbs are just gone.", "90"),
     ],
 )
@@ -48,7 +53,7 @@ def test_shares_and_parts(old: str, new: str, value: str | None) -> None:
     ],
 )
 def test_a_pronouns_is_no_owner(new: str) -> None:
-    """ "she's", "he's" is a pronoun and "is", no owner; a greeting before the change is no subject of it."""
+    """A pronoun's "is" ("she's") is no owner; a greeting before the change is no subject of it."""
     from agent.language.change_owner import names_another_owner
 
     assert not names_another_owner(new, "I've got 200 euros saved for a bike and a camera so far")
