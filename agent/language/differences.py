@@ -383,15 +383,14 @@ def _relative(change: Shift, old: str, new: str) -> Shift:
 def _in_the_old_unit(change: Shift, old: str) -> Shift:
     """An amount of time told in another unit than the old value's, in the old value's unit.
 
-    "90 minutes" of "14 hours" is 1.5 hours; the old unit is its only timed number's (before "(now …)").
+    "90 minutes" of "14 hours" is 1.5 hours; the old unit is its only timed number's. A value KAG computed
+    names no unit of its own: no conversion (missed beats wrong).
     """
     if change.amount is None or change.factor is not None:
         return change
-    text = current_value(old) or without_current(old)
-    units = [unit_of(text, n) for n in numbers(text)] or [None]
-    if current_value(old) is not None and units == [None]:
-        base = without_current(old)
-        units = [unit_of(base, n) for n in numbers(base) if unit_of(base, n)]
+    if current_value(old) is not None:
+        return change  # "… 90 minutes each (now 17)": the 17 counts a unit this fact never names
+    units = [unit_of(old, n) for n in numbers(old)]
     timed = [(u, f) for u in units if (f := duration_factor(change.unit, u)) is not None]
     if len(timed) != 1:
         return change

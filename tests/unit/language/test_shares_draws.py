@@ -37,6 +37,7 @@ NEW_AT = OLD_AT + timedelta(days=7)
             "Spotted 12 repeats and deleted them, so take those off the total.",
             "388",
         ),
+        ("Two more rehearsals this week, 2 hours each (now 9)", "Another 20 minutes on it tonight.", None),
         ("I can conjugate 120 verbs.", "After the summer about 25% of my verbs are just gone.", "90"),
     ],
 )
