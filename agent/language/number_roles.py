@@ -159,8 +159,8 @@ def done_verb(text: str, n: Number) -> str | None:
     start = n.start - len(clause_before(text, n.start))
     skip = {"PUNCT", "SYM", "CCONJ", "SCONJ"}  # "… while I managed 2", "$", ","
     tokens = [t for t in parse(text) if start <= t.idx < n.start and t.pos_ not in skip]
-    while len(tokens) > 1 and tokens[-1].pos_ == "ADV":
-        tokens.pop()  # "I managed just 30"
+    while len(tokens) > 1 and (tokens[-1].pos_ == "ADV" or tokens[-1].dep_ == "prt"):
+        tokens.pop()  # "I managed just 30", "knocked out 7": an adverb or a verb's particle
     tokens = [t for t in tokens if not _a_time(t)]  # "Yesterday I cycled 30 km", "Last week I swam 2 km"
     through = len(tokens) > 1 and tokens[-1].lower_ == "through"
     tokens = tokens[:-1] if through else tokens  # "got through 14", "worked through 12": work of any kind

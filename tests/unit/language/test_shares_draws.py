@@ -58,3 +58,11 @@ def test_a_pronouns_is_no_owner(new: str) -> None:
     from agent.language.change_owner import names_another_owner
 
     assert not names_another_owner(new, "I've got 200 euros saved for a bike and a camera so far")
+
+
+def test_a_particle_after_the_verb_of_work() -> None:
+    """A verb's particle ("churned out 9 proofs") stands between the verb of work and the amount."""
+    from agent.language.shifts import shift
+
+    change = shift("Churned out 9 proofs before lunch.")
+    assert change is not None and change.done == "churn" and change.amount == 9
