@@ -179,14 +179,17 @@ def done_verb(text: str, n: Number) -> str | None:
 def joint_work(text: str, start: int) -> bool:
     """True when the number's clause tells work done with someone ("my partner and I did 10 hours together").
 
-    The verb's subject joins the learner with another (a conjunct, the parse) or the verb is done "together":
+    The verb's subject joins the learner with another (a conjunct, the parse) or the learner does it together:
     the amount is the group's, not the learner's (their share, when told, is ``portions.own_share``).
     """
     verb = _verb_of(text, start)
     if verb is None:
         return False
     subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
-    return any(list(s.conjuncts) for s in subjects) or any(c.lower_ == "together" for c in verb.children)
+    group = {t.lower_ for s in subjects if s.conjuncts for t in (s, *s.conjuncts)}
+    together = any(c.lower_ == "together" for c in verb.children)
+    # "Mum and dad agreed on 25% more": a pair without the learner is no joint work of the learner's
+    return bool(group & {"i", "me"}) or (together and any(s.lower_ in ("i", "we", "me") for s in subjects))
 
 
 def _a_time(token: Token) -> bool:

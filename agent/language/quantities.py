@@ -35,6 +35,7 @@ from agent.language.number_roles import (
     clause_before,
     done_verb,
     given_to_learner,
+    joint_work,
     not_done,
     stock_change,
     work_done,
@@ -300,8 +301,8 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             continue  # "I'm 20% more confident now": a quality compared, no value changed
         sign = _direction(text, n)
         if sign is not None:
-            if _names_a_total(text, n):
-                return None
+            if _names_a_total(text, n) or joint_work(text, n.start):
+                return None  # "Me and a friend put in 4 more hours together": the pair's, no share told
             # "another 15%" of a progress adds points; ``differences`` applies it to a percent only
             changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n)))
         elif PERCENT_AFTER.match(after) and sign_at is not None and _measures_a_change(text, n):

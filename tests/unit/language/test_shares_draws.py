@@ -38,6 +38,11 @@ NEW_AT = OLD_AT + timedelta(days=7)
             "388",
         ),
         ("Two more rehearsals this week, 2 hours each (now 9)", "Another 20 minutes on it tonight.", None),
+        (
+            "I've logged 40 hours of clinic shadowing so far.",
+            "My cousin and I put in 5 more hours together.",
+            None,
+        ),
         ("I can conjugate 120 verbs.", "After the summer about 25% of my verbs are just gone.", "90"),
     ],
 )
