@@ -11,11 +11,9 @@ about (the unit compared by MiniLM, not by a list).
   "twenty-five", "a hundred and five", "a dozen"); no library for English number words is
   installed, so the small closed vocabulary of number words is here (numbers are a closed
   class; ``number-parser`` or ``numerizer`` on PyPI could replace it).
-- **Which way** the amount goes is read from the words right around it: "another N", "N
-  more/new/extra", "add(ed) N", "gained N", "plus N" add; "N fewer/less", "lost N", "cut/
-  removed/took N", "minus N" take away; "doubled", "tripled", "halved", "cut in half",
-  "by N%" scale. MiniLM does not encode direction (docs/decisions/language-layer.md), so
-  this is a short closed list, as in ``differences``.
+- **Which way** the amount goes is read from the words right around it
+  (``agent.language.amount_directions``); "doubled", "tripled", "halved", "cut in half", "by N%"
+  scale.
 - **No change** when the amount is negated ("I didn't add 5 more words"), only planned or
   wished for ("I want to add 10 more", "I'll need 20 more"), compared ("3 more points than
   my friend") or still to go ("5 more lessons to go", "10 more left"); none either when the
@@ -29,12 +27,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent.language.amount_directions import FILLER, direction, text_before
 from agent.language.number_roles import (
     NOT_DONE,
     PRO_VERBS,
     clause_before,
     done_verb,
-    given_to_learner,
     joint_work,
     not_done,
     stock_change,
@@ -42,67 +40,13 @@ from agent.language.number_roles import (
 )
 from agent.language.numerals import (
     PERCENT_AFTER,
-    SYMBOL_BEFORE,
     Number,
     numbers,
 )
 from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work, taken_back
-from agent.language.units import is_money, unit_of
+from agent.language.units import unit_of
 
-_APPROXIMATELY = r"about|around|roughly|nearly|almost|approximately|some"
-_FILLER = rf"(?:(?:a|an|the|me|us|my|our|another|all|of|{_APPROXIMATELY})\s+)*"
-"""Words between a verb of change and its amount: determiners, and approximators ("cut roughly 400 words")."""
-_UP_BEFORE = re.compile(
-    rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
-    rf"|put(?:s|ting)?\s+(?:in|aside|away)|chipped\s+in|deposited"
-    rf"|topped\s+up(?:(?:\s+(?:my|our|his|her|their|the|it|them)(?:\s+\w+){{0,2}}?)?\s+(?:by|with))?"
-    rf"|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped"
-    rf"|(?:raise|rise|increase|boost|hike)\s+of)\s+{_FILLER}$",
-    re.I,
-)
-"""Before an amount added: "another 60", "gained 45", "put in 9 hours", "went up eleven points"."""
-_DOWN_BEFORE = re.compile(
-    rf"\b(?:lost|lose|loses|losing|minus|cut|cuts|removed?|removes|deleted?|took|takes?|shaved|dropped|trim(?:med|s)?"
-    rf"|subtract(?:ed|s)?|(?:take|takes|taking)\s+(?:off|away)|took\s+away"
-    rf"|knock(?:ed|s)?|sold|gave\s+away|threw\s+(?:out|away))"
-    rf"\s+{_FILLER}$",
-    re.I,
-)
-_UP_AFTER = re.compile(
-    r"^\s+(?:[A-Za-z]+\s+)?(?:more|new|extra|additional|further|added)\b(?!\s+than)"
-    r"|^\s+(?:[A-Za-z]+\s+){0,3}?(?:back|into)\b(?!\s+(?:down|to|from|home))|^\s*(?:raise|rise|increase|boost|hike)\b",
-    re.I,
-)
-"""After an amount added: "12 more", "3,200 words added", "put €150 back"/"into" (not "3 more than")."""
-_DOWN_AFTER = re.compile(
-    r"^\s+(?:[A-Za-z]+\s+)?(?:fewer|less)\b(?!\s+than)|^\s+(?:[A-Za-z]+\s+){0,3}?(?:out\s+of\s+(?:it|the|my|our)"
-    r"|dropped\s+out|quit|left)\b|^\s*(?:cut|drop|decrease|reduction|discount)\b|^\s+(?:[A-Za-z]+\s+){0,2}?gone\b(?!\s+(?:on|to|up|by))",
-    re.I,
-)
-"""After an amount taken away: "5 fewer", "take $70 out of it", "four dropped out", "a £50 discount"."""
-_FROM_A_FUND = re.compile(
-    r"^[^.;!?]*?\b(?:of|from|out\s+of)\s+(?:it|that|the|my|our)\b|^\s+(?:[A-Za-z]+\s+)?(?:of|from|out\s+of)\s+\w",
-    re.I,
-)
-"""After money spent: where from ("of it", "from my savings", "$140 of credits"), so it changes a fund."""
-_MONEY_IN_BEFORE = re.compile(rf"\b(?:earned|received|saved|got|made|won)\s+{_FILLER}$", re.I)
-"""Before an amount of money added: "earned $200 from tutoring" (money only: "got 3 hours" is none)."""
-_SPENT_BEFORE = re.compile(
-    rf"\b(?:spen[dt]s?|spending|paid|pay(?:s|ing)?|used|withdr[ae]w[ns]?|withdrawing|borrowed|pull(?:s|ed|ing)?)"
-    rf"\s+{_FILLER}$",
-    re.I,
-)
-"""Before an amount of money taken away: "spent €350", "pulled £75" (money only)."""
-_WITHDRAWN_BEFORE = re.compile(rf"\b(?:withdr[ae]w[ns]?|withdrawing)\s+{_FILLER}$", re.I)
-"""Before an amount withdrawn: out of a fund by the verb's meaning ("Withdrew 1,000 rand to book the
-test"), whatever the currency is called."""
-_GONE_ON = re.compile(r"^\s+(?:[A-Za-z]+\s+)?(?:went|goes|gone|go)\s+on\b", re.I)
-"""After an amount of money spent: "another €45 went on printing" (money only)."""
-_GIVEN_AFTER = re.compile(r"^\s+(?:came\s+in|arrived|went\s+(?:in|into))\b", re.I)
-"""After an amount of money added: "€200 came in from tutoring" (money only)."""
-_BY = re.compile(rf"\bby\s+{_FILLER}$", re.I)
-_SIGNED = re.compile(r"(?:^|[\s(:;,])(?P<sign>[+\-\u2212])$")
-"""A sign written on the amount ("+40 words", "-3 km", "pages: +17"): its direction, as a learner logs it."""
+_BY = re.compile(rf"\bby\s+{FILLER}$", re.I)
 _FACTORS = (
     (
         re.compile(r"\b(?:doubled|doubles|double[sd]?\s+(?:up|its|their)|twice\s+what\s+it\s+was)\b", re.I),
@@ -150,36 +94,6 @@ class Amount:
     ``"used"`` ("used 3 of them") or ``"given"`` ("gave me 2 free lessons"), a change of a value held ("I
     prepaid 20 lessons"); never of a tally of work. ``"of_it"`` ("spent 35 of it"): a part of the value the
     pronoun names, whatever holds it (``number_roles.stock_change``)."""
-
-
-def _before(text: str, n: Number) -> str:
-    """The text before ``n`` without a currency symbol that belongs to it ("cut it by €300")."""
-    return SYMBOL_BEFORE.sub("", text[: n.start])
-
-
-def _direction(text: str, n: Number) -> float | None:
-    """+1 or -1 when the words around the number say it is added or taken away, else None."""
-    before, after = _before(text, n), PERCENT_AFTER.sub("", text[n.end :], count=1)  # "15% more"
-    signed = _SIGNED.search(before)
-    if signed is not None:
-        return 1.0 if signed["sign"] == "+" else -1.0
-    if _UP_AFTER.match(after):
-        return 1.0
-    if _DOWN_AFTER.match(after) or _DOWN_BEFORE.search(before):
-        return -1.0  # "lost another 50": the verb, not "another", says which way
-    if _WITHDRAWN_BEFORE.search(before):
-        return -1.0
-    spent = _SPENT_BEFORE.search(before)
-    if _GONE_ON.match(after) and is_money(unit_of(text, n)):
-        return -1.0  # "another $45 went on hosting": spent, whatever "another" tallies
-    if spent and is_money(unit_of(text, n)):
-        # "spent €350 of it": money taken from the fund; "spent another $45 on storage" tallies spending
-        # from one (never an amount added); "spent $30 on a pizza" is no change
-        return -1.0 if _FROM_A_FUND.search(after) or re.search(r"\banother\b", spent.group(), re.I) else None
-    money_in = _GIVEN_AFTER.match(after) or _MONEY_IN_BEFORE.search(before) or given_to_learner(text, n.start)
-    if money_in and is_money(unit_of(text, n)):
-        return 1.0  # "my parents chipped in €1,000", "€200 came in from tutoring"
-    return 1.0 if _UP_BEFORE.search(before) else None
 
 
 _TOTAL_BEFORE = re.compile(
@@ -255,7 +169,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
     changes: list[Amount] = []
     read: set[Number] = set()  # the amounts a change was read from
     for n in numbers(text):
-        before, after = _before(text, n), text[n.end :]
+        before, after = text_before(text, n), text[n.end :]
         if (used := _used_of_given(text, n, changes)) is not None:
             changes.append(used)
             read.add(n)
@@ -299,7 +213,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             return Amount(delta=by_sign * n.value, unit=unit_of(text, n))
         if PERCENT_AFTER.match(after) and _of_a_quality(text, n):
             continue  # "I'm 20% more confident now": a quality compared, no value changed
-        sign = _direction(text, n)
+        sign = direction(text, n)
         if sign is not None:
             if _names_a_total(text, n) or joint_work(text, n.start):
                 return None  # "Me and a friend put in 4 more hours together": the pair's, no share told
@@ -335,7 +249,7 @@ def _joined_work(text: str, n: Number) -> str | None:
     later = [m for m in numbers(text) if m.start > n.end]
     if not later or unit_of(text, n) is not None:
         return None
-    joined = _AND_THEN.search(_before(text, later[0]))
+    joined = _AND_THEN.search(text_before(text, later[0]))
     if joined is None or not _verbless(text, later[0], joined.start()):
         return None
     verb = done_verb(text, n)
@@ -360,7 +274,7 @@ def _pace(text: str, factor: re.Match[str]) -> Amount | None:
             continue
         unit = unit_of(text, n)
         span = unit is not None and (unit == "percent" or _SPAN_UNIT.match(unit))
-        if span or re.search(r"\bfrom\s+$", _before(text, n)):
+        if span or re.search(r"\bfrom\s+$", text_before(text, n)):
             continue
         return Amount(delta=n.value, unit=unit)
     return None
