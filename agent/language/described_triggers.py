@@ -94,12 +94,17 @@ def described_people(sentence: str) -> list[str]:
     return out
 
 
+def _says_a_word_of(message: str, phrase: str) -> bool:
+    """True when ``message`` says a content word of ``phrase`` in any form (then it is read in its sense)."""
+    words = [word_lemmas(w) for w in re.findall(r"[^\W_]+", phrase) if w.lower() not in FUNCTION_WORDS]
+    return any(w & word_lemmas(x) for w in words for x in re.findall(r"[^\W_]+", message))
+
+
 def names_described(message: str, keyword: str, topic: list[str]) -> bool:
     """A sentence that holds no word of ``keyword`` but reads like it (see the module doc)."""
     if keyword.lower().startswith("my "):
         return False  # "my" makes any person or plan of the learner's near it: ``names_role`` reads these
-    words = [word_lemmas(w) for w in re.findall(r"[^\W_]+", keyword) if w.lower() not in FUNCTION_WORDS]
-    if not topic or any(w & word_lemmas(x) for w in words for x in re.findall(r"[^\W_]+", message)):
+    if not topic or _says_a_word_of(message, keyword):
         return False
     phrase = encode_kept([keyword])[0]
     return any(
@@ -110,8 +115,7 @@ def names_described(message: str, keyword: str, topic: list[str]) -> bool:
 def names_role(message: str, keyword: str, *, threshold: float | None = None) -> bool:
     """True when ``message`` describes the learner's person that ``keyword`` names by role."""
     role = own_role(keyword)
-    words = [word_lemmas(w) for w in re.findall(r"[^\W_]+", role or "") if w.lower() not in FUNCTION_WORDS]
-    if role is None or any(w & word_lemmas(x) for w in words for x in re.findall(r"[^\W_]+", message)):
+    if role is None or _says_a_word_of(message, role):
         return False  # no role, or the turn says its word: read in its sense by ``trigger_sense``
     phrases = [p for s in _SENTENCE_END.split(message.strip()) for p in described_people(s)]
     if not phrases:
