@@ -38,7 +38,7 @@ from tests.sweep import LEARNERS, sweep
 SERVER_LEARNERS = {
     # suite: (name, id stem) of the learners a suite's view of the shared server carries
     "security": (("alice", "sec-alice"), ("bob", "sec-bob")),
-    "dashboard": (("ana", "dash-ana"), ("ben", "dash-ben"), ("cai", "dash-cai")),
+    "dashboard": (("ana", "dash-ana"), ("ben", "dash-ben"), ("cai", "dash-cai"), ("dan", "dash-dan")),
     "e2e": (("a", "e2e-a"), ("b", "e2e-b")),
     # names are the server's keys, so they differ from every other suite's ("ana" is the dashboard's)
     "erasure": (("era-ana", "era-ana"), ("era-bob", "era-bob")),

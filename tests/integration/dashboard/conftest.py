@@ -1,8 +1,8 @@
 """Fixtures of the dashboard browser tests: the session's real ``langgraph dev``, learners, a chromium.
 
-Learners: ``ana`` (runs a session and uses every page), ``ben`` (a second learner
-who must see none of ana's data) and ``cai`` (erases her data). Screenshots and
-downloads go to pytest's temporary folder: a test run writes nothing into the repository.
+Learners: ``ana`` (runs a session in the browser), ``ben`` (a second learner who must
+see none of ana's data), ``cai`` (erases her data) and ``dan`` (every page in his words).
+Screenshots and downloads go to pytest's temporary folder: a test run writes nothing into the repository.
 The docs' screenshots (``docs/dashboard/``) are refreshed only on request, by
 ``scripts/dashboard-screenshots.sh``, which names the folder in ``KAG_DASHBOARD_DOCS``.
 """
@@ -26,7 +26,7 @@ DOCS_ENV = "KAG_DASHBOARD_DOCS"
 
 @pytest.fixture(scope="session")
 def dashboard_server(kag_server: DevServer) -> ServerView:
-    """The session's shared server (``tests.service_fixtures.kag_server``) with ana, ben and cai.
+    """The session's shared server (``tests.service_fixtures.kag_server``) with ana, ben, cai and dan.
 
     It removes its checkpoints and the learners' data afterwards.
     """

@@ -1,7 +1,7 @@
 """Every dashboard page in the browser speaks the learner's words: text present, no internal ids.
 
-Ana holds a session through the CLI (the CLI's own request function over the heartbeat,
-in this process), tells two facts about where she lives, sets a reminder and gets a fact
+Dan holds a session through the CLI (the CLI's own request function over the heartbeat,
+in this process), tells two facts about where he lives, sets a reminder and gets a fact
 back in a search. Each page is then checked in chromium: its text is there, no internal
 id (a long hex run, ``fact:``, ``note_``) is visible, a screenshot is read back (a PNG
 that decodes and is not blank) and kept in pytest's temporary folder (``docs/dashboard/pages/``
@@ -117,26 +117,28 @@ async def test_header_shows_nothing_of_a_session_before_login_or_after_logout(
 async def test_every_page_in_the_learners_words(
     dashboard_server, browser, artifacts, docs_shots, resources: Resources, redis_saver
 ) -> None:
-    ana = dashboard_server.learners["ana"]
+    # dan, not ana: ana's browser test asserts that she starts with no notes, and the notes
+    # written here would make that depend on the order the two files run in.
+    dan = dashboard_server.learners["dan"]
     stores = {"database": resources.database, "clock": resources.clock}
     facts = FactStore(resources.neo4j, resources.embeddings, **stores)
-    await facts.remember(ana.learner_id, "I live in Da Nang", valid_from="2026-01-03T09:00:00+00:00")
-    await facts.remember(ana.learner_id, "I moved to Hue", valid_from="2026-02-14T09:00:00+00:00")
-    await facts.remember(ana.learner_id, "I work as a data analyst")
-    await facts.search(ana.learner_id, "what is my job?")  # the job fact comes back
+    await facts.remember(dan.learner_id, "I live in Da Nang", valid_from="2026-01-03T09:00:00+00:00")
+    await facts.remember(dan.learner_id, "I moved to Hue", valid_from="2026-02-14T09:00:00+00:00")
+    await facts.remember(dan.learner_id, "I work as a data analyst")
+    await facts.search(dan.learner_id, "what is my job?")  # the job fact comes back
     await ReminderStore(resources.neo4j, resources.embeddings, **stores).set(
-        ana.learner_id, "review window functions", keywords=["PARTITION BY"]
+        dan.learner_id, "review window functions", keywords=["PARTITION BY"]
     )
-    window = await cli_session(resources, redis_saver, ana.learner_id)
+    window = await cli_session(resources, redis_saver, dan.learner_id)
     frame = await seed_note(
-        resources, ana.learner_id, "window frame", "ROWS BETWEEN picks the rows a window sees.", publish=False
+        resources, dan.learner_id, "window frame", "ROWS BETWEEN picks the rows a window sees.", publish=False
     )
-    await link(resources, ana.learner_id, frame, window, "elaborates")
-    await link(resources, ana.learner_id, window, frame, "depends_on")  # two links, one per direction
+    await link(resources, dan.learner_id, frame, window, "elaborates")
+    await link(resources, dan.learner_id, window, frame, "depends_on")  # two links, one per direction
     now = resources.clock()
     today = f"{now.day} {now.strftime('%b')}"
 
-    login(browser, dashboard_server.url, ana.token)
+    login(browser, dashboard_server.url, dan.token)
     text = assert_no_ids(browser, "notes")
     assert "Your notes" in text and "window function" in text, text[:800]
     page_shot(browser, artifacts, "notes", docs_shots)
