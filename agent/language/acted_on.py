@@ -47,8 +47,9 @@ def about_learner(verb: Token, *, known: bool = True, deeds: bool = False) -> bo
     and its complement clauses, not on the clauses beside it ("…, which makes me anxious"); a
     copula's attribute told by a clause that acts on the learner names the learner's person by a
     role ("<person> is the one signing my forms now": the learner's supervisor, told without the word).
-    ``deeds``: the subject is a peer (``people.peer``), whose deed on a definite thing is their own
-    unless the clause gives the thing a value (``_known_thing``).
+    ``deeds``: the subject is a peer (``people.peer``), whose deed on a definite thing, or on a thing
+    of the learner's, is their own unless the clause gives the thing a value (``_known_thing``,
+    ``_taken``).
     """
     subject = subject_of(verb, shared_by=_SHARED_BY)
     for child in verb.children:
@@ -65,7 +66,7 @@ def about_learner(verb: Token, *, known: bool = True, deeds: bool = False) -> bo
         ):
             return True  # "<person> is the one who grades my essays": the learner's grader, by a role
         for token in _phrase(child):
-            if _learners_now(token):
+            if _learners_now(token) and not (deeds and _taken(token, verb, child)):
                 return True  # "told me", "for us", "our lesson"
             # a copula's attribute describes the subject, it is not acted on ("is a doctor at the Charité")
             acted_on = known and child.dep_ in _OBJECTS and child.dep_ != "attr"
@@ -85,6 +86,17 @@ def plays_a_role(head: Token) -> bool:
     if subject is None or not is_name(subject) or not about_learner(head, known=False):
         return False
     return any(t.dep_ == "poss" and is_learner(t) for t in head.subtree)
+
+
+def _taken(token: Token, verb: Token, thing: Token) -> bool:
+    """A peer's deed on a thing of the learner's that gives it no value: the thing is the peer's now.
+
+    "my flatmate took over my room", "my cousin moved into my flat in <city>": the learner's old
+    home, job or device is told as the peer's, so it is no value of the learner's (the learner's own
+    change is told elsewhere). "My mum moved my dentist appointment to Friday" gives the thing a
+    value (``_sets_a_value``): the learner's.
+    """
+    return token.dep_ == "poss" and not _sets_a_value(verb, thing)
 
 
 def _known_thing(token: Token, verb: Token, thing: Token, *, deeds: bool) -> bool:

@@ -67,6 +67,8 @@ _TOP = frozenset({"ROOT", "conj", "parataxis"})
 _CLAUSES = frozenset({"ccomp", "xcomp", "advcl"})
 _SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
 _SPOKEN = frozenset({"ccomp", "csubj"})
+_LEAD_IN = frozenset({":", "-", "–", "—"})
+"""Punctuation that ends a lead-in before what it reports ("<body> emailed: …")."""
 
 HEDGE_MODALS = frozenset({"might", "may", "could", "would", "should", "'d"})
 """Modal verbs of possibility or wish (not "will", "can", "must": "I will start at Bosch on Monday")."""
@@ -106,17 +108,21 @@ def _speech(head: Token) -> Token | None:
     )
 
 
-def _clause_owner(head: Token, depth: int = 0) -> str:
-    """Whose value the clause of ``head`` gives: "learner" or another's words (``whose``)."""
-    speech = _speech(head)
+def _clause_owner(head: Token, depth: int = 0, *, heard: bool = False) -> str:
+    """Whose value the clause of ``head`` gives: "learner" or another's words (``whose``).
+
+    ``heard``: the clause's speech frame is read already (``_frame``), so it is read alone.
+    """
+    speech = None if heard else _speech(head)
     if speech is not None and depth < 3:
         # what someone says of whom: "My teacher says my score is now 7" is the learner's,
         # "I think Rui finished all 40" and "Rui told me he's done" are Rui's
-        reported = _clause_owner(speech, depth + 1)
+        frame, said = (speech, head) if _frame(head, speech) else (head, speech)
+        reported = _clause_owner(said, depth + 1, heard=said is head)
         if reported == LEARNER:
-            reported = _speakers_own(head, speech) or reported
-        if reported != LEARNER or _gives_a_value(speech) or _of_the_learner(speech):
-            return reported
+            reported = _speakers_own(frame, said) or reported
+        if said is head or reported != LEARNER or _gives_a_value(said) or _of_the_learner(said):
+            return reported  # a lead-in frame only says who told it: what it reports is read alone
         # an opinion with no value of the learner's is the speaker's ("My cousin says dashboards are easy")
     subject = subject_of(head, shared_by=_SHARED_BY)
     if subject is None:  # the parser's slip: a name as a compound of the verb ("My flatmate Tunde works …")
@@ -140,6 +146,17 @@ def _clause_owner(head: Token, depth: int = 0) -> str:
         theirs = by_name(subject) and peer(subject) and not any(c.dep_ == "agent" for c in head.children)
         return other if theirs or followed_by_third_person(subject) else LEARNER
     return other
+
+
+def _frame(head: Token, speech: Token) -> bool:
+    """``speech`` is a lead-in the parser hung on what it reports ("<body> emailed: <what they said>").
+
+    A complement clause that ends before its head, cut from it by a colon or a dash: the head's own
+    clause is what was said, and ``speech`` only says who said it. "<body> wrote: the hall had a leak,
+    so my test got moved to …" tells the learner's value, not the sender's.
+    """
+    end = speech.right_edge.i  # the colon may be the frame's last word or the next one
+    return end < head.i and any(t.text in _LEAD_IN for t in head.doc[end : end + 2])
 
 
 def _speakers_own(head: Token, speech: Token) -> str:
@@ -340,6 +357,13 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
         if not _top(head) or subject is None:
             continue
         start = subject.left_edge.i  # the head's own subtree may hold a clause before it ("Finished 5, …")
+        while (
+            head.dep_ == "conj"
+            and start > 1
+            and doc[start - 1].dep_ == "advmod"
+            and doc[start - 1].head == head
+        ):
+            start -= 1  # a conjunct's own connective ("…: she's sick, so my viva got pushed to …")
         if start > 0 and (doc[start - 1].is_punct or doc[start - 1].dep_ == "cc"):
             starts[start] = head
     if not starts:

@@ -541,3 +541,43 @@ def test_a_new_person_told_by_the_role_they_play_for_the_learner_is_the_learners
 )
 def test_a_role_played_for_someone_else_stays_theirs(text: str) -> None:
     assert whose(text) != LEARNER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a lead-in frame the parser hangs on what it reports: the report is the learner's value
+        "ugh, the SAT people emailed: the gym had a leak so my test got moved to the 9th of May",
+        "argh, NCEA wrote: the hall had mould, so my maths exam was pushed to 2 December",
+        "Dr Osei emailed - he's abroad, so my viva is on 4 June now",
+    ],
+)
+def test_a_report_after_a_lead_in_is_the_learners_value(text: str) -> None:
+    assert whose(text) == LEARNER
+    assert fact_parts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a peer's deed on the learner's old thing gives it no value: it is the peer's now
+        "my flatmate Juno took over my room in Tartu",
+        "my cousin moved into my studio in Bergen",
+        "my little brother inherited my Chromebook",
+    ],
+)
+def test_a_peer_taking_the_learners_thing_tells_the_peers_value(text: str) -> None:
+    assert whose(text) != LEARNER
+    assert not fact_parts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My dad moved my driving lesson to Thursday.",  # a value given to the learner's thing
+        "Prof. Adeyemi has taken over my supervision.",  # a role, not a peer
+        "my friend lent me her bike for the summer",  # given to the learner
+    ],
+)
+def test_a_person_acting_on_the_learners_thing_with_a_value_stays_the_learners(text: str) -> None:
+    assert whose(text) == LEARNER
