@@ -48,7 +48,7 @@ from agent.language.encoder import encode_kept
 from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import CURRENCY, numbers
 from agent.language.people import entity_labels
-from agent.language.same_thing import brings_another_value, values
+from agent.language.same_thing import beyond, brings_another_value, values
 from agent.language.shifts import shift, value_kind
 
 if TYPE_CHECKING:
@@ -142,11 +142,26 @@ def answer_groups(
     # reads as a home to the about-reader, yet a firm named as the learner's is where they work now
     labels = {label for *_, label in entities(texts[best])}
     framed = [named in _ENTITY_LABELS and _alike(held_as_learners(named, texts[i]), labels) for i in near]
+    # a remark with no value is no version beside one that brings a value (``_bare``)
+    valued = [i for i in near if beyond(values(texts[i]), values(texts[best]))]
     apart = [
-        bool(told[0] and t and not told[0] & t) and not kept for t, kept in zip(told[1:], framed, strict=True)
+        bool(told[0] and t and not told[0] & t) and not kept or bool(valued) and _bare(texts[i], t)
+        for i, t, kept in zip(near, told[1:], framed, strict=True)
     ]
     group = [best] + [i for i, away in zip(near, apart, strict=True) if not away]
     return [group] if len(group) > 1 else []
+
+
+def _bare(text: str, told: frozenset[str]) -> bool:
+    """``text`` holds no value (``same_thing.values``) and tells no part of a life (``told``).
+
+    A remark on a detail ("fourteen cases, I keep forgetting the endings", "the bow feels so heavy")
+    names nothing that could be a version of what is asked; only its place in time
+    would make it the newest. ``answer_groups`` leaves it out when another member brings a value the
+    best answer lacks (the change it remarks on). Alone beside the best answer it stays: a change may
+    be told in common nouns only ("after the elective I switched programmes, it's mechatronics now").
+    """
+    return not told and not values(text)
 
 
 _LEARNERS = frozenset({"my", "our"})

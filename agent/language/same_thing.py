@@ -229,7 +229,7 @@ def states_another_value(a: str, b: str) -> bool:
     held_a, held_b = values(a), values(b)
     if not held_a and not held_b:  # common nouns only ("a barista" / "a junior web developer")
         return _content(a) != _content(b)
-    return bool(_beyond(held_a, held_b) or _beyond(held_b, held_a))
+    return bool(beyond(held_a, held_b) or beyond(held_b, held_a))
 
 
 def brings_another_value(text: str, best: str) -> bool:
@@ -243,7 +243,7 @@ def brings_another_value(text: str, best: str) -> bool:
         return False
     held = values(text)
     # one told in common nouns only ("Started my new position as a junior web developer") stays another
-    return not held or bool(_beyond(held, values(best)))
+    return not held or bool(beyond(held, values(best)))
 
 
 def _content(text: str) -> frozenset[str]:
@@ -256,7 +256,7 @@ def _content(text: str) -> frozenset[str]:
     return frozenset(simplemma.lemmatize(w.lower(), lang="en") for w in re.findall(r"[^\W\d_]{4,}", text))
 
 
-def _beyond(found: set[str], known: set[str]) -> set[str]:
+def beyond(found: set[str], known: set[str]) -> set[str]:
     """The values of ``found`` that no value of ``known`` holds or is part of ("docs" is in "google docs")."""
     return {
         v for v in found if not any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", v) or v in k for k in known)

@@ -88,7 +88,9 @@ def newest_first(
         # The learner's values newest first, then what tells no value of theirs, in the search's order.
         order = _newest_first(learners, [hits[i] for i in facts])
         if asked is not None:
-            order = _best_of_the_sitting(order, [hits[i] for i in facts], vectors @ asked, kind)
+            order = _best_of_the_sitting(
+                order, [hits[i] for i in facts], vectors @ asked, kind, _focus(question)
+            )
         members = [hits[facts[g]] for g in order]
         newest = str(members[0].metadata.get("valid_from") or "")
         ordered = [(hit, str(hit.metadata.get("valid_from") or "") < newest) for hit in members]
@@ -215,8 +217,22 @@ SITTING_MARGIN = 0.08
 sitting's best is no answer (``_best_of_the_sitting``); leave-one-out over the sittings of A4's sets."""
 
 
+def _focus(question: str) -> frozenset[str]:
+    """The lemmas of the things ``question`` asks about ("lessons" of "When are the learner's lessons?")."""
+    return nouns(question) - {"learner"} if question else frozenset()
+
+
+def _names(text: str, focus: frozenset[str]) -> bool:
+    """``text`` names a thing of ``focus`` (any word of it, by lemma: "so guitar is Thursdays now")."""
+    return any(t.lemma_.lower() in focus for t in parse(text))
+
+
 def _best_of_the_sitting(
-    order: list[int], facts: Sequence[SearchHit], sims: np.ndarray, kind: str | None
+    order: list[int],
+    facts: Sequence[SearchHit],
+    sims: np.ndarray,
+    kind: str | None,
+    focus: frozenset[str] = frozenset(),
 ) -> list[int]:
     """``order`` (newest first) with the best answer of the newest sitting first.
 
@@ -228,7 +244,10 @@ def _best_of_the_sitting(
     live in Da Nang" … "These days I rent a flat in Hanoi"), and the demo tells its sessions minutes
     apart. Asked a number, a member holding the running total KAG computed ("… (now 23.5)") passes a
     number told a minute later (the whole club's total, as ``answer_kinds.answer_order`` reads it).
-    The facts of one message keep ``_newest_first``'s order (the new value first).
+    The facts of one message keep ``_newest_first``'s order (the new value first). When the question
+    names a thing (``focus``: "lessons") and a member of the sitting names it, after an older version,
+    a member that does not is no answer: "… so our lessons are on Fridays now" then "I do the gym on
+    Sundays" a minute later (a day of another activity, told after the change).
     """
     newest = _at(facts[order[0]])
     if newest is None:
@@ -242,16 +261,23 @@ def _best_of_the_sitting(
     # itself ("it's the <subject> degree for me now") none. A member that answers far worse than the
     # sitting's best is no answer. Only after an older version (a change told in this sitting): with
     # none, the sitting's best may be an introduction, close to every question about the learner.
-    after_a_version = len(order) > len(sitting) + 1
+    # (an older version the write closed counts: the member of the sitting that closed it says so)
+    after_a_version = len(order) > len(sitting) + 1 or any(
+        facts[g].metadata.get("superseded") for g in sitting
+    )
     best = max(float(sims[g]) for g in [order[0], *sitting])
     # ... unless the newest member holds no value at all ("so now I can do class on <days>" a minute
     # after "from Monday I'm the receptionist …"): then the sitting's member that holds one answers
     judged = after_a_version and _answers(kind, facts[order[0]].text)
     floor = best - SITTING_MARGIN if kind is None and judged else -1.0
 
+    # only after an older version: with none, the sitting may be a correction ("My laptop is a <old>" …
+    # "Got a <new> from my aunt!", which names no laptop)
+    named = {g for g in [order[0], *sitting] if after_a_version and focus and _names(facts[g].text, focus)}
+
     def key(g: int) -> tuple[bool, bool, float]:
         text = facts[g].text
-        answers = _answers(kind, text) and float(sims[g]) >= floor
+        answers = _answers(kind, text) and float(sims[g]) >= floor and (not named or g in named)
         return answers, kind == NUMBER and current_value(text) is not None, float(sims[g])
 
     if not sitting or key(order[0])[0] and key(order[0])[:2] >= max(key(g)[:2] for g in sitting):

@@ -332,3 +332,46 @@ def test_the_learners_time_under_way_at_a_place_holds_it_as_theirs(text: str) ->
 )
 def test_anothers_time_or_a_counted_visit_holds_no_place_as_the_learners(text: str) -> None:
     assert not held_as_learners("place", text)
+
+
+def test_a_remark_with_no_value_is_no_version_beside_a_change() -> None:
+    # a later remark on a detail names nothing that could answer; the change before it does
+    texts = [
+        "I'm Ola, learning Norwegian for my job in Oslo.",
+        "the Oslo office shut, I'm going to Tallinn, so Estonian every evening now",
+        "fourteen cases, I keep forgetting which ending goes where",
+    ]
+    vectors = encode(texts)
+    [asked] = encode(["Which language is the learner studying?"])
+    groups = answer_groups(vectors @ asked, texts, vectors=vectors, question=asked)
+    assert all(2 not in g for g in groups)
+
+
+def test_a_change_told_in_common_nouns_alone_stays_a_version() -> None:
+    texts = [
+        "I'm doing a bachelor's in civil engineering.",
+        "after the design module I switched, it's architecture for me now",
+    ]
+    vectors = encode(texts)
+    [asked] = encode(["What is the learner studying?"])
+    assert answer_groups(vectors @ asked, texts, vectors=vectors, question=asked, floor=0.0)
+
+
+def test_a_day_of_another_activity_after_the_new_slot_is_no_answer() -> None:
+    # a minute after the change ("… so Wednesday evenings it is for our lessons"), a day of the learner's
+    # other activity names no lesson: the new slot stays first
+    sitting = ["2026-05-02T18:10:00+00:00", "2026-05-02T18:11:00+00:00"]
+    texts = [
+        "Our lessons work best for me on Friday evenings.",
+        "the shop put me on late shifts Thursday to Saturday, so Wednesday evenings it is for our lessons",
+        "I swim on Mondays",
+    ]
+    hits = [
+        open_fact("old", texts[0], T1),
+        open_fact("new", texts[1], sitting[0]),
+        open_fact("aside", texts[2], sitting[1]),
+    ]
+    vectors = encode(texts)
+    question = "When are the learner's lessons?"
+    [asked] = encode([question])
+    assert newest_first(hits, vectors, asked, question)[0].id == "new"
