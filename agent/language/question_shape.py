@@ -130,8 +130,13 @@ def _about_topic(doc: Doc) -> bool:
 
 
 def _perfect(verb: Token) -> bool:
-    """A verb with the auxiliary "have" ("has … changed"; the parser may tag "come" of "has come" VB)."""
-    return any(c.dep_ == "aux" and c.lemma_.lower() == "have" for c in verb.children)
+    """A verb with the auxiliary "have" ("has … changed"; the parser may tag "come" of "has come" VB).
+
+    Not beside "do": "When does the learner have tutoring sessions?" asks of "have" the verb (the
+    parser may tag it an auxiliary of the noun after it); a perfect never takes "do".
+    """
+    auxiliaries = {c.lemma_.lower() for c in verb.children if c.dep_ == "aux"}
+    return "have" in auxiliaries and "do" not in auxiliaries
 
 
 def _past_active(verb: Token) -> bool:
