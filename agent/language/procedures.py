@@ -10,7 +10,8 @@ task in the first person, followed by the steps:
 - "My steps / procedure / process / method / routine / recipe for <task> [is|are]: <steps>"
 - "To <task>, I <steps>" · "When I <task>, I <steps>"
 
-The name is the task ("write a LEFT JOIN"), with trailing time words dropped.
+The name is the task ("write a LEFT JOIN"), with trailing time words and the speaker's asides
+dropped ("complete the square, tell me if it's wrong": ``procedure_names.trimmed``).
 **Steps** are split, in this order of preference, on
 
 1. a list whose marks count up from one (``find_listed``: "1. … 2. …", "(1)", "b)", "Step 3",
@@ -45,6 +46,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from agent.language.procedure_names import trimmed
 from agent.text import QUERY_STOP_WORDS
 
 MIN_STEPS = 2
@@ -211,7 +213,7 @@ def parse_procedure(text: str) -> tuple[str, list[str]] | None:
         match = intro.search(text)
         if match is None:
             continue
-        name = _clean(match.group("name"))
+        name = trimmed(_clean(match.group("name")))
         steps = split_steps(match.group("body"))
         if name and len(steps) >= MIN_STEPS:
             return name, steps

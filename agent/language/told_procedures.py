@@ -14,17 +14,18 @@ module reads that from the dependency parse (``agent.language.grammar``), not fr
 - **It is a sequence** when a sequence cue is said (a closed class: first, then, next, after,
   before, finally, …), or a habit ("always", "usually", "every"): at least
   :data:`MIN_STEPS_ONE_CUE` steps with one cue, two steps with two.
-- **It is the learner's habit**: most steps are done by the learner (first person, or an
+- **It is the learner's habit**: most steps are actions done by the learner (first person, or an
   imperative) in the present (:data:`HABIT_SHARE`, :data:`LEARNER_SHARE`); a story of what
-  happened once (past tense), a plan (a modal: "I'll first …") or someone else's routine ("my
-  sister first …, then she …") is not.
+  happened once (past tense), a plan (a modal: "I'll first …"), someone else's routine ("my
+  sister first …, then she …") or an introduction (states and what is under way: "I'm Ana, and
+  I'm learning Norwegian before I start my job") is not.
 - **A list** ("Step 1 …", "2) …", "(c) …", "Second, …", over any sentences of the message:
   ``procedures.find_listed``) is a sequence by its marks, each item one step.
-- **Its name** is the clause of what came before (earlier sentences of the message, the text
-  before a colon, or the learner's previous message) most similar to the steps (MiniLM, at
-  least :data:`NAME_MIN`): "I'm now the one doing releases" names the release steps told next.
-  Without one, the clause that introduces the steps names them (the text before a colon or a list,
-  or the message before a list that opens its own), else the first step.
+- **Its name** is the task the steps are for, read from what introduces them or came before
+  (``agent.language.procedure_names``: "how we keep our branches up to date", "my method for
+  integration by parts", "every morning …"); without one, the clause of what came before most
+  similar to the steps (MiniLM, at least :data:`NAME_MIN`), else the introducing clause, else the
+  first step, without the speaker's asides.
 
 The told sentences run from the first sentence with a cue (or the text after a colon) to the
 last before a question; a sentence that speaks *of* the routine ("I finally have a routine I like
@@ -42,6 +43,7 @@ import numpy as np
 
 from agent.language.encoder import encode_kept
 from agent.language.grammar import is_learner, owner_of, parse, subject_of
+from agent.language.procedure_names import KIND_WORDS, STATIVE, task_name, trimmed
 from agent.language.procedures import find_listed
 from agent.language.reminders import parse_reminder
 from agent.language.sentences import split_sentences
@@ -68,10 +70,6 @@ CONTINUING = SEQUENCE_CUES - FIRST_MARKS - LATER_MARKS - {"first", "firstly", "b
 OTHER_PEOPLE = frozenset({"he", "she", "they"})
 """Third-person subjects: someone else does the step."""
 STEP_DEPS = frozenset({"ROOT", "conj", "dep", "parataxis"})
-KIND_WORDS = frozenset(
-    {"steps", "step", "procedure", "process", "method", "routine", "recipe", "checklist", "workflow"}
-)
-"""Nouns a learner calls their own way of doing something by (an intro names them, steps do not)."""
 
 MIN_STEPS_ONE_CUE = 3
 """Steps needed with one cue (two steps need two cues: "I always lint before I push")."""
@@ -140,6 +138,10 @@ def _habit(head: Token) -> bool:
         return False  # a plan or a wish: "I'll first …", "I should …"
     if any(c.lower_ == "going" for v in chain for c in [v, *v.children]):
         return False
+    if any(v.lemma_.lower() in STATIVE for v in chain[:1]):
+        return False  # a state or a wish, no action: "I'm Ana, from Lyon", "now I want a plot"
+    if head.tag_ == "VBG" and any(c.lemma_ == "be" and c.dep_ == "aux" for c in head.children):
+        return False  # what is under way now, not what is done each time: "I'm learning Rust"
     verb = next((v for v in chain if v.tag_ in {"VBD", "VBP", "VBZ", "VBN"}), head)
     # a past form that is also the present ("read", "put", "set", "rerun") says no tense
     return verb.tag_ not in {"VBD", "VBN"} or verb.lower_ == verb.lemma_.lower()
@@ -312,24 +314,26 @@ def _clauses(texts: Sequence[str]) -> list[str]:
     return [c for c in clauses if len(c.split()) >= 2]
 
 
-def _name(steps: Sequence[str], before: Sequence[str], intro: Sequence[str] = ()) -> str:
-    """The name of ``steps``: a clause of ``before``, of ``intro``, or the first step.
+def _name(steps: Sequence[str], before: Sequence[str], intro: Sequence[str] = (), first: str = "") -> str:
+    """The name of ``steps``: the task they are for (``procedure_names.task_name``), else a clause.
 
-    The clause of ``before`` most similar to the steps (at least :data:`NAME_MIN`), else the clause
-    of ``intro`` (what introduces them: the text before a colon, the message before a list that opens
-    its own) most similar to them, else the first step. An introduction names the steps by where it
-    stands, however unlike theirs its words are ("Ear training for the exam: first I sing …";
-    "lab tomorrow is a digestion" before "1. weigh the sample …").
+    The task is read from ``intro`` (what introduces them: the text before a colon, the message
+    before a list that opens its own), ``first`` (the first told sentence: "when I learn a new
+    piece, I …") and ``before``. Without one, the clause of ``before`` most similar to the steps (at
+    least :data:`NAME_MIN`), else the clause of ``intro`` most similar to them, else the first step.
     """
+    task = task_name(steps, intro, before, first)
+    if task:
+        return task[:MAX_NAME_CHARS]
     clauses, introducing = _clauses(before), _clauses(intro)
     if clauses or introducing:
         vectors = encode_kept([" ".join(steps), *clauses, *introducing])
         scores = vectors[1:] @ vectors[0]
         best = int(np.argmax(scores[: len(clauses)])) if clauses else -1
         if best >= 0 and scores[best] >= NAME_MIN:
-            return clauses[best][:MAX_NAME_CHARS]
+            return trimmed(clauses[best])[:MAX_NAME_CHARS]
         if introducing:
-            return introducing[int(np.argmax(scores[len(clauses) :]))][:MAX_NAME_CHARS]
+            return trimmed(introducing[int(np.argmax(scores[len(clauses) :]))])[:MAX_NAME_CHARS]
     return steps[0][:MAX_NAME_CHARS]
 
 
@@ -356,7 +360,7 @@ def _listed_over(sentences: Sequence[str], context: str) -> ToldProcedure | None
     before = [*([context] if context.strip() else []), *sentences[:start], *([intro] if intro else [])]
     # a list that opens the message goes on from the message before: that introduces it
     introduced = [intro] if intro else [context] if start == 0 and context.strip() else []
-    return ToldProcedure(start, _name(items, before, introduced), items)
+    return ToldProcedure(start, _name(items, before, introduced, kept[start]), items)
 
 
 def told_procedure(sentences: Sequence[str], context: str = "") -> ToldProcedure | None:
@@ -395,4 +399,4 @@ def told_procedure(sentences: Sequence[str], context: str = "") -> ToldProcedure
     start, intro = told[0][0], told[0][1]
     texts = [s.text for s in steps]
     before = [*([context] if context.strip() else []), *sentences[:start], *([intro] if intro else [])]
-    return ToldProcedure(start, _name(texts, before, [intro] if intro else []), texts)
+    return ToldProcedure(start, _name(texts, before, [intro] if intro else [], sentences[start]), texts)
