@@ -65,6 +65,16 @@ the reminder's task (0.24, unrelated turns 0.12-0.18); the head with another mod
 numbers" / "complex numbers" 0.82, neighbours "inner" / "outer joins" 0.86); a veto of one-word
 phrases that open like a topic word ("memorised" / "memoization" 0.86) also silenced "integrating"
 for "integrals" (one false fire less, one fire less).
+Measured and not kept (2026-11-30, session 48, pooled replay of every reminder set and heldout3..16,
+667 fires-once checks): the reminder's task as the sense of a one-word topic, blended with the
+keyword (weight 0.25-0.75) or as a floor (0.25-0.45): best 547/667 fires once, 13/2,598 false
+(keyword alone 551/667, 23/2,598): it silences the everyday sense when the task names the
+topic's field and loses the topic's turn when it does not ("email my tutor"), 12 fires of other
+writers' sets; task-keyword similarity does not tell the two apart (0.0-0.6 both). A topic named
+only by its content ("forces and Newton's laws" for "dynamics", "functions that call themselves"
+for "recursion"): MiniLM reads such turns 0.05-0.50 from the keyword, from the keyword with the
+task and from a dictionary gloss of it (WordNet, tried off the product), where a neighbour of the
+same field reads 0.40-0.65, so no threshold separates them.
 """
 
 from __future__ import annotations
