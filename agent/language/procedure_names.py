@@ -29,7 +29,7 @@ from agent.language.encoder import encode_kept
 from agent.language.grammar import parse
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Doc, Token
 
 KIND_WORDS = frozenset(
     {
@@ -153,7 +153,10 @@ def _kind(noun: Token) -> str:
 def tasks(text: str) -> list[Task]:
     """The phrases of ``text`` that may name a procedure (see the module doc)."""
     found: list[Task] = []
-    for token in parse(text):
+    doc = parse(text)
+    if doc and doc[0].lower_ == "for" and any(t.lemma_.lower() in KIND_WORDS for t in doc):
+        found.append(Task(_leading_for(doc), True))  # "For the titration practical our steps are"
+    for token in doc:
         if token.pos_ == "NOUN" and token.lemma_.lower() in KIND_WORDS:
             found += [Task(p, True) for p in _kind_tasks(token)]
         elif token.lower_ == "every" and token.head.dep_ == "npadvmod":
@@ -167,6 +170,18 @@ def tasks(text: str) -> list[Task]:
         elif token.dep_ not in {"advcl", "conj"}:
             found.append(Task(_verb_phrase(token), False))
     return [t for t in found if t.phrase and len(t.phrase.split()) <= MAX_WORDS]
+
+
+def _leading_for(doc: Doc) -> str:
+    """The noun phrase after a sentence's opening "for" (the small parser often misreads it as a mark)."""
+    words = []
+    for token in doc[1:]:
+        if token.dep_ == "poss" and not words:
+            continue  # "For my exam"
+        if token.pos_ not in {"DET", "ADJ", "NOUN", "PROPN", "NUM"}:
+            break  # "our steps are", "I need …": the clause the phrase opens
+        words.append(token)
+    return _words([t for t in words if t.pos_ != "DET"])
 
 
 def _occasion(verb: Token) -> bool:
