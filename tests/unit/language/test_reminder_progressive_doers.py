@@ -28,6 +28,9 @@ from agent.language.reminder_turns import turns_to
         ("viruses", "Viruses are going around my office this week"),
         ("crickets", "The crickets are keeping my whole street awake"),
         ("cranes", "Two cranes are blocking my road this morning"),
+        # the learner's thing one level down, under the verb's object or preposition
+        ("squirrels", "Squirrels are burying nuts in my flower pots"),
+        ("waves", "The waves are leaving sand all over my bag"),
     ],
 )
 def test_a_doer_at_work_on_the_learners_things_is_another_sense(topic: str, sentence: str) -> None:
