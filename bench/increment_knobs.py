@@ -12,7 +12,7 @@ statements, each naming the fact it changes and the value it leads to (or none),
 - ``differences.DATE_CHANGE_MIN``: the same for a date moved by a duration;
 - ``differences.NEWER_MARGIN``: … or a newer open fact about the same thing, at most this much
   less close;
-- ``differences.UNIT_MIN``: an amount applies to an old number whose unit is at least this close;
+- ``old_amounts.UNIT_MIN``: an amount applies to an old number whose unit is at least this close;
 - ``differences.LOOSE_CHANGE_MIN``: with no fact that close, the newest fact at least this close
   whose number counts what the change counts and whose thing the change does not contradict
   (an increment told as an ellipsis: "Did eleven more over the weekend");
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.language import differences, restated
+from agent.language import differences, old_amounts, restated
 from agent.language.encoder import encode
 from agent.memory import fact_changes
 
@@ -81,9 +81,11 @@ def _cases(paths: list[Path]) -> list[dict]:
 
 
 @cache
-def _resolve(new: str, old: str, old_at: datetime, new_at: datetime, unit_min: float) -> str | None:
-    differences.UNIT_MIN = unit_min
-    return differences.resolve_change(new, old, old_at=old_at, new_at=new_at)
+def _resolve(
+    new: str, old: str, old_at: datetime, new_at: datetime, unit_min: float, close: bool
+) -> str | None:
+    old_amounts.UNIT_MIN = unit_min
+    return differences.resolve_change(new, old, old_at=old_at, new_at=new_at, close=close)
 
 
 def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
@@ -96,8 +98,8 @@ def _change(case: dict, knobs: dict[str, float]) -> tuple[int, str] | None:
     fact_changes.DONE_MIN = knobs["done_min"]
     fact_changes.RESTATE_MIN = knobs["restate_min"]
     unit_min = knobs["unit_min"]
-    fact_changes.resolve_change = lambda new, old, *, old_at, new_at: _resolve(
-        new, old, old_at, new_at, unit_min
+    fact_changes.resolve_change = lambda new, old, *, old_at, new_at, close=False: _resolve(
+        new, old, old_at, new_at, unit_min, close
     )
     rows = [
         {"id": j, "text": fact, "score": score, "valid_from": when.isoformat()}
@@ -166,7 +168,7 @@ def main() -> None:
     cases = _cases(parser.parse_args().paths)
     knobs = {
         "change_min": differences.CHANGE_MIN,
-        "unit_min": differences.UNIT_MIN,
+        "unit_min": old_amounts.UNIT_MIN,
         "date_change_min": differences.DATE_CHANGE_MIN,
         "newer_margin": differences.NEWER_MARGIN,
         "loose_change_min": differences.LOOSE_CHANGE_MIN,

@@ -14,13 +14,13 @@ import re
 
 from agent.language.number_roles import given_to_learner
 from agent.language.numerals import PERCENT_AFTER, SYMBOL_BEFORE, Number
-from agent.language.units import is_money, unit_of
+from agent.language.units import is_money, spent_money, unit_of
 
 _APPROXIMATELY = r"about|around|roughly|nearly|almost|approximately|some"
 FILLER = rf"(?:(?:a|an|the|me|us|my|our|another|all|of|{_APPROXIMATELY})\s+)*"
 """Words between a verb of change and its amount: determiners, and approximators ("cut roughly 400 words")."""
 _UP_BEFORE = re.compile(
-    rf"\b(?:another|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
+    rf"\b(?:another(?:\s+[a-z]+(?=\s+of\b))?|add(?:s|ed|ing)?|gain(?:s|ed|ing)?|plus|an?\s+extra|extra|added\s+on"
     rf"|put(?:s|ting)?\s+(?:in|aside|away)|chipped\s+in|deposited"
     rf"|topped\s+up(?:(?:\s+(?:my|our|his|her|their|the|it|them)(?:\s+\w+){{0,2}}?)?\s+(?:by|with))?"
     rf"|(?:went|goes|gone|go|was|is|moved|climbed|jumped)\s+up|rose|climbed|jumped"
@@ -91,7 +91,7 @@ def direction(text: str, n: Number) -> float | None:
     spent = _SPENT_BEFORE.search(before)
     if _GONE_ON.match(after) and is_money(unit_of(text, n)):
         return -1.0  # "another $45 went on hosting": spent, whatever "another" tallies
-    if spent and is_money(unit_of(text, n)):
+    if spent and spent_money(unit_of(text, n)):
         # "spent €350 of it": money taken from the fund; "spent another $45 on storage" tallies spending
         # from one (never an amount added); "spent $30 on a pizza" is no change
         return -1.0 if _FROM_A_FUND.search(after) or re.search(r"\banother\b", spent.group(), re.I) else None

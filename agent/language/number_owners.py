@@ -177,7 +177,8 @@ def groups_count(text: str) -> bool:
     """True when the first number of ``text`` is a count a group did together, not the learner's own.
 
     "Our reading circle has finished 300 novels between the eight of us", "We planted 90 more as a
-    team", "The choir's tally is 4,000 minutes": a group's work or a group's tally. Not
+    team", "The choir's tally is 4,000 minutes", "our whole study group solved 300 problems": a group's
+    work or a group's tally (the learner's own group, "our"/"whole", as the doer). Not
     the learner alone ("I"), nor a group that gives, cuts or holds a value ("We have 900 hours combined").
     """
     base = without_current(text)
@@ -193,4 +194,8 @@ def groups_count(text: str) -> bool:
         return False  # "Another 14 lengths, the club tally is near 3,400": the count comes before the group
     if subject.lemma_.lower() in _TALLY:
         return any(is_group(c) for c in subject.children if c.dep_ in {"compound", "poss"})
-    return bool(_TOGETHER.search(base)) and verb is not None and verb.lemma_.lower() not in _GIVES
+    if verb is None or verb.lemma_.lower() in _GIVES:
+        return False
+    # "our entire team finished 410 interviews": the learner's own group as the doer sums its members' work
+    ours = is_group(subject) and any(c.lower_ in {"our", "whole", "entire"} for c in subject.children)
+    return ours or bool(_TOGETHER.search(base))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, parse
 from agent.language.numerals import SIGNS, SYMBOL_BEFORE, Number, numbers
-from agent.language.units import is_money, unit_after, unit_of
+from agent.language.units import is_money, spent_money, unit_after, unit_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -203,6 +203,12 @@ _LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
 """Verbs of work not done or undone: their amount adds to nothing."""
 
 
+def _object_of(text: str, n: Number, verb: Token) -> bool:
+    """True when the number ``n`` is ``verb``'s object, its noun's number, or right after it (the parse)."""
+    token = next((t for t in parse(text) if t.idx == n.start), None)
+    return token is not None and (token.head == verb or token.i == verb.i + 1)
+
+
 def _verb_of(text: str, start: int) -> Token | None:
     """The verb of the clause of the number at ``text[start:]`` (the parse), or None."""
     verb = next((t for t in parse(text) if t.idx <= start < t.idx + len(t.text)), None)
@@ -260,6 +266,8 @@ in the past, as work done is told ("I pay 80 dollars a month" is a price)."""
 
 _OF_IT = re.compile(r"^\s+(?:[a-z]+\s+)?of\s+(?:it|that|this)\b(?!\s+\w+ing\b)", re.I)
 """After an amount: a part of the value the pronoun names ("35 of it"), not "two of it being …"."""
+_OF_THEM = re.compile(r"^\s+of\s+(?:them|those|these)\b(?!\s+(?:were|was|are|is)\b)", re.I)
+"""After an amount: a part of the things told before ("60 of them"), not who ("3 of them were mine")."""
 _DRAWS = frozenset({"spend", "use", "eat", "take", "burn", "blow", "swallow", "cost", "withdraw"})
 """Lemmas of verbs that take a part of a value away (a closed class: MiniLM does not encode direction)."""
 
@@ -279,8 +287,12 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
     drawn = _DRAWN_BEFORE.search(SYMBOL_BEFORE.sub("", text[: n.start]))
     if drawn is not None and not drawn["money"]:
         return -1.0, "used"
-    if drawn is not None and (unit is None or is_money(unit)):
+    if drawn is not None and (unit is None or spent_money(unit)):
         return -1.0, "spent"  # "Spent 4 hours on the audiobook" is work done, not money drawn
+    # a past verb's object ("cleared 60 of them"), not an aside ("I managed 7, two of them hard")
+    worked = verb is not None and verb.tag_ in {"VBD", "VBN"} and _object_of(text, n, verb)
+    if drawn is None and worked and _OF_THEM.match(text[n.end :]):
+        return -1.0, "of_them"  # "cleared 60 of them", "binned 30 of those": work through a pile
     past = verb is not None and verb.tag_ in {"VBD", "VBN"}  # "the free tier gives me 1,000 a day": a state
     if past and unit is not None and not is_money(unit) and given_to_learner(text, n.start, purpose=False):
         return 1.0, "given"

@@ -127,18 +127,26 @@ _TIME_PREPOSITIONS = frozenset({"in", "since", "until", "till", "by", "from", "b
 """Prepositions a year follows ("in 2019", "since 2020"): a closed class, so no parse can mistake them."""
 
 
+_AMOUNT_OUT = re.compile(r"\s+(?:out\s+of|off|from|into|back\s+into|towards?)\b", re.I)
+"""After a year-like object of its verb: where the amount went ("moved 2010 out of it", "put 2000 in")."""
+
+
 def _counts_a_noun(text: str, match: re.Match[str]) -> bool:
-    """True when a year-like number counts the plural noun it modifies ("2000 pesos", "1990 stamps").
+    """True when a year-like number counts the plural noun it modifies ("2000 pesos"), or is an amount moved.
 
     The parse says whether the number modifies a noun (``nummod`` of a plural, as "2,000 pesos" would); a
     year modifies one after a determiner or a possessive ("my 2024 results", "the 2025 budget") or follows
     a preposition of time ("In 2019 students joined"), so those stay dates.
     """
-    if not _YEAR_LIKE.fullmatch(match.group()) or not re.match(r"\s+[^\W\d]", text[match.end() :]):
+    if not _YEAR_LIKE.fullmatch(match.group()):
         return False
     from agent.language.grammar import parse  # noqa: PLC0415  (spaCy only for a year-like number)
 
     token = next((t for t in parse(text) if t.idx == match.start()), None)
+    if token is not None and token.dep_ == "dobj" and token.i > 0 and token.nbor(-1) == token.head:
+        return _AMOUNT_OUT.match(text[match.end() :]) is not None  # "moved 2010 out of it": an amount moved
+    if not re.match(r"\s+[^\W\d]", text[match.end() :]):
+        return False
     if token is None or token.dep_ != "nummod" or token.head.tag_ not in ("NNS", "NNPS"):
         return False
     before = token.nbor(-1) if token.i > 0 else None

@@ -46,7 +46,7 @@ _WORD_NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2
 _COUNT = r"\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten"
 _DURATION = re.compile(
     rf"\b(?P<another>another\s+)?(?P<count>{_COUNT})[\s-]+(?P<more>(?:more|extra|additional)\s+)?"
-    r"(?P<unit>day|week|fortnight|month|year)s?\b",
+    r"(?P<unit>day|week|fortnight|month|year)s?\b(?P<later>\s+(?:more|extra)\b)?",
     re.I,
 )
 _AFTER_DURATION = re.compile(r"'?\s*(?:earlier|later|sooner|extension|delay|postponement)\b", re.I)
@@ -54,6 +54,8 @@ _AFTER_DURATION = re.compile(r"'?\s*(?:earlier|later|sooner|extension|delay|post
 _BEFORE_DURATION = re.compile(r"\b(?:by|back|forward)\s*$|\bpush\w*\s+(?:\w+\s+){0,3}?out\s*$", re.I)
 """Before a duration that is a difference: "by a week", "back a week", "brought the final forward three
 days", "pushed it out two weeks" (not "moved out three weeks ago")."""
+_GIVEN_BEFORE = re.compile(r"\b(?:gave|given|got|gotten|granted|allowed|have|has)\b(?:\s+\w+){0,3}\s*$", re.I)
+"""Before a duration told "a week extra": time given or had, whoever gets it (the parse reads no dative)."""
 _ANOTHER_DURATION = re.compile(r"\banother\s+(?P<unit>day|week|fortnight|month)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.]*\d)")
 
@@ -75,6 +77,8 @@ def _duration_sign(text: str, match: re.Match[str], more: bool) -> int | None:
     way = sign(text, match.start(), match.span() if more else (0, 0))
     if way is None and more and gives_time(text, match.start("unit")):
         return 1  # "Haddad gave the whole class an extra week on the essay"
+    if way is None and match.groupdict().get("later") and _GIVEN_BEFORE.search(text[: match.start()]):
+        return 1  # "the TA gave everyone a week extra on the essay": more time had is a later date
     if way is None and _moved_by(text, match.start("unit")):
         return 1  # "The lab decided to shift the draft deadline by two weeks": moved by a span is put off
     return way
@@ -110,7 +114,7 @@ def _duration(text: str) -> tuple[bool, Shift | None]:
     """``(states a duration, its shift)``; with no direction it shifts nothing (but ``_moved_by``)."""
     for match in _DURATION.finditer(text):
         before, after = text[: match.start()].lower(), text[match.end() :].lower()
-        more = bool(match["more"] or match["another"])
+        more = bool(match["more"] or match["another"] or match["later"])  # "two days extra on the essay"
         # "by a week", "back a week", "brought the final forward three days", "pushed it out two weeks"
         stated = re.search(_BEFORE_DURATION, before) or re.match(_AFTER_DURATION, after)
         if (stated or more) and not_done(text, match.start()):

@@ -92,6 +92,21 @@ def is_money(unit: str | None) -> bool:
     return _money_word(unit) is not None
 
 
+_TIME = re.compile(
+    r"^(?:sec(?:ond)?|min(?:ute)?|hour|hr|h|day|night|evening|morning|afternoon|weekend|week|month|year)s?\b",
+    re.I,
+)
+
+
+def spent_money(unit: str | None) -> bool:
+    """True when what a learner spent or paid counts money: its currency known, or any unit but time.
+
+    One spends money or time, so "spent 240 lari on the flights" or "paid 650 kr" counts money by its verb
+    though no table knows the currency; "spent 4 hours on the audiobook" counts time, work done.
+    """
+    return is_money(unit) or (unit is not None and not _TIME.match(unit))
+
+
 def _money_word(unit: str | None) -> str | None:
     """The currency ``unit`` names in its first two words ("lira tutoring": "lira"), or None."""
     words = [w.lower().removesuffix("s") for w in (unit or "").split()[:2]]

@@ -128,7 +128,9 @@ def _changed_by_difference(
         if row["score"] < LOOSE_CHANGE_MIN:
             break
         old_at = datetime.fromisoformat(row["valid_from"])
-        value = resolve_change(text, row["text"] or "", old_at=old_at, new_at=new_at)
+        value = resolve_change(
+            text, row["text"] or "", old_at=old_at, new_at=new_at, close=row["score"] >= low
+        )
         if value is None:
             continue
         old = row["text"] or ""
