@@ -121,7 +121,9 @@ def old_amount(change: Shift, old: str, new: str = "", *, close: bool = False) -
     worked = change.done in PRO_VERBS and (verb != "be" or _DONE_AFTER.match(base[found[0].end :]))
     # "my draft is at 8,200 words" and "wrote 900 words": a text's length, which writing adds to
     at_level = verb == "be" and bool(_AT_LEVEL.search(base[: found[0].start]))
-    worked = worked or (change.done in _WRITES and at_level)
+    # "I'm at 152 kanji" and "learned 6 more kanji": the learner's own level of the same counted word
+    mine_at = at_level and bool(_I_AM_AT.search(base[: found[0].start]))
+    worked = worked or (change.done in _WRITES and at_level) or mine_at
     if change.done and now is None and verb != change.done and not running and not worked:
         # "I analysed 3 games" is no change of "I've played 300 games", nor "Reviewed 200 cards" of "My
         # deck has 900 cards" (a state: MiniLM does not tell work that adds from work that uses)
@@ -133,7 +135,8 @@ def old_amount(change: Shift, old: str, new: str = "", *, close: bool = False) -
 
 
 _POSITION = re.compile(
-    r"\b(?:I'm|I\s+am|I've\s+(?:got|gotten|made\s+it)|I\s+got|now|currently|just)\s+(?:on|at|up\s+to|past|to)\s+"
+    r"\b(?:I'm|I\s+am|I've\s+(?:got|gotten|made\s+it)|I\s+got|now|currently|just)\s+(?:(?:[a-z]+ly|actually|now)\s+)?"
+    r"(?:on|at|up\s+to|past|to)\s+"
     r"(?P<noun>(?-i:[a-z]+))\s+$",  # a common noun, never a name ("on Python 3")
     re.I,
 )
@@ -163,6 +166,8 @@ def _spent_on_its_purpose(new: str, old: str, unit: str | None) -> bool:
 
 _AT_LEVEL = re.compile(r"\bat\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 """Right before a count: the level a thing is at ("the draft is at 8,200 words")."""
+_I_AM_AT = re.compile(r"\b(?:I'm|I\s+am)\s+(?:[a-z]+\s+){0,2}?at\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
+"""Right before a count: the learner's own level ("I'm actually at 152 kanji")."""
 _WRITES = frozenset({"write", "type", "draft"})
 """Lemmas of work that makes the text it counts (a closed class, as direction words are: MiniLM does not tell
 work that adds, "wrote 900 words", from work through what is there, "reviewed 200 cards")."""

@@ -71,3 +71,14 @@ def test_the_learners_own_group_counts_as_a_group() -> None:
 def test_a_year_stays_a_date() -> None:
     assert numbers("I bought my first laptop in 2019.") == []
     assert [n.value for n in numbers("Put 2000 into it from my birthday money.")] == [2000.0]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("Correction: I'm really on page 70, I skipped a bookmark.", "read another 10 pages", "80"),
+        ("Recounted my deck: I'm actually at 152 kanji.", "Learned 6 more kanji today.", "158"),
+    ],
+)
+def test_a_recount_is_the_total_an_increment_adds_to(old: str, new: str, value: str) -> None:
+    assert _resolve(new, old) == value
