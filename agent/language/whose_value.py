@@ -367,7 +367,8 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
         if start > 0 and (doc[start - 1].is_punct or doc[start - 1].dep_ == "cc"):
             starts[start] = head
     if not starts:
-        return [(text.strip(), whose(text))]
+        heads = _top_clauses(text)
+        return [(text.strip(), LEARNER if heads and _takes_over(heads[0]) else whose(text))]
     bounds = [0, *sorted(starts), len(doc)]
     out = []
     for start, end in zip(bounds, bounds[1:], strict=False):
@@ -378,8 +379,22 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
         reported = (t for t in words if _top(t) or (t.pos_ in {"VERB", "AUX"} and t.dep_ in _SPOKEN))
         head = starts.get(start) or next(reported, None)
         if len(words):
-            out.append((words.text, LEARNER if head is None else _clause_owner(head)))
+            owner = LEARNER if head is None or _takes_over(head) else _clause_owner(head)
+            out.append((words.text, owner))
     return out
+
+
+def _takes_over(head: Token) -> bool:
+    """A peer takes over a thing of the learner's ("my cousin took over my shifts at <place>").
+
+    The thing is the peer's now (``whose`` reads the clause as the peer's, so the read never shows it
+    as the learner's value), but the write keeps it with the learner's words: it tells the learner's
+    old value is theirs no longer (``fact_order.called_old`` reads it so).
+    """
+    subject = subject_of(head, shared_by=_SHARED_BY)
+    if subject is None or not peer(subject):
+        return False
+    return about_learner(head, known=False) and not about_learner(head, known=False, deeds=True)
 
 
 def learners_now(text: str) -> bool:

@@ -567,8 +567,8 @@ def test_a_report_after_a_lead_in_is_the_learners_value(text: str) -> None:
     ],
 )
 def test_a_peer_taking_the_learners_thing_tells_the_peers_value(text: str) -> None:
-    assert whose(text) != LEARNER
-    assert not fact_parts(text)
+    assert whose(text) != LEARNER and not_current(text)  # never the learner's newest value
+    assert fact_parts(text)  # kept: the learner's old value is theirs no longer
 
 
 @pytest.mark.parametrize(
