@@ -21,7 +21,8 @@ resolved value, not from its first number.
   span with a verb of motion and no direction ("shift the draft deadline by two weeks"): English
   tells an earlier date ("brought forward", "earlier"), so such a move is put off (``_moved_by``);
 - a date in digits is written back in the learner's format (``when.date_like``: "2026-07-14");
-- an amount applies to the old fact's number that counts the same thing: when both name
+- an amount applies to the old fact's number that counts the same thing (``agent.language.old_amounts``
+  chooses it: a value held, not a price, a label or a threshold): when both name
   what they count ("60 Polish words" and "150 words"), the two are compared by MiniLM
   (``old_amounts.UNIT_MIN``, chosen by leave-one-out: ``python -m bench.increment_knobs``);
 - an increment told as an ellipsis ("Did eleven more over the weekend", "Lost 20 last night")
