@@ -40,6 +40,7 @@ from agent.models.embeddings import MiniLMEmbeddings
 from agent.search.recipes import DEFAULT_RECIPE
 from agent.search.results import SearchHit, rrf_fuse
 from agent.search.termstats import shared_term_counts
+from agent.text import STOP_WORDS, light_stem
 from agent.turns import TURN_KIND, turn_context_id
 from agent.validation import validate_learner_id
 
@@ -157,13 +158,14 @@ FACT_MIN_WORDS = 3
 """A fact this long or longer swallows a message or turn context that contains its text."""
 
 
-def repeats(found: dict[str, SearchHit]) -> set[str]:
+def repeats(found: dict[str, SearchHit], query: str = "") -> set[str]:
     """Ids of hits that repeat another hit's memory, so each statement takes one slot.
 
     - A statement stored as a fact is the same memory as its message and as the message's
       turn context (the date and the turn it replies to around it): keep the fact only. The
       offline rules store a sentence of the message, so a message that contains the fact's
-      text as whole words (``FACT_MIN_WORDS`` words or more) counts too.
+      text as whole words (``FACT_MIN_WORDS`` words or more) counts too, unless what the
+      message says beside its facts holds a word of ``query`` (``_says_more``).
     - A turn context is its message with the date around it: when both are found, keep the
       message (it has the time as ``created_at``).
     """
@@ -180,9 +182,28 @@ def repeats(found: dict[str, SearchHit]) -> set[str]:
         if hit.kind in {"fact", "procedure"}:
             continue  # a procedure named by a stated fact holds its text, and is more: its steps
         text = _same_text(hit.text)
-        if any(p.search(text) for p in patterns) or hit.kind == TURN_KIND and i in messages:
+        turn_of_a_message = hit.kind == TURN_KIND and i in messages
+        holds_a_fact = any(p.search(text) for p in patterns) and not _says_more(text, patterns, query)
+        if turn_of_a_message or holds_a_fact:
             copies.add(i)
     return copies
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _says_more(text: str, patterns: list[re.Pattern[str]], query: str) -> bool:
+    """True when ``text`` outside the facts it holds has a content word of ``query``.
+
+    "lifetimes today. the 'a syntax looks like a typo" holds the stored fact of its second
+    sentence; its first, a fragment no rule stores, is what "When did I study lifetimes?" asks.
+    Such a message is more than a copy of its fact, so it keeps its slot.
+    """
+    rest = text
+    for pattern in patterns:
+        rest = pattern.sub(" ", rest)
+    asked = {light_stem(w) for w in _WORD.findall(query.casefold()) if w not in STOP_WORDS}
+    return bool(asked & {light_stem(w) for w in _WORD.findall(rest) if w not in STOP_WORDS})
 
 
 async def _source_hits(
@@ -299,7 +320,7 @@ async def blended_search(
         weights[source] = LEAD_WEIGHT if source == chosen.lead else 1.0
         for hit in hits:
             found.setdefault(hit.id, (source, hit))
-    copies = repeats({i: hit for i, (_, hit) in found.items()})
+    copies = repeats({i: hit for i, (_, hit) in found.items()}, query)
     for source, hits_of in lists.items():
         lists[source] = [(i, score) for i, score in hits_of if i not in copies]
     facts = getattr(stores, "facts", None)

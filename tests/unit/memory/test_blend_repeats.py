@@ -52,3 +52,47 @@ def test_a_procedure_named_by_a_stated_fact_is_no_copy_of_it() -> None:
         hit("p1", "procedure", f"How to {intro}: 1. wax the foot. 2. dip for three seconds. 3. fire it."),
     )
     assert repeats(found) == set()
+
+
+# (message, the fact stored of it, a question about the part no fact holds): phrasings of our own
+SAYS_MORE = [
+    (
+        "recursion tonight. I keep forgetting the base case",
+        "I keep forgetting the base case",
+        "When did I do recursion?",
+    ),
+    (
+        "Integrals by parts, finally! my teacher is Ms Obi",
+        "my teacher is Ms Obi",
+        "when did we cover integrals",
+    ),
+    (
+        "subjunctive drills again... I live in Lyon now",
+        "I live in Lyon now",
+        "When did I practise the subjunctive?",
+    ),
+    ("did the titration lab. I'm in year 12", "I'm in year 12", "Which lab did I do?"),
+    (
+        "Ownership chapter today; my laptop is a ThinkPad",
+        "my laptop is a ThinkPad",
+        "when did I read about ownership",
+    ),
+    ("kanji radicals, ugh. I work at a bakery", "I work at a bakery", "When did I study radicals?"),
+    ("Vectors quiz went ok. my exam is on 3 June", "my exam is on 3 June", "how did the vectors quiz go?"),
+    ("regex today, I use Neovim", "I use Neovim", "When did we look at regex?"),
+    (
+        "photosynthesis notes done — I'm doing A-level biology",
+        "I'm doing A-level biology",
+        "when did I revise photosynthesis",
+    ),
+    ("past perfect! my tutor is Dana", "my tutor is Dana", "When did I learn the past perfect?"),
+]
+
+
+def test_a_message_that_says_more_than_its_fact_of_what_is_asked_keeps_its_slot() -> None:
+    for said, fact, question in SAYS_MORE:
+        found = by_id(hit("f1", "fact", fact), hit("m1", "message", said))
+        assert repeats(found, question) == set(), said
+        # asked of the fact itself, or with no question, the message is a copy as before
+        assert repeats(found, fact) == {"m1"}, said
+        assert repeats(found) == {"m1"}, said
