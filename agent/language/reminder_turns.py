@@ -194,10 +194,17 @@ def _says_who(token: Token) -> bool:
     return subject is not None and (is_learner(subject) or person(subject))
 
 
-def _passing(token: Token, topic_lemmas: frozenset[str] = frozenset(), own: bool = False) -> bool:
-    """True when this naming of the topic is a passing mention (see the module doc)."""
+def _passing(
+    token: Token, topic_lemmas: frozenset[str] = frozenset(), own: bool = False, proper: bool = False
+) -> bool:
+    """True when this naming of the topic is a passing mention (see the module doc).
+
+    ``proper``: the trigger's word is a proper name and is said as one ("when I mention Rauf":
+    "Rauf called me today"). A name has no other sense, so an event told of it is no other
+    sense (``_told_event``): it is how a person comes up.
+    """
     asks = token.doc[-1].text == "?"
-    if _others_thing(token, topic_lemmas) or _told_event(token, asks):
+    if _others_thing(token, topic_lemmas) or (not proper and _told_event(token, asks)):
         return True
     if _discourse_participle(token) or _says_who(token):
         return True
@@ -268,7 +275,19 @@ def _turns_to(sentence: str, topic_words: tuple[str, ...], own: bool = False) ->
     ]
     # a topic written in lower case, said as someone's name ("my classmate Ruby" for "ruby"): another sense
     named = topic_words[-1].islower()
-    return not namings or any(not (named and _a_name(t)) and not _passing(t, others, own) for t in namings)
+    return not namings or any(
+        not (named and _a_name(t)) and not _passing(t, others, own, proper=_proper(t, topic_words[-1]))
+        for t in namings
+    )
+
+
+def _proper(token: Token, word: str) -> bool:
+    """``token`` says the trigger's capitalised ``word`` as the learner wrote it: a proper name.
+
+    The case of the word, not its tag: the small tagger reads a rare name opening a sentence as a
+    noun ("Mateus moved into …"), and a learner who capitalised the trigger mid-sentence named it.
+    """
+    return word[:1].isupper() and token.text == word
 
 
 def _a_name(token: Token) -> bool:
@@ -294,9 +313,15 @@ def said_for_later(sentence: str, clause: str, own: tuple[str, ...] = ()) -> boo
     A trigger on the learner's own thing (``own``: its topic words, "when I mention my recital")
     is brought up by telling its date ("my recital is in two weeks"), not placed in a course.
     """
-    if sentence.rstrip().endswith("?") or _learners_own(clause, own):
+    if sentence.rstrip().endswith("?") or _learners_own(clause, own) or _told_past(clause):
         return False
     now = system_clock()
     when = split_time(clause, now)[1]
     due = phrase_due(when, now) if when else None
     return due is not None and due.date() > now.date()
+
+
+def _told_past(clause: str) -> bool:
+    """The clause's main verb is in the past tense: its day is one gone by ("helped me on Sunday")."""
+    roots = [t for t in parse(clause) if t.dep_ == "ROOT"]
+    return bool(roots) and all(t.tag_ == "VBD" for t in roots)

@@ -52,6 +52,7 @@ from agent.language.reminder_requests import (
     LEAD_BARE,
     REQUEST,
     causative,
+    declined,
     is_reminder_request,
     lead_first,
     strip_end,
@@ -172,6 +173,21 @@ def _only_pronouns(what: str) -> bool:
     return bool(words) and all(t.pos_ == "PRON" for t in words)
 
 
+_PERSONAL = frozenset({"he", "him", "she", "her", "they", "them"})
+
+
+def _antecedent(task: str, condition: str) -> str | None:
+    """The one name in ``task`` a condition of a personal pronoun points at, or None.
+
+    "remind me to ask Ingrid for her notes whenever I mention her": the trigger is Ingrid. Only a
+    person pronoun (not "it"), and only when the task writes exactly one capitalised proper name.
+    """
+    if not {t.lower_ for t in parse(strip_end(condition))} & _PERSONAL:
+        return None
+    names = {t.text for t in parse(task) if t.pos_ == "PROPN" and t.is_title and t.i > 0}
+    return names.pop() if len(names) == 1 else None
+
+
 def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
     """A topic trigger's date ("when we do X on Friday"): it does not fire before (``due_at``)."""
     due = phrase_due(when, now) if when else None
@@ -211,6 +227,9 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         fields = {"trigger_kind": "keywords", "keywords": found, **_not_before(when, now)}
         if found:
             return rest[: keywords.start()], fields
+        named = _antecedent(rest[: keywords.start()], topic) if _only_pronouns(topic) else None
+        if named:  # "remind me to thank Kwame when I mention him": the person the task names
+            return rest[: keywords.start()], {**fields, "keywords": [named]}
         if _only_pronouns(topic):
             return None  # "when we get to it": a topic the request never named, so no trigger to wait for
         rest = rest[: keywords.start()]  # "when we meet again": no topic, the next session (below)
@@ -332,8 +351,8 @@ def parse_reminder(text: str, *, now: datetime | None = None, context: str = "")
     sentence before, read only for the date of an event a span is "before" ("My test is in 10
     days. Remind me 2 days before.").
     """
-    if not isinstance(text, str):
-        return None
+    if not isinstance(text, str) or declined(text):
+        return None  # "no need to remind me about X": a reminder declined
     before = _before_event(text, now) or (
         _before_event(f"{context.strip()} {text}", now) if context else None
     )

@@ -96,7 +96,7 @@ from agent.language.topic_words import (
     word_lemmas,
     zipf,
 )
-from agent.language.trigger_mentions import is_code_name, mentions
+from agent.language.trigger_mentions import is_code_name, mentions, names_person
 from agent.text import FUNCTION_WORDS
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ def names_trigger(message: str, keyword: str, *, threshold: float | None = None)
         later = said_for_later(sentence, clause, tuple(topic) if own else ())
         if later or not turns_to(sentence, topic, own=own):
             continue
-        if is_rare_topic(keyword):
+        if is_rare_topic(keyword) or names_person(sentence, keyword):
             return True
         if sense(sentence, keyword) >= least or (
             _own_clause(sentence, clause, keyword) and sense(clause, keyword) >= least
