@@ -51,6 +51,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent.clock import system_clock
+from agent.language.current_values import THIRD_PERSON
 from agent.language.grammar import holds_text, is_learner, owner_of, parse, subject_of
 from agent.language.people import person
 from agent.language.reminder_times import phrase_due, split_time
@@ -229,7 +230,12 @@ def _passing(
                 # own thing ("when I mention my interview"), "My interview is next week" brings it up
                 return True
             continue  # the topic as the subject ("X is hard"): the clause above decides
-        if subject is None or topic_lemmas & word_lemmas(subject.text):
+        if (
+            subject is None
+            or topic_lemmas & word_lemmas(subject.text)
+            or (proper and subject.lower_ in THIRD_PERSON)
+        ):
+            # "Priyanka called me, she sounded happy": a name's "she" after it is the name itself;
             # an imperative or "let's": the clause above decides; a subject that is a topic word
             # is the topic read as a clause ("Pivot tables today please!": "Pivot" the subject
             # of "tables"), a fragment that names it and no one who acts

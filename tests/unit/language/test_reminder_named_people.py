@@ -52,3 +52,15 @@ def test_a_pronoun_condition_points_at_the_name_of_the_task(request_: str, name:
 
 def test_a_pronoun_for_a_thing_still_names_nothing() -> None:
     assert parse_reminder("remind me to ask about it when we get to it") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "turn"),
+    [
+        ("Henrike", "Henrike visited on Saturday, she brought her new puppy"),
+        ("Bartosz", "Bartosz rang me during lunch, he finally got his visa"),
+        ("Marisol", "Marisol passed her driving test and she is over the moon"),
+    ],
+)
+def test_the_names_own_pronoun_is_no_other_person(name: str, turn: str) -> None:
+    assert names_trigger(turn, name)
