@@ -96,3 +96,44 @@ def test_a_message_that_says_more_than_its_fact_of_what_is_asked_keeps_its_slot(
         # asked of the fact itself, or with no question, the message is a copy as before
         assert repeats(found, fact) == {"m1"}, said
         assert repeats(found) == {"m1"}, said
+
+
+# (message, the short fact stored of it): a statement no rule stores beside it, phrasings of our own
+TOLD_BESIDE = [
+    ("saw my tutor today. the plan: a mixed model over three waves of panel data", "saw my tutor today."),
+    (
+        "the call went fine. design chosen: a crossover trial with two arms and a washout week",
+        "the call went fine.",
+    ),
+    (
+        "I'm in Leeds now. corpus agreed on: forty hours of transcribed radio interviews from the seventies",
+        "I'm in Leeds now.",
+    ),
+    (
+        "met the panel. verdict: rewrite chapter two around survival curves and hazard ratios",
+        "met the panel.",
+    ),
+    (
+        "my laptop is a ThinkPad. toolchain fixed: clang, cmake presets and vcpkg for the dependencies",
+        "my laptop is a ThinkPad.",
+    ),
+]
+
+
+def test_a_message_whose_own_statement_outweighs_its_fact_keeps_its_slot() -> None:
+    for said, fact in TOLD_BESIDE:
+        found = by_id(hit("f1", "fact", fact), hit("m1", "message", said))
+        assert repeats(found, "Which method and which data?") == set(), said
+        assert repeats(found) == set(), said
+
+
+def test_a_question_beside_a_fact_is_no_statement_of_its_own() -> None:
+    found = by_id(
+        hit("f1", "fact", "I moved to Lisbon last month."),
+        hit(
+            "m1",
+            "message",
+            "I moved to Lisbon last month. how would I say rent contract and deposit in Portuguese?",
+        ),
+    )
+    assert repeats(found) == {"m1"}
