@@ -39,6 +39,10 @@ _OPENER = re.compile(
     r"^(?:\W+|(?:so|but|and|anyway|now|then|also|ok|okay|please|quick question|one thing)\b[,:]?\s*)+", re.I
 )
 """What goes before a question clause's first word: punctuation, a connective."""
+_TAG = re.compile(r",\s*(?:[^\W\d_]+\s+)?[^\W\d_]+\W*\?+\W*$")
+"""A tag of one or two words after a statement ("…, yay?", "…, typical huh?"): it asks nothing of
+what was stated. Two words, by leave-one-out over question_pairs_tagged.json (one word misses a
+two-word tag there; the head must be a statement either way, so a longer tail adds no wrong fact)."""
 _BECAUSE = re.compile(r",?\s+(?:since|because|now that|given that)\s+", re.I)
 """Where a question gives its reason ("Can we do coroutines, since my team moved to Kotlin?")."""
 
@@ -78,11 +82,18 @@ def stated_part(text: str) -> str | None:
     "Results came this morning: 6.5 in writing, so close :( what should I focus on?" ->
     "Results came this morning: 6.5 in writing, so close"; "Since I moved to Oslo, how …?" ->
     "Since I moved to Oslo"; after it, its reason ("Can we do coroutines, since my team moved
-    to Kotlin?" -> "my team moved to Kotlin"). Not a supposition ("If I switch to Linux, can I
+    to Kotlin?" -> "my team moved to Kotlin"); before a short tag ("Got 7.5 this time, finally,
+    right?" -> "Got 7.5 this time, finally"). Not a supposition ("If I switch to Linux, can I
     …?"), not a clause that names no value ("I'm confused, what does yield do?").
     """
     if not isinstance(text, str) or not is_question(text):
         return None
+    tag = _TAG.search(text)
+    head = text[: tag.start()] if tag is not None else ""
+    if head and not (is_question(head) or AUXILIARY.match(_OPENER.sub("", head))):
+        told = _stated(head)  # "June 9 now, three more days, yay?": the tag asks nothing of it
+        if told is not None:
+            return told
     for cut in _ASK_CUT.finditer(text):
         head, tail = text[: cut.start()].strip(), text[cut.end() :].strip()
         if head and _opens_question(tail):
