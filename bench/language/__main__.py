@@ -29,6 +29,8 @@ from agent.language.sentences import split_sentences
 from bench.language.memory import memory_report
 
 SEGMENTATION = Path(__file__).resolve().parents[1] / "cognitive" / "sets" / "segmentation.json"
+SHORT_WORDS = SEGMENTATION.with_name("segmentation_short_words.json")
+"""A short word, a full stop, then lower case: the set ``sentences.WORD_ZIPF`` was chosen on."""
 TRAFFIC = SEGMENTATION.with_name("traffic_intents.json")
 GRID = {"regularisation": (1.0, 4.0, 16.0), "override": (0.4, 0.5, 0.6, 0.7, 0.8)}
 
@@ -131,7 +133,10 @@ def main(argv: list[str] | None = None) -> None:
         "--memory", action="store_true", help="leave-one-out of what memory tells a question's intent"
     )
     args = parser.parse_args(argv)
-    out: dict[str, Any] = {"segmentation": segmentation_report()}
+    out: dict[str, Any] = {
+        "segmentation": segmentation_report(),
+        "segmentation_short_words": segmentation_report(SHORT_WORDS),
+    }
     if args.intents:
         out["intents"] = intents_report()
     if args.memory:

@@ -1,7 +1,7 @@
 """Sentence boundaries of the language layer (``agent.language.sentences``) and their bench."""
 
 from agent.language.sentences import sentence_spans, split_sentences
-from bench.language.__main__ import segmentation_report
+from bench.language.__main__ import SHORT_WORDS, segmentation_report
 
 
 def test_code_names_stay_in_their_sentence() -> None:
@@ -44,6 +44,24 @@ def test_cuts_pysbd_misses_after_everyday_words_and_numbers() -> None:
         "Use a guard, e.g. I check None first."
     ]
     assert split_sentences("1. Open the file. 2. Run it.") == ["1. Open the file. 2. Run it."]
+
+
+def test_a_short_everyday_word_ends_a_sentence_before_lower_case_an_abbreviation_does_not() -> None:
+    assert split_sentences("June 23 now. two more weeks of mechanisms") == [
+        "June 23 now.",
+        "two more weeks of mechanisms",
+    ]
+    assert split_sentences("I did 40 problems in one day. my wrists hurt") == [
+        "I did 40 problems in one day.",
+        "my wrists hurt",
+    ]
+    for joined in ("the class meets Tue. and Thu. in room 4", "lists, tuples, dicts etc. in week one"):
+        assert split_sentences(joined) == [joined]
+
+
+def test_the_short_word_set_by_leave_one_out() -> None:
+    report = segmentation_report(SHORT_WORDS)
+    assert report["boundary_accuracy"] >= 0.95, report
 
 
 def test_spans_point_into_the_text() -> None:
