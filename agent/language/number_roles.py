@@ -18,6 +18,7 @@ The words are short closed lists (MiniLM does not encode direction or modality).
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, parse
@@ -127,6 +128,9 @@ def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
     did 15 km, I only managed 6": km). The learner's count beside another's is the learner's work.
     """
     verb = done_verb(text, n)
+    if verb is None and not joint_work(text, n.start):
+        unit = unit_of(text, n)
+        return ("do", unit) if unit is not None and day_amount(text, n, unit) else None
     if verb is None or joint_work(text, n.start):
         return None
     unit = unit_after(text, n.end)
@@ -137,7 +141,87 @@ def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
     mine = re.search(r"\b(?:I|we)\b|^\W*[a-z]+\s+through\b", text[clause : n.start], re.I)
     if mine and not earlier and verb in PRO_VERBS:
         return verb, None  # "I did 9 myself tonight": more of whatever the learner's count counts
+    later = [m for m in numbers(text) if m.start >= n.end]
+    joined = bool(later) and re.search(r"\band\b", text[n.end : later[0].start]) is not None
+    if not earlier and not joined and _bare_object(text, n):
+        return "do", None  # "finished a dozen today": no subject, so the learner's work
     return (verb, unit_after(text, earlier[-1].end)) if earlier and mine else None
+
+
+def _bare_object(text: str, n: Number) -> bool:
+    """True when the amount at ``n`` is the object of a verb with no subject and counts nothing it names.
+
+    "Finished a dozen today", "knocked out 7 before lunch": the learner drops the subject and the counted
+    word, as one does of a count the conversation is about; the number is the verb's object (the parse).
+    """
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    doc = parse(text)
+    token = next((t for t in doc if t.idx <= n.start < t.idx + len(t.text)), None)
+    if token is not None and token.dep_ in ("det", "nummod", "quantmod") and token.head.lower_ == "dozen":
+        token = token.head  # "two dozen", "a dozen": the amount's head word
+    if token is None or (token.pos_, token.lower_ == "dozen") not in (("NUM", False), ("NOUN", True)):
+        return False
+    if any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children):
+        return False  # "finished 12 of the 40 sections": it names what it counts
+    if token.dep_ == "nummod" and _a_time(token.head):
+        token = token.head  # "finished 12 today": the parse hangs the amount on the time word after it
+    elif token.dep_ not in ("dobj", "npadvmod", "nummod"):
+        return False  # the parse reads a bare amount as the verb's object, measure or number
+    verb = token.head
+    helped = any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+    past = verb.tag_ == "VBD" or (verb.tag_ == "VBN" and not helped)
+    if verb.pos_ != "VERB" or not past or verb.dep_ != "ROOT" or verb.lemma_.lower() in _STATE:
+        return False  # "and got 78" shares a subject, "rated 1432" modifies a noun, "got 97" is a score
+    others = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass", "expl", "dobj") and c.i != token.i]
+    return not others  # "Retook the mock on Saturday: 71" has an object of its own
+
+
+_PERIOD_OR_MONTH = re.compile(
+    r"\b(?:days?|weeks?|fortnights?|months?|terms?|semesters?|quarters?|years?|so\s+far)\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
+    re.I,
+)
+"""A time word of a whole period ("this month", "in March"): an amount of it is the period's total."""
+
+
+def day_amount(text: str, n: Number, unit: str) -> bool:
+    """True when the amount at ``n`` is a day's work told with no verb ("today 9 km along the canal").
+
+    A diary line: a day named before the amount ("sunday long run: 14 km", ``dateparser``), no verb up to the
+    end of the amount's clause (the parse), and a counted unit that is neither money nor a span of days; a
+    whole period named ("this week 30 km") makes it that period's total instead.
+    """
+    import dateparser  # noqa: PLC0415 - about two seconds to import: only for a verbless amount
+
+    if is_money(unit) or re.match(r"(?:days?|weeks?|fortnights?|months?|years?)\b", unit, re.I):
+        return False
+    doc = parse(text)
+    if not any(t.pos_ in ("NOUN", "PROPN") for t in doc if n.end <= t.idx < n.end + len(unit)):
+        return False  # "7.5 overall": a grade, not a counted thing
+    end = next((t.idx for t in doc if t.idx >= n.end and t.text in {",", ".", ";", "!", "?"}), len(text))
+    # a gerund under a noun or preposition is no verb of the clause ("2 hours of strumming")
+    verbs = [t for t in doc if t.idx < end and t.pos_ in ("VERB", "AUX") and not _in_a_noun_phrase(t)]
+    if verbs or _PERIOD_OR_MONTH.search(text[:end]):
+        return False
+    # a day of the past or today: "tomorrow 10 km" is a plan
+    settings = {"PREFER_DATES_FROM": "past", "RELATIVE_BASE": _ANY_DAY}
+    amount = range(n.start, n.end)
+    words = [t.text for t in doc if t.idx < end and t.is_alpha and t.pos_ != "NUM" and t.idx not in amount]
+    if any(t.head.lower_ in ("for", "until", "till", "by") for t in doc if t.idx < end and t.is_alpha):
+        return False  # "For today: 20 flashcards" is a plan, "by friday 30 km" a target
+    phrases = words + [" ".join(pair) for pair in zip(words, words[1:], strict=False)]  # "this morning"
+    days = [dateparser.parse(p, languages=["en"], settings=settings) for p in phrases]
+    return any(d is not None for d in days) and all(d is None or d.date() <= _ANY_DAY.date() for d in days)
+
+
+def _in_a_noun_phrase(token: Token) -> bool:
+    """True when ``token`` is a gerund under a noun or a preposition ("2 hours of chords and strumming")."""
+    return token.tag_ == "VBG" and token.dep_ != "ROOT" and token.head.pos_ in ("NOUN", "PROPN", "ADP")
+
+
+_ANY_DAY = datetime(2000, 1, 5, 12)
+"""Whether a word names a day of the past does not depend on when it is read."""
 
 
 PRO_VERBS = frozenset({"do", "manage"})
@@ -169,7 +253,7 @@ def done_verb(text: str, n: Number) -> str | None:
     if any(t.pos_ != "ADV" and t.lower_ not in ("i", "we") for t in tokens[:-1]):
         return None
     word = tokens[-1].lower_
-    lemma = simplemma.lemmatize(word, lang="en")
+    lemma = simplemma.lemmatize(word, lang="en").lower()  # "wednesday" -> "Wednesday" is no past
     past = lemma != word and word not in (lemma + "s", lemma + "es") and not word.endswith("ing")
     # "read 40 pages this week", opening the clause with no subject: the parse's past ("I read" stays unread)
     past = past or (lemma == word and tokens[-1].tag_ == "VBD" and len(tokens) == 1)
