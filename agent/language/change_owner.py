@@ -19,7 +19,15 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.language.grammar import is_learner, parse
-from agent.language.number_owners import SAYS, THIRD, anothers_values, groups_count, number_owner
+from agent.language.number_owners import (
+    SAYS,
+    THIRD,
+    anothers_values,
+    group_size,
+    groups_count,
+    learners_step,
+    number_owner,
+)
 from agent.language.numerals import numbers, without_current
 from agent.language.people import anothers, is_group
 from agent.language.portions import own_share
@@ -395,6 +403,8 @@ def crosses_a_group(new: str, old: str) -> bool:
     "We sang another 20 as a choir" of "I've sung 35 hours"; a change naming the group ("The choir added
     another 50") changes its count (``number_owners.groups_count``).
     """
+    if group_size(old) and learners_step(new):
+        return True  # "I added 12 more myself" is no change of "we are 5 people in the chat"
     # "the circle read 300 together, 40 of those were mine (now 95)": the learner's share made it theirs
     group_old = groups_count(old) and own_share(without_current(old)) is None
     if groups_count(new):

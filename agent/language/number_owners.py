@@ -159,6 +159,25 @@ def change_is_anothers(text: str) -> bool:
     return bool(found) and number_owner(text, found[0].start) == "another"
 
 
+@holds_text
+@lru_cache(maxsize=2048)
+def group_size(text: str) -> bool:
+    """True when the first number of ``text`` is the size of the learner's group ("we are 6 people").
+
+    "We" as the subject of "be": a headcount of the group the learner is in, no count of the learner's work.
+    """
+    found = numbers(without_current(text))
+    if not found:
+        return False
+    doc = parse(without_current(text))
+    token = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
+    while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
+        token = token.head
+    if token is None or token.lemma_.lower() != "be":
+        return False
+    return any(c.dep_ == "nsubj" and c.lower_ == "we" for c in token.children)
+
+
 _TOGETHER = re.compile(
     r"\b(?:between|among(?:st)?)\s+(?:the\s+|all\s+)?(?:[\w-]+\s+)?of\s+us\b|\ball\s+of\s+us\b|\btogether\b"
     r"|\bcombined\b|\bcollectively\b|\bas\s+a\s+(?:class|group|team|club|crew|whole|choir|band|family|cohort)\b",
@@ -199,3 +218,18 @@ def groups_count(text: str) -> bool:
     # "our entire team finished 410 interviews": the learner's own group as the doer sums its members' work
     ours = is_group(subject) and any(c.lower_ in {"our", "whole", "entire"} for c in subject.children)
     return ours or bool(_TOGETHER.search(base))
+
+
+def learners_step(new: str) -> bool:
+    """True when the learner does the change ("I did 6 more", "learned 12 more"): its subject, or none."""
+    found = numbers(new)
+    if not found:
+        return False
+    doc = parse(new)
+    verb = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
+    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
+        verb = verb.head
+    if verb is None or verb.pos_ not in {"VERB", "AUX"}:
+        return False
+    subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+    return all(is_learner(s) for s in subjects)
