@@ -89,8 +89,11 @@ def direction(text: str, n: Number) -> float | None:
     if _WITHDRAWN_BEFORE.search(before):
         return -1.0
     spent = _SPENT_BEFORE.search(before)
-    if _GONE_ON.match(after) and is_money(unit_of(text, n)):
+    gone = _GONE_ON.match(after)
+    if gone and is_money(unit_of(text, n)):
         return -1.0  # "another $45 went on hosting": spent, whatever "another" tallies
+    if gone and unit_of(text, n) is None and re.match(r"\s+an?\b", after[gone.end() :], re.I):
+        return -1.0  # "another 60 gone on a phrasebook": a thing bought, the money left unnamed
     if spent and spent_money(unit_of(text, n)):
         # "spent €350 of it": money taken from the fund; "spent another $45 on storage" tallies spending
         # from one (never an amount added); "spent $30 on a pizza" is no change

@@ -52,3 +52,15 @@ def test_a_plan_a_period_a_part_or_anothers_work_adds_nothing(new: str) -> None:
 def test_a_weekday_is_no_verb_in_the_past() -> None:
     text = "wednesday 5 miles easy pace"
     assert done_verb(text, numbers(text)[0]) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("My book budget for the semester is 250 euros", "35 went on a secondhand calculus textbook", "215"),
+        ("I've saved 600 dollars for the deposit", "another 80 gone on a used laptop charger", "520"),
+        ("I have 30 words on my review list", "another 5 went on the list today", "35"),
+    ],
+)
+def test_a_bare_amount_gone_on_a_thing_is_spent(old: str, new: str, value: str) -> None:
+    assert resolve_change(new, old, old_at=OLD_AT, new_at=NEW_AT, close=True) == value
