@@ -25,6 +25,8 @@ def test_others_joining_still_change_the_size() -> None:
     assert not crosses_a_group("two more joined the study group today", "we are 6 people in the study group")
 
 
-@pytest.mark.parametrize("old", ["I've memorised 90 irregular verbs", "My sister is 12", "They are 4 in the band"])
+@pytest.mark.parametrize(
+    "old", ["I've memorised 90 irregular verbs", "My sister is 12", "They are 4 in the band"]
+)
 def test_no_headcount(old: str) -> None:
     assert not group_size(old)
