@@ -21,7 +21,7 @@
 4. **Whose value** (``agent.language.whose_value.whose``) on ``fact_writes_owners.json``: kin,
    colleagues, friends by name, teams and groups, possessives, pronoun subjects, mixed messages
    and another quoting the learner's own value, on the write side (``owners``) and the read
-   side (``owners.read``: ``whose_value.not_current``).
+   side (``owners.read``: ``current_versions.not_current``).
 5. **A goal, not a maybe** (``current_values.goal``): ``GOAL_MIN`` by leave-one-out over ``GOALS``
    against ``CHANGES`` + ``ASIDES``, and ``fact_writes_goals.json`` (targets told as plans or wishes,
    stored; maybes of a value the learner has, not stored) read the same way.
@@ -148,10 +148,10 @@ def whose_report(path: Path = WHOSE) -> dict[str, Any]:
 def owners_read_report(path: Path = OWNERS) -> dict[str, Any]:
     """The read side on ``fact_writes_owners.json``, per class.
 
-    Right when a message is read as no value of the learner's (``whose_value.not_current``) exactly
+    Right when a message is read as no value of the learner's (``current_versions.not_current``) exactly
     when it gives none (a mixed message holds the learner's too).
     """
-    from agent.language.whose_value import not_current
+    from agent.language.current_versions import not_current
 
     data = json.loads(path.read_text(encoding="utf-8"))
     out: dict[str, Any] = {}

@@ -30,11 +30,11 @@ import numpy as np
 
 from agent.language import answer_kinds, intents, same_thing
 from agent.language import versions as v
+from agent.language.current_versions import not_current, other_group
 from agent.language.encoder import encode
 from agent.language.question_net import answer_groups
 from agent.language.questions import is_question
 from agent.language.sentences import split_sentences
-from agent.language.whose_value import not_current, other_group
 from bench.cognitive.metacognition import EXPECTED_INTENTS
 from bench.language.memory import Written
 from bench.language.memory import versions as written_versions

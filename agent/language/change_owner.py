@@ -275,9 +275,9 @@ def _anothers_group(new: str, old: str) -> bool:
     """True when the change's subject is a group not the learner's.
 
     "The other club", "another ward" (``people.anothers``); "The vision group got 5,000 more
-    hours" beside "My research group has …" (``whose_value.other_group``).
+    hours" beside "My research group has …" (``current_versions.other_group``).
     """
-    from agent.language.whose_value import other_group  # noqa: PLC0415 - whose_value loads only when asked
+    from agent.language.current_versions import other_group  # noqa: PLC0415 - the parse loads only when asked
 
     subject = _change_subject(new)
     if subject is None or is_learner(subject) or not is_group(subject):

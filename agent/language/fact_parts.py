@@ -15,6 +15,7 @@ import re
 
 from agent.language.about import CLAUSE_WORDS
 from agent.language.current_values import maybe
+from agent.language.current_versions import learners_now
 from agent.language.facts import (
     NAME_SLOT,
     PART_CUT,
@@ -25,7 +26,7 @@ from agent.language.facts import (
 )
 from agent.language.own_values import has_a_value
 from agent.language.questions import AUXILIARY, is_question
-from agent.language.whose_value import LEARNER, clause_owners, learners_now
+from agent.language.whose_value import LEARNER, clause_owners
 
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|suppose|supposing|assuming|whether|what if|say)\b", re.I)
 """A clause that supposes ("If I switch to Linux, can I …?"): nothing it says is the learner's."""

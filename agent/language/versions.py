@@ -51,6 +51,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from agent.language.answer_kinds import PERSON, asked_kind, holds_kind
+from agent.language.current_versions import not_current, other_group
 from agent.language.encoder import encode, encode_kept
 from agent.language.intents import CHANGING
 from agent.language.question_net import answer_groups, value_kinds
@@ -59,7 +60,6 @@ from agent.language.same_thing import (
     disagreeing,
     told_parts,
 )
-from agent.language.whose_value import not_current, other_group
 
 ASKED_K = 5
 """Facts (every version) closest to the question among which open ones may disagree."""
@@ -187,7 +187,7 @@ def _another_value(
     code, or a person when one is asked) in a statement at ``knobs.pair_floor`` of it or more:
     "My IELTS came back at 6.0" / "Second sitting went much better, 7.0 this time!". The other one
     counts when it brings a value the closest lacks (``same_thing.brings_another_value``) and is the
-    learner's own, not hedged (``whose_value.not_current``, ``other_group``).
+    learner's own, not hedged (``current_versions.not_current``, ``other_group``).
     """
     closest = order[0]
     texts = [v.content for v in versions]

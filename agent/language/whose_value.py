@@ -1,42 +1,25 @@
-"""Does a stored statement tell the learner's current value? (the parse, ``agent.language.grammar``).
+"""Whose value a statement gives: the learner's or another's (the parse, ``agent.language.grammar``).
 
-The read-time net (``agent.language.same_thing``) groups the facts that answer one question with
-different values and shows the newest first, the older "was until …". A newer statement is no
-newer version of the learner's value when it only *might* be one, or when it is someone else's:
-
-- **hedged** (``hedged``): its verb carries a modal of possibility or wish ("I might do a summer
-  course in Dresden", "I'd love to work at Spotify"), an epistemic adverb ("Thinking about maybe
-  trying Pimsleur", "probably won't even reply"), or a negated "will" (an offer declined: "won't
-  even reply"). Verbs of intention are not a hedge here: "…my major is computer science and I
-  want to be solid on recursion" states the value in one clause and a wish in another;
-- **another person's** (``whose``, one reader for the write side, ``agent.language.facts``, and this
-  read side): the subject of the statement's first clause and the possessor of the thing it
-  changes. "My sister's test is 30 June", "My colleague Rui finished all 40", "Ana's score went
-  up", "she got a 7", "the other team has until Friday", "I think Rui finished", "My brother
-  finished the whole trilogy" (a peer's own deed: ``agent.language.acted_on``), "Wren says their
-  rent is 700, mine's higher" (a named speaker's "their"; "mine" only compares) are another's;
-  "My teacher says my score is now 7", "The teacher put me in the B2 class", "Prof. Hallberg has
-  taken over my supervision", "My stipend is 500", "Our team budget is €4,000" are the learner's.
-  People are told by the parse, spaCy's NER (a name) and a MiniLM classifier of nouns of persons
-  (``current_values.is_person``: "sister", "study buddy"), not by a list (``people.anothers`` reads
-  whose a subject is); a message that mixes the two is cut into its clauses (``clause_owners``),
-  so only the learner's is stored;
-- **another group's** (``other_group``, beside the other facts read): "The marketing team got
-  €6,000 for training", "The debate club got trimmed to 12" when the learner calls "our team", "our
-  film club" theirs.
-
-Such a statement may be shown, but never becomes the newer version of the learner's value, never ranks
-above it in a group, nor marks it "was until" (``not_current``). It reads the text alone (any older
-write reads the same); it names closed classes only: modals, epistemic adverbs, "other", pronouns.
+One reader for the write side (``agent.language.facts``, ``fact_parts``) and the read side
+(``agent.language.current_versions``, the net): the subject of the statement's first clause and the
+possessor of the thing it changes. "My sister's test is 30 June", "My colleague Rui finished all 40",
+"Ana's score went up", "she got a 7", "the other team has until Friday", "I think Rui finished", "My
+brother finished the whole trilogy" (a peer's own deed: ``agent.language.acted_on``), "Wren says their
+rent is 700, mine's higher" (a named speaker's "their"; "mine" only compares) are another's; "My
+teacher says my score is now 7", "The teacher put me in the B2 class", "Prof. Hallberg has taken over
+my supervision", "My stipend is 500", "Our team budget is €4,000" are the learner's. People are told
+by the parse, spaCy's NER (a name) and a MiniLM classifier of nouns of persons
+(``current_values.is_person``: "sister", "study buddy"), not by a list (``people.anothers`` reads whose
+a subject is); a message that mixes the two is cut into its clauses (``clause_owners``), so only the
+learner's is stored. It names closed classes only: "other", pronouns, dependency labels.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent.language.acted_on import about_learner, plays_a_role, standing
-from agent.language.current_values import conditional, main_clause, maybe
+from agent.language.current_values import main_clause
 from agent.language.grammar import is_learner, owner_of, parse, subject_of
 from agent.language.own_values import has_a_value
 from agent.language.parse_slips import an_amount, relative_clause
@@ -46,7 +29,6 @@ from agent.language.people import (
     by_name,
     entity_label,
     followed_by_third_person,
-    is_group,
     is_name,
     named,
     peer,
@@ -65,32 +47,11 @@ OTHER = frozenset({"other", "another"})
 _TOP = frozenset({"ROOT", "conj", "parataxis"})
 """Dependencies of a clause of its own (and an ``advcl`` without a conjunction: ``_top``)."""
 _CLAUSES = frozenset({"ccomp", "xcomp", "advcl"})
-_SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
+SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
+"""Dependencies of a verb that shares its subject with the one it hangs on ("got in and started")."""
 _SPOKEN = frozenset({"ccomp", "csubj"})
 _LEAD_IN = frozenset({":", "-", "–", "—"})
 """Punctuation that ends a lead-in before what it reports ("<body> emailed: …")."""
-
-HEDGE_MODALS = frozenset({"might", "may", "could", "would", "should", "'d"})
-"""Modal verbs of possibility or wish (not "will", "can", "must": "I will start at Bosch on Monday")."""
-EPISTEMIC = frozenset({"maybe", "perhaps", "probably", "possibly"})
-"""Adverbs that leave a statement open."""
-
-
-def hedged(text: str) -> bool:
-    """Whether ``text`` leaves its statement open: an unsure modal, an epistemic adverb, a condition."""
-    if conditional(text):
-        return True  # "if I ever start my own company I'm using <language>"
-    for token in parse(text):
-        lemma = token.lemma_.lower()
-        if token.tag_ == "MD" and (
-            lemma in HEDGE_MODALS
-            or token.lower_ in HEDGE_MODALS
-            or (lemma == "will" and any(c.dep_ == "neg" for c in token.head.children))
-        ):
-            return True  # "might do", "'d love to", "won't even reply"
-        if token.dep_ == "advmod" and lemma in EPISTEMIC:
-            return True
-    return False
 
 
 def _speech(head: Token) -> Token | None:
@@ -124,7 +85,7 @@ def _clause_owner(head: Token, depth: int = 0, *, heard: bool = False) -> str:
         if said is head or reported != LEARNER or _gives_a_value(said) or _of_the_learner(said):
             return reported  # a lead-in frame only says who told it: what it reports is read alone
         # an opinion with no value of the learner's is the speaker's ("My cousin says dashboards are easy")
-    subject = subject_of(head, shared_by=_SHARED_BY)
+    subject = subject_of(head, shared_by=SHARED_BY)
     if subject is None:  # the parser's slip: a name as a compound of the verb ("My flatmate Tunde works …")
         subject = next((c for c in head.children if c.dep_ == "compound" and c.i < head.i), None)
     if subject is None or subject.dep_ == "expl" or is_learner(subject) or an_amount(subject):
@@ -166,7 +127,7 @@ def _speakers_own(head: Token, speech: Token) -> str:
     thing ("they" of one person); "The college says their fees went up" may be the learner's.
     """
     subject = subject_of(speech, shared_by=frozenset())
-    speaker = subject_of(head, shared_by=_SHARED_BY)
+    speaker = subject_of(head, shared_by=SHARED_BY)
     if subject is None or speaker is None or not anothers(speaker):
         return ""
     if not (named(speaker) or (is_name(speaker) and person_name(speaker))):
@@ -204,7 +165,7 @@ def _a_number(token: Token) -> bool:
 
 def _of_the_learner(head: Token) -> bool:
     """True when the clause of ``head`` has the learner or a thing of theirs as its subject."""
-    subject = subject_of(head, shared_by=_SHARED_BY)
+    subject = subject_of(head, shared_by=SHARED_BY)
     if subject is None or standing(subject):
         return False  # "X says his laptop cost 2000, mine's cheaper": a comparison, no value of the learner's
     return is_learner(subject) or owner_of(subject) == LEARNER
@@ -391,48 +352,7 @@ def _takes_over(head: Token) -> bool:
     as the learner's value), but the write keeps it with the learner's words: it tells the learner's
     old value is theirs no longer (``fact_order.called_old`` reads it so).
     """
-    subject = subject_of(head, shared_by=_SHARED_BY)
+    subject = subject_of(head, shared_by=SHARED_BY)
     if subject is None or not peer(subject):
         return False
     return about_learner(head, known=False) and not about_learner(head, known=False, deeds=True)
-
-
-def learners_now(text: str) -> bool:
-    """True when ``text`` may be stored as a value the learner has now: neither maybe nor another's."""
-    return not (maybe(text) or others(text))
-
-
-def other_group(text: str, learners: Sequence[str]) -> bool:
-    """True when ``text`` gives a value to another group than the one the learner calls theirs.
-
-    "The marketing team got €6,000 for training" beside "Our team's training budget is €4,000",
-    "The debate club got trimmed to 12" beside "Our film club has 20": the subject is a group told by
-    a modifier of its own ("marketing"), not the learner's, and a statement of ``learners`` owns a
-    group of that head noun ("our team") without that modifier. A passive subject must be a group of
-    people (``people.is_group``): a thing acted on is often the learner's named more closely.
-    """
-    root = main_clause(text)
-    subject = None if root is None else subject_of(root, shared_by=_SHARED_BY)
-    if subject is None or subject.pos_ != "NOUN" or owner_of(subject):
-        return False
-    if subject.dep_ == "nsubjpass" and not is_group(subject):
-        return False  # a thing acted on may be the learner's told closely ("The conference budget was cut")
-    marks = {c.lemma_.lower() for c in subject.children if c.dep_ in {"compound", "amod"}}
-    if not marks or about_learner(root):
-        return False
-    head = subject.lemma_.lower()
-    for other in learners:
-        doc = parse(other)
-        lemmas = {t.lemma_.lower() for t in doc}
-        if marks <= lemmas:
-            continue  # "the evening class" is the learner's "my evening class"
-        if any(t.lemma_.lower() == head and owner_of(t) == "learner" for t in doc):
-            return True
-    return False
-
-
-def not_current(text: str) -> bool:
-    """Whether ``text`` is no version of the learner's current value: hedged or another's."""
-    if not isinstance(text, str) or not text.strip():
-        return False
-    return hedged(text) or others(text)

@@ -24,6 +24,7 @@ from agent.language.answer_kinds import (
     holds_kind,
     learners_name,
 )
+from agent.language.current_versions import not_current, other_group
 from agent.language.grammar import entities, parse
 from agent.language.numerals import current_value
 from agent.language.people import person
@@ -35,7 +36,7 @@ from agent.language.same_thing import (
     merged,
     values,
 )
-from agent.language.whose_value import LEARNER, not_current, other_group, remark_of_another, whose
+from agent.language.whose_value import LEARNER, remark_of_another, whose
 from agent.search.results import SearchHit
 
 

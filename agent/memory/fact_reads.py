@@ -18,8 +18,8 @@ from agent.errors import InvalidInputError, StoreUnavailableError
 from agent.graphdb.schema import learner_key
 from agent.graphdb.store import Neo4jStore, fetch, is_neo4j_down
 from agent.language.answer_kinds import FLOOR, answer_order
+from agent.language.current_versions import not_current
 from agent.language.facts import query_slots
-from agent.language.whose_value import not_current
 from agent.memory import cognitive_queries as q
 from agent.memory.activation import blend_score, boosted, decayed
 from agent.memory.fact_cache import SLOT_WEIGHT, cached_fact_page

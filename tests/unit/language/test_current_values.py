@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 from agent.language.current_values import _done_for, conditional, goal, main_clause, maybe
+from agent.language.current_versions import learners_now, not_current
 from agent.language.fact_parts import fact_parts, stated_part
-from agent.language.whose_value import learners_now, not_current, others
+from agent.language.whose_value import others
 from agent.models.offline_policy import plan_actions
 
 AVAILABLE = {"remember_fact", "search_facts", "set_reminder", "core_memory_append", "core_memory_replace"}

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from agent.language.current_versions import not_current, other_group
 from agent.language.grammar import parse
 from agent.language.people import peer
-from agent.language.whose_value import not_current, other_group
 from agent.models.offline_policy import plan_actions
 
 SET = Path(__file__).resolve().parents[3] / "bench" / "cognitive" / "sets" / "owners_others.json"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agent.language.current_versions import hedged, learners_now, not_current, other_group
 from agent.language.encoder import encode
 from agent.language.fact_parts import fact_parts
 from agent.language.grammar import parse
 from agent.language.people import person_name
 from agent.language.question_net import answer_groups
 from agent.language.versions import as_learner
-from agent.language.whose_value import LEARNER, hedged, learners_now, not_current, other_group, others, whose
+from agent.language.whose_value import LEARNER, others, whose
 from agent.memory.fact_order import newest_first
 from tests.unit.language.open_facts import open_fact
 
