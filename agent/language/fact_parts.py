@@ -24,6 +24,7 @@ from agent.language.facts import (
     standalone,
     tells_a_part_of_life,
 )
+from agent.language.grammar import parse
 from agent.language.own_values import has_a_value
 from agent.language.questions import AUXILIARY, is_question
 from agent.language.whose_value import LEARNER, clause_owners
@@ -180,3 +181,37 @@ def fact_parts(text: str) -> list[str]:
     if len(parts) < 2 or len(set(slots)) < 2 or None in slots or NAME_SLOT in slots:
         return [text]  # a value beside a clause in a slot, or a name, stays with it (docstring)
     return parts
+
+
+def completed(spans: list[tuple[int, str]], text: str) -> list[tuple[int, str]]:
+    """``spans`` (``sentence_spans`` of ``text``), each value fragment joined to the statement it completes.
+
+    "the faculty postponed the orgo final because the hall is being renovated. June 23 now.": the
+    second sentence has no verb and holds a number; alone it names nothing the value belongs to
+    (stored, it never ranked for "when is my final?"), so it is read with the sentence before it.
+    Only after a statement with a verb and no number of its own, and never after a question: a
+    greeting ("hi! Amara, 3rd year …") or a sentence that has its value ("Did 40 today. 2 hours.")
+    keeps its fragment apart. Read on the parse (parts of speech), not on words.
+    """
+    out: list[tuple[int, str]] = []
+    for start, sentence in spans:
+        if out and _fragment_value(sentence) and _open_statement(out[-1][1]):
+            begin = out[-1][0]
+            out[-1] = (begin, text[begin : start + len(sentence)])
+            continue
+        out.append((start, sentence))
+    return out
+
+
+def _fragment_value(sentence: str) -> bool:
+    """No verb, a number, no question ("June 23 now.", "450 euros each.")."""
+    doc = parse(sentence)
+    verbless = not any(t.pos_ in {"VERB", "AUX"} for t in doc)
+    return verbless and any(t.like_num for t in doc) and not is_question(sentence)
+
+
+def _open_statement(sentence: str) -> bool:
+    """A statement with a verb and no number of its own, which a value fragment may complete."""
+    doc = parse(sentence)
+    stated = any(t.pos_ in {"VERB", "AUX"} for t in doc) and not any(t.like_num for t in doc)
+    return stated and not is_question(sentence) and not sentence.rstrip().endswith("?")

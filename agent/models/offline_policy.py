@@ -56,6 +56,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agent.language.fact_parts import completed
 from agent.language.facts import fact_slot
 from agent.language.questions import is_question
 from agent.language.sentences import sentence_spans, split_sentences
@@ -177,7 +178,7 @@ def plan_actions(
     previous message (it may name the procedure this one tells).
     """
     core = core or {}
-    found = sentence_spans(text)
+    found = completed(sentence_spans(text), text)
     texts = [sentence for _, sentence in found]
     procedures, consumed = procedure_actions(texts, [text[start:] for start, _ in found], available, context)
     sentences = [_classify(sentence, core) for sentence in texts]
