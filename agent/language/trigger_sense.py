@@ -48,33 +48,7 @@ not fire, whatever its similarity; the dependency parse says who does what with 
 Similarity alone does not decide (measured 2026-11-28: a turn about a neighbour, "subqueries" /
 query 0.73, scores like a turn about the trigger), so it only vetoes a word match. The threshold
 is chosen by leave-one-out over ``bench/cognitive/sets/reminders_sense.json`` (``bench/reminder_knobs.py``).
-Measured and not kept (2026-11-29): the head noun alone with a threshold of its own ("Let's cover
-perfective and imperfective aspect." for "verb aspect in Russian" scores 0.33, the head noun in
-another sense up to 0.47; ``bench/cognitive/sets/reminders_head_only.json``), and a completion
-reading of "after we finish X" by similarity ("we're done with joins" 0.64-0.86 against the
-finished phrase, ordinary joins talk 0.49-0.81).
-Measured and not kept (2026-11-29, session 43, heldout8's moles in a garden): the reminder's task
-as the topic's domain ("moles: ask how anyone measured Avogadro's number"): how far the turn falls
-below the bare topic's similarity to the task ran -0.17..0.29 on other-sense turns and up to 0.21
-on real ones, since a task is often unrelated to its topic ("bring my calculator"); and fixed frames
-around the keyword ("the lesson on X", "studying X"), which moved both senses alike ("We need more
-plates for the party" 0.56-0.69, "Let's do plates now" 0.66-0.77 as tectonic plates).
-Measured and not kept (2026-11-30, session 46, ``reminders_described.json``): the topic described
-("functions that call themselves" 0.23 from "recursion", "loops and iteration" 0.56), also with
-the reminder's task (0.24, unrelated turns 0.12-0.18); the head with another modifier ("imaginary
-numbers" / "complex numbers" 0.82, neighbours "inner" / "outer joins" 0.86); a veto of one-word
-phrases that open like a topic word ("memorised" / "memoization" 0.86) also silenced "integrating"
-for "integrals" (one false fire less, one fire less).
-Measured and not kept (2026-11-30, session 48, pooled replay of every reminder set and heldout3..16,
-667 fires-once checks): the reminder's task as the sense of a one-word topic, blended with the
-keyword (weight 0.25-0.75) or as a floor (0.25-0.45): best 547/667 fires once, 13/2,598 false
-(keyword alone 551/667, 23/2,598): it silences the everyday sense when the task names the
-topic's field and loses the topic's turn when it does not ("email my tutor"), 12 fires of other
-writers' sets; task-keyword similarity does not tell the two apart (0.0-0.6 both). A topic named
-only by its content ("forces and Newton's laws" for "dynamics", "functions that call themselves"
-for "recursion"): MiniLM reads such turns 0.05-0.50 from the keyword, from the keyword with the
-task and from a dictionary gloss of it (WordNet, tried off the product), where a neighbour of the
-same field reads 0.40-0.65, so no threshold separates them.
+What was measured and not kept is in ``docs/decisions/index.md`` ("Reminder triggers").
 """
 
 from __future__ import annotations
