@@ -23,6 +23,7 @@ from agent.language.number_owners import (
     SAYS,
     THIRD,
     anothers_values,
+    first_number_verb,
     group_size,
     groups_count,
     learners_step,
@@ -232,13 +233,9 @@ def _pronoun_object(new: str) -> bool:
 
 def _change_subject(new: str) -> Token | None:
     """The subject of the verb of the change's first number (with none, of its main verb)."""
-    doc = parse(new)
-    found = numbers(new)
-    verb = next((t for t in doc if found and t.idx <= found[0].start < t.idx + len(t.text)), None)
-    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
-        verb = verb.head
+    verb, _ = first_number_verb(new)
     if verb is None or verb.pos_ not in {"VERB", "AUX"}:
-        verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in {"VERB", "AUX"}), None)
+        verb = next((t for t in parse(new) if t.dep_ == "ROOT" and t.pos_ in {"VERB", "AUX"}), None)
     if verb is None:
         return None
     return next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
@@ -383,13 +380,7 @@ def _names(phrase: list[str], words: set[str]) -> bool:
 
 def _subject_words(text: str) -> list[str]:
     """The words of the subject of the clause of ``text``'s first number ("Karan has done another 20")."""
-    found = numbers(text)
-    if not found:
-        return []
-    doc = parse(text)
-    verb = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
-    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
-        verb = verb.head
+    verb, _ = first_number_verb(text)
     subject = None if verb is None else next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if subject is None or is_learner(subject) or subject.lower_ in THIRD:
         return []

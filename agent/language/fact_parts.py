@@ -205,13 +205,17 @@ def completed(spans: list[tuple[int, str]], text: str) -> list[tuple[int, str]]:
 
 def _fragment_value(sentence: str) -> bool:
     """No verb, a number, no question ("June 23 now.", "450 euros each.")."""
-    doc = parse(sentence)
-    verbless = not any(t.pos_ in {"VERB", "AUX"} for t in doc)
-    return verbless and any(t.like_num for t in doc) and not is_question(sentence)
+    verb, number = _verb_and_number(sentence)
+    return not verb and number and not is_question(sentence)
 
 
 def _open_statement(sentence: str) -> bool:
     """A statement with a verb and no number of its own, which a value fragment may complete."""
+    verb, number = _verb_and_number(sentence)
+    return verb and not number and not is_question(sentence) and not sentence.rstrip().endswith("?")
+
+
+def _verb_and_number(sentence: str) -> tuple[bool, bool]:
+    """Whether ``sentence`` has a verb (or auxiliary), and whether it has a number, by the parse."""
     doc = parse(sentence)
-    stated = any(t.pos_ in {"VERB", "AUX"} for t in doc) and not any(t.like_num for t in doc)
-    return stated and not is_question(sentence) and not sentence.rstrip().endswith("?")
+    return any(t.pos_ in {"VERB", "AUX"} for t in doc), any(t.like_num for t in doc)

@@ -159,6 +159,22 @@ def change_is_anothers(text: str) -> bool:
     return bool(found) and number_owner(text, found[0].start) == "another"
 
 
+def first_number_verb(text: str) -> tuple[Token | None, int]:
+    """The verb the first number of ``text`` hangs on, and that number's offset (``(None, -1)`` with none).
+
+    The nearest verb or auxiliary above the number in the parse; the top of its clause when the
+    parser hangs it on no verb ("Another 40 today!"), which callers read as no verb.
+    """
+    found = numbers(text)
+    if not found:
+        return None, -1
+    start = found[0].start
+    token = next((t for t in parse(text) if t.idx <= start < t.idx + len(t.text)), None)
+    while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
+        token = token.head
+    return token, start
+
+
 @holds_text
 @lru_cache(maxsize=2048)
 def group_size(text: str) -> bool:
@@ -166,16 +182,10 @@ def group_size(text: str) -> bool:
 
     "We" as the subject of "be": a headcount of the group the learner is in, no count of the learner's work.
     """
-    found = numbers(without_current(text))
-    if not found:
+    verb, _ = first_number_verb(without_current(text))
+    if verb is None or verb.lemma_.lower() != "be":
         return False
-    doc = parse(without_current(text))
-    token = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
-    while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
-        token = token.head
-    if token is None or token.lemma_.lower() != "be":
-        return False
-    return any(c.dep_ == "nsubj" and c.lower_ == "we" for c in token.children)
+    return any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children)
 
 
 _TOGETHER = re.compile(
@@ -201,15 +211,9 @@ def groups_count(text: str) -> bool:
     the learner alone ("I"), nor a group that gives, cuts or holds a value ("We have 900 hours combined").
     """
     base = without_current(text)
-    found = numbers(base)
-    if not found:
-        return False
-    doc = parse(base)
-    verb = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
-    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
-        verb = verb.head
+    verb, start = first_number_verb(base)
     subject = None if verb is None else next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subject is None or subject.lower_ in {"i", "me"} or subject.idx > found[0].start:
+    if subject is None or subject.lower_ in {"i", "me"} or subject.idx > start:
         return False  # "Another 14 lengths, the club tally is near 3,400": the count comes before the group
     if subject.lemma_.lower() in _TALLY:
         return any(is_group(c) for c in subject.children if c.dep_ in {"compound", "poss"})
@@ -222,13 +226,7 @@ def groups_count(text: str) -> bool:
 
 def learners_step(new: str) -> bool:
     """True when the learner does the change ("I did 6 more", "learned 12 more"): its subject, or none."""
-    found = numbers(new)
-    if not found:
-        return False
-    doc = parse(new)
-    verb = next((t for t in doc if t.idx <= found[0].start < t.idx + len(t.text)), None)
-    while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
-        verb = verb.head
+    verb, _ = first_number_verb(new)
     if verb is None or verb.pos_ not in {"VERB", "AUX"}:
         return False
     subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]

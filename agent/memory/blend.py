@@ -177,13 +177,14 @@ def repeats(found: dict[str, SearchHit], query: str = "") -> set[str]:
         if len(t.split()) >= FACT_MIN_WORDS
     ]
     messages = {turn_context_id(h.id) for h in found.values() if h.kind == "message"}
+    asked = _content(query.casefold())
     copies = set()
     for i, hit in found.items():
         if hit.kind in {"fact", "procedure"}:
             continue  # a procedure named by a stated fact holds its text, and is more: its steps
         text = _same_text(hit.text)
         turn_of_a_message = hit.kind == TURN_KIND and i in messages
-        holds_a_fact = any(p.search(text) for p in patterns) and not _says_more(text, patterns, query)
+        holds_a_fact = any(p.search(text) for p in patterns) and not _says_more(text, patterns, asked)
         if turn_of_a_message or holds_a_fact:
             copies.add(i)
     return copies
@@ -207,8 +208,8 @@ def _content(text: str) -> set[str]:
     return {light_stem(w) for w in _WORD.findall(text) if w not in STOP_WORDS}
 
 
-def _says_more(text: str, patterns: list[re.Pattern[str]], query: str) -> bool:
-    """True when ``text`` outside the facts it holds has a content word of ``query``, or says more than them.
+def _says_more(text: str, patterns: list[re.Pattern[str]], asked: set[str]) -> bool:
+    """True when ``text`` outside the facts it holds has a content word ``asked``, or says more than them.
 
     "lifetimes today. the 'a syntax looks like a typo" holds the stored fact of its second
     sentence; its first, a fragment no rule stores, is what "When did I study lifetimes?" asks.
@@ -223,7 +224,7 @@ def _says_more(text: str, patterns: list[re.Pattern[str]], query: str) -> bool:
             held |= _content(found.group(0))
         rest = pattern.sub(" ", rest)
     told = _content(_ASKED_PART.sub(" ", rest))
-    return bool(_content(query.casefold()) & _content(rest)) or len(told) > len(held) + SAYS_MORE_MARGIN
+    return bool(asked & _content(rest)) or len(told) > len(held) + SAYS_MORE_MARGIN
 
 
 async def _source_hits(
