@@ -38,6 +38,7 @@ from agent.language.current_values import is_person
 from agent.language.encoder import encode, encode_kept
 from agent.language.grammar import entities, holds_text, parse
 from agent.language.numerals import current_value, numbers
+from agent.language.people import person
 from agent.language.same_thing import values
 
 if TYPE_CHECKING:
@@ -172,6 +173,7 @@ def best_in_kind(kind: str | None, texts: Sequence[str], sims: np.ndarray, floor
 OLD = frozenset({"old", "former", "previous", "ex"})
 """Adjectives (a closed class) by which the learner calls a thing of theirs one they no longer have."""
 _OWN = frozenset({"my", "our"})
+_SPEAKER = frozenset({"i", "we"})
 
 
 @holds_text
@@ -196,6 +198,33 @@ def calls_old(text: str, value: str) -> bool:
                 return True
             node = node.head
         if _old_of_mine(node) or any(_old_of_mine(c) for c in node.children if node.pos_ in ("VERB", "AUX")):
+            return True
+        if _passed_on(token):
+            return True
+    return False
+
+
+def _passed_on(token: Token) -> bool:
+    """``token`` names a thing told as another person's now: "the <laptop> belongs to my brother now".
+
+    The thing (the noun ``token`` is part of) is the subject of a verb that takes it to a person ("went
+    to my nephew", "belongs to <name>"), or of a copula whose attribute is a person's ("is my sister's
+    now"), or the object the learner gives a person ("I sold the <laptop> to my flatmate").
+    """
+    thing = token
+    while thing.dep_ == "compound" and thing.head.pos_ == "PROPN":
+        thing = thing.head  # "HP" of "HP Pavilion"
+    verb = thing.head
+    if thing.dep_ == "dobj":
+        if not any(c.dep_ == "nsubj" and c.lower_ in _SPEAKER for c in verb.children):
+            return False
+    elif thing.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    for child in verb.children:
+        to = child.dep_ in ("prep", "dative") and child.lower_ == "to"
+        if to and any(o.dep_ == "pobj" and person(o) for o in child.children):
+            return True
+        if child.dep_ == "attr" and person(child) and any(c.dep_ == "case" for c in child.children):
             return True
     return False
 

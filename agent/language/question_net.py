@@ -50,6 +50,7 @@ from agent.language.numerals import CURRENCY, numbers
 from agent.language.people import entity_labels
 from agent.language.same_thing import beyond, brings_another_value, values
 from agent.language.shifts import shift, value_kind
+from agent.language.whose_value import others
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -102,7 +103,7 @@ def answer_groups(
         return []
     # the kind asked is read in the clause of the best answer that answers it ("renting a room in
     # Coimbra", not the "A2" of its language clause)
-    answer = texts[best] if question is None else answering_clause(question, texts[best])[0]
+    answer = texts[best] if question is None else answering_clause(question, texts[best], kind=kind)[0]
     held = value_kinds(answer)
     named = kind if kind in NAMED_KINDS else None
     units, slots = unit_values(answer), weekly_slots(answer)
@@ -137,7 +138,7 @@ def answer_groups(
     chosen = [best, *near]
     told_texts = [texts[i] for i in chosen]
     rows = encode_kept(told_texts) if vectors is None else vectors[chosen]
-    told = parts(rows, told_texts) if question is None else answering_parts(question, rows, told_texts)
+    told = parts(rows, told_texts) if question is None else answering_parts(question, rows, told_texts, kind)
     # ... unless the learner's frame holds a name of the best answer's label: "my locker at <firm>"
     # reads as a home to the about-reader, yet a firm named as the learner's is where they work now
     labels = {label for *_, label in entities(texts[best])}
@@ -343,43 +344,61 @@ def another_in_unit(text: str, units: dict[str, frozenset[str]]) -> bool:
     "It's €550 a month now" beside "an allowance of €400 a month": the same unit, another value,
     though the question's words ("allowance") are not in it, so its cosine with the question is far
     below the best answer's. A change told as a difference ("cut by $300", ``shifts.shift``) is no
-    value of its own: the arithmetic resolves it (``agent.language.differences``).
+    value of its own: the arithmetic resolves it (``agent.language.differences``); a value told beside
+    the difference is ("took €150 off it, so I've €250 left").
     """
     if not units:
         return False
     held = unit_values(text)
-    return any(held.get(unit, frozenset()) - values for unit, values in units.items()) and shift(text) is None
+    change = shift(text)
+    told = None if change is None or change.amount is None else f"{abs(change.amount):g}"
+    return any(
+        v.replace(",", "") != told
+        for unit, values in units.items()
+        for v in held.get(unit, frozenset()) - values
+    ) and (change is None or told is not None)
 
 
 def answering_clause(
-    question: np.ndarray, text: str, row: np.ndarray | None = None
+    question: np.ndarray, text: str, row: np.ndarray | None = None, kind: str | None = None
 ) -> tuple[str, np.ndarray]:
     """The clause of ``text`` closest to ``question`` and its MiniLM row.
 
     The whole statement or one of its ``about.clauses``. ``row``: the statement's own row when the
-    caller has it (else encoded).
+    caller has it (else encoded). ``kind``: the kind of value the question asks
+    (``answer_kinds.asked_kind``); when some clauses of the learner's hold it and others do not, the
+    closest of those answers: "I'm learning <language>" is closer to "Where does the learner live?"
+    than "I live in <city> with two flatmates" only by "learning" and "learner".
     """
     whole = encode_kept([text])[0] if row is None else row
     found = clause_vectors(text)
     if not len(found):
         return text, whole
     sims = found @ question
+    told = clauses(text)
+    if kind is not None:
+        held = [k for k, clause in enumerate(told) if holds_kind(kind, clause) and not others(clause)]
+        if held and len(held) < len(told):
+            best = max(held, key=lambda k: float(sims[k]))
+            return told[best], found[best]
     best = int(np.argmax(sims))
-    return (clauses(text)[best], found[best]) if sims[best] > float(whole @ question) else (text, whole)
+    return (told[best], found[best]) if sims[best] > float(whole @ question) else (text, whole)
 
 
-def answering_parts(question: np.ndarray, vectors: np.ndarray, texts: Sequence[str]) -> list[frozenset[str]]:
+def answering_parts(
+    question: np.ndarray, vectors: np.ndarray, texts: Sequence[str], kind: str | None = None
+) -> list[frozenset[str]]:
     """The parts (``about.parts``) each of ``texts`` tells in its clause closest to ``question``.
 
     A statement that tells several things ("Ana here, a nurse from Braga, renting a room in Coimbra
     and learning German") is read by the clause that answers the question ("renting a room in
     Coimbra"), not by any of its clauses: its language clause must not set it apart from a later
     home ("The new place in Porto is bright, I can see the river from my desk", whose second clause
-    reads as a desk). ``vectors``: the texts' rows.
+    reads as a desk). ``vectors``: the texts' rows; ``kind``: the kind asked (``answering_clause``).
     """
     out = []
     for row, text in zip(vectors, texts, strict=True):
-        clause, clause_row = answering_clause(question, text, row)
+        clause, clause_row = answering_clause(question, text, row, kind)
         out.append(parts(clause_row[None, :], [clause])[0])
     return out
 

@@ -50,6 +50,8 @@ _CLAUSES = frozenset({"ccomp", "xcomp", "advcl"})
 SHARED_BY = frozenset({"conj", "xcomp", "pcomp"})
 """Dependencies of a verb that shares its subject with the one it hangs on ("got in and started")."""
 _SPOKEN = frozenset({"ccomp", "csubj"})
+_NAMING = frozenset({"compound", "nmod"})
+"""Dependencies of a word that names the thing its head is ("<brand> Pro")."""
 _LEAD_IN = frozenset({":", "-", "–", "—"})
 """Punctuation that ends a lead-in before what it reports ("<body> emailed: …")."""
 
@@ -85,7 +87,7 @@ def _clause_owner(head: Token, depth: int = 0, *, heard: bool = False) -> str:
         if said is head or reported != LEARNER or _gives_a_value(said) or _of_the_learner(said):
             return reported  # a lead-in frame only says who told it: what it reports is read alone
         # an opinion with no value of the learner's is the speaker's ("My cousin says dashboards are easy")
-    subject = subject_of(head, shared_by=SHARED_BY)
+    subject = _after_a_heading(head, subject_of(head, shared_by=SHARED_BY))
     if subject is None:  # the parser's slip: a name as a compound of the verb ("My flatmate Tunde works …")
         subject = next((c for c in head.children if c.dep_ == "compound" and c.i < head.i), None)
     if subject is None or subject.dep_ == "expl" or is_learner(subject) or an_amount(subject):
@@ -106,7 +108,10 @@ def _clause_owner(head: Token, depth: int = 0, *, heard: bool = False) -> str:
         # or a peer named, with no one acting ("my flatmate <name> got hired as …": their own change)
         theirs = by_name(subject) and peer(subject) and not any(c.dep_ == "agent" for c in head.children)
         return other if theirs or followed_by_third_person(subject) else LEARNER
-    return other
+    # "My uncle came back from <city> and brought me a <brand model>": a deed of the person's own, then
+    # the thing given to the learner in a verb joined to it (the learner's now)
+    given = (c for c in head.children if c.dep_ == "conj" and _given_to_the_learner(c))
+    return LEARNER if any(_gives_a_value(c) for c in given) else other
 
 
 def _frame(head: Token, speech: Token) -> bool:
@@ -118,6 +123,22 @@ def _frame(head: Token, speech: Token) -> bool:
     """
     end = speech.right_edge.i  # the colon may be the frame's last word or the next one
     return end < head.i and any(t.text in _LEAD_IN for t in head.doc[end : end + 2])
+
+
+def _after_a_heading(head: Token, subject: Token | None) -> Token | None:
+    """``subject``, or the verb's subject after a colon when ``subject`` heads a verbless lead-in.
+
+    The parser may take a heading's noun ("Email from <body> this morning: the sitting is on …",
+    "News from the office: my shift moved …") for the subject of the verb after the colon, beside that
+    clause's own subject: the heading says where the news came from, the clause after it whose it is.
+    """
+    if subject is None or subject.i > head.i:
+        return subject
+    colons = [t.i for t in head.doc[subject.i : head.i] if t.text == ":"]
+    later = [
+        c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and colons and colons[0] < c.i < head.i
+    ]
+    return later[0] if later else subject
 
 
 def _speakers_own(head: Token, speech: Token) -> str:
@@ -269,21 +290,22 @@ def _gives_a_value(head: Token) -> bool:
 
 
 def _given_to_the_learner(head: Token) -> bool:
-    """True when the clause of ``head`` gives the learner a thing of the giver's ("gave me his laptop").
+    """True when the clause of ``head`` gives the learner a thing of the giver's or a named thing.
 
-    "My uncle upgraded and gave me his laptop", "… handed me her old Kindle": what a person gives the
-    learner from their own things is the learner's now, though the giver is the subject ("sent me a
-    photo of the 92" gives no thing of theirs).
+    "My uncle upgraded and gave me his laptop", "… handed me her old Kindle", "… brought me a <brand
+    model>": what a person gives the learner from their own things, or a thing told by its name, is the
+    learner's now, though the giver is the subject ("sent me a photo of the 92" gives no such thing).
     """
     to_me = any(
         is_learner(r) or any(is_learner(g) for g in r.children if g.dep_ == "pobj")
         for r in head.children
         if r.dep_ in {"dative", "iobj"}
     )
-    theirs = any(
-        c.dep_ == "poss" and not is_learner(c) for o in head.children if o.dep_ == "dobj" for c in o.children
-    )
-    return to_me and theirs
+    given = [o for o in head.children if o.dep_ == "dobj"]
+    theirs = any(c.dep_ == "poss" and not is_learner(c) for o in given for c in o.children)
+    # a named thing: the object, or a word naming it ("a <brand> Pro", the tagger's noun), is a name
+    name = any(t.pos_ == "PROPN" for o in given for t in (o, *o.children) if t is o or t.dep_ in _NAMING)
+    return to_me and (theirs or name)
 
 
 def remark_of_another(text: str) -> bool:

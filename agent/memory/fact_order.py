@@ -125,9 +125,15 @@ def called_old(
     texts = [hits[i].text for i in facts]
     when = [str(hits[i].metadata.get("valid_from") or "") for i in facts]
     sims = vectors @ asked
-    best = int(np.argmax(sims))
     kind = asked_kind(question)
-    held = _answer_values(asked, texts[best], vectors[best], kind)
+    # the closest fact may itself tell its value passed on ("the <laptop> belongs to my brother now"):
+    # the best answer is the closest that still tells the value as the learner's
+    for best in (int(k) for k in np.argsort(-sims)):
+        held = _answer_values(asked, texts[best], vectors[best], kind)
+        if not any(calls_old(texts[best], v) for v in held):
+            break
+    else:
+        return [], []
     calling = [
         k for k in range(len(texts)) if when[k] > when[best] and any(calls_old(texts[k], v) for v in held)
     ]

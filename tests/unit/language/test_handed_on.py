@@ -1,0 +1,114 @@
+"""Which value is current when the change is told around the question's words (A9, session 49).
+
+An older statement whose closest clause is not the one holding the kind asked; an old thing told as
+another person's now, the new one given to the learner; a date moved by an outside body after a
+lead-in heading; an amount changed by a difference with the new amount told after it. Our own
+phrasings, none taken from a scenario set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agent.language.answer_kinds import PLACE, calls_old
+from agent.language.encoder import encode
+from agent.language.question_net import another_in_unit, answering_clause, unit_values
+from agent.language.whose_value import LEARNER, clause_owners, others, whose
+from agent.memory.fact_order import newest_first
+from tests.unit.language.open_facts import open_fact
+
+
+def _unit(text: str) -> np.ndarray:
+    row = encode([text])[0]
+    return row / np.linalg.norm(row)
+
+
+def _first(question: str, texts: list[str], when: list[str]) -> str:
+    hits = [open_fact(f"f{i}", t, w) for i, (t, w) in enumerate(zip(texts, when, strict=True))]
+    return newest_first(hits, encode(texts), _unit(question), question)[0].text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Tartu with my cousin and I'm learning Japanese for my job",
+        "I'm learning Greek at night school and I rent a room in Cork",
+    ],
+)
+def test_asked_a_place_the_clause_holding_one_answers(text: str) -> None:
+    clause, _ = answering_clause(_unit("Where does the learner live?"), text, kind=PLACE)
+    assert "learning" not in clause
+
+
+def test_a_new_home_told_alone_passes_an_older_introduction() -> None:
+    texts = [
+        "I live in Tartu with my cousin and I'm learning Japanese for my job",
+        "Our flat in Pärnu has a garden, and it's quiet at night.",
+    ]
+    when = ["2026-01-05T10:00:00+00:00", "2026-02-20T10:00:00+00:00"]
+    assert "Pärnu" in _first("Where does the learner live?", texts, when)
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("they took €90 off it, so I've €210 for the trip", True),
+        ("the allowance went up by $60 to $460", True),
+        ("the board cut £50 from it", False),
+        ("they took €90 off it", False),
+    ],
+)
+def test_a_value_told_beside_a_difference_is_another_value(text: str, held: bool) -> None:
+    units = unit_values("My budget is €300, $400 or £200 depending on the trip")
+    assert another_in_unit(text, units) is held
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Letter from the exam office: my oral is on 19 June now, the examiner is ill.",
+        "News from the choir this week: the concert is on 3 May now because of a flood.",
+    ],
+)
+def test_a_heading_before_a_colon_is_no_subject(text: str) -> None:
+    assert whose(text) == LEARNER
+    assert all(owner == LEARNER for _, owner in clause_owners(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "mine"),
+    [
+        ("My aunt flew in from Cairo and brought me a Surface Pro 9", True),
+        ("my neighbour came by and handed me a Kindle Paperwhite", True),
+        ("My uncle came back from Cairo and sent me a photo of the river", False),
+        ("my friend went to Oslo and bought a Pixel 8", False),
+    ],
+)
+def test_a_named_thing_given_to_the_learner_is_theirs(text: str, mine: bool) -> None:
+    assert others(text) is not mine
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "old"),
+    [
+        ("The Lenovo belongs to my cousin now", "lenovo", True),
+        ("the Asus is my nephew's now", "asus", True),
+        ("I gave the Dell to my sister for school", "dell", True),
+        ("My Dell goes to class with me every day", "dell", False),
+        ("I sent the Dell photo to my sister", "dell", False),
+        ("The Lenovo is mine", "lenovo", False),
+    ],
+)
+def test_a_thing_told_as_another_persons_now_is_called_old(text: str, value: str, old: bool) -> None:
+    assert calls_old(text, value) is old
+
+
+def test_a_new_device_given_in_the_message_that_hands_the_old_one_on_goes_first() -> None:
+    texts = [
+        "The Lenovo belongs to my cousin now, for uni",
+        "I program on a Lenovo IdeaPad with 4GB of RAM and it's slow",
+        "My godfather came over and brought me a Framework 13",
+    ]
+    when = ["2026-04-10T10:00:00+00:00", "2026-03-01T10:00:00+00:00", "2026-04-10T10:00:00+00:00"]
+    assert "Framework" in _first("What laptop does the learner program on?", texts, when)
