@@ -115,10 +115,12 @@ def called_old(
 
     "… took my old seat at <firm>" says the learner's firm in the best answer ("I'm an analyst at
     <firm>", an older introduction the question's words match best) is theirs no longer; the new one
-    is told in the same message ("First week at <other firm> …") in words far from the question. Of
-    that message's facts, the one closest to the question that holds the kind of value asked
-    (``answer_kinds.holds_kind``) and another value than the best answer (``brings_another_value``)
-    is its newer version. The old value is read in the best answer's clause that answers the question.
+    is told in the same sitting (``SITTING``: "my aunt got me a <laptop>" a minute before "the <old
+    one> belongs to my cousin now") in words far from the question. Of that sitting's facts, the one
+    closest to the question that holds the kind of value asked (``answer_kinds.holds_kind``) and
+    another value than the best answer (``brings_another_value``) is its newer version. The old value
+    is read in the best answer's clause that answers the question. When the closest fact itself hands
+    its value on, the best answer is the closest earlier fact that tells that value.
     """
     if not question or len(facts) < 2:
         return [], []
@@ -126,24 +128,33 @@ def called_old(
     when = [str(hits[i].metadata.get("valid_from") or "") for i in facts]
     sims = vectors @ asked
     kind = asked_kind(question)
-    # the closest fact may itself tell its value passed on ("the <laptop> belongs to my brother now"):
-    # the best answer is the closest that still tells the value as the learner's
-    for best in (int(k) for k in np.argsort(-sims)):
+    best = int(np.argmax(sims))
+    held = _answer_values(asked, texts[best], vectors[best], kind)
+    passed = {word for v in held if calls_old(texts[best], v) for word in v.split()}
+    if passed:
+        # the closest fact tells its value passed on ("the <laptop> belongs to my brother now"): the
+        # best answer is the closest earlier fact that tells that value as the learner's
+        earlier = [
+            k
+            for k in range(len(texts))
+            if when[k] < when[best]
+            and passed & {w for v in _answer_values(asked, texts[k], vectors[k], kind) for w in v.split()}
+        ]
+        if not earlier:
+            return [], []
+        best = max(earlier, key=lambda k: sims[k])
         held = _answer_values(asked, texts[best], vectors[best], kind)
-        if not any(calls_old(texts[best], v) for v in held):
-            break
-    else:
-        return [], []
     calling = [
         k for k in range(len(texts)) if when[k] > when[best] and any(calls_old(texts[k], v) for v in held)
     ]
     if not calling:
         return [], []
-    times = {when[k] for k in calling}
+    times = [at for k in calling if (at := _at(hits[facts[k]])) is not None]
     told = [
         k
         for k in range(len(texts))
-        if when[k] in times
+        if (at := _at(hits[facts[k]])) is not None
+        and any(abs(at - t) < SITTING for t in times)
         and k not in calling
         and not not_current(texts[k])
         and (kind is None or holds_kind(kind, texts[k]))

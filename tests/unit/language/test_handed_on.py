@@ -112,3 +112,13 @@ def test_a_new_device_given_in_the_message_that_hands_the_old_one_on_goes_first(
     ]
     when = ["2026-04-10T10:00:00+00:00", "2026-03-01T10:00:00+00:00", "2026-04-10T10:00:00+00:00"]
     assert "Framework" in _first("What laptop does the learner program on?", texts, when)
+
+
+def test_the_new_device_may_come_a_minute_before_the_old_one_is_handed_on() -> None:
+    texts = [
+        "The Acer is my niece's now, she does her homework on it",
+        "my godmother sent me a ThinkPad X13",
+        "I practise Go on an Acer Swift with a broken hinge",
+    ]
+    when = ["2026-05-02T10:01:00+00:00", "2026-05-02T10:00:00+00:00", "2026-04-01T10:00:00+00:00"]
+    assert "ThinkPad" in _first("What computer does the learner practise on?", texts, when)
