@@ -244,3 +244,21 @@ def causative(text: str) -> str:
         return f"remind me to {strip_end(found['task'])} {cond['cond']}"
     trailing = KEYWORDS.search(found["task"]) or CONCEPT.search(found["task"])
     return f"remind me to {found['task']}" if not lead and trailing else text
+
+
+def without_aside(what: str) -> str:
+    """A trigger's topic without a clause of the learner's own after a comma.
+
+    "when we set up the Flask project, my mate said I'll regret it": what follows the comma has a
+    subject and a verb of its own, a remark, not a topic of a list ("HAVING, CTEs or window
+    functions"); read as one, the remark became a keyword that any turn saying it would fire.
+    """
+    for cut in re.finditer(r"\s*[,;]\s*", what):
+        roots = [t for t in parse(what[cut.end() :]) if t.dep_ == "ROOT"]
+        if (
+            roots
+            and roots[0].pos_ in {"VERB", "AUX"}
+            and any(c.dep_.startswith("nsubj") for c in roots[0].children)
+        ):
+            return what[: cut.start()]
+    return what

@@ -2,10 +2,12 @@
 
 "tomorrow [at HH:MM]", "tonight", "next week", "in N minutes|hours|days|weeks", "at HH:MM" (today,
 or tomorrow when it has passed), "on <weekday>", "at the start | end of this | next week | month |
-year"; any other phrase through ``agent.language.when.due_time`` (``dateparser``: "the day after
-tomorrow", "next Friday at 5pm"). Used by ``agent.language.reminders.parse_reminder`` and by a
-store resolving a request's phrase (``agent.memory.reminders.resolve_due``); both read the phrase
-with ``phrase_due``, so the parse and the store always name the same instant.
+year" or of any month or year dateparser reads ("the end of June"), a time that comes ("once June
+starts", ``time_arrives``: from its first day); any other phrase through
+``agent.language.when.due_time`` (``dateparser``: "the day after tomorrow", "next Friday at 5pm").
+Used by ``agent.language.reminders.parse_reminder`` and by a store resolving a request's phrase
+(``agent.memory.reminders.resolve_due``); both read the phrase with ``phrase_due``, so the parse
+and the store always name the same instant.
 
 **A day, not an instant.** A phrase that names a day and no time of day ("tomorrow", "on Friday",
 "in two weeks", "next week", "at the start of next month") is due from the start of that day in
@@ -198,6 +200,22 @@ def arrival(clause: str, now: datetime) -> str | None:
         return None
     start = f"the start of {times[0]}"
     return start if phrase_due(start, now) is not None else times[0]
+
+
+_ARRIVES = re.compile(
+    r"[\s,]+(?:when|once|as\s+soon\s+as|after|the\s+moment)\s+(?P<clause>[^,;:]+?)(?P<tail>\s*[,;:].*)?$",
+    re.I | re.S,
+)
+
+
+def time_arrives(rest: str, now: datetime) -> tuple[str, datetime, str] | None:
+    """``(task, due, phrase)`` of a request whose condition is a time that comes ("once June starts")."""
+    for match in reversed(list(_ARRIVES.finditer(rest))):
+        phrase = arrival(match["clause"], now)
+        due = phrase_due(phrase, now) if phrase else None
+        if due is not None:
+            return rest[: match.start()] + (match["tail"] or ""), due, phrase
+    return None
 
 
 def before_span(match: re.Match[str]) -> timedelta:

@@ -56,13 +56,14 @@ from agent.language.reminder_requests import (
     is_reminder_request,
     lead_first,
     strip_end,
+    without_aside,
 )
 from agent.language.reminder_times import (
     BEFORE,
-    arrival,
     opening_times,
     phrase_due,
     split_time,
+    time_arrives,
     time_before_aside,
     time_due,
 )
@@ -137,31 +138,13 @@ def _course_time(where: str) -> bool:
 _SPAN_START = re.compile(r"\s+(?=(?:this|that|during|over|within|sometime|later)\b)", re.I)
 
 
-def _without_aside(what: str) -> str:
-    """A trigger's topic without a clause of the learner's own after a comma.
-
-    "when we set up the Flask project, my mate said I'll regret it": what follows the comma has a
-    subject and a verb of its own, a remark, not a topic of a list ("HAVING, CTEs or window
-    functions"); read as one, the remark became a keyword that any turn saying it would fire.
-    """
-    for cut in re.finditer(r"\s*[,;]\s*", what):
-        roots = [t for t in parse(what[cut.end() :]) if t.dep_ == "ROOT"]
-        if (
-            roots
-            and roots[0].pos_ in {"VERB", "AUX"}
-            and any(c.dep_.startswith("nsubj") for c in roots[0].children)
-        ):
-            return what[: cut.start()]
-    return what
-
-
 def _topic_time(what: str, now: datetime) -> tuple[str, str | None]:
     """A trigger's topic and its time (``split_time``), without a span of the course after it.
 
     "photosynthesis this term", "hash maps later this semester": the span says when, not what
     (``_course_time``); left in the topic, its words had to be named for the reminder to fire.
     """
-    topic, when = split_time(_without_aside(what), now)
+    topic, when = split_time(without_aside(what), now)
     if when is None:
         for cut in _SPAN_START.finditer(topic):
             if cut.start() and _course_time(topic[cut.start() :]):
@@ -213,23 +196,6 @@ def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
     return {"due_at": due.isoformat(), "when": when} if due is not None else {}
 
 
-_ARRIVES = re.compile(
-    r"[\s,]+(?:when|once|as\s+soon\s+as|after|the\s+moment)\s+(?P<clause>[^,;:]+?)(?P<tail>\s*[,;:].*)?$",
-    re.I | re.S,
-)
-
-
-def _arrives(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
-    """``(task, time trigger)`` of a condition that a time comes: "once June starts" (``arrival``)."""
-    for match in reversed(list(_ARRIVES.finditer(rest))):
-        phrase = arrival(match["clause"], now)
-        due = phrase_due(phrase, now) if phrase else None
-        if due is not None:
-            task = rest[: match.start()] + (match["tail"] or "")
-            return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
-    return None
-
-
 _LEARNER_BRINGS = re.compile(rf"\s*,?\s+{CONNECTIVE}\s+I\s", re.I)
 """A condition the learner meets by speaking ("when I bring up the interview", "when I mention the
 bridge project"): the thing is the learner's own, and telling when it is ("my interview is next
@@ -239,9 +205,10 @@ a turn placed it in a plan and never met the trigger (heldout18)."""
 
 def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     """``(the task, the trigger fields)`` of a request's text after "remind me to"."""
-    arrives = _arrives(rest, now)
-    if arrives is not None:
-        return arrives
+    arrives = time_arrives(rest, now)
+    if arrives is not None:  # "once June starts": a time, from its first day
+        task, due, phrase = arrives
+        return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
     concept, keywords = _last(CONCEPT, rest), _last(KEYWORDS, rest)
     if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
