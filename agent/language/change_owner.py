@@ -152,12 +152,14 @@ def _words(text: str) -> set[str]:
 
 
 _REFERS_BACK = re.compile(
-    r"\b(?:of|from|out\s+of|off|on|to|into|in)\s+(?:it|them|that)\b|\b(?:new|more|extra)\s+ones\b"
-    r"|\bof\s+(?:what(?:'s|\s+(?:is|was))\s+left|what\s+remains?|the\s+remaining)\b",
+    r"\b(?:of|from|out\s+of|off|on|to|into|in|with)\s+(?:it|them|that)\b|\b(?:new|more|extra)\s+ones\b"
+    r"|\bof\s+(?:what(?:'s|\s+(?:is|was))\s+left|what\s+remains?|the\s+remaining)\b"
+    r"|\bas\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b",
     re.I,
 )
 """The change names its thing by a pronoun ("took $380 of it", "three new ones", "half of what's left"): what
-it is about is the conversation's, and the phrases before are a cause or an actor ("The flight to Lisbon")."""
+it is about is the conversation's, and the phrases before are a cause or an actor ("The flight to Lisbon");
+"paid with it", "half as many again" (the count told before) too."""
 _ACTOR = re.compile(r"^[\w'-]*(?:\s+[\w'-]+){0,3}?\s+(?:\w+\s+){0,2}?(?:me|us)\b", re.I)
 """After a phrase: a verb and the learner ("The TA gave me another four days"): the phrase acts."""
 

@@ -104,7 +104,9 @@ def counts_alike(new: str, old: str) -> bool:
     base, now = without_current(old), current_value(old) or ""
     units = [unit_of(base, n) for n in numbers(base) if not a_span(base, n)]  # "over 3 weeks" counts nothing
     units += [unit_of(now, n) for n in numbers(now)]  # "(now $480)": dollars
-    return not all(units) or any(same_head(u, change.unit) for u in units if u)
+    # "a 90-minute session" of "30 hours into the course": a time in another unit (``_in_the_old_unit``)
+    alike = [u for u in units if u and (same_head(u, change.unit) or duration_factor(change.unit, u))]
+    return not all(units) or bool(alike)
 
 
 def only_bounds(new: str, old: str) -> bool:

@@ -129,6 +129,9 @@ def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
     """
     verb = done_verb(text, n)
     if verb is None and not joint_work(text, n.start):
+        measured = measured_work(text, n)
+        if measured is not None:
+            return measured
         unit = unit_of(text, n)
         return ("do", unit) if unit is not None and day_amount(text, n, unit) else None
     if verb is None or joint_work(text, n.start):
@@ -146,6 +149,35 @@ def work_done(text: str, n: Number) -> tuple[str, str | None] | None:
     if not earlier and not joined and _bare_object(text, n):
         return "do", None  # "finished a dozen today": no subject, so the learner's work
     return (verb, unit_after(text, earlier[-1].end)) if earlier and mine else None
+
+
+def measured_work(text: str, n: Number) -> tuple[str, str] | None:
+    """``("do", unit)`` when the amount measures work done ("I did a 2h session", "a 90-minute run").
+
+    The parse: the amount is the number of a measure word ("2 hour", "90-minute", "2h", "10 km") that
+    modifies a noun, and that noun is what a verb in the past did (its object, or the object of its
+    preposition: "went for a 10 km run"), the learner's or with no subject. The measure word is the unit.
+    """
+    doc = parse(text)
+    token = next((t for t in doc if t.idx <= n.start < t.idx + len(t.text)), None)
+    if token is None or token.pos_ != "NUM":
+        return None
+    glued = text[n.end : token.idx + len(token.text)]  # "2h": the unit written on the number
+    measure = token if glued.isalpha() else token.head if token.dep_ == "nummod" else None
+    if measure is None or measure.dep_ not in ("compound", "amod", "nmod") or measure.i == measure.head.i:
+        return None
+    noun = measure.head
+    up = noun.head.head if noun.dep_ == "pobj" else noun.head
+    # "Did a 90-minute session": the small parser may read the object of a verb first as its subject
+    inverted = noun.dep_ == "nsubj" and noun.i > up.i
+    if noun.dep_ not in ("dobj", "pobj") and not inverted:
+        return None
+    if up.tag_ not in ("VBD", "VBN") or up.lemma_.lower() in _LOSS:
+        return None
+    subjects = [c for c in up.children if c.dep_ in ("nsubj", "nsubjpass") and c.i != noun.i]
+    if any(not is_learner(c) for c in subjects):
+        return None  # "my coworker did a 3-hour workshop": another's work
+    return "do", glued or measure.text
 
 
 def _bare_object(text: str, n: Number) -> bool:
@@ -257,7 +289,30 @@ def done_verb(text: str, n: Number) -> str | None:
     past = lemma != word and word not in (lemma + "s", lemma + "es") and not word.endswith("ing")
     # "read 40 pages this week", opening the clause with no subject: the parse's past ("I read" stays unread)
     past = past or (lemma == word and tokens[-1].tag_ == "VBD" and len(tokens) == 1)
+    if past and lemma in _CAUSATIVE:
+        lemma = work_got_done(text, n) or lemma  # "I got 4 done", "had 3 solved": the participle is the work
     return None if not past or lemma in _LOSS else "do" if through else lemma
+
+
+_CAUSATIVE = frozenset({"get", "have"})
+"""Verbs that tell work by its result ("got 4 done", "had 12 marked"): the participle after the amount."""
+
+
+def work_got_done(text: str, n: Number) -> str | None:
+    """The lemma of the participle an amount is the subject or object of ("got 4 done": "do"), or None."""
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
+    if token is not None and token.dep_ == "nummod":
+        token = token.head  # "got 20 cards reviewed": the counted noun is what was done
+    if token is None:
+        return None
+    after = [token.head] if token.head.i > token.i else []
+    after += [c for c in token.children if c.dep_ == "acl"]
+    if token.head.lemma_.lower() in _CAUSATIVE:  # "I have 14 hours logged": the parse hangs it on "have"
+        after += [c for c in token.head.children if c.dep_ in ("ccomp", "xcomp", "oprd") and c.i > token.i]
+    done = next((t for t in after if t.tag_ in ("VBN", "VBD")), None)
+    return None if done is None else done.lemma_.lower()
 
 
 def joint_work(text: str, start: int) -> bool:
@@ -377,10 +432,43 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
     worked = verb is not None and verb.tag_ in {"VBD", "VBN"} and _object_of(text, n, verb)
     if drawn is None and worked and _OF_THEM.match(text[n.end :]):
         return -1.0, "of_them"  # "cleared 60 of them", "binned 30 of those": work through a pile
+    bought = _bought(verb, unit)
+    if bought is not None:
+        return -1.0, bought
     past = verb is not None and verb.tag_ in {"VBD", "VBN"}  # "the free tier gives me 1,000 a day": a state
     if past and unit is not None and not is_money(unit) and given_to_learner(text, n.start, purpose=False):
         return 1.0, "given"
     return None
+
+
+_BUYS = frozenset({"buy", "book", "order", "purchase", "pay", "rent", "cost"})
+"""Lemmas of verbs of buying: money told with one in the past was paid out (a closed class, as ``_DRAWS``)."""
+_FROM_IT = frozenset({"with", "from", "of"})
+
+
+def _bought(verb: Token | None, unit: str | None) -> str | None:
+    """``"of_it"`` or ``"spent"`` when an amount of money is what the learner paid for a thing, else None.
+
+    The clause's verb buys in the past ("bought a logger for 95 dollars", "booked the hotel, 210 euros",
+    "the flat cost me 400"; the parse), the learner's or with no subject (a price that costs the learner:
+    "me"). Paid "with it" / "out of it" names the value drawn ("of_it"); else it is money spent
+    (``quantities.Amount.stock``).
+    """
+    if verb is None or not is_money(unit) or verb.tag_ not in {"VBD", "VBN"}:
+        return None
+    lemma = verb.lemma_.lower()
+    if lemma not in _BUYS:
+        return None
+    payer = [
+        c
+        for c in verb.children
+        if c.dep_ in (("dative", "iobj") if lemma == "cost" else ("nsubj", "nsubjpass"))
+    ]
+    if (lemma == "cost" and not payer) or any(not is_learner(c) for c in payer):
+        return None  # "my friend bought one for 300", "the course cost 300": no money of the learner's
+    pronouns = [t for t in verb.subtree if t.dep_ == "pobj" and t.lower_ in ("it", "that", "this")]
+    drawn_from = any(t.head.lower_ in _FROM_IT for t in pronouns)
+    return "of_it" if drawn_from else "spent"
 
 
 def a_price(text: str, n: Number) -> bool:

@@ -19,6 +19,7 @@ from agent.language.number_roles import (
     of_a_total,
     stated_as_target,
     stated_by,
+    work_got_done,
 )
 from agent.language.numerals import SIGNS, Number, current_value, number_written, numbers, without_current
 from agent.language.portions import fraction_of
@@ -54,7 +55,8 @@ def old_amount(change: Shift, old: str, new: str = "", *, close: bool = False) -
     bought = told is not None and (told.done is not None or told.stock == "given") and bool(change.stock)
     # "read 34 pages tonight": one amount of work of a counted word is a tally a change continues
     tally = told is not None and bool(told.done) and told.unit is not None and len(numbers(base)) == 1
-    if told is not None and not _A_TOTAL.search(base) and not bought and not tally:
+    into = any(_I_AM.search(base[: n.start]) and _INTO.match(base[n.end :]) for n in numbers(base))
+    if told is not None and not _A_TOTAL.search(base) and not bought and not tally and not into:
         return None  # "Gained 45 points over the weekend", never resolved: no total to change
     # "burned a third of it in two days", "chapter four is at 5,100 words", "between the five of us"
     found = [n for n in numbers(base) if not a_span(base, n) and not _OF_US.match(base[n.end :])]
@@ -118,11 +120,14 @@ def old_amount(change: Shift, old: str, new: str = "", *, close: bool = False) -
     )  # work done uses up what is left, or the whole when none is done yet
     verb = stated_by(base, found[0])
     # "I did 6" of "I've worked through 18" or "I'm at 95 problems solved": a pro-verb stands for the work
-    worked = change.done in PRO_VERBS and (verb != "be" or _DONE_AFTER.match(base[found[0].end :]))
+    # "I have 14 hours of practice logged": the participle after the count is the work it counts
+    done_after = _DONE_AFTER.match(base[found[0].end :]) or work_got_done(base, found[0])
+    worked = change.done in PRO_VERBS and (verb != "be" or bool(done_after))
     # "my draft is at 8,200 words" and "wrote 900 words": a text's length, which writing adds to
     at_level = verb == "be" and bool(_AT_LEVEL.search(base[: found[0].start]))
-    # "I'm at 152 kanji" and "learned 6 more kanji": the learner's own level of the same counted word
-    mine_at = at_level and bool(_I_AM_AT.search(base[: found[0].start]))
+    # "I'm at 152 kanji", "I'm 30 hours into the course" and "learned 6 more kanji": the learner's own level
+    into = into and verb == "be" and bool(_I_AM.search(base[: found[0].start]))
+    mine_at = (at_level and bool(_I_AM_AT.search(base[: found[0].start]))) or into
     worked = worked or (change.done in _WRITES and at_level) or mine_at
     if change.done and now is None and verb != change.done and not running and not worked:
         # "I analysed 3 games" is no change of "I've played 300 games", nor "Reviewed 200 cards" of "My
@@ -168,6 +173,9 @@ _AT_LEVEL = re.compile(r"\bat\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 """Right before a count: the level a thing is at ("the draft is at 8,200 words")."""
 _I_AM_AT = re.compile(r"\b(?:I'm|I\s+am)\s+(?:[a-z]+\s+){0,2}?at\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 """Right before a count: the learner's own level ("I'm actually at 152 kanji")."""
+_I_AM = re.compile(r"\b(?:I'm|I\s+am)\s+(?:[a-z]+\s+)?$", re.I)
+_INTO = re.compile(r"^\s*(?:[A-Za-z]+\s+)?into\b", re.I)
+"""After the count: how far the learner is into a thing ("I'm 30 hours into the course"): their level."""
 _WRITES = frozenset({"write", "type", "draft"})
 """Lemmas of work that makes the text it counts (a closed class, as direction words are: MiniLM does not tell
 work that adds, "wrote 900 words", from work through what is there, "reviewed 200 cards")."""

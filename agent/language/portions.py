@@ -195,15 +195,13 @@ _EACH_CLAUSE = re.compile(
 _EACH_ONE = re.compile(r"\b(?:each|every)\s+one$", re.I)
 """'one' of 'each one' is no count."""
 _EACH_AFTER = re.compile(r"\s*[A-Za-z]+\s+(?:each|apiece|a\s+piece|per\s+\w+|every\s+time)\b", re.I)
-_PER_DAY_FOR = re.compile(r"\s*[A-Za-z]+\s+(?:a|per|each)\s+day\s+for\s+", re.I)
-"""Between an amount and the number of days it was done: "50 minutes a day for four days"."""
 
 
 def repeated_work(text: str) -> Portion | None:
     """Work done several times over: the count of sessions times the amount of each, or None.
 
-    "two more lessons, 1.5 hours each": 3 hours; "rode 25 km three times"; "40 minutes a day for five days";
-    "4 hours twice".
+    "two more lessons, 1.5 hours each": 3 hours; "rode 25 km three times"; "4 hours twice" (a rate
+    over a span, "40 minutes a day for five days", is ``quantities``').
     """
     found = [n for n in numbers(text) if not not_done(text, n.start) and not _EACH_ONE.search(text[: n.end])]
     for a, b in zip(found, found[1:], strict=False):
@@ -214,7 +212,7 @@ def repeated_work(text: str) -> Portion | None:
         if each or (_EACH_CLAUSE.fullmatch(between) and unit_of(text, b)):
             return Portion(delta=a.value * b.value, unit=unit_of(text, b))
         by_times = re.fullmatch(r"\s*[A-Za-z]+\s+", between) and re.match(r"\s+times\b", after, re.I)
-        if by_times or _PER_DAY_FOR.fullmatch(between):
+        if by_times:
             return Portion(delta=a.value * b.value, unit=between.split()[0])
     for a in found:
         if re.match(r"\s*[A-Za-z]+\s+twice\b", text[a.end :], re.I):

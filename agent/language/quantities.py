@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.language.amount_directions import FILLER, direction, text_before
 from agent.language.number_roles import (
@@ -44,7 +44,7 @@ from agent.language.numerals import (
     numbers,
 )
 from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work, taken_back
-from agent.language.units import unit_of
+from agent.language.units import days_told, unit_of
 
 _BY = re.compile(rf"\bby\s+{FILLER}$", re.I)
 _FACTORS = (
@@ -53,6 +53,10 @@ _FACTORS = (
         2.0,
     ),
     (re.compile(r"\b(?:tripled|triples)\b", re.I), 3.0),
+    # "as many again as I had": the count told once more; "half as many again": half of it more
+    (re.compile(r"(?<!half\s)(?<!twice\s)\bas\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b", re.I), 2.0),
+    (re.compile(r"\bhalf\s+as\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b", re.I), 1.5),
+    (re.compile(r"\btwice\s+as\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b", re.I), 3.0),
     (re.compile(r"\b(?:halved|halves|in\s+half|by\s+half|by\s+50\s*%|half\s+what\s+it\s+was)\b", re.I), 0.5),
 )
 _STILL_TO_GO = re.compile(
@@ -162,6 +166,8 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             pace, whose = _pace(text, match), re.match(r"\s*(\w+)", text[match.end() :])
             if pace is None and whose is not None and whose.group(1).lower() in OTHERS:
                 return None  # "Ana doubled hers", "he tripled his count": another's
+            if _AGAIN.search(match.group()) and _anothers_clause(text, match.start()):
+                return None  # "my brother has done half as many again as me": another's count
             return pace or Amount(factor=factor)
     repeated = repeated_work(text)
     if repeated is not None:
@@ -226,10 +232,13 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         elif (drawn := stock_change(text, n)) is not None and not _names_a_total(text, n):
             sign, kind = drawn
             changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n), stock=kind))
+            read.update(_in_its_phrase(text, n))  # "210 euros for three nights": what the price paid for
         elif (done := work_done(text, n)) and not _names_a_total(text, n):
             changes.append(Amount(delta=n.value, unit=done[1], done=done[0]))
         elif (verb := _joined_work(text, n)) is not None and not _names_a_total(text, n):
             changes.append(Amount(delta=n.value, unit=None, done=verb))  # "rode 15 on Tuesday and 22 …"
+        elif _rate_kept_up(text, n):
+            changes.append(Amount(delta=n.value, unit=unit_of(text, n)))  # "40 minutes a day for five days"
         else:
             continue
         read.add(n)
@@ -237,7 +246,53 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         changes = [c for c in changes if not c.done] or changes[:1]  # "Wrote 900 words and cut 200": as said
     if any(c.stock for c in changes) and len(read) < len(numbers(text)):
         return None  # "gave me 2 free lessons, and I had one more": a part unread, so no total is sure
-    return _together(changes)
+    return _over_a_span(text, _together(changes))
+
+
+def _over_a_span(text: str, change: Amount | None) -> Amount | None:
+    """A rate kept up over a span it names, as the amount done ("3 hours a day Monday to Wednesday": 9 hours).
+
+    The rate's period comes from its unit ("hours per day", ``units.unit_after``); the span is a run of
+    weekdays or "for N days/weeks" (``units.days_told``). A rate with no span is left as told.
+    """
+    if change is None or change.delta is None or change.unit is None or " per " not in change.unit:
+        return change
+    counted, period = change.unit.rsplit(" per ", 1)
+    times = days_told(text, period)
+    # told as a rate kept up, the work is the amount of the unit whatever its verb (as ``repeated_work``'s)
+    return change if times is None else replace(change, delta=change.delta * times, unit=counted, done=None)
+
+
+_AGAIN = re.compile(r"\bagain$", re.I)
+
+
+def _anothers_clause(text: str, at: int) -> bool:
+    """True when the verb of the clause at ``text[at:]`` has a subject who is not the learner (the parse)."""
+    from agent.language.grammar import is_learner, parse  # noqa: PLC0415 - the parser loads only when needed
+
+    token = next((t for t in parse(text) if t.idx <= at < t.idx + len(t.text)), None)
+    while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
+        token = token.head
+    subjects = [] if token is None else [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")]
+    return any(not is_learner(c) for c in subjects)
+
+
+def _rate_kept_up(text: str, n: Number) -> bool:
+    """True when the amount at ``n`` is a rate over a span with no verb ("40 minutes a day for five days")."""
+    unit = unit_of(text, n) or ""
+    return " per " in unit and days_told(text, unit.rsplit(" per ", 1)[1]) is not None and _verbless(text, n)
+
+
+def _in_its_phrase(text: str, n: Number) -> list[Number]:
+    """The numbers inside the noun phrase of the amount at ``n`` (the parse): "210 euros for three nights"."""
+    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+
+    token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
+    if token is None:
+        return []
+    head = token.head if token.dep_ == "nummod" else token
+    spans = [(t.idx, t.idx + len(t.text)) for t in head.subtree]
+    return [m for m in numbers(text) if m != n and any(a <= m.start < b for a, b in spans)]
 
 
 def _joined_work(text: str, n: Number) -> str | None:

@@ -8,6 +8,7 @@ by the parse (``agent.language.grammar``): what is counted is a noun and its mod
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from agent.language.numerals import CURRENCY, PERCENT_AFTER, SYMBOL_BEFORE, Number, numbers, without_current
@@ -140,7 +141,10 @@ def same_head(one: str, other: str) -> bool:
     money = _money_word(one)
     same_money = money is not None and money == _money_word(other)  # "lira tutoring" of "₺": liras
     abbreviated = len(short) <= 2 and long.startswith(short)
-    return len(heads) == 1 or heads == {"point", "percent"} or abbreviated or same_money
+    # "3 hrs" of "41 hours total": one unit of time, its short form or not, whatever words follow it
+    timed = [_DURATION.match(u.strip()) for u in (one, other)]
+    same_time = all(timed) and len({_DURATIONS[m.group(1).lower()] for m in timed if m}) == 1
+    return len(heads) == 1 or heads == {"point", "percent"} or abbreviated or same_money or same_time
 
 
 _PERIODS = r"hour|day|week|fortnight|month|term|semester|quarter|year"
@@ -219,3 +223,48 @@ def duration_factor(unit: str | None, other: str | None) -> float | None:
     a, b = one.group(1).lower(), two.group(1).lower()
     factor = _DURATIONS[a] / _DURATIONS[b]
     return None if factor == 1 else factor
+
+
+_DAY_NAMES = "|".join(
+    rf"{abbr}(?:{name[len(abbr) :]})?"
+    for name, abbr in zip(calendar.day_name, calendar.day_abbr, strict=True)
+)
+_WEEKDAY_RANGE = re.compile(
+    rf"\b(?:from\s+)?(?P<first>{_DAY_NAMES})\.?\s*(?:to|through|thru|till|until|-|\u2013|and)\s*(?P<last>{_DAY_NAMES})\b",
+    re.I,
+)
+"""A run of weekdays ("Monday to Wednesday", "Tue-Thu"): the stdlib's day names, not a table of ours."""
+_SPAN_BEFORE = re.compile(r"\b(?:for|over|during)\s+(?:the\s+(?:last|past|whole)\s+|a\s+whole\s+)?$", re.I)
+_SPAN_AFTER = re.compile(r"^\s*(?:in\s+a\s+row|straight|running)\b", re.I)
+_SPAN_PERIOD = re.compile(r"^\s*(day|week)s?\b", re.I)
+_DAYS_IN = {"day": 1, "week": 7}
+
+
+def days_told(text: str, period: str) -> int | None:
+    """How many of ``period`` ("day", "week") ``text`` says a rate was kept up for, or None.
+
+    "3 hours a day Monday to Wednesday" (a run of weekdays: 3 days), "20 words a day for two weeks" (14),
+    "an hour a day, five days in a row" (5): a rate told over a span is the rate times the span. A span in
+    the other period converts when whole ("for two weeks" of a daily rate); a run of weekdays counts days.
+    """
+    if period not in _DAYS_IN or not isinstance(text, str):
+        return None
+    spans: list[int] = []
+    for match in _WEEKDAY_RANGE.finditer(text):
+        first, last = (_weekday(match[k]) for k in ("first", "last"))
+        spans.append(2 if match.group(0).lower().split()[-2:-1] == ["and"] else (last - first) % 7 + 1)
+    for n in numbers(text):
+        unit = _SPAN_PERIOD.match(text[n.end :])
+        if unit is None:
+            continue
+        if not (_SPAN_BEFORE.search(text[: n.start]) or _SPAN_AFTER.match(text[n.end + unit.end() :])):
+            continue
+        spans.append(round(n.value * _DAYS_IN[unit.group(1).lower()]))
+    if period == "week":
+        spans = [d // 7 for d in spans if d % 7 == 0]
+    return spans[0] if len(spans) == 1 and spans[0] > 0 else None
+
+
+def _weekday(name: str) -> int:
+    """The index of a weekday named in full or by its first three letters (Monday: 0)."""
+    return [d.lower() for d in calendar.day_abbr].index(name[:3].lower())
