@@ -64,13 +64,27 @@ def test_a_value_told_beside_a_difference_is_another_value(text: str, held: bool
     assert another_in_unit(text, units) is held
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Letter from the exam office: my oral is on 19 June now, the examiner is ill.",
-        "News from the choir this week: the concert is on 3 May now because of a flood.",
-    ],
-)
+HEADINGS = [
+    "Letter from the exam office: my oral is on 19 June now, the examiner is ill.",
+    "News from the choir this week: the concert is on 3 May now because of a flood.",
+    "Email from the language school this morning: the oral exam is on 9 June now, the examiner caught covid.",
+    "Message from the embassy yesterday: the visa interview is on 4 June now, some system outage.",
+    "Letter from the council this week: my hearing is on 17 March now, something about a holiday.",
+    "Call from the clinic this afternoon: the check-up is on 2 July now, the doctor is away.",
+    "Notice from the university this morning: the ceremony is on 30 June now, an election clash.",
+    "Text from my driving school today: the exam is on 8 May now, the car broke down.",
+    "Post from the club admin last night: the final is on 21 April now, rain forecast.",
+    "Email from the registrar this morning: the resit is on 12 August now, something about room bookings.",
+    "Update from the conservatory this morning: the audition is on 5 February now, a jury member is sick.",
+    "Mail from the exam centre this week: the TOEFL test is on 19 October now, a power cut at the site.",
+    "News from the department this morning: my viva is on 3 December now, one examiner is travelling.",
+    "Email from Cambridge Assessment this morning: the C1 speaking test is on 14 November now, venue issues.",
+]
+"""A date moved by an outside body, told after a heading and a colon (the parser may take the
+heading's noun for the subject of the verb after the colon)."""
+
+
+@pytest.mark.parametrize("text", HEADINGS)
 def test_a_heading_before_a_colon_is_no_subject(text: str) -> None:
     assert whose(text) == LEARNER
     assert all(owner == LEARNER for _, owner in clause_owners(text))
