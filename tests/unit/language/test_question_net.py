@@ -7,7 +7,8 @@ import pytest
 
 from agent.language.answer_kinds import asked_kind
 from agent.language.encoder import encode
-from agent.language.question_net import answer_groups, held_as_learners, nouns, value_kinds
+from agent.language.held_values import held_as_learners
+from agent.language.question_net import answer_groups, nouns, value_kinds
 from agent.language.same_thing import states_another_value
 from agent.language.versions import as_learner
 from agent.memory.fact_order import newest_first
