@@ -135,10 +135,20 @@ def _done_for(head: Token, complement: Token) -> bool:
     return past and own_subject and complement.tag_ in {"VBN", "VBD"}
 
 
+def _obliged_and_done(head: Token, complement: Token) -> bool:
+    """True when ``head`` is a past "have to" ("had to take 90 out", "I've had to pay the fee").
+
+    A past obligation is told as met: English reads "I had to pay" as "I paid", unlike a wish in
+    the past ("I wanted to move") or a present or future one ("I have to pay", "I'll have to pay").
+    """
+    past = head.tag_ in {"VBD", "VBN"} and not any(c.tag_ == "MD" for c in head.children)
+    return head.lemma_ == "have" and past and any(c.lower_ == "to" for c in complement.children)
+
+
 def _has_complement(head: Token) -> bool:
     """True when ``head`` takes a verb as its complement ("want to move", "thinking about moving")."""
     for child in head.children:
-        if child.dep_ in _COMPLEMENTS and not _done_for(head, child):
+        if child.dep_ in _COMPLEMENTS and not _done_for(head, child) and not _obliged_and_done(head, child):
             return True
         # "thinking about moving", "dreaming of living" (not "spend 50 dollars on learning apps")
         if child.lower_ in {"about", "of"} and any(g.dep_ == "pcomp" for g in child.children):

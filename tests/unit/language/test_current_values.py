@@ -174,6 +174,39 @@ def test_the_done_for_reading_needs_a_past_head_and_a_participle_with_its_own_su
     assert not reads("I've decided to move to Lyon next year.")  # an infinitive: a plan
 
 
+PAST_OBLIGATIONS = [
+    "had to dip 75 into the laptop fund for a new bike tyre, annoying",
+    "I had to spend 40 on a new charger",
+    "Had to hand over 60 quid for the lab fee, ugh",
+    "I've had to move to the night shift",
+    "we had to give 25 of our cards back",
+    "my landlord raised the rent so I had to find a cheaper room in Porto",
+    "I had to withdraw 120 from my savings for the dentist",
+    "had to borrow 3 books from the library for the essay",
+    "Last week I had to cancel two lessons",
+    "I had to pay 200 for the visa renewal",
+]
+
+
+@pytest.mark.parametrize("text", PAST_OBLIGATIONS)
+def test_a_past_have_to_is_told_as_met(text: str) -> None:
+    # "I had to pay" reads as "I paid": a past obligation is no plan, whatever the classifier says
+    assert not maybe(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I might take 90 out of the fund",
+        "I'd have to take 90 out of the fund",
+        "I have to pay 200 next week",
+        "I may have to pay 200 for the visa",
+    ],
+)
+def test_a_present_or_unsure_have_to_stays_a_maybe(text: str) -> None:
+    assert maybe(text)
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [
