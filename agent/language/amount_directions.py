@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from agent.language.number_roles import given_to_learner
 from agent.language.numerals import PERCENT_AFTER, SYMBOL_BEFORE, Number
+from agent.language.stocks import given_to_learner
 from agent.language.units import is_money, spent_money, unit_of
 
 _APPROXIMATELY = r"about|around|roughly|nearly|almost|approximately|some"

@@ -14,8 +14,6 @@ import re
 from agent.language.number_owners import change_is_anothers, number_owner
 from agent.language.number_roles import (
     PRO_VERBS,
-    a_price,
-    held,
     of_a_total,
     stated_as_target,
     stated_by,
@@ -24,6 +22,7 @@ from agent.language.number_roles import (
 from agent.language.numerals import SIGNS, Number, current_value, number_written, numbers, without_current
 from agent.language.portions import fraction_of
 from agent.language.shifts import Shift, shift
+from agent.language.stocks import a_price, held
 from agent.language.units import similar_units, unit_of
 
 UNIT_MIN = 0.6
@@ -244,7 +243,7 @@ def _a_stock(old: str, *, money: bool = False) -> bool:
     """True when ``old`` holds a stock a draw or a gift changes (``Shift.stock``).
 
     What is left ("We have $1,500 left", "has 40 questions and I haven't started any"), a number held by
-    its verb ("I prepaid 20 lessons", ``number_roles.held``; not for ``money`` spent: "I have $620 in my
+    its verb ("I prepaid 20 lessons", ``stocks.held``; not for ``money`` spent: "I have $620 in my
     laptop fund" is no purse a pizza is paid from), or a value KAG computed from a draw, a gift or a loss
     of one ("Spent $200 on motors (now $1,300)").
     """

@@ -14,11 +14,8 @@ about (the unit compared by MiniLM, not by a list).
 - **Which way** the amount goes is read from the words right around it
   (``agent.language.amount_directions``); "doubled", "tripled", "halved", "cut in half", "by N%"
   scale.
-- **No change** when the amount is negated ("I didn't add 5 more words"), only planned or
-  wished for ("I want to add 10 more", "I'll need 20 more"), compared ("3 more points than
-  my friend") or still to go ("5 more lessons to go", "10 more left"); none either when the
-  statement gives its own new total ("added 20 more, so now I have 300"): the learner's
-  number is the value, not a sum KAG computes.
+- **No change** when the amount is negated ("I didn't add 5 more words"), only planned or wished
+  for ("I'll need 20 more"), compared, still to go or a new total (``agent.language.told_totals``).
 """
 
 from __future__ import annotations
@@ -35,7 +32,6 @@ from agent.language.number_roles import (
     done_verb,
     joint_work,
     not_done,
-    stock_change,
     work_done,
 )
 from agent.language.numerals import (
@@ -44,6 +40,8 @@ from agent.language.numerals import (
     numbers,
 )
 from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work, taken_back
+from agent.language.stocks import stock_change
+from agent.language.told_totals import HAVE, names_a_total, still_to_go
 from agent.language.units import days_told, unit_of
 
 _BY = re.compile(rf"\bby\s+{FILLER}$", re.I)
@@ -59,26 +57,6 @@ _FACTORS = (
     (re.compile(r"\btwice\s+as\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b", re.I), 3.0),
     (re.compile(r"\b(?:halved|halves|in\s+half|by\s+half|by\s+50\s*%|half\s+what\s+it\s+was)\b", re.I), 0.5),
 )
-_STILL_TO_GO = re.compile(
-    r"^[^.;!?,]*?\b(?:than|to\s+go|remaining|until|before\s+i|pending|awaiting"
-    r"|still\s+(?:under|in|pending|waiting|open|to\s+\w+))\b",
-    re.I,
-)
-"""After the amount: still to do or not done yet ("5 more lessons to go", "two still under review")."""
-_LEFT_AFTER = re.compile(r"^\s+(?:[\w'-]+\s+){0,3}?left\b", re.I)
-_HAVE = re.compile(r"\b(?:have|has|had|got|there(?:'s|\s+is|\s+are|\s+were))\b|'ve\b", re.I)
-
-
-def _still_to_go(text: str, n: Number) -> bool:
-    """True when the amount is what is still to do: "5 more lessons to go", "I have 10 cards left".
-
-    "left" after the amount is what remains when the clause has it ("I have 10 left"), else it is
-    the verb of people leaving ("Three members left in January").
-    """
-    after = text[n.end :]
-    return bool(
-        _STILL_TO_GO.match(after) or (_LEFT_AFTER.match(after) and _HAVE.search(clause_before(text, n.start)))
-    )
 
 
 @dataclass(frozen=True)
@@ -97,44 +75,7 @@ class Amount:
     """Drawn from or given to a stock: ``"spent"`` (money: "spent 120 on tips", a change of money left only),
     ``"used"`` ("used 3 of them") or ``"given"`` ("gave me 2 free lessons"), a change of a value held ("I
     prepaid 20 lessons"); never of a tally of work. ``"of_it"`` ("spent 35 of it"): a part of the value the
-    pronoun names, whatever holds it (``number_roles.stock_change``)."""
-
-
-_TOTAL_BEFORE = re.compile(
-    r"\b(?:now(?:\s+[\w']+){0,3}|(?:is|are|stands?|sits?)\s+at|total(?:\s+of)?|reached|reaching|hits?|to)"
-    r"\s+(?:about\s+|around\s+)?$",
-    re.I,
-)
-"""Before a number the statement gives as the new total ("… 20 more, so now I have 300", "up by 45 to
-1655"): then it names its own value and there is nothing to compute."""
-
-
-def _names_a_total(text: str, own: Number | None = None) -> bool:
-    """True when ``text`` gives a new total beside its change ``own`` ("added 20 more, now at 300")."""
-    return any(_TOTAL_BEFORE.search(text[: n.start]) for n in numbers(text) if n != own)
-
-
-_AFTER_CHANGE = re.compile(r"\s*(?:\(|[,;:]|\b(?:so|and)\b)")
-"""Where a total told after the change opens: "(now 13)", ", now 40 this month", "so now I have 300"."""
-
-
-def total_told(text: str) -> tuple[str, float] | None:
-    """The statement cut before the one total it tells after its change, and that total, or None.
-
-    "did another 5 today (now 13)": ("did another 5 today", 13). The learner's own count may be the
-    total or a part of it (this week's of the month's): ``agent.memory.fact_changes`` applies the change
-    when the count is less than the value it changes, and leaves the learner's number alone otherwise.
-    """
-    if not isinstance(text, str):
-        return None
-    told = [n for n in numbers(text) if _TOTAL_BEFORE.search(text[: n.start])]
-    if len(told) != 1:
-        return None
-    head = text[: told[0].start]
-    cuts = [m.start() for m in _AFTER_CHANGE.finditer(head) if numbers(head[: m.start()])]
-    if not cuts:
-        return None
-    return head[: cuts[0]].strip(), told[0].value
+    pronoun names, whatever holds it (``stocks.stock_change``)."""
 
 
 def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None) -> Amount | None:
@@ -154,14 +95,14 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         return Amount(delta=back.delta)  # "2 of yesterday's were wrong, so they don't count"
     lost = lost_portion(text)
     if lost is not None:
-        return None if _names_a_total(text) else Amount(factor=lost.factor)
+        return None if names_a_total(text) else Amount(factor=lost.factor)
     fraction = _fraction(text, sign_at)
     if fraction is not None:
         return fraction
     for pattern, factor in _FACTORS:
         match = pattern.search(text)
         if match and not NOT_DONE.search(clause_before(text, match.start())):
-            if _names_a_total(text):
+            if names_a_total(text):
                 return None
             pace, whose = _pace(text, match), re.match(r"\s*(\w+)", text[match.end() :])
             if pace is None and whose is not None and whose.group(1).lower() in OTHERS:
@@ -182,7 +123,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             continue
         if text[n.start : n.end].lower() in ("one", "zero"):
             # "I have one more question": a state, no work done
-            held = not_done(text, n.start) or _HAVE.search(clause_before(text, n.start))
+            held = not_done(text, n.start) or HAVE.search(clause_before(text, n.start))
             one_more = _ONE_MORE.match(text[n.end :]) and not held
             unit = unit_of(text, n) if one_more else None
             if unit is not None:
@@ -197,7 +138,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             if PERCENT_AFTER.match(after):
                 return Amount(factor=1 + sign * n.value / 100)
             return Amount(delta=sign * n.value, unit=unit_of(text, n))
-        if _still_to_go(text, n):
+        if still_to_go(text, n):
             continue
         if _CONTINUES.match(before) and _verbless(text, n):
             changes.append(Amount(delta=n.value, unit=unit_of(text, n)))  # "and seven tonight": one more
@@ -212,7 +153,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             by_sign = None if sign_at is None else sign_at(n.start)
             if by_sign is None:
                 continue
-            if _names_a_total(text, n):
+            if names_a_total(text, n):
                 return None
             if PERCENT_AFTER.match(after):
                 return Amount(factor=1 + by_sign * n.value / 100)
@@ -221,21 +162,21 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             continue  # "I'm 20% more confident now": a quality compared, no value changed
         sign = direction(text, n)
         if sign is not None:
-            if _names_a_total(text, n) or joint_work(text, n.start):
+            if names_a_total(text, n) or joint_work(text, n.start):
                 return None  # "Me and a friend put in 4 more hours together": the pair's, no share told
             # "another 15%" of a progress adds points; ``differences`` applies it to a percent only
             changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n)))
         elif PERCENT_AFTER.match(after) and sign_at is not None and _measures_a_change(text, n):
             way = sign_at(n.start)  # "I'm raising the lesson budget 15%", "they cut it 10 percent"
-            if way is not None and not _names_a_total(text, n):
+            if way is not None and not names_a_total(text, n):
                 return Amount(factor=1 + way * n.value / 100)
-        elif (drawn := stock_change(text, n)) is not None and not _names_a_total(text, n):
+        elif (drawn := stock_change(text, n)) is not None and not names_a_total(text, n):
             sign, kind = drawn
             changes.append(Amount(delta=sign * n.value, unit=unit_of(text, n), stock=kind))
             read.update(_in_its_phrase(text, n))  # "210 euros for three nights": what the price paid for
-        elif (done := work_done(text, n)) and not _names_a_total(text, n):
+        elif (done := work_done(text, n)) and not names_a_total(text, n):
             changes.append(Amount(delta=n.value, unit=done[1], done=done[0]))
-        elif (verb := _joined_work(text, n)) is not None and not _names_a_total(text, n):
+        elif (verb := _joined_work(text, n)) is not None and not names_a_total(text, n):
             changes.append(Amount(delta=n.value, unit=None, done=verb))  # "rode 15 on Tuesday and 22 …"
         elif _rate_kept_up(text, n):
             changes.append(Amount(delta=n.value, unit=unit_of(text, n)))  # "40 minutes a day for five days"
@@ -321,8 +262,8 @@ def _pace(text: str, factor: re.Match[str]) -> Amount | None:
     """The amount done a pace told as a factor comes with ("doubled my pace: 10 problems!"), or None.
 
     A factor and an amount of its own in one statement: the factor grades a rate, the amount is the work done,
-    which adds (the total itself doubled needs no number; one told "to" or "now" is ``_names_a_total``'s).
-    Not a span ("doubled in 3 weeks"), a percent, the old value ("halved from 800") or "one".
+    which adds (the total itself doubled needs no number; one told "to" or "now" is ``told_totals``'). Not a
+    span ("doubled in 3 weeks"), a percent, the old value ("halved from 800") or "one".
     """
     for n in numbers(text):
         if factor.start() <= n.start < factor.end() or text[n.start : n.end].lower() in ("one", "zero"):
@@ -379,14 +320,14 @@ def _fraction(text: str, sign_at: Callable[[int], int | None] | None) -> Amount 
     """A change by a fraction of the value ("cut by a quarter": x0.75), signed by ``sign_at``, or None."""
     way = _FRACTION_WAY.search(text)
     planned = way is not None and NOT_DONE.search(clause_before(text, way.start()))
-    if way is not None and not planned and not _names_a_total(text):
+    if way is not None and not planned and not names_a_total(text):
         sign = 1 if way["way"].lower() in _MORE else -1
         return Amount(factor=1 + sign * _FRACTIONS[way["part"].lower()])
     match = _BY_FRACTION.search(text)
     if match is None or sign_at is None or NOT_DONE.search(clause_before(text, match.start())):
         return None
     sign = sign_at(match.start())
-    if sign is None or _names_a_total(text):
+    if sign is None or names_a_total(text):
         return None
     return Amount(factor=1 + sign * _FRACTIONS[match["part"].lower()])
 

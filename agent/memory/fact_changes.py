@@ -33,13 +33,13 @@ from agent.language.differences import (
 )
 from agent.language.encoder import encode
 from agent.language.numerals import numbers
-from agent.language.quantities import total_told
 from agent.language.restated import RESTATE_MIN, restates
 from agent.language.same_thing import (
     retire_choice,
     same_pairs,
 )
 from agent.language.shifts import names_its_value, shift
+from agent.language.told_totals import total_told
 from agent.language.units import same_period
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from agent.language.number_roles import given_to_learner
+from agent.language.stocks import given_to_learner
 
 
 def _first_number(text: str) -> int:

@@ -11,8 +11,9 @@ import pytest
 
 from agent.language.change_owner import names_another_owner
 from agent.language.differences import resolve_change
-from agent.language.quantities import amount_change, total_told
+from agent.language.quantities import amount_change
 from agent.language.shifts import names_its_value, shift
+from agent.language.told_totals import total_told
 
 OLD_AT = datetime(2026, 3, 2, tzinfo=UTC)
 NEW_AT = datetime(2026, 3, 9, tzinfo=UTC)
