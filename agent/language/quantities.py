@@ -41,7 +41,7 @@ from agent.language.numerals import (
 )
 from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work, taken_back
 from agent.language.stocks import stock_change
-from agent.language.told_totals import HAVE, names_a_total, still_to_go
+from agent.language.told_totals import HAVE, left_by_change, names_a_total, still_to_go
 from agent.language.units import days_told, unit_of
 
 _BY = re.compile(rf"\bby\s+{FILLER}$", re.I)
@@ -130,8 +130,8 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
                 # "one more hour with my tutor": work done of the same counted word only, as a verb's ("do")
                 changes.append(Amount(delta=1.0, unit=unit, done="do"))
             continue  # "one more question", "the new one": a pronoun as often as an amount
-        if not_done(text, n.start):
-            continue
+        if not_done(text, n.start) or left_by_change(text, n):
+            continue  # not done yet, or what the change told before it leaves ("so we've got 1,650")
         than = _THAN_BEFORE.match(after)
         if than is not None:  # "the trip budget is 15% more than before": a change of the old value
             sign = 1 if than["way"].lower() in _MORE else -1

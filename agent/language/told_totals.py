@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from agent.language.number_roles import clause_before
-from agent.language.numerals import Number, numbers
+from agent.language.numerals import SIGNS, Number, numbers
 
 _STILL_TO_GO = re.compile(
     r"^[^.;!?,]*?\b(?:than|to\s+go|remaining|until|before\s+i|pending|awaiting"
@@ -40,16 +40,41 @@ def still_to_go(text: str, n: Number) -> bool:
 
 _TOTAL_BEFORE = re.compile(
     r"\b(?:now(?:\s+[\w']+){0,3}|(?:is|are|stands?|sits?)\s+at|total(?:\s+of)?|reached|reaching|hits?|to)"
-    r"\s+(?:about\s+|around\s+)?$",
+    rf"\s+(?:about\s+|around\s+)?[{SIGNS}]?$",
     re.I,
 )
 """Before a number the statement gives as the new total ("… 20 more, so now I have 300", "up by 45 to
-1655"): then it names its own value and there is nothing to compute."""
+1655", "now at €640"): then it names its own value and there is nothing to compute."""
+_RESULT_BEFORE = re.compile(
+    r"\b(?:leaving(?:\s+(?:me|us|him|her|them))?(?:\s+with)?|so\s+(?:i|we)(?:'ve|\s+have)(?:\s+got)?)"
+    rf"\s+(?:only\s+|just\s+)?[{SIGNS}]?$",
+    re.I,
+)
+"""... or, after a change told before it, what the change leaves the learner ("cut 400 from it, leaving
+me 800", "took 150 off, so I've 250"): the result, never a second change of the same sentence. Only after
+another number: "leaving 3 days early, I did 10 more" leaves nothing."""
+
+
+_COMPARED_AFTER = re.compile(r"\s+(?:[\w'-]+\s+)?(?:more|fewer|less)\b", re.I)
+
+
+def left_by_change(text: str, n: Number) -> bool:
+    """True when ``n`` is what a change told before it leaves ("cut 400 from it, leaving me 800").
+
+    Read by ``_RESULT_BEFORE``; "so we have 5 fewer" is the change itself, not what it leaves.
+    """
+    head = text[: n.start]
+    return bool(_RESULT_BEFORE.search(head) and numbers(head) and not _COMPARED_AFTER.match(text[n.end :]))
+
+
+def _a_total(text: str, n: Number) -> bool:
+    """True when ``text`` tells ``n`` as a total (``_TOTAL_BEFORE``, or what a change leaves)."""
+    return bool(_TOTAL_BEFORE.search(text[: n.start])) or left_by_change(text, n)
 
 
 def names_a_total(text: str, own: Number | None = None) -> bool:
     """True when ``text`` gives a new total beside its change ``own`` ("added 20 more, now at 300")."""
-    return any(_TOTAL_BEFORE.search(text[: n.start]) for n in numbers(text) if n != own)
+    return any(_a_total(text, n) for n in numbers(text) if n != own)
 
 
 _AFTER_CHANGE = re.compile(r"\s*(?:\(|[,;:]|\b(?:so|and)\b)")
@@ -65,7 +90,7 @@ def total_told(text: str) -> tuple[str, float] | None:
     """
     if not isinstance(text, str):
         return None
-    told = [n for n in numbers(text) if _TOTAL_BEFORE.search(text[: n.start])]
+    told = [n for n in numbers(text) if _a_total(text, n)]
     if len(told) != 1:
         return None
     head = text[: told[0].start]
