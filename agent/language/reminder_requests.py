@@ -76,7 +76,7 @@ CONCEPT = re.compile(
     re.I | re.S,
 )
 KEYWORDS = re.compile(
-    rf"\s*,?\s+{CONNECTIVE}\s+{_WE}\s+(?:ever\s+|finally\s+|first\s+)?(?!comes?\s+up\b)[^\W\d_]+"
+    rf"\s*,?\s+{CONNECTIVE}\s+{_WE}\s+(?!comes?\s+up\b)[^\W\d_]+"
     r"(?:\s+(?:on|onto|to|into|about|with|at|over|through|up|around|back))*\s+(?P<what>.+)$"
     rf"|\s*,?\s+{CONNECTIVE}\s+(?P<what2>.+?)\s+(?:comes?|is|are)\s+(?:up|discussed|covered|next)"
     r"(?P<after>\s+(?!(?:in|with|during)\b)[^,]+?)?(?:\s+(?P<where>(?:in|with|during)\s+[^,]+?))?"
@@ -236,6 +236,8 @@ def causative(text: str) -> str:
     """
     text = own_utterance(text)
     found = _CAUSATIVE.match(text) if not REQUEST.search(text) else None
+    if found is None and not REQUEST.search(text):
+        return _asked_of_tutor(text) or text
     if found is None or parse(found["task"])[0].pos_ not in {"VERB", "AUX"}:
         return text
     lead = strip_end(_POLITE.sub("", found["lead"]))
@@ -244,6 +246,36 @@ def causative(text: str) -> str:
         return f"remind me to {strip_end(found['task'])} {cond['cond']}"
     trailing = KEYWORDS.search(found["task"]) or CONCEPT.search(found["task"])
     return f"remind me to {found['task']}" if not lead and trailing else text
+
+
+_TUTOR_TIME = re.compile(rf"^\s*,?\s*{CONNECTIVE}\s+you\b", re.I)
+"""A condition on the tutor ("when you have a minute"): when to do it now, not a trigger to wait for."""
+
+
+def _asked_of_tutor(text: str) -> str | None:
+    """A task asked of the tutor for a later turn, read as "remind me to <task> <condition>".
+
+    "Quiz me on X when we do Y", "once we reach Y, ask me about X": by the parse, an imperative
+    (a bare verb heading the sentence, no subject) whose object is the learner, with a condition
+    a later turn meets (``KEYWORDS``, ``CONCEPT`` or a leading one). Not a reminder: a question
+    ("when we do Y can you go slower?" is answered now), no condition ("quiz me on X now"), or a
+    condition on the tutor's own time ("test me when you have a minute").
+    """
+    if text.rstrip().endswith("?"):
+        return None
+    doc = parse(text)
+    for root in (t for t in doc if t.dep_ == "ROOT"):
+        me = any(c.lower_ == "me" and c.dep_ in {"dobj", "dative"} for c in root.children)
+        if root.tag_ != "VB" or not me or any(c.dep_.startswith("nsubj") for c in root.children):
+            continue
+        lead, task = strip_end(_POLITE.sub("", text[: root.idx])), strip_end(text[root.idx :])
+        cond = LEAD_BARE.match(lead)
+        if cond and not _TUTOR_TIME.match(cond["cond"]):
+            return f"remind me to {task} {cond['cond']}"
+        trailing = KEYWORDS.search(task) or CONCEPT.search(task)
+        if (not lead or _discourse(lead)) and trailing and not _TUTOR_TIME.match(trailing.group(0)):
+            return f"remind me to {task}"
+    return None
 
 
 def without_aside(what: str) -> str:

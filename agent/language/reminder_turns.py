@@ -202,10 +202,13 @@ def _passing(
 
     ``proper``: the trigger's word is a proper name and is said as one ("when I mention Rauf":
     "Rauf called me today"). A name has no other sense, so an event told of it is no other
-    sense (``_told_event``): it is how a person comes up.
+    sense (``_told_event``): it is how a person comes up. So is the learner's own thing said as
+    theirs (``own``, "when I mention my cello": "my cello isn't holding its tuning");
+    "a recorded concert" is still another's event, not "my concert".
     """
     asks = token.doc[-1].text == "?"
-    if _others_thing(token, topic_lemmas) or (not proper and _told_event(token, asks)):
+    mine = proper or (own and owner_of(token) == "learner")
+    if _others_thing(token, topic_lemmas) or (not mine and _told_event(token, asks)):
         return True
     if _discourse_participle(token) or _says_who(token):
         return True
@@ -213,7 +216,9 @@ def _passing(
     # the topic word may be the verb itself ("I rebased my branch"): its own subject counts
     chain = [token] if token.pos_ in {"VERB", "AUX"} else []
     node = token
-    while node.head.i != node.i:
+    while node.head.i != node.i and not (node.dep_ == "conj" and node.pos_ in {"VERB", "AUX"}):
+        # a verb's conjunct is a clause of its own ("X is broken and my cello isn't holding"):
+        # the clause it is joined to does not govern it
         node = node.head
         chain.append(node)
     for node in chain:

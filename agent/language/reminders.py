@@ -228,7 +228,8 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         return rest[: concept.start()], {**fields, **_not_before(when, now)}
     if keywords:
         topic, when = _topic_time(
-            next(k for k in keywords.group("what", "what2", "what3", "what4") if k), now
+            _past_adverb(keywords) or next(k for k in keywords.group("what", "what2", "what3", "what4") if k),
+            now,
         )
         after = (keywords["after"] or "").strip()
         if when is None and after and phrase_due(after, now) is not None:
@@ -255,6 +256,33 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     else:  # "on the 14th, that's when my salary comes in": a remark after the time phrase
         task, due, phrase = time_before_aside(rest, now) or _opening(rest, now) or _default(rest, now)
     return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
+
+
+def _past_adverb(keywords: re.Match[str]) -> str | None:
+    """The object of a condition whose verb follows an adverb ("when I next mention my cello").
+
+    ``KEYWORDS`` takes the word after the subject as the verb; when the parse says that word is an
+    adverb of the verb after it ("next", "ever", "finally", "first"), the topic starts after that
+    verb and its prepositions ("when we ever get to X": X). Read as written, "mention my cello" was
+    the keyword and a turn about the cello never said "mention".
+    """
+    what = keywords["what"]
+    if not what:
+        return None
+    clause = keywords.group(0).lstrip(" ,")
+    doc = parse(clause)
+    at = keywords.start("what") - (keywords.end() - len(clause))
+    verb = next((t for t in doc if t.idx == at), None)
+    # the word before modifies it: the small parser may tag "next" ADJ and "talk" NOUN, but after
+    # a subject pronoun the word it modifies is the verb
+    if verb is None or verb.i == 0 or doc[verb.i - 1].head.i != verb.i:
+        return None
+    if doc[verb.i - 1].dep_ not in {"advmod", "amod"}:
+        return None
+    rest = list(doc[verb.i + 1 :])
+    while rest and rest[0].pos_ in {"ADP", "PART"} and rest[0].head.i == verb.i:
+        rest = rest[1:]  # "get to", "come back to": the verb's particles, no part of the topic
+    return clause[rest[0].idx :] if rest else None
 
 
 def _last(pattern: re.Pattern[str], rest: str) -> re.Match[str] | None:
@@ -314,6 +342,8 @@ def _default(rest: str, now: datetime) -> tuple[str, datetime, str]:
     return rest, phrase_due(DEFAULT_PHRASE, now) or now + DEFAULT_DELAY, DEFAULT_PHRASE
 
 
+_SAME_DAY = re.compile(r"(?<=\s)(?:on\s+)?(?:that(?:\s+same)?|the\s+same)\s+day\b", re.I)
+"""The day of the event the sentence dates ("X opens on 12 May, remind me that day to …"): a span of none."""
 _LEAD_TAIL = re.compile(r"(?:[\s,;:.\u2013\u2014-]|\b(?:so|and|please|then)\b)+$", re.I)
 _EVENT = re.compile(r"\s+(?:it|that|then|(?:my|the|our|this)\s+[^\W\d_]+)\b", re.I)
 
@@ -321,13 +351,16 @@ _EVENT = re.compile(r"\s+(?:it|that|then|(?:my|the|our|this)\s+[^\W\d_]+)\b", re
 def _before_event(text: str, now: datetime | None) -> dict[str, Any] | None:
     """A request for a span before an event whose date the sentence tells ("remind me two days before").
 
+    "That day" is a span of none: the event's own date ("the fair opens on 3 May, remind me that
+    day to go"); read as any request, "that day" was the task's and the one-day default fired early.
+
     "My exam is in three weeks, remind me a week before it to book a room", "Remind me the day
     before my interview on Friday to iron my shirt": read without the span and the event's name
     ("it", "my interview"), the request is due at the event's date; the span comes off it
     (``reminder_times.phrase_due`` reads "a week before in three weeks" as the store will).
     Without a date in the sentence it is read as any request.
     """
-    span = BEFORE.search(text)
+    span = BEFORE.search(text) or _SAME_DAY.search(text)
     if span is None or not is_reminder_request(text):
         return None
     event = _EVENT.match(text, span.end())
@@ -352,7 +385,7 @@ def _before_event(text: str, now: datetime | None) -> dict[str, Any] | None:
         # the longest ending of the event's clause that reads as a time ("September 30", "in a month")
         starts = [m.end() for m in re.finditer(r"\s+", lead)]
         event_when = next((lead[i:] for i in starts if phrase_due(lead[i:], clock) is not None), None)
-    when = f"{span['span']} {event_when}" if event_when else None
+    when = f"{span['span']} {event_when}" if event_when and span.re is BEFORE else event_when
     due = phrase_due(when, clock) if when else None
     return {**read, "due_at": due.isoformat(), "when": when} if due is not None else None
 

@@ -16,7 +16,7 @@ import snowballstemmer
 from simplemma import is_known, lemmatize
 from wordfreq import zipf_frequency
 
-from agent.language.grammar import holds_text
+from agent.language.grammar import holds_text, parse
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -199,4 +199,20 @@ def other_head(words: list[str], topic: list[str]) -> bool:
         len(words) == len(topic) > 1
         and all(word_lemmas(x) & word_lemmas(w) for x, w in zip(words[:-1], topic[:-1], strict=True))
         and not word_lemmas(words[-1]) & word_lemmas(topic[-1])
-    )
+    ) or _head_left_out(words, topic)
+
+
+def _head_left_out(words: list[str], topic: list[str]) -> bool:
+    """The topic without its head noun, said by its adjective ("final written" for "final written exam").
+
+    English leaves a head out after an adjective when the thing is known ("the written", "the
+    advanced conversational"); at least two words must stay, so a lone modifier ("final") is none.
+    A noun before the head ("binary search trees") is a topic of its own ("binary search"), so
+    only an adjective or a participle, by the parse of the topic, stands for the thing.
+    """
+    if not 2 <= len(words) == len(topic) - 1:
+        return False
+    if not all(word_lemmas(x) & word_lemmas(w) for x, w in zip(words, topic, strict=False)):
+        return False
+    word = parse(" ".join(topic))[len(words) - 1]
+    return word.pos_ == "ADJ" or word.tag_ == "VBN"  # "the written", "the spoken": participles too
