@@ -53,8 +53,11 @@ _WORD_NUMBER = re.compile(
 _DECIMAL_COMMA = r"(?<![\w.,])\d+,\d{1,2}(?![\w.,]*\d)"
 """A number written with a decimal comma ("3,2 km", "12,75"): one or two digits after the comma can be no
 thousands group, so the comma is the decimal mark of a learner who writes numbers that way."""
+_IN_A_NAME = r"(?<![^\W\d_]-)"
+"""Not digits a hyphen joins to a word: part of a name ("TI-84", "COVID-19", "Kafka-3"), no amount."""
 _DIGITS = re.compile(
-    rf"{_DECIMAL_COMMA}|(?<![\w.])\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![\w.]*\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d)"
+    rf"{_IN_A_NAME}(?:{_DECIMAL_COMMA}|(?<![\w.])\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![\w.]*\d)"
+    rf"|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\d))"
 )
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"

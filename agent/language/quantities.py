@@ -7,13 +7,10 @@ statement as a signed amount (or a factor) and the unit it counts ("Polish words
 "stars"), so ``agent.language.differences`` can apply it to the number of the fact it is
 about (the unit compared by MiniLM, not by a list).
 
-- **Numbers** in digits ("1,200", "5.5") or in words up to the thousands ("twelve",
-  "twenty-five", "a hundred and five", "a dozen"); no library for English number words is
-  installed, so the small closed vocabulary of number words is here (numbers are a closed
-  class; ``number-parser`` or ``numerizer`` on PyPI could replace it).
+- **Numbers** in digits or in words (``agent.language.numerals``).
 - **Which way** the amount goes is read from the words right around it
-  (``agent.language.amount_directions``); "doubled", "tripled", "halved", "cut in half", "by N%"
-  scale.
+  (``agent.language.amount_directions``), a draw from a stock first ("used 2 more hours",
+  ``agent.language.stocks``); "doubled", "tripled", "halved", "cut in half", "by N%" scale.
 - **No change** when the amount is negated ("I didn't add 5 more words"), only planned or wished
   for ("I'll need 20 more"), compared, still to go or a new total (``agent.language.told_totals``).
 """
@@ -40,7 +37,7 @@ from agent.language.numerals import (
     numbers,
 )
 from agent.language.portions import OTHERS, lost_portion, own_share, repeated_work, taken_back
-from agent.language.stocks import stock_change
+from agent.language.stocks import drawn_again, stock_change
 from agent.language.told_totals import HAVE, left_by_change, names_a_total, still_to_go
 from agent.language.units import days_told, unit_of
 
@@ -161,6 +158,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
         if PERCENT_AFTER.match(after) and _of_a_quality(text, n):
             continue  # "I'm 20% more confident now": a quality compared, no value changed
         sign = direction(text, n)
+        sign = None if sign == 1 and drawn_again(text, n) else sign  # "used 2 more hours": a draw
         if sign is not None:
             if names_a_total(text, n) or joint_work(text, n.start):
                 return None  # "Me and a friend put in 4 more hours together": the pair's, no share told

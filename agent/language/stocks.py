@@ -57,9 +57,12 @@ def given_to_learner(text: str, start: int, *, purpose: bool = True) -> bool:
 _TOWARD = frozenset({"for", "toward", "towards"})
 
 
-_HELD = frozenset({"have", "get", "buy", "prepay", "purchase", "book", "receive"})
-"""Lemmas of verbs that hold a stock ("I prepaid 20 lessons", "I have 30 hours of credit"): what is used of
-it, or given to the learner of its kind, changes it; a tally of work ("I've finished 18 novels") is none."""
+_BUYS = frozenset({"buy", "book", "order", "purchase", "pay", "rent", "cost"})
+"""Lemmas of verbs of buying: money told with one in the past was paid out (a closed class, as ``_DRAWS``)."""
+_HELD = frozenset({"have", "get", "prepay", "receive"}) | (_BUYS - {"cost"})
+"""Lemmas of verbs that hold a stock ("I prepaid 20 lessons", "I have 30 hours of credit", "paid for 20 hours
+of lessons": what is bought is held): what is used of it, or given to the learner of its kind, changes it; a
+tally of work ("I've finished 18 novels") is none."""
 
 
 def held(text: str, n: Number) -> bool:
@@ -102,6 +105,8 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
     if _OF_IT.match(text[n.end :]) and verb is not None and verb.lemma_.lower() in _DRAWS:
         return -1.0, "of_it"  # "spent 35 of it", "the train ate 140 of it": a part of the value "it" names
     drawn = _DRAWN_BEFORE.search(SYMBOL_BEFORE.sub("", text[: n.start]))
+    if drawn is None and _drawn_after(text, n):
+        return -1.0, "spent" if unit is None or is_money(unit) else "used"  # "2 more hours gone"
     if drawn is not None and not drawn["money"]:
         return -1.0, "used"
     if drawn is not None and (unit is None or spent_money(unit)):
@@ -119,9 +124,42 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
     return None
 
 
-_BUYS = frozenset({"buy", "book", "order", "purchase", "pay", "rent", "cost"})
-"""Lemmas of verbs of buying: money told with one in the past was paid out (a closed class, as ``_DRAWS``)."""
 _FROM_IT = frozenset({"with", "from", "of"})
+_AGAIN = re.compile(r"\b(?:more|another|extra)\b", re.I)
+
+
+def drawn_again(text: str, n: Number) -> bool:
+    """True when ``n`` is drawn from a stock again: "used 2 more hours", "another 3 hours used".
+
+    "more" beside the amount says another draw, not which way: the drawing verb does (``stock_change``).
+    """
+    if not _AGAIN.search(text[max(0, n.start - 12) : n.end + 6]):
+        return False
+    drawn = stock_change(text, n)
+    return drawn is not None and drawn[0] < 0
+
+
+_PHRASE = frozenset({"NUM", "ADJ", "NOUN", "ADV", "DET", "ADP", "PROPN"})
+"""Parts of speech of the counted noun's phrase ("2 more hours of lessons"), up to the verb after it."""
+
+
+def _drawn_after(text: str, n: Number) -> bool:
+    """True when a past participle after the amount's phrase draws it: "2 more hours gone", "3 more used up".
+
+    The first verb after the number (the parse), with only the counted noun's phrase between, is a drawing
+    verb (``_DRAWS``, or gone with no place it went: "went into the deck" adds) in the past: the amount
+    was taken from the stock, whatever "more" says.
+    """
+    doc = parse(text)
+    token = next((t for t in doc if t.idx == n.start), None)
+    for after in [] if token is None else doc[token.i + 1 :]:
+        if after.pos_ in ("VERB", "AUX"):
+            lemma = after.lemma_.lower()
+            gone = lemma == "go" and not any(c.dep_ in ("prep", "prt", "advmod") for c in after.children)
+            return after.tag_ in ("VBN", "VBD") and (lemma in _DRAWS or gone)
+        if after.pos_ not in _PHRASE:
+            return False
+    return False
 
 
 def _bought(verb: Token | None, unit: str | None) -> str | None:

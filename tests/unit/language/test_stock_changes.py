@@ -110,3 +110,40 @@ def test_a_party_that_receives_money_owns_it(new: str, owner: bool) -> None:
 def test_a_total_told_after_the_change_is_cut_off() -> None:
     assert total_told("read another 12 today (now 30 this week)") == ("read another 12 today", 30.0)
     assert total_told("read another 12 today") is None
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "value"),
+    [
+        (
+            "Burned through another 2 tanks of gas on the commute.",
+            "I have 9 tanks of gas left on the card.",
+            "7 left",
+        ),
+        ("4 more tokens spent on the arcade", "There are 30 tokens left on my arcade card.", "26 left"),
+        ("Ate another 3 of them at lunch", "I have 10 protein bars left in the drawer.", "7 left"),
+        ("two more sessions used this week", "I prepaid 12 sauna sessions.", "10"),
+    ],
+)
+def test_a_draw_told_with_more_draws(new: str, old: str, value: str) -> None:
+    """'more' says another draw, not which way: the drawing verb (before the amount or after it) does."""
+    assert _resolve(new, old) == value
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "value"),
+    [
+        ("used 2 passes", "My school paid for 8 passes for me.", "6"),
+        ("we used 3 hours of it", "We rented 10 hours of court time.", "7"),
+        ("used 5 credits on the first assignment", "I ordered 25 print credits.", "20"),
+    ],
+)
+def test_a_stock_bought_is_held(new: str, old: str, value: str) -> None:
+    assert _resolve(new, old) == value
+
+
+def test_digits_joined_to_a_word_name_a_thing() -> None:
+    from agent.language.numerals import numbers
+
+    assert [n.value for n in numbers("my SR-71 model cost 45")] == [45.0]
+    assert [n.value for n in numbers("pages 10-20 and 3 more")] == [10.0, 20.0, 3.0]
