@@ -340,13 +340,11 @@ def clause_owners(text: str) -> list[tuple[str, str]]:
         if not _top(head) or subject is None:
             continue
         start = subject.left_edge.i  # the head's own subtree may hold a clause before it ("Finished 5, …")
-        while (
-            head.dep_ == "conj"
-            and start > 1
-            and doc[start - 1].dep_ == "advmod"
-            and doc[start - 1].head == head
-        ):
-            start -= 1  # a conjunct's own connective ("…: she's sick, so my viva got pushed to …")
+        # a conjunct's own words before its subject ("…: she's sick, so my viva got pushed to …", "…, so
+        # from this month <name> is …"): its connective and adjuncts, nearest first
+        for lead in sorted(head.lefts, key=lambda c: -c.i) if head.dep_ == "conj" else ():
+            if lead.i < start and lead.right_edge.i == start - 1 and lead.dep_ not in {"punct", "cc"}:
+                start = lead.left_edge.i
         if start > 0 and (doc[start - 1].is_punct or doc[start - 1].dep_ == "cc"):
             starts[start] = head
     if not starts:

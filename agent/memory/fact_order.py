@@ -55,7 +55,8 @@ def newest_first(
     person's or group's value: ``_learners_first``) takes the group's last places, so it never ranks
     above the learner's own value for the same thing. With ``question`` (its words), a later fact that
     calls the best answer's value the learner's old one joins it with the new value told beside it
-    (``called_old``).
+    (``called_old``); a fact that hands on any earlier fact's value takes the group's last places
+    (``handed_on``).
     """
     facts = current_fact_places(hits)
     texts = [hits[i].text for i in facts]
@@ -72,6 +73,7 @@ def newest_first(
             focus=nouns(question),
         )
         told, calling = called_old(hits, facts, vectors, asked, question)
+        calling += handed_on(hits, facts)
         groups = merged([*groups, *found, *told])
     out = list(hits)
     best = None if asked is None or not facts else best_in_kind(kind, texts, vectors @ asked, ANSWER_FLOOR)
@@ -161,6 +163,28 @@ def called_old(
         and brings_another_value(texts[k], texts[best])
     ]
     return ([[best, max(told, key=lambda k: sims[k])]] if told else []), calling
+
+
+def handed_on(hits: list[SearchHit], facts: list[int]) -> list[int]:
+    """The facts (indexes into ``facts``) that tell a value of an earlier fact's as old or passed on.
+
+    "the <old model> went to my little brother" a minute after "my parents got me a <new model>" tells
+    no value of the learner's now, whichever fact answers the question best (``called_old`` reads only
+    the best answer's values): ``answer_kinds.calls_old`` of any value an earlier fact holds.
+    """
+    when = [str(hits[i].metadata.get("valid_from") or "") for i in facts]
+    texts = [hits[i].text for i in facts]
+
+    def passes(k: int, clause: str) -> bool:
+        earlier = (v for o in range(len(texts)) if when[o] < when[k] for v in values(texts[o]))
+        return any(calls_old(clause, v) for v in earlier)
+
+    # every clause that holds a value hands one on ("sold my old <model> and bought a <new>" keeps its place)
+    return [
+        k
+        for k in range(len(texts))
+        if passes(k, texts[k]) and all(passes(k, c) for c in clauses(texts[k]) if values(c))
+    ]
 
 
 def _answer_values(asked: np.ndarray, text: str, row: np.ndarray, kind: str | None) -> set[str]:
