@@ -147,12 +147,15 @@ def _drawn_after(text: str, n: Number) -> bool:
     """True when a past participle after the amount's phrase draws it: "2 more hours gone", "3 more used up".
 
     The first verb after the number (the parse), with only the counted noun's phrase between, is a drawing
-    verb (``_DRAWS``, or gone with no place it went: "went into the deck" adds) in the past: the amount
-    was taken from the stock, whatever "more" says.
+    participle (``_DRAWS``), or gone with no place it went ("went into the deck" adds): the amount was
+    taken from the stock, whatever "more" says.
     """
     doc = parse(text)
     token = next((t for t in doc if t.idx == n.start), None)
-    for after in [] if token is None else doc[token.i + 1 :]:
+    label = token is not None and token.head.i < token.i and token.head.pos_ in ("NOUN", "PROPN")
+    if token is None or label or text[: n.start].rstrip().endswith("#"):
+        return False  # "problem 12 took me an hour", "#60": a label, no amount
+    for after in doc[token.i + 1 :]:
         if after.pos_ in ("VERB", "AUX"):
             lemma = after.lemma_.lower()
             gone = lemma == "go" and not any(c.dep_ in ("prep", "prt", "advmod") for c in after.children)

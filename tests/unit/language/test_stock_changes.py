@@ -147,3 +147,12 @@ def test_digits_joined_to_a_word_name_a_thing() -> None:
 
     assert [n.value for n in numbers("my SR-71 model cost 45")] == [45.0]
     assert [n.value for n in numbers("pages 10-20 and 3 more")] == [10.0, 20.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "new",
+    ["finished 3 more, level 8 took me all evening", "wrote another 2 tonight, though #14 took ages"],
+)
+def test_a_label_before_a_drawing_verb_draws_nothing(new: str) -> None:
+    change = shift(new)
+    assert change is not None and (change.amount or 0) > 0
