@@ -10,13 +10,11 @@ trigger:
   [on|to|about|…] <X>" ("when we come to verb aspect in Russian"), or "<connective> <X> comes
   up [in <context>]" (the keyword keeps its context: "generators in Python"; an adverb after
   "comes up" is no part of it: "at some point", and a time there is the topic's "not before");
-  a span of the course after the topic ("this week", "this term") is no part of it either
-  (``_topic_time``); "my" stays ("when I mention my viva": the learner's own thing,
-  ``trigger_sense``). ``X`` may list
-  several keywords ("HAVING or window functions"), any of which fires; also "<connective> the
-  lesson | session | class on <X>" (unless X is a time: "the lesson on Friday"), "next lesson on
-  <X>", "when it's time for <X>". "I want you to remind me" after a leading condition reads as
-  "remind me";
+  "my" stays ("when I mention my viva": the learner's own thing, ``trigger_sense``). ``X``, its
+  keywords and what in it is no topic, is read by ``agent.language.trigger_topics``; also
+  "<connective> the lesson | session | class on <X>" (unless X is a time: "the lesson on Friday"),
+  "next lesson on <X>", "when it's time for <X>". "I want you to remind me" after a leading
+  condition reads as "remind me";
 - the condition first without a comma, before an infinitive ("remind me before we start
   graphs to ask about BFS", ``_clause_then_infinitive``);
 - *time* (``due_at``, ISO-8601, from ``now``): the phrase that ends the request
@@ -30,7 +28,7 @@ trigger:
 - a span before an event dated in the request or the sentence before ("My exam is in three
   weeks, remind me a week before it to …"): the event's date less the span (``_before_event``);
 - no condition, or one that names only a meeting ("next time we talk", "before we start next
-  time", "once we meet again", ``_session_only``): a time trigger one day later
+  time", "once we meet again", ``trigger_topics.session_only``): a time trigger one day later
   (``DEFAULT_DELAY``), so the next session; a time it names ("before we start next week") is due.
 
 Whether a later turn names a trigger, in its sense, is ``agent.language.trigger_sense``.
@@ -56,138 +54,39 @@ from agent.language.reminder_requests import (
     is_reminder_request,
     lead_first,
     strip_end,
-    without_aside,
 )
 from agent.language.reminder_times import (
     BEFORE,
     opening_times,
     phrase_due,
-    split_time,
     time_arrives,
     time_before_aside,
     time_due,
 )
+from agent.language.trigger_topics import (
+    LEADING,
+    TRAILING,
+    antecedent,
+    course_time,
+    only_pronouns,
+    past_adverb,
+    session_only,
+    split_keywords,
+    topic_time,
+    without_adverb,
+)
 from agent.language.when import due_time
-from agent.text import FUNCTION_WORDS, STOP_WORDS
+from agent.text import FUNCTION_WORDS
 
 DEFAULT_DELAY = timedelta(days=1)
 DEFAULT_PHRASE = "in 1 day"
 """``DEFAULT_DELAY`` as a time phrase (what a store resolves against its own clock)."""
-MAX_KEYWORDS = 20
 
 # "Don't let me forget: when we do cells in biology, I want to ask …": the condition opens the text
 _COND_FIRST = re.compile(
     rf"^(?P<cond>{CONNECTIVE}\s+[^,;:]+?)\s*[,;:\u2013\u2014]\s*(?P<task>.+)$", re.I | re.S
 )
 _TIME_FIRST = re.compile(r"^(?P<when>.+?)\s+(?P<link>to|about|that)\s+(?P<task>.+)$", re.I | re.S)
-_LIST_SPLIT = re.compile(r"\s*(?:,|\bor\b|\band\b|/)\s*", re.I)
-_LEADING = re.compile(
-    r"^(?:(?:on|onto|into|about|with)\s+)?(?:(?:the|a|an|some|any|our)\s+)?(?:more\s+)?(?:(?:topic|subject)\s+of\s+)?",
-    re.I,
-)
-_TRAILING = re.compile(r"\s+(?:clauses?|keywords?|part|topic|section|lesson|chapter)$", re.I)
-
-
-def split_keywords(what: str) -> list[str]:
-    """Keywords of a condition ("HAVING or window functions" -> ["HAVING", "window functions"])."""
-    keywords = []
-    for part in _LIST_SPLIT.split(strip_end(what)):
-        part = _without_adverb(_TRAILING.sub("", _LEADING.sub("", part.strip().strip("`'\""))))
-        if part and is_trigger_word(part) and part not in keywords:
-            keywords.append(part)
-    return keywords[:MAX_KEYWORDS]
-
-
-def _without_adverb(part: str) -> str:
-    """A keyword without the stop-word adverbs that close it: "the internship again", "CV anyway".
-
-    They say that the topic comes back, not what it is; left in the keyword, the turn was compared
-    with "internship again" and had to name "again". An adverb of content stays ("differentiating
-    implicitly" is its own topic).
-    """
-    words = list(parse(part))
-    while len(words) > 1 and words[-1].pos_ == "ADV" and words[-1].is_stop:
-        words.pop()
-    return part[: words[-1].idx + len(words[-1].text)] if words else part
-
-
-def is_trigger_word(keyword: str) -> bool:
-    """False for keywords made only of stop words (they would fire on every turn)."""
-    words = re.findall(r"[^\W_]+", keyword)
-    return any(w.isupper() and len(w) > 1 or w.lower() not in STOP_WORDS for w in words)
-
-
-_COURSE_SPANS = frozenset(
-    {"lesson", "session", "class", "week", "month", "day", "term", "semester", "course", "future"}
-)
-"""Spans of a course's time: "if moles come up in the next few lessons" says when, not in what."""
-
-
-def _course_time(where: str) -> bool:
-    """True when a trigger's "in …" names a span of time (a date or a course's lessons), not a subject.
-
-    "in the next few lessons", "during the course", "in the coming weeks" leave the topic as it is;
-    "in Python", "in biology" are the sense the learner gave it. A context of time read into the
-    keyword compares the turn with the time, not the topic ("moles in the next few lessons" reads
-    the garden's moles like the chemistry).
-    """
-    nouns = [t for t in parse(strip_end(where)) if t.pos_ == "NOUN"]
-    return any(t.ent_type_ in {"DATE", "TIME"} or t.lemma_.lower() in _COURSE_SPANS for t in nouns)
-
-
-_SPAN_START = re.compile(r"\s+(?=(?:this|that|during|over|within|sometime|later)\b)", re.I)
-
-
-def _topic_time(what: str, now: datetime) -> tuple[str, str | None]:
-    """A trigger's topic and its time (``split_time``), without a span of the course after it.
-
-    "photosynthesis this term", "hash maps later this semester": the span says when, not what
-    (``_course_time``); left in the topic, its words had to be named for the reminder to fire.
-    """
-    topic, when = split_time(without_aside(what), now)
-    if when is None:
-        for cut in _SPAN_START.finditer(topic):
-            if cut.start() and _course_time(topic[cut.start() :]):
-                return strip_end(topic[: cut.start()]), None
-    return topic, when
-
-
-_SESSION_NOUNS = _COURSE_SPANS | {"time", "meeting", "chat", "call"}
-"""Nouns that name a meeting of learner and tutor, not a topic ("next time", "the next session")."""
-
-
-def _session_only(what: str, now: datetime) -> bool:
-    """True when a condition's object names only a meeting or a time ("next time", "next session").
-
-    "before we start next time" names no topic: read as a topic, "next time" had to be said for
-    the reminder to fire. "the lesson on recursion" names one (its noun "recursion"), and so does
-    a meeting's noun without a determiner ("when we talk about classes").
-    """
-    words = [t for t in parse(strip_end(what)) if not (t.is_stop or t.is_punct)]
-    # a meeting is its noun with a determiner or "next": bare, "classes" is a topic; every other
-    # word, of any tag ("eigenvalues" may parse as a verb), is one too
-    return bool(words) and all(t.lemma_.lower() in _SESSION_NOUNS and t.n_lefts for t in words)
-
-
-def _only_pronouns(what: str) -> bool:
-    """True when a condition's object is pronouns only ("it", "that"): it points at nothing said."""
-    words = [t for t in parse(strip_end(what)) if not t.is_punct]
-    return bool(words) and all(t.pos_ == "PRON" for t in words)
-
-
-_PERSONAL = frozenset({"he", "him", "she", "her", "they", "them"})
-
-
-def _antecedent(task: str, condition: str) -> str | None:
-    """The one name in ``task`` a condition of a personal pronoun points at, or None.
-
-    "remind me to ask Ingrid for her notes whenever I mention her": the trigger is Ingrid. Only a
-    person pronoun (not "it"), and only when the task writes exactly one capitalised proper name.
-    """
-    if not {t.lower_ for t in parse(strip_end(condition))} & _PERSONAL:
-        return None
-    names = {t.text for t in parse(task) if t.pos_ == "PROPN" and t.is_title and t.i > 0}
-    return names.pop() if len(names) == 1 else None
 
 
 def _not_before(when: str | None, now: datetime) -> dict[str, Any]:
@@ -213,7 +112,7 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     if keywords and keywords["what3"] and due_time(keywords["what3"], now) is not None:
         keywords = None  # "before the lesson on Monday" names a time, not a topic
     clause = concept if concept and (keywords is None or concept.start() >= keywords.start()) else keywords
-    if clause is not None and _session_only(next(k for k in clause.groupdict().values() if k), now):
+    if clause is not None and session_only(next(k for k in clause.groupdict().values() if k), now):
         # "before we start next time", "once we meet next session": no topic, so the next session
         # (the one-day default, or the time the clause names) and the clause is no part of the task
         said = next(k for k in clause.groupdict().values() if k)
@@ -222,13 +121,13 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         if due is not None:  # "before we start next week"
             return rest, {"trigger_kind": "time", "due_at": due.isoformat(), "when": strip_end(said)}
     if concept and (keywords is None or concept.start() >= keywords.start()):
-        topic, when = _topic_time(concept["what"], now)
-        what = _without_adverb(_TRAILING.sub("", _LEADING.sub("", topic)))
+        topic, when = topic_time(concept["what"], now)
+        what = without_adverb(TRAILING.sub("", LEADING.sub("", topic)))
         fields = {"trigger_kind": "concept", "concept": what, "keywords": split_keywords(what)}
         return rest[: concept.start()], {**fields, **_not_before(when, now)}
     if keywords:
-        topic, when = _topic_time(
-            _past_adverb(keywords) or next(k for k in keywords.group("what", "what2", "what3", "what4") if k),
+        topic, when = topic_time(
+            past_adverb(keywords) or next(k for k in keywords.group("what", "what2", "what3", "what4") if k),
             now,
         )
         after = (keywords["after"] or "").strip()
@@ -237,16 +136,16 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
         found = split_keywords(topic)
         if len(found) == 1 and _LEARNER_BRINGS.match(keywords.group(0)) and topic.lower().startswith("the "):
             found = [f"my {found[0]}"]  # "when I bring up the interview again": the learner's own thing
-        if keywords["where"] and not _course_time(keywords["where"]):
+        if keywords["where"] and not course_time(keywords["where"]):
             # "if generators come up in Python": the trigger as the learner said it
             found = [f"{k} {strip_end(keywords['where'])}" for k in found]
         fields = {"trigger_kind": "keywords", "keywords": found, **_not_before(when, now)}
         if found:
             return rest[: keywords.start()], fields
-        named = _antecedent(rest[: keywords.start()], topic) if _only_pronouns(topic) else None
+        named = antecedent(rest[: keywords.start()], topic) if only_pronouns(topic) else None
         if named:  # "remind me to thank Kwame when I mention him": the person the task names
             return rest[: keywords.start()], {**fields, "keywords": [named]}
-        if _only_pronouns(topic):
+        if only_pronouns(topic):
             return None  # "when we get to it": a topic the request never named, so no trigger to wait for
         rest = rest[: keywords.start()]  # "when we meet again": no topic, the next session (below)
     timed = time_due(rest, now)
@@ -256,33 +155,6 @@ def _trigger(rest: str, now: datetime) -> tuple[str, dict[str, Any]] | None:
     else:  # "on the 14th, that's when my salary comes in": a remark after the time phrase
         task, due, phrase = time_before_aside(rest, now) or _opening(rest, now) or _default(rest, now)
     return task, {"trigger_kind": "time", "due_at": due.isoformat(), "when": phrase}
-
-
-def _past_adverb(keywords: re.Match[str]) -> str | None:
-    """The object of a condition whose verb follows an adverb ("when I next mention my cello").
-
-    ``KEYWORDS`` takes the word after the subject as the verb; when the parse says that word is an
-    adverb of the verb after it ("next", "ever", "finally", "first"), the topic starts after that
-    verb and its prepositions ("when we ever get to X": X). Read as written, "mention my cello" was
-    the keyword and a turn about the cello never said "mention".
-    """
-    what = keywords["what"]
-    if not what:
-        return None
-    clause = keywords.group(0).lstrip(" ,")
-    doc = parse(clause)
-    at = keywords.start("what") - (keywords.end() - len(clause))
-    verb = next((t for t in doc if t.idx == at), None)
-    # the word before modifies it: the small parser may tag "next" ADJ and "talk" NOUN, but after
-    # a subject pronoun the word it modifies is the verb
-    if verb is None or verb.i == 0 or doc[verb.i - 1].head.i != verb.i:
-        return None
-    if doc[verb.i - 1].dep_ not in {"advmod", "amod"}:
-        return None
-    rest = list(doc[verb.i + 1 :])
-    while rest and rest[0].pos_ in {"ADP", "PART"} and rest[0].head.i == verb.i:
-        rest = rest[1:]  # "get to", "come back to": the verb's particles, no part of the topic
-    return clause[rest[0].idx :] if rest else None
 
 
 def _last(pattern: re.Pattern[str], rest: str) -> re.Match[str] | None:

@@ -27,8 +27,8 @@ from typing import Any
 
 from agent.clock import as_aware
 from agent.language.reminder_requests import is_reminder_request
-from agent.language.reminders import is_trigger_word
 from agent.language.trigger_sense import names_trigger
+from agent.language.trigger_topics import is_trigger_word
 from agent.text import STOP_WORDS, light_stem
 
 

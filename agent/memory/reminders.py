@@ -54,7 +54,7 @@ from agent.graphdb.store import (
     normalise_time,
 )
 from agent.language.reminder_times import local_instant, phrase_due
-from agent.language.reminders import MAX_KEYWORDS, is_trigger_word
+from agent.language.trigger_topics import MAX_KEYWORDS, is_trigger_word
 from agent.memory.cognitive_queries import (
     FIRE_REMINDERS,
     LIST_REMINDERS,

@@ -4,7 +4,7 @@ My own phrasings and names, none from a scenario set. A name has one sense: an e
 person ("Tobiah texted me last night") is how a person comes up, not the word's other sense
 (``reminder_turns._proper``); a rare name said as written needs no similarity
 (``trigger_mentions.names_person``); a condition of a pronoun points at the one name of the task
-("remind me to thank Kwame when I mention him": ``reminders._antecedent``).
+("remind me to thank Kwame when I mention him": ``trigger_topics.antecedent``).
 """
 
 from __future__ import annotations

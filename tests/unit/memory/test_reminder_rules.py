@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent.language.reminder_requests import is_reminder_request
-from agent.language.reminders import is_trigger_word, parse_reminder, split_keywords
+from agent.language.reminders import parse_reminder
 from agent.language.trigger_mentions import mentions
+from agent.language.trigger_topics import is_trigger_word, split_keywords
 from agent.memory.reminder_rules import trigger_matches
 
 NOW = datetime(2026, 2, 3, 11, 0, tzinfo=UTC)  # a Tuesday
