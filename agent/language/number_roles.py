@@ -186,8 +186,6 @@ def _bare_object(text: str, n: Number) -> bool:
     "Finished a dozen today", "knocked out 7 before lunch": the learner drops the subject and the counted
     word, as one does of a count the conversation is about; the number is the verb's object (the parse).
     """
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
     doc = parse(text)
     token = next((t for t in doc if t.idx <= n.start < t.idx + len(t.text)), None)
     if token is not None and token.dep_ in ("det", "nummod", "quantmod") and token.head.lower_ == "dozen":
@@ -270,8 +268,6 @@ def done_verb(text: str, n: Number) -> str | None:
     """
     import simplemma  # noqa: PLC0415 - loaded only when an amount has no direction word
 
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
     start = n.start - len(clause_before(text, n.start))
     skip = {"PUNCT", "SYM", "CCONJ", "SCONJ"}  # "… while I managed 2", "$", ","
     tokens = [t for t in parse(text) if start <= t.idx < n.start and t.pos_ not in skip]
@@ -300,8 +296,6 @@ _CAUSATIVE = frozenset({"get", "have"})
 
 def work_got_done(text: str, n: Number) -> str | None:
     """The lemma of the participle an amount is the subject or object of ("got 4 done": "do"), or None."""
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
     token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
     if token is not None and token.dep_ == "nummod":
         token = token.head  # "got 20 cards reviewed": the counted noun is what was done

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from agent.language.amount_directions import FILLER, direction, text_before
+from agent.language.grammar import is_learner, parse
 from agent.language.number_roles import (
     NOT_DONE,
     PRO_VERBS,
@@ -207,8 +208,6 @@ _AGAIN = re.compile(r"\bagain$", re.I)
 
 def _anothers_clause(text: str, at: int) -> bool:
     """True when the verb of the clause at ``text[at:]`` has a subject who is not the learner (the parse)."""
-    from agent.language.grammar import is_learner, parse  # noqa: PLC0415 - the parser loads only when needed
-
     token = next((t for t in parse(text) if t.idx <= at < t.idx + len(t.text)), None)
     while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
         token = token.head
@@ -224,8 +223,6 @@ def _rate_kept_up(text: str, n: Number) -> bool:
 
 def _in_its_phrase(text: str, n: Number) -> list[Number]:
     """The numbers inside the noun phrase of the amount at ``n`` (the parse): "210 euros for three nights"."""
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
     token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
     if token is None:
         return []
@@ -337,8 +334,6 @@ def _measures_a_change(text: str, n: Number) -> bool:
     the parse takes a noun for a verb), not an adjective's ("15% more confident"); ``amount_change`` asks
     a direction word of it too ("got 15% on the test" has none).
     """
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
     doc = parse(text)
     token = next((t for t in doc if t.idx >= n.end and t.lower_ in {"%", "percent", "per", "cent"}), None)
     if token is not None and token.lower_ == "per":
@@ -349,16 +344,12 @@ def _measures_a_change(text: str, n: Number) -> bool:
 
 def _of_a_quality(text: str, n: Number) -> bool:
     """True when "more"/"less" after the percentage at ``n`` grades an adjective or adverb (the parse)."""
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
     way = next((t for t in parse(text) if t.idx >= n.end and t.lower_ in {"more", "less"}), None)
     return way is not None and way.dep_ == "advmod" and way.head.pos_ in {"ADJ", "ADV"} and way.head.i > way.i
 
 
 def _verbless(text: str, n: Number, since: int = 0) -> bool:
     """True when the amount's clause from ``since`` has no verb (the parse): "and seven tonight, …"."""
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
-
     doc = parse(text)
     for token in doc:
         if token.idx < since:

@@ -235,8 +235,9 @@ def causative(text: str) -> str:
     "tell me to relax") it stays an ordinary ask.
     """
     text = own_utterance(text)
-    found = _CAUSATIVE.match(text) if not REQUEST.search(text) else None
-    if found is None and not REQUEST.search(text):
+    asked = REQUEST.search(text) is not None
+    found = None if asked else _CAUSATIVE.match(text)
+    if found is None and not asked:
         return _asked_of_tutor(text) or text
     if found is None or parse(found["task"])[0].pos_ not in {"VERB", "AUX"}:
         return text

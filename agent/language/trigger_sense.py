@@ -330,7 +330,7 @@ NAME_THRESHOLD = 0.56
 """Least MiniLM cosine with the whole trigger for a turn that names only the name of the learner's
 own thing (``_names_by_head``: "I booked the flights to Madrid" for "my Madrid trip", 0.77).
 Chosen by leave-one-out over ``reminders_own_things.json`` and heldout18's R
-scenarios, grid 0.40-0.80): best interval 0.54-0.60 (8 errors, of which 6 are no name's), folds
+scenarios (grid 0.40-0.80): best interval 0.54-0.60 (8 errors, of which 6 are no name's), folds
 pick 0.50-0.58; the name in another sense said by the learner reads up to 0.53 ("Can you tell me
 about FC Porto's history?"), the learner's own thing down to 0.52 ("the uni in Zurich accepted me")."""
 

@@ -134,17 +134,34 @@ def similar_units(unit: str, others: list[str]) -> list[float]:
 
 
 def same_head(one: str, other: str) -> bool:
-    """The same counted word (or its short form: "12k" of "km"); points of a percentage count percent."""
+    """The same counted word (or its short form: "12k" of "km"); points of a percentage count percent.
+
+    A unit of time and its short form are one ("hrs", "41 hours total") when one of them names nothing
+    else; two that name what they count ("hours of sleep", "hours of practice") are compared by meaning.
+    """
     heads = {_head(one), _head(other)}
     short, long = sorted(heads, key=len)[0], sorted(heads, key=len)[-1]
     # "12k" of "km": a unit's short form is its first letters
     money = _money_word(one)
     same_money = money is not None and money == _money_word(other)  # "lira tutoring" of "₺": liras
     abbreviated = len(short) <= 2 and long.startswith(short)
-    # "3 hrs" of "41 hours total": one unit of time, its short form or not, whatever words follow it
-    timed = [_DURATION.match(u.strip()) for u in (one, other)]
-    same_time = all(timed) and len({_DURATIONS[m.group(1).lower()] for m in timed if m}) == 1
+    # "3 hrs" of "41 hours total": one unit of time, its short form or not, when one of the two names
+    # nothing else; "hours of sleep" and "hours of practice" count other things, compared by meaning
+    times = [_time_told(u) for u in (one, other)]
+    same_time = all(times) and len({t[0] for t in times if t}) == 1 and any(t[1] for t in times if t)
     return len(heads) == 1 or heads == {"point", "percent"} or abbreviated or same_money or same_time
+
+
+def _time_told(unit: str) -> tuple[float, bool] | None:
+    """The length of the unit of time ``unit`` counts in (in minutes) and whether it names nothing else.
+
+    After the unit only "total" or what it counts ("of practice") may follow: "second place" is no time.
+    """
+    match = _DURATION.match(unit.strip())
+    rest = unit.strip()[match.end() :].strip().lower() if match else ""
+    if match is None or not (rest in ("", "total") or rest.startswith("of ")):
+        return None
+    return _DURATIONS[match.group(1).lower()], rest in ("", "total")
 
 
 _PERIODS = r"hour|day|week|fortnight|month|term|semester|quarter|year"
