@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import is_learner, parse
+from agent.language.grammar import is_learner, parse, token_at
 from agent.language.number_owners import (
     SAYS,
     THIRD,
@@ -136,7 +136,7 @@ def _clause_start(text: str, at: int) -> int:
     reported words ("My mentor says 15% more …").
     """
     doc = parse(text)
-    verb = next((t for t in doc if t.idx <= at < t.idx + len(t.text)), None)
+    verb = token_at(doc, at)
     while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
         verb = verb.head
     if verb is None or verb.pos_ not in {"VERB", "AUX"}:

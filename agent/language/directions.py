@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from agent.language.grammar import parse
+from agent.language.grammar import parse, token_at
 
 _UP = re.compile(
     r"\b(?:later|postpon(?:e[sd]?|ing)|delay(?:ed|s|ing)?|slip(?:s|ped|ping)?"
@@ -86,7 +86,7 @@ def gives_time(text: str, at: int) -> bool:
     more time given is a date moved later, whoever receives it (the learner, or a group of theirs).
     """
     doc = parse(text)
-    token = next((t for t in doc if t.idx <= at < t.idx + len(t.text)), None)
+    token = token_at(doc, at)
     while token is not None and token.head.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
         token = token.head
     if token is None or token.dep_ not in {"dobj", "npadvmod"}:

@@ -11,6 +11,7 @@ nothing downloads at run time. Named entities are not needed and not loaded.
 - :func:`parse`: the parsed sentence (one pipeline per process, loaded on first use; a small
   memo of recent texts, as every reader of a message parses it again, which an erasure
   empties: :func:`forget`).
+- :func:`token_at`: the token at a character offset (where a regex's match sits in the parse).
 - :func:`clauses`: its clauses, each with its subject, whether the learner is that subject,
   who owns the subject's thing ("my colleague's pronunciation": the colleague), its modal
   verb, negation, and whether it asks.
@@ -88,6 +89,15 @@ def parse(text: str) -> Doc:
     # one pipeline serves every thread; its parser keeps per-call state, so calls take turns
     with _lock:
         return nlp(text[:MAX_CHARS])
+
+
+def token_at(doc: Doc, offset: int) -> Token | None:
+    """The token of ``doc`` whose characters include ``offset``, or None (between tokens, past the end).
+
+    Readers find a number or a word by regex, in characters; the parse is in tokens: this is where
+    such a match sits in the parse (the token it starts in).
+    """
+    return next((t for t in doc if t.idx <= offset < t.idx + len(t.text)), None)
 
 
 _TEXT_MEMOS: list[Callable[[], None]] = []

@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import holds_text, is_learner, owner_of, parse
+from agent.language.grammar import holds_text, is_learner, owner_of, parse, token_at
 from agent.language.numerals import numbers, without_current
 from agent.language.people import is_group, person
 
@@ -45,7 +45,7 @@ def number_owner(text: str, start: int) -> str:
     ("gave me 350 more points", "gave the whole class an extra week") makes it not another's.
     """
     doc = parse(text)
-    token = next((t for t in doc if t.idx <= start < t.idx + len(t.text)), None)
+    token = token_at(doc, start)
     verb = token
     while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
         verb = verb.head
@@ -169,7 +169,7 @@ def first_number_verb(text: str) -> tuple[Token | None, int]:
     if not found:
         return None, -1
     start = found[0].start
-    token = next((t for t in parse(text) if t.idx <= start < t.idx + len(t.text)), None)
+    token = token_at(parse(text), start)
     while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
         token = token.head
     return token, start

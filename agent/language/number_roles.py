@@ -21,7 +21,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import is_learner, parse
+from agent.language.grammar import is_learner, parse, token_at
 from agent.language.numerals import SIGNS, Number, numbers
 from agent.language.units import is_money, unit_after, unit_of
 
@@ -159,7 +159,7 @@ def measured_work(text: str, n: Number) -> tuple[str, str] | None:
     preposition: "went for a 10 km run"), the learner's or with no subject. The measure word is the unit.
     """
     doc = parse(text)
-    token = next((t for t in doc if t.idx <= n.start < t.idx + len(t.text)), None)
+    token = token_at(doc, n.start)
     if token is None or token.pos_ != "NUM":
         return None
     glued = text[n.end : token.idx + len(token.text)]  # "2h": the unit written on the number
@@ -187,7 +187,7 @@ def _bare_object(text: str, n: Number) -> bool:
     word, as one does of a count the conversation is about; the number is the verb's object (the parse).
     """
     doc = parse(text)
-    token = next((t for t in doc if t.idx <= n.start < t.idx + len(t.text)), None)
+    token = token_at(doc, n.start)
     if token is not None and token.dep_ in ("det", "nummod", "quantmod") and token.head.lower_ == "dozen":
         token = token.head  # "two dozen", "a dozen": the amount's head word
     if token is None or (token.pos_, token.lower_ == "dozen") not in (("NUM", False), ("NOUN", True)):
@@ -296,7 +296,7 @@ _CAUSATIVE = frozenset({"get", "have"})
 
 def work_got_done(text: str, n: Number) -> str | None:
     """The lemma of the participle an amount is the subject or object of ("got 4 done": "do"), or None."""
-    token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
+    token = token_at(parse(text), n.start)
     if token is not None and token.dep_ == "nummod":
         token = token.head  # "got 20 cards reviewed": the counted noun is what was done
     if token is None:
@@ -338,7 +338,7 @@ _LOSS = {"forget", "miss", "skip", "fail", "lose", "drop", "abandon", "waste"}
 
 def verb_of(text: str, start: int) -> Token | None:
     """The verb of the clause of the number at ``text[start:]`` (the parse), or None."""
-    verb = next((t for t in parse(text) if t.idx <= start < t.idx + len(t.text)), None)
+    verb = token_at(parse(text), start)
     while verb is not None and verb.pos_ not in {"VERB", "AUX"} and verb.head.i != verb.i:
         verb = verb.head
     return verb if verb is not None and verb.pos_ in {"VERB", "AUX"} else None

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from agent.language.amount_directions import FILLER, direction, text_before
-from agent.language.grammar import is_learner, parse
+from agent.language.grammar import is_learner, parse, token_at
 from agent.language.number_roles import (
     NOT_DONE,
     PRO_VERBS,
@@ -208,7 +208,7 @@ _AGAIN = re.compile(r"\bagain$", re.I)
 
 def _anothers_clause(text: str, at: int) -> bool:
     """True when the verb of the clause at ``text[at:]`` has a subject who is not the learner (the parse)."""
-    token = next((t for t in parse(text) if t.idx <= at < t.idx + len(t.text)), None)
+    token = token_at(parse(text), at)
     while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
         token = token.head
     subjects = [] if token is None else [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")]
@@ -223,7 +223,7 @@ def _rate_kept_up(text: str, n: Number) -> bool:
 
 def _in_its_phrase(text: str, n: Number) -> list[Number]:
     """The numbers inside the noun phrase of the amount at ``n`` (the parse): "210 euros for three nights"."""
-    token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
+    token = token_at(parse(text), n.start)
     if token is None:
         return []
     head = token.head if token.dep_ == "nummod" else token

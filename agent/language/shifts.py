@@ -96,9 +96,9 @@ def _moved_by(text: str, at: int) -> bool:
     span and naming no direction is a postponement (an earlier date is told so: "brought forward",
     "earlier"), as a deadline moved for a reason is almost always put off.
     """
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+    from agent.language.grammar import parse, token_at  # noqa: PLC0415 - the parser loads only when needed
 
-    token = next((t for t in parse(text) if t.idx <= at < t.idx + len(t.text)), None)
+    token = token_at(parse(text), at)
     if token is not None and token.dep_ == "npadvmod" and token.head.lemma_.lower() in _MOVES:
         return True  # "it slides another week", "pushed it another two days": the span measures the move
     by = None if token is None else token.head

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agent.language.grammar import is_learner, parse
+from agent.language.grammar import is_learner, parse, token_at
 from agent.language.number_roles import verb_of
 from agent.language.numerals import SYMBOL_BEFORE, Number
 from agent.language.units import is_money, spent_money, unit_of
@@ -70,7 +70,7 @@ def held(text: str, n: Number) -> bool:
     verb = verb_of(text, n.start)
     if verb is None or verb.lemma_.lower() not in _HELD:
         return False
-    number = next((t for t in verb.doc if t.idx <= n.start < t.idx + len(t.text)), None)
+    number = token_at(verb.doc, n.start)
     described = (
         [] if number is None else [c for t in (number, number.head) for c in t.children if c.dep_ == "acl"]
     )

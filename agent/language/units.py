@@ -214,9 +214,9 @@ def given(text: str, n: Number) -> bool:
     event or the giver, not the thing changed; "The gym membership went up 5% a month" (a measure of
     the verb) and "goes up by 5%" name the thing that moved.
     """
-    from agent.language.grammar import parse  # noqa: PLC0415 - the parser loads only when needed
+    from agent.language.grammar import parse, token_at  # noqa: PLC0415 - the parser loads only when needed
 
-    token = next((t for t in parse(text) if t.idx <= n.start < t.idx + len(t.text)), None)
+    token = token_at(parse(text), n.start)
     while token is not None and token.pos_ not in {"VERB", "AUX"} and token.head.i != token.i:
         if token.dep_ == "dobj" or (token.dep_ == "pobj" and token.head.lower_ != "by"):
             return True
