@@ -32,6 +32,7 @@ from agent.language.number_owners import (
 from agent.language.numerals import numbers, without_current
 from agent.language.people import anothers, is_group
 from agent.language.portions import own_share
+from agent.language.quantities import AS_MANY_AGAIN
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -154,7 +155,7 @@ def _words(text: str) -> set[str]:
 _REFERS_BACK = re.compile(
     r"\b(?:of|from|out\s+of|off|on|to|into|in|with)\s+(?:it|them|that)\b|\b(?:new|more|extra)\s+ones\b"
     r"|\bof\s+(?:what(?:'s|\s+(?:is|was))\s+left|what\s+remains?|the\s+remaining)\b"
-    r"|\bas\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b",
+    rf"|{AS_MANY_AGAIN}",
     re.I,
 )
 """The change names its thing by a pronoun ("took $380 of it", "three new ones", "half of what's left"): what

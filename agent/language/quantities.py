@@ -43,6 +43,8 @@ from agent.language.told_totals import HAVE, left_by_change, names_a_total, stil
 from agent.language.units import days_told, unit_of
 
 _BY = re.compile(rf"\bby\s+{FILLER}$", re.I)
+AS_MANY_AGAIN = r"\bas\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b"
+""""as many (words) again": the count told before once more, a change that refers back to it."""
 _FACTORS = (
     (
         re.compile(r"\b(?:doubled|doubles|double[sd]?\s+(?:up|its|their)|twice\s+what\s+it\s+was)\b", re.I),
@@ -50,9 +52,9 @@ _FACTORS = (
     ),
     (re.compile(r"\b(?:tripled|triples)\b", re.I), 3.0),
     # "as many again as I had": the count told once more; "half as many again": half of it more
-    (re.compile(r"(?<!half\s)(?<!twice\s)\bas\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b", re.I), 2.0),
-    (re.compile(r"\bhalf\s+as\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b", re.I), 1.5),
-    (re.compile(r"\btwice\s+as\s+(?:many|much)\s+(?:[a-z]+\s+)?again\b", re.I), 3.0),
+    (re.compile(rf"(?<!half\s)(?<!twice\s){AS_MANY_AGAIN}", re.I), 2.0),
+    (re.compile(rf"\bhalf\s+{AS_MANY_AGAIN}", re.I), 1.5),
+    (re.compile(rf"\btwice\s+{AS_MANY_AGAIN}", re.I), 3.0),
     (re.compile(r"\b(?:halved|halves|in\s+half|by\s+half|by\s+50\s*%|half\s+what\s+it\s+was)\b", re.I), 0.5),
 )
 
@@ -105,7 +107,7 @@ def amount_change(text: str, sign_at: Callable[[int], int | None] | None = None)
             pace, whose = _pace(text, match), re.match(r"\s*(\w+)", text[match.end() :])
             if pace is None and whose is not None and whose.group(1).lower() in OTHERS:
                 return None  # "Ana doubled hers", "he tripled his count": another's
-            if _AGAIN.search(match.group()) and _anothers_clause(text, match.start()):
+            if match.group().lower().endswith("again") and _anothers_clause(text, match.start()):
                 return None  # "my brother has done half as many again as me": another's count
             return pace or Amount(factor=factor)
     repeated = repeated_work(text)
@@ -201,9 +203,6 @@ def _over_a_span(text: str, change: Amount | None) -> Amount | None:
     times = days_told(text, period)
     # told as a rate kept up, the work is the amount of the unit whatever its verb (as ``repeated_work``'s)
     return change if times is None else replace(change, delta=change.delta * times, unit=counted, done=None)
-
-
-_AGAIN = re.compile(r"\bagain$", re.I)
 
 
 def _anothers_clause(text: str, at: int) -> bool:

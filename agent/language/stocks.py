@@ -125,7 +125,8 @@ def stock_change(text: str, n: Number) -> tuple[float, str] | None:
 
 
 _FROM_IT = frozenset({"with", "from", "of"})
-_AGAIN = re.compile(r"\b(?:more|another|extra)\b", re.I)
+_ANOTHER = re.compile(r"\b(?:more|another|extra)\b", re.I)
+"""Beside an amount: one more of the same ("2 more hours", "another 3"), which way the verb says."""
 
 
 def drawn_again(text: str, n: Number) -> bool:
@@ -133,7 +134,7 @@ def drawn_again(text: str, n: Number) -> bool:
 
     "more" beside the amount says another draw, not which way: the drawing verb does (``stock_change``).
     """
-    if not _AGAIN.search(text[max(0, n.start - 12) : n.end + 6]):
+    if not _ANOTHER.search(text[max(0, n.start - 12) : n.end + 6]):
         return False
     drawn = stock_change(text, n)
     return drawn is not None and drawn[0] < 0

@@ -314,7 +314,9 @@ def _names_by_head(message: str, keyword: str, topic: list[str]) -> bool:
     if len(topic) < 2 or not all(w[:1].isupper() for w in topic[:-1]):
         return False
     own = keyword.lower().startswith("my ")
-    parts = [(topic[-1], HEAD_THRESHOLD, False)] + [(" ".join(topic[:-1]), NAME_THRESHOLD, True)] * own
+    parts = [(topic[-1], HEAD_THRESHOLD, False)]
+    if own:
+        parts.append((" ".join(topic[:-1]), NAME_THRESHOLD, True))
     for part, least, name in parts:
         for sentence, clause in _namings(message, part):
             if not turns_to(sentence, [part.split()[-1]], own=name) or _narrowed_otherwise(sentence, topic):
