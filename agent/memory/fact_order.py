@@ -174,17 +174,15 @@ def handed_on(hits: list[SearchHit], facts: list[int]) -> list[int]:
     """
     when = [str(hits[i].metadata.get("valid_from") or "") for i in facts]
     texts = [hits[i].text for i in facts]
-
-    def passes(k: int, clause: str) -> bool:
-        earlier = (v for o in range(len(texts)) if when[o] < when[k] for v in values(texts[o]))
-        return any(calls_old(clause, v) for v in earlier)
-
-    # every clause that holds a value hands one on ("sold my old <model> and bought a <new>" keeps its place)
-    return [
-        k
-        for k in range(len(texts))
-        if passes(k, texts[k]) and all(passes(k, c) for c in clauses(texts[k]) if values(c))
-    ]
+    held = [values(text) for text in texts]  # read once, not once per later fact and clause
+    out = []
+    for k, text in enumerate(texts):
+        earlier = {v for o in range(len(texts)) if when[o] < when[k] for v in held[o]}
+        # every clause holding a value hands one on ("sold my old <model> and bought a <new>" keeps its place)
+        told = [text, *(c for c in clauses(text) if values(c))] if earlier else []
+        if told and all(any(calls_old(c, v) for v in earlier) for c in told):
+            out.append(k)
+    return out
 
 
 def _answer_values(asked: np.ndarray, text: str, row: np.ndarray, kind: str | None) -> set[str]:
